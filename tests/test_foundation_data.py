@@ -1,0 +1,133 @@
+import hashlib
+import shutil
+
+import numpy as np
+import pytest
+
+from robeval import data
+
+
+def test_registry_matches_mirror_checksums():
+    reg = data.registry()
+    assert len(reg) == 75
+    df = data.status()
+    assert df.verified.all(), df[~df.verified]
+
+
+def test_mscr_2d_facts():
+    X, y = data.load_mscr_2d("B")
+    assert X.shape == (4674, 2) and X.dtype == np.float64 and y.dtype == np.int64
+    assert X.min() >= 0 and X.max() <= 1 and set(np.unique(y)) == {0, 1}
+    with pytest.raises(ValueError, match="valid choices are: A, B, C"):
+        data.load_mscr_2d("D")
+
+
+def test_cifar10_subset_facts():
+    xtr, ytr, xte, yte = data.load_cifar10_subset()
+    assert xtr.shape == (5000, 3, 32, 32) and xte.shape == (1000, 3, 32, 32)
+    assert xtr.dtype == np.uint8 and ytr.dtype == np.uint8
+    assert np.bincount(ytr, minlength=10).tolist() == [508, 515, 478, 484, 527, 469, 497, 512, 518, 492]
+    assert data._array_digest({"x_train": xtr, "y_train": ytr, "x_test": xte, "y_test": yte}) == \
+        data.CIFAR10_SUBSET_DIGEST
+    # subset indices: first 1000 of each of the 5 training batches
+    assert data.SUBSET_TRAIN_INDICES[:2].tolist() == [0, 1] and data.SUBSET_TRAIN_INDICES[1000] == 10000
+    assert len(set(data.SUBSET_TRAIN_INDICES.tolist())) == 5000
+
+
+def test_tabular_facts():
+    X, y = data.load_ionosphere()
+    assert X.shape == (351, 34) and y.sum() == 225
+    assert np.all(X[:, 1] == 0)  # the degenerate second feature
+    Xi, yi = data.load_iris_binary()
+    assert Xi.shape == (100, 4) and yi.sum() == 50
+    with pytest.raises(ValueError, match="two distinct labels"):
+        data.load_iris_binary((1, 1))
+
+
+def test_certification_loader_both_suffixes_and_columns():
+    df = data.load_certification("cifar10", "gaussian", 0.25)
+    assert len(df) == 10000 and list(df.columns[:6]) == list(data.CERTIFICATION_COLUMNS)
+    assert (df.predict[df.radius == 0] == -1).mean() > 0.5 or (df.predict == -1).any()
+    noext = data.load_certification("imagenet", "gaussian", 0.25)  # upstream file has no .tsv suffix
+    assert noext.idx.iloc[1] - noext.idx.iloc[0] == 100
+    assert noext.time_s.iloc[0] == pytest.approx(151.238689)
+    with pytest.raises(ValueError, match="No published certification"):
+        data.load_certification("imagenet", "macer", 0.25)
+    with pytest.raises(ValueError, match="valid choices"):
+        data.load_certification("cifar10", "gaussian", 0.3)
+
+
+def test_parse_duration_formats():
+    got = data.parse_duration(["0:00:03.761169", "1 day, 2:03:04.5", "12.25", "0:01:00"])
+    assert got.tolist() == pytest.approx([3.761169, 86400 + 7384.5, 12.25, 60.0])
+
+
+def test_certification_missing_columns(tmp_path):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("idx\tlabel\tradius\n0\t1\t0.5\n")
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['predict', 'correct', 'time'\]"):
+        data.read_certification(bad)
+
+
+def test_published_ecdf_and_frost():
+    e = data.load_published_ecdf("gaussian", 0.25)
+    assert list(e.columns) == ["x", "y"] and e.x.between(0.5, 1.0).all()
+    frost = data.load_frost_images()
+    assert len(frost) == 6 and all(f.dtype == np.uint8 and f.shape[2] == 3 for f in frost)
+
+
+def test_mscr_reference_tables():
+    ref = data.load_mscr_reference_2d("B", "Linf")
+    assert ref["acc"].shape == (9, 9) and ref["eps_min_position"] == 3
+    assert ref["eps_train"][3] == pytest.approx(0.004012795, abs=1e-9)
+    assert ref["acc"].iloc[0, 0] == pytest.approx(99.5308)
+    # MSCR row is (acc(eps_min) - acc_clean)/acc_clean in percent
+    acc = ref["acc"]
+    assert ref["mscr"].iloc[0] == pytest.approx(100 * (acc.iloc[3, 0] - acc.iloc[0, 0]) / acc.iloc[0, 0], abs=1e-6)
+    assert ref["acc_margin95"].iloc[0, 0] == pytest.approx(1.96 * ref["acc_std"].iloc[0, 0] / np.sqrt(1200), rel=1e-3)
+    cif = data.load_mscr_reference_cifar()
+    assert cif["acc"].shape == (18, 8) and cif["mscr"].iloc[0] == pytest.approx(-35.362)
+    assert cif["notes"], "the unsorted eps_test header must be flagged"
+
+
+def _mirror_copy(tmp_path, rel):
+    src = data.mirror_dir() / rel
+    dst = tmp_path / "mirror" / rel
+    dst.parent.mkdir(parents=True)
+    shutil.copy(src, dst)
+    return dst
+
+
+def test_corrupt_file_is_refused_before_parsing(tmp_path, monkeypatch):
+    dst = _mirror_copy(tmp_path, "mscr_2d/B_sep.npz")
+    with open(dst, "r+b") as fh:
+        fh.seek(100)
+        fh.write(b"\x00garbage")
+    monkeypatch.setenv("ROBEVAL_DATA_DIR", str(tmp_path / "mirror"))
+    with pytest.raises(data.DataChecksumError, match="mscr_2d/B_sep.npz") as exc:
+        data.load_mscr_2d("B")
+    assert "Delete it and rerun" in str(exc.value)
+
+
+def test_missing_file_names_places_and_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBEVAL_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ROBEVAL_OFFLINE", "1")
+    with pytest.raises(data.DataFileMissing) as exc:
+        data.load_ionosphere()
+    msg = str(exc.value)
+    assert "uci/ionosphere.data" in msg and str(tmp_path / "empty") in msg and "ROBEVAL_DATA_DIR" in msg
+    assert "archive.ics.uci.edu" in msg
+
+
+def test_cache_is_used_when_no_mirror(tmp_path, monkeypatch):
+    dst = _mirror_copy(tmp_path, "uci/ionosphere.data")
+    monkeypatch.delenv("ROBEVAL_DATA_DIR")
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "mirror"))
+    assert data.fetch("uci/ionosphere.data") == dst
+    assert hashlib.sha256(dst.read_bytes()).hexdigest() == data.registry()["uci/ionosphere.data"].sha256
+
+
+def test_unregistered_file():
+    with pytest.raises(ValueError, match="not a registered data file"):
+        data.fetch("nope/file.csv")
