@@ -84,3 +84,45 @@ def test_dask_local_cluster(tmp_path):
         df = runs.run_grid(many_rows, {"x": [1, 2]}, store=tmp_path / "g", scheduler=cluster.scheduler_address,
                            progress=False)
     assert sorted(df.v.tolist()) == [1, 2, 2, 3, 3, 4]
+
+
+def slow_cell(cell, config):
+    import time as _t
+
+    with open(config["log"], "a") as fh:
+        fh.write(json.dumps(cell) + "\n")
+    _t.sleep(0.3)
+    return {"v": cell["x"]}
+
+
+def test_sigkill_mid_grid_resumes_without_recomputing(tmp_path):
+    """Kill a running grid process with SIGKILL, rerun: finished cells are kept, no partial file remains."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    log = tmp_path / "log.txt"
+    store = tmp_path / "g"
+    script = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from test_foundation_runs import slow_cell\n"
+        "from robeval import runs\n"
+        "runs.run_grid(slow_cell, {'x': list(range(12))}, store=%r, config={'log': %r}, progress=False)\n"
+    ) % (str(__import__("pathlib").Path(__file__).parent), str(store), str(log))
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    grid = runs.Grid(slow_cell, {"x": list(range(12))}, store=store, config={"log": str(log)})
+    deadline = time.time() + 60
+    while len(grid.done()) < 3 and time.time() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = {c["x"] for c in grid.done()}
+    assert 3 <= len(finished) < 12
+    for path in store.rglob("*.json"):  # every visible result file is complete (temp files are hidden)
+        json.loads(path.read_text())
+    started_before = len(calls(log))
+    df = grid.run(progress=False)
+    recomputed = [c["x"] for c in calls(log)[started_before:]]
+    assert sorted(df.v.tolist()) == list(range(12))
+    assert not finished & set(recomputed), "a finished cell was recomputed after the kill"
