@@ -1,0 +1,200 @@
+"""Grid-cell functions of notebook 04 (CIFAR-10-C-bar): Table 1 and the construction's severity scan.
+
+Both are plain functions ``fn(cell, config) -> list[dict]`` for :func:`robeval.runs.run_grid`; every cell
+carries its own seed, so results do not depend on scheduling, and each cell's result file is written
+atomically (reruns resume).
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from . import corrupt, corrupt_with_param, load_dataset
+
+# Table 1 (CIFAR-10 part), published: mean test error (%) over the 15 CIFAR-10-C / 10 CIFAR-10-C-bar
+# corruptions and 5 severities, WRN-40-2, 10 runs.
+PAPER_TABLE1 = {
+    "none": {"c": 27.0, "cbar": 27.1},
+    "autoaugment": {"c": 19.4, "cbar": 21.0},
+    "augmix": {"c": 11.1, "cbar": 16.0},
+    "patch_gaussian": {"c": 17.0, "cbar": 23.8},
+}
+# Table 1, per CIFAR-10-C-bar corruption (%): BSmpl, Brwn, Ckbd, CBlur, ISprk, Line, P&T, Rppl, Sprk, TCA
+PAPER_TABLE1_CBAR = {
+    "none": [42.9, 27.2, 23.3, 11.8, 43.3, 26.2, 11.3, 21.6, 21.0, 42.9],
+    "autoaugment": [17.7, 17.5, 17.6, 9.5, 40.4, 23.6, 10.7, 23.5, 17.5, 31.8],
+    "augmix": [9.8, 27.8, 13.4, 5.9, 30.3, 18.0, 8.3, 12.1, 15.5, 19.2],
+    "patch_gaussian": [9.0, 30.1, 21.6, 12.8, 35.4, 20.6, 8.8, 21.5, 19.3, 59.5],
+}
+AUG_LABELS = {"none": "Baseline", "autoaugment": "AutoAugment", "augmix": "AugMix", "patch_gaussian": "Patch Gaussian"}
+
+
+@functools.lru_cache(maxsize=2)
+def _cifar(full: bool):
+    # one checksum-verified load per process (the scan calls this once per cell)
+    from robeval import data
+
+    return data.load_cifar10_any(full)
+
+
+def model_path(config: dict, augmentation: str, seed: int) -> Path:
+    return Path(config["model_dir"]) / f"{config['arch']}_{augmentation}_seed{seed}.pt"
+
+
+def _train(augmentation: str, seed: int, config: dict):
+    import torch
+
+    from robeval import augmentations, models, training
+
+    x_train, y_train, _, _ = _cifar(bool(config.get("full_cifar", False)))
+    n = int(config.get("n_train") or len(x_train))
+    torch.manual_seed(seed)
+    model = models.build(config["arch"])
+    training.train(model, x_train[:n], y_train[:n], epochs=int(config["epochs"]), batch_size=int(config["batch_size"]),
+                   lr=float(config["lr"]), weight_decay=float(config["weight_decay"]), nesterov=True,
+                   schedule="cosine", batch_transform=augmentations.make_batch_transform(augmentation),
+                   seed=seed, progress=bool(config.get("progress", False)),
+                   desc=f"train {augmentation} s{seed}")
+    return model
+
+
+def table1_cell(cell: dict, config: dict) -> list[dict]:
+    """Train one model (``cell['augmentation']``, ``cell['seed']``) and evaluate it on the clean test images
+    and on every stored CIFAR-10-C and CIFAR-10-C-bar file.
+
+    config: arch, epochs, batch_size, lr, weight_decay, n_train, n_test, model_dir, c_dir, cbar_dir,
+    c_names, cbar_names, eval_severities (default 1..5).
+
+    Returns rows {augmentation, seed, benchmark ("clean" | "c" | "cbar"), corruption, severity, error}.
+    """
+    import torch
+
+    from robeval import training
+
+    aug, seed = cell["augmentation"], int(cell["seed"])
+    path = model_path(config, aug, seed)
+    model = _train(aug, seed, config)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), path)  # the baseline doubles as the construction's model
+    _, _, x_test, y_test = _cifar(bool(config.get("full_cifar", False)))
+    n_test = int(config["n_test"])
+    rows = [{"augmentation": aug, "seed": seed, "benchmark": "clean", "corruption": "clean", "severity": 0,
+             "error": float(np.mean(training.predict(model, x_test[:n_test]) != y_test[:n_test]))}]
+    for bench, names, folder in (("c", config["c_names"], config["c_dir"]), ("cbar", config["cbar_names"], config["cbar_dir"])):
+        for name in names:
+            imgs, labels = load_dataset(folder, name)
+            for s in config.get("eval_severities", (1, 2, 3, 4, 5)):
+                pred = training.predict(model, np.ascontiguousarray(imgs[int(s) - 1].transpose(0, 3, 1, 2)))
+                rows.append({"augmentation": aug, "seed": seed, "benchmark": bench, "corruption": name,
+                             "severity": int(s), "error": float(np.mean(pred != labels))})
+    return rows
+
+
+@functools.lru_cache(maxsize=4)
+def _load_model(arch: str, path: str):
+    import torch
+
+    from robeval import models
+
+    model = models.build(arch)
+    model.load_state_dict(torch.load(path, map_location="cpu"))
+    return model.eval()
+
+
+def scan_cell(cell: dict, config: dict) -> list[dict]:
+    """One point of the construction's severity scan: corruption ``cell['corruption']`` at ``cell['level']``
+    (a benchmark severity 1..5 for CIFAR-10-C corruptions, a magnitude in [0, 10] for candidates).
+
+    Records the error of the default-augmentation model on ``n_scan`` test images and the mean transform
+    feature f(c) over ``n_feature_samples`` realisations on ``n_feature_images`` images (feature extractor:
+    the second default-augmentation model if one was trained, else the same model).
+
+    Returns one row {corruption, kind, level, error, feature (list of D floats)}.
+    """
+    from robeval import msd, training
+
+    name, level, kind = cell["corruption"], cell["level"], cell["kind"]
+    seed = int(cell["seed"])
+    _, _, x_test, y_test = _cifar(bool(config.get("full_cifar", False)))
+    n_scan = int(config["n_scan"])
+    x = np.ascontiguousarray(x_test[:n_scan].transpose(0, 2, 3, 1))
+
+    def apply(images, lv, rng):
+        if kind == "c":
+            return corrupt(images, name, int(lv), seed=rng)
+        return corrupt_with_param(images, name, float(lv), seed=rng)
+
+    model = _load_model(config["arch"], config["error_model"])
+    xc = apply(x, level, np.random.default_rng([seed, 0]))
+    error = float(np.mean(training.predict(model, np.ascontiguousarray(xc.transpose(0, 3, 1, 2))) != y_test[:n_scan]))
+    extractor = _load_model(config["arch"], config["feature_model"])
+    feature_images = msd.sample_feature_images(x_test, int(config["n_feature_images"]), int(config["feature_seed"]))
+
+    def transform(images, rng):
+        return apply(images, level, np.random.default_rng(int(rng.integers(2**31))))
+
+    feats = msd.transform_features(msd.model_feature_fn(extractor), feature_images, transform,
+                                   np.random.default_rng([seed, 1]), int(config["n_feature_samples"]))
+    return [{"corruption": name, "kind": kind, "level": float(level), "error": error,
+             "feature": feats.mean(0).tolist()}]
+
+
+def mosaic(grid: np.ndarray, pad: int = 2) -> np.ndarray:
+    """Tile a (rows, cols, H, W, 3) uint8 image grid into one (rows·(H+pad), cols·(W+pad), 3) picture (white gaps)."""
+    r, c, h, w, _ = grid.shape
+    out = np.full((r * (h + pad), c * (w + pad), 3), 255, dtype=np.uint8)
+    for i in range(r):
+        for j in range(c):
+            out[i * (h + pad):i * (h + pad) + h, j * (w + pad):j * (w + pad) + w] = grid[i, j]
+    return out
+
+
+def corruption_grid(images, names, seed: int) -> np.ndarray:
+    """Every corruption at every severity on a few images, for the picture grid.
+
+    images : uint8 (K, H, W, 3). Returns uint8 (len(names), 6, H, W, 3): column 0 is the clean image
+    ``images[i % K]`` of row i, columns 1..5 severities 1..5.
+    """
+    images = np.asarray(images)
+    out = np.empty((len(names), 6) + images.shape[1:], dtype=np.uint8)
+    for i, name in enumerate(names):
+        img = images[i % len(images)][None]
+        out[i, 0] = img[0]
+        for s in range(1, 6):
+            out[i, s] = corrupt(img, name, s, seed=np.random.default_rng([seed, i, s]))[0]
+    return out
+
+
+def summarise_table1(df):
+    """Table 1 from the per-(model, corruption, severity) rows of :func:`table1_cell`.
+
+    Returns a DataFrame indexed by augmentation with mean errors in % (clean, C, C-bar, Δ = C-bar − C,
+    gains over the baseline on each benchmark) and the paper's values, plus the per-corruption C-bar table.
+    """
+    import pandas as pd
+
+    per_model = (df[df["benchmark"] != "clean"].groupby(["augmentation", "seed", "benchmark"])["error"].mean()
+                 .unstack("benchmark") * 100)
+    per_model["clean"] = df[df["benchmark"] == "clean"].set_index(["augmentation", "seed"])["error"] * 100
+    per_model["delta"] = per_model["cbar"] - per_model["c"]
+    mean = per_model.groupby("augmentation").mean()
+    std = per_model.groupby("augmentation").std()
+    order = [a for a in PAPER_TABLE1 if a in mean.index]
+    summary = mean.loc[order, ["clean", "c", "cbar", "delta"]].copy()
+    summary.columns = ["clean_err", "c_err", "cbar_err", "delta"]
+    summary["c_err_std"] = std.loc[order, "c"].to_numpy() if len(per_model) > len(mean) else np.nan
+    summary["cbar_err_std"] = std.loc[order, "cbar"].to_numpy() if len(per_model) > len(mean) else np.nan
+    base = summary.loc["none"] if "none" in summary.index else None
+    if base is not None:
+        summary["gain_c"] = base["c_err"] - summary["c_err"]
+        summary["gain_cbar"] = base["cbar_err"] - summary["cbar_err"]
+    summary["paper_c_err"] = [PAPER_TABLE1[a]["c"] for a in order]
+    summary["paper_cbar_err"] = [PAPER_TABLE1[a]["cbar"] for a in order]
+    summary["paper_delta"] = summary["paper_cbar_err"] - summary["paper_c_err"]
+    summary.index = [AUG_LABELS[a] for a in order]
+    cbar = (df[df["benchmark"] == "cbar"].groupby(["augmentation", "corruption"])["error"].mean().unstack() * 100)
+    cbar = cbar.loc[order]
+    cbar.index = [AUG_LABELS[a] for a in order]
+    return summary, cbar
