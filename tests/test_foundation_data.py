@@ -131,3 +131,28 @@ def test_cache_is_used_when_no_mirror(tmp_path, monkeypatch):
 def test_unregistered_file():
     with pytest.raises(ValueError, match="not a registered data file"):
         data.fetch("nope/file.csv")
+
+
+def test_subset_is_derived_from_the_release_by_indices(tmp_path, monkeypatch):
+    """Without a mirror, the subset is cut from full CIFAR-10 by index and checked by content hash."""
+    sub = data.load_cifar10_subset()  # from the mirror
+    # a fake "full release" whose images at the subset indices are the real subset images
+    x_full = np.zeros((50000, 3, 32, 32), np.uint8)
+    y_full = np.zeros(50000, np.uint8)
+    x_full[data.SUBSET_TRAIN_INDICES], y_full[data.SUBSET_TRAIN_INDICES] = sub[0], sub[1]
+    xt_full = np.zeros((10000, 3, 32, 32), np.uint8)
+    yt_full = np.zeros(10000, np.uint8)
+    xt_full[:1000], yt_full[:1000] = sub[2], sub[3]
+    monkeypatch.setenv("ROBEVAL_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(data, "load_cifar10", lambda: (x_full, y_full, xt_full, yt_full))
+    derived = data.load_cifar10_subset()
+    for a, b in zip(derived, sub):
+        np.testing.assert_array_equal(a, b)
+    # an altered release is caught by the content hash
+    x_full[data.SUBSET_TRAIN_INDICES[0], 0, 0, 0] ^= 1
+    assert (tmp_path / "cache" / "cifar10_subset" / "cifar10_subset_derived.npz").is_file()
+    np.testing.assert_array_equal(data.load_cifar10_subset()[0], sub[0])  # reused from the cache
+    (tmp_path / "cache" / "cifar10_subset" / "cifar10_subset_derived.npz").unlink()
+    with pytest.raises(data.DataChecksumError, match="content hash"):
+        data.load_cifar10_subset()
