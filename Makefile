@@ -30,7 +30,7 @@ report: $(STAMP)
 	$(PY) -m robeval report --profile $(PROFILE)
 
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider tests
+	$(PY) -m pytest -q -p no:cacheprovider --durations=15 tests
 
 unit: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not notebook" tests
