@@ -98,20 +98,26 @@ def bilinear_sample(images: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, f
     -------
     float array (N, H', W', C)
     """
-    n, h, w, _ = images.shape
+    h, w = images.shape[1:3]
+
+    def tap(batch, r, c):
+        inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+        vals = images[batch, np.clip(r, 0, h - 1), np.clip(c, 0, w - 1)]
+        return np.where(inside[..., None], vals, fill)
+
+    return _bilinear(images, rows, cols, tap)
+
+
+def _bilinear(images: np.ndarray, rows: np.ndarray, cols: np.ndarray, tap) -> np.ndarray:
+    # shared interpolation; ``tap(batch, r, c)`` reads integer neighbours and decides the border rule
+    n = images.shape[0]
     r0 = np.floor(rows).astype(np.int64)
     c0 = np.floor(cols).astype(np.int64)
     fr = (rows - r0)[..., None]
     fc = (cols - c0)[..., None]
     batch = np.arange(n).reshape((n,) + (1,) * (rows.ndim - 1))
-
-    def tap(r, c):
-        inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
-        vals = images[batch, np.clip(r, 0, h - 1), np.clip(c, 0, w - 1)]
-        return np.where(inside[..., None], vals, fill)
-
-    top = tap(r0, c0) * (1 - fc) + tap(r0, c0 + 1) * fc
-    bottom = tap(r0 + 1, c0) * (1 - fc) + tap(r0 + 1, c0 + 1) * fc
+    top = tap(batch, r0, c0) * (1 - fc) + tap(batch, r0, c0 + 1) * fc
+    bottom = tap(batch, r0 + 1, c0) * (1 - fc) + tap(batch, r0 + 1, c0 + 1) * fc
     return top * (1 - fr) + bottom * fr
 
 
@@ -126,19 +132,8 @@ def reflect101(idx: np.ndarray, n: int) -> np.ndarray:
 
 def bilinear_sample_reflect101(images: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """Bilinear interpolation with reflect-101 borders (as cv2.warpAffine with BORDER_REFLECT_101)."""
-    n, h, w, _ = images.shape
-    r0 = np.floor(rows).astype(np.int64)
-    c0 = np.floor(cols).astype(np.int64)
-    fr = (rows - r0)[..., None]
-    fc = (cols - c0)[..., None]
-    batch = np.arange(n).reshape((n,) + (1,) * (rows.ndim - 1))
-
-    def tap(r, c):
-        return images[batch, reflect101(r, h), reflect101(c, w)]
-
-    top = tap(r0, c0) * (1 - fc) + tap(r0, c0 + 1) * fc
-    bottom = tap(r0 + 1, c0) * (1 - fc) + tap(r0 + 1, c0 + 1) * fc
-    return top * (1 - fr) + bottom * fr
+    h, w = images.shape[1:3]
+    return _bilinear(images, rows, cols, lambda batch, r, c: images[batch, reflect101(r, h), reflect101(c, w)])
 
 
 def pixel_grid(size: int) -> tuple[np.ndarray, np.ndarray]:
