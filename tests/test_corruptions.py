@@ -46,6 +46,11 @@ def test_names_and_published_parameters():
     np.testing.assert_allclose(C.scan_levels("plasma_noise"), np.arange(1, 11) * 0.7)
     with pytest.raises(ValueError, match="scan_levels"):
         C.severity_params("plasma_noise")
+    # all 30 candidates of the release's corruption_master_list.csv (fish_eye = its fish_eye_v2)
+    assert len(C.CANDIDATE_CORRUPTIONS) == 30 and set(C.SCAN_RANGES) == set(C.CANDIDATE_CORRUPTIONS)
+    assert {"perlin_noise", "caustic_refraction", "fish_eye"} <= set(C.CANDIDATE_CORRUPTIONS)
+    np.testing.assert_allclose(C.scan_levels("caustic_refraction"), 1 + 0.4 * np.arange(1, 11))
+    np.testing.assert_allclose(C.scan_levels("perlin_noise"), 4 + 0.6 * np.arange(1, 11))
 
 
 # ------------------------------------------------------------------ properties of every corruption
@@ -335,3 +340,62 @@ def test_color_dither_quantises_rows_independently(cifar):
     perm = np.concatenate([perm[perm != 31], [31]])  # and the last row (no 1/16 term) last
     y_perm = C.corrupt_with_param(x[:, perm], "color_dither", 10.0, seed=0)
     np.testing.assert_array_equal(y_perm, y[:, perm])
+
+
+# ------------------------------------------------------------------ the last three construction candidates
+
+
+def test_perlin_noise_field():
+    # single octave: gradient noise vanishes on the lattice and is bounded by 1.5·sqrt(2)/2
+    t = cifar10_c_bar._perlin_turbulence(np.random.default_rng(0), 20, 32, 4.0, octaves=1.0)
+    assert np.abs(t[:, ::4, ::4]).max() < 1e-12 and t.max() <= 1.5 * np.sqrt(0.5) + 1e-9 and t.mean() > 0.1
+    # blend weight a = 0.05·level with f = clip(0.5·turbulence + 0.5, 0, 1) ∈ [0.5, 1] (grey, same in every channel)
+    black = np.zeros((20, 32, 32, 3), np.uint8)
+    y = C.corrupt_with_param(black, "perlin_noise", 8.0, seed=0).astype(np.float64)
+    a = 0.4
+    assert np.all(y[..., 0] == y[..., 1]) and np.all(y[..., 0] == y[..., 2])
+    assert y.min() >= np.floor(255 * a * 0.5) and y.max() <= 255 * a
+    assert np.all(y[:, 0, 0] == np.floor(255 * a * 0.5))  # pixel (0, 0) is a lattice point of every octave
+    assert y.std() > 3 and (y == np.floor(255 * a)).mean() < 0.1  # a varied field, rarely clipped
+    white = np.full((4, 32, 32, 3), 255, np.uint8)
+    assert C.corrupt_with_param(white, "perlin_noise", 8.0, seed=0).min() >= np.floor(255 * (1 - a / 2))
+
+
+def test_caustic_refraction_on_flat_image_is_lighting_only():
+    # refraction only moves sampling positions, so a flat image stays flat away from the border (shifts
+    # ≤ 0.97·lens scale = 3.1 px at level 2) and what remains is the lighting term, linear in the level
+    grey = np.full((8, 32, 32, 3), 128, np.uint8)
+    light1, light2 = (C.corrupt_with_param(grey, "caustic_refraction", lv, seed=4).astype(np.float64) - 128
+                      for lv in (1.0, 2.0))
+    assert np.all(light2 == light2[..., :1])  # the same light on every channel
+    inner = (slice(None), slice(5, 27), slice(5, 27))
+    y1, y2 = light1[inner][..., 0], light2[inner][..., 0]
+    free = (y2 > -128) & (y2 < 127)
+    assert free.mean() > 0.8 and np.abs(y1).mean() > 2
+    assert np.abs(y2 - 2 * y1)[free].max() <= 3  # truncation to integers, twice
+    # on a textured image the displacement matters too: the result is not the lit image alone
+    x = np.random.default_rng(0).integers(0, 256, (8, 32, 32, 3), dtype=np.uint8)
+    z = C.corrupt_with_param(x, "caustic_refraction", 2.0, seed=4).astype(np.float64)
+    lit = np.clip(x + light2, 0, 255)
+    assert np.abs(z - lit)[inner].mean() > 5
+
+
+def test_fish_eye_lenses():
+    rng = np.random.default_rng(0)
+    d = rng.uniform(-3.5, 3.5, size=(2, 10000))
+    sr, sc = cifar10_c_bar._fish_eye_shift(d[0], d[1], 3.0, 1.2)
+    inside = np.hypot(d[0], d[1]) < 3.0
+    assert np.all(sr[~inside] == 0) and np.all(sc[~inside] == 0)
+    # each pixel reads the image closer to the lens centre, never beyond it (magnification)
+    assert np.all(sr * d[0] >= 0) and np.all(np.abs(sr) <= np.abs(d[0])) and np.abs(sr[inside]).max() > 0.3
+    assert np.all(sc * d[1] >= 0) and np.all(np.abs(sc) <= np.abs(d[1]))
+    zero = np.zeros(1)
+    assert cifar10_c_bar._fish_eye_shift(zero, zero, 3.0, 1.2) == (0.0, 0.0)  # the centre stays put
+    np.testing.assert_array_equal(cifar10_c_bar._fish_eye_shift(d[0], d[1], 3.0, 1.0)[0], 0.0)  # index 1: no lens
+    x = np.random.default_rng(1).integers(0, 256, (4, 32, 32, 3), dtype=np.uint8)
+    np.testing.assert_array_equal(C.corrupt_with_param(x, "fish_eye", 0.0, seed=0), x)
+    # a flat image stays flat (bilinear weights sum to 1) except near the bottom/right border, where lenses
+    # centred in the last pixel row/column read the black outside
+    grey = np.full((4, 32, 32, 3), 128, np.uint8)
+    y = C.corrupt_with_param(grey, "fish_eye", 1.0, seed=0)
+    assert set(np.unique(y[:, :22, :22])) <= {127, 128} and y[:, -1].mean() < 127

@@ -172,3 +172,15 @@ def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
     if arch == "mlp":
         return MLP(num_classes=num_classes, **kwargs)
     raise ValueError(f"Unknown architecture {arch!r}; choose one of {', '.join(ARCHS)}.")
+
+
+def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
+    """Build ``config[arch_key]`` with the size options a settings file may give: ``width`` (cnn_small
+    channels, default 32) and ``dropout`` (Wide ResNets). Options that do not apply to the arch are ignored."""
+    arch = config[arch_key]
+    kwargs = {}
+    if arch == "cnn_small" and config.get("width"):
+        kwargs["width"] = int(config["width"])
+    if arch.startswith("wrn") and config.get("dropout") is not None:
+        kwargs["dropout"] = float(config["dropout"])
+    return build(arch, num_classes, **kwargs)

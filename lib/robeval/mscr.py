@@ -292,13 +292,8 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
     x_tr, y_tr, x_te, y_te = x_tr[:n_tr], y_tr[:n_tr], x_te[:n_te], y_te[:n_te]
     torch.manual_seed(seed)
     arch = config.get("arch", "cnn_small")
-    kwargs = {}
-    if arch.startswith("wrn") and "dropout" in config:
-        kwargs["dropout"] = float(config["dropout"])
-    if arch == "cnn_small" and config.get("width"):
-        kwargs["width"] = int(config["width"])
-    net = image_mlp(tuple(config.get("hidden") or (512, 256))) if arch == "image_mlp" else models.build(
-        arch, num_classes=10, **kwargs)
+    net = image_mlp(tuple(config.get("hidden") or (512, 256))) if arch == "image_mlp" else models.from_config(
+        {**config, "arch": arch})
     transform = None
     if eps_train > 0:
         transform = lambda xb, gen: uniform_linf_box(xb, eps_train, gen)  # noqa: E731

@@ -335,7 +335,7 @@ def make_corrupted_test_sets(x_nchw, corruptions, severities, seed: int, path, *
 
 
 def train_feature_extractor(x, y, *, arch: str, epochs: int, batch_size: int, lr: float, weight_decay: float,
-                            seed: int, path, progress: bool = True):
+                            seed: int, path, width: int | None = None, progress: bool = True):
     """Train the feature extractor f_hat with default augmentation only (random crop and flip), as the paper
     requires, save its state dict to ``path`` and return the model; reuses an existing file."""
     import torch
@@ -344,7 +344,7 @@ def train_feature_extractor(x, y, *, arch: str, epochs: int, batch_size: int, lr
 
     path = Path(path)
     torch.manual_seed(int(seed))
-    model = models.build(arch)
+    model = models.from_config({"arch": arch, "width": width})
     if path.is_file():
         model.load_state_dict(torch.load(path, map_location="cpu"))
         return model.eval()
@@ -360,7 +360,7 @@ def train_feature_extractor(x, y, *, arch: str, epochs: int, batch_size: int, lr
 
 _PREP_KEYS = ("seed", "n_train", "n_test", "full_data", "extractor_arch", "extractor_epochs", "batch_size", "lr",
               "weight_decay", "corruptions", "severities", "n_feature_images", "n_corruption_samples",
-              "toy_pool_samples")
+              "toy_pool_samples", "width")
 
 
 def prepare_powerset(settings, workdir, *, progress: bool = True) -> dict:
@@ -412,7 +412,7 @@ def prepare_powerset(settings, workdir, *, progress: bool = True) -> dict:
     extractor = train_feature_extractor(d["x_train"], d["y_train"], arch=s["extractor_arch"],
                                         epochs=s["extractor_epochs"], batch_size=s["batch_size"], lr=s["lr"],
                                         weight_decay=s["weight_decay"], seed=int(s["seed"]) + 2,
-                                        path=extractor_path, progress=progress)
+                                        path=extractor_path, width=s.get("width"), progress=progress)
     feature_fn = model_feature_fn(extractor)
     feats_path = root / "corruption_features.npz"
     if not feats_path.is_file():
@@ -429,6 +429,8 @@ def prepare_powerset(settings, workdir, *, progress: bool = True) -> dict:
     clean_error = float(np.mean(training.predict(extractor, d["x_test"]) != d["y_test"]))
     config = {k: s[k] for k in ("arch", "epochs", "batch_size", "lr", "weight_decay", "severity", "mode",
                                 "n_aug_samples", "extractor_arch")}
+    if s.get("width"):
+        config["width"] = int(s["width"])
     config.update(corruptions=corruptions, severities=severities, data_path=str(data_path),
                   corrupted_test_path=str(corrupted_path), corr_features_path=str(feats_path),
                   extractor_path=str(extractor_path), toy_pool_path=str(toy_path),
@@ -441,7 +443,7 @@ def _load_extractor(config: dict):
 
     from . import models
 
-    model = models.build(config["extractor_arch"])
+    model = models.from_config(config, arch_key="extractor_arch")
     model.load_state_dict(torch.load(config["extractor_path"], map_location="cpu"))
     return model.eval()
 
@@ -455,18 +457,18 @@ def _train_and_score(cell: dict, config: dict, batch_transform) -> dict:
 
     data = np.load(config["data_path"])
     torch.manual_seed(int(cell["seed"]))
-    model = models.build(config["arch"])
+    model = models.from_config(config)
     training.train(model, data["x_train"], data["y_train"], epochs=int(config["epochs"]),
                    batch_size=int(config["batch_size"]), lr=float(config["lr"]),
                    weight_decay=float(config["weight_decay"]), nesterov=True, schedule="cosine",
                    batch_transform=batch_transform, seed=int(cell["seed"]), progress=False)
     y = data["y_test"]
     errors = {("clean", 0): float(np.mean(training.predict(model, data["x_test"]) != y))}
-    corrupted = np.load(config["corrupted_test_path"])
+    with np.load(config["corrupted_test_path"]) as f:
+        corrupted = f["x"]  # read (and decompress) once, not once per (corruption, severity)
     for ci, c in enumerate(config["corruptions"]):
         for si, s in enumerate(config["severities"]):
-            x = corrupted["x"][ci, si]
-            errors[(c, s)] = float(np.mean(training.predict(model, x) != y))
+            errors[(c, s)] = float(np.mean(training.predict(model, corrupted[ci, si]) != y))
     return errors
 
 

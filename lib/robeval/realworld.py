@@ -251,6 +251,10 @@ class GaussianPerturbation:
         self.factor = covariance_factor(self.cov)
         self.per_point = self.cov.ndim == 3
         self.d = self.cov.shape[-1]
+        # a diagonal factor (e.g. the isotropic model of Eq. 5) scales columns instead of a matrix product:
+        # the same numbers, without the GEMM
+        F = self.factor
+        self.diag = None if self.per_point or np.count_nonzero(F - np.diag(np.diag(F))) else np.diag(F).copy()
 
     def __call__(self, x: np.ndarray, index: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
         L = self.factor[index] if self.per_point else self.factor
@@ -430,7 +434,9 @@ def _gaussian_chunk(g: "GaussianPerturbation", X, chunk, rngs) -> np.ndarray:
         if g.per_point:
             Z[a : a + m] = Z[a : a + m] @ g.factor[i].T
         a += m
-    if not g.per_point:
+    if g.diag is not None:
+        Z *= g.diag
+    elif not g.per_point:
         # blocks of 8192 rows: one huge skinny GEMM makes multithreaded BLAS spin (40x slower on a busy
         # machine), small ones run single-threaded at full speed
         out = np.empty_like(Z)

@@ -524,7 +524,7 @@ def run_variant(cell: dict, config: dict) -> list:
         eval_batch_size=int(config["eval_batch_size"]), seed=seed)
     dev = torch_device()
     torch.manual_seed(seed)
-    model = models.build(config["arch"], num_classes=10)
+    model = models.from_config(config)
     model, hist = train_rs(model, xtr[tr], ytr[tr], cfg, device=dev, progress=bool(config.get("progress", False)))
 
     # certification of the test images (Cohen et al. CERTIFY)

@@ -4,7 +4,9 @@ Public API
 ----------
 - ``C_CORRUPTIONS``: the 15 CIFAR-10-C names in the benchmark's order.
 - ``CBAR_CORRUPTIONS``: the 10 CIFAR-10-C-bar names.
-- ``CANDIDATE_CORRUPTIONS``: the C-bar corruptions plus further candidates of the C-bar construction.
+- ``CANDIDATE_CORRUPTIONS``: the 30 candidate corruptions of the C-bar construction (the release's
+  ``corruption_master_list.csv``; ``pinch_and_twirl`` and ``fish_eye`` are its ``_v2`` entries), the 10
+  C-bar corruptions among them.
 - ``corrupt(images, name, severity, seed=None)``: one benchmark severity (1..5).
 - ``corrupt_with_param(images, name, param, seed=None)``: a raw parameter (continuous magnitude in [0, 10]
   for the C-bar transforms; a published parameter value for the CIFAR-10-C ones).

@@ -1,4 +1,8 @@
-"""CIFAR-10-C-bar (Mintun, Kirillov & Xie, NeurIPS 2021) and further candidate corruptions of its construction.
+"""CIFAR-10-C-bar (Mintun, Kirillov & Xie, NeurIPS 2021) and the other candidate corruptions of its construction.
+
+``CANDIDATE_CORRUPTIONS`` holds all 30 candidates of the release's ``corruption_master_list.csv`` under the
+names of ``imagenet_c_bar/corrupt.py`` (its ``pinch_and_twirl`` and ``fish_eye`` are the master list's
+``pinch_and_twirl_v2`` and ``fish_eye_v2``).
 
 Each transform maps a continuous magnitude ``level`` in [0, 10] to its physical parameters linearly
 (``level * max / 10``, the release's ``float_parameter``), samples its random parameters per image, and
@@ -75,6 +79,9 @@ SCAN_RANGES: dict[str, tuple[float, float]] = {
     "quadrilateral_no_bars": (0, 10),
     "perspective_no_bars": (0, 10),
     "color_dither": (0, 10),
+    "caustic_refraction": (1, 5),
+    "fish_eye": (0, 1),  # "fish_eye_v2" in the master list (= the release's fish_eye transform)
+    "perlin_noise": (4, 10),
 }
 
 
@@ -343,11 +350,11 @@ def plasma_noise(images, level, rng):
     return from_255((1 - intensity / 255) * images + intensity * field)
 
 
-def caustic_noise(images, level, rng):
-    """Add a water-caustic light pattern (iterated trigonometric map), brightness ``25.5·level``."""
-    n, size = images.shape[0], images.shape[1]
-    time = rng.uniform(0.5, 2.0, size=n)[:, None, None]
-    scale = rng.uniform(0.75, 1.25, size=n)[:, None, None] * size
+def _caustic_pattern(size, time, scale):
+    """The release's caustic light field in [0, 1] (iterated trigonometric map of the tiled position).
+
+    time, scale : float arrays (n, 1, 1) (scale in pixels). Returns (n, size, size).
+    """
     rows, cols = pixel_grid(size)
     p0 = np.mod(rows[None] / scale, 1) * 2 * np.pi - 250
     p1 = np.mod(cols[None] / scale, 1) * 2 * np.pi - 250
@@ -360,7 +367,15 @@ def caustic_noise(images, level, rng):
         length = np.sqrt((p0 / (np.sin(i0 + t) / inten)) ** 2 + (p1 / (np.cos(i1 + t) / inten)) ** 2)
         c = c + 1.0 / length
     c = 1.17 - (c / 5.0) ** 1.4
-    colour = np.clip(np.abs(c) ** 8.0, 0, 1)
+    return np.clip(np.abs(c) ** 8.0, 0, 1)
+
+
+def caustic_noise(images, level, rng):
+    """Add a water-caustic light pattern (iterated trigonometric map), brightness ``25.5·level``."""
+    n, size = images.shape[0], images.shape[1]
+    time = rng.uniform(0.5, 2.0, size=n)[:, None, None]
+    scale = rng.uniform(0.75, 1.25, size=n)[:, None, None] * size
+    colour = _caustic_pattern(size, time, scale)
     return from_255(images + magnitude(level, 255.0) * colour[..., None])
 
 
@@ -411,6 +426,101 @@ def water_drop(images, level, rng):
     amount = np.where(dist > 0, amount * wavelength / np.where(dist > 0, dist, 1), amount)
     amount = np.where(dist > radius, 0.0, amount)
     return from_255(bilinear_sample(images.astype(np.float64), rows + amount * dy, cols + amount * dx))
+
+
+def caustic_refraction(images, level, rng):
+    """Look at the image through a wavy water surface whose height is the (Gaussian-softened) caustic field.
+
+    The surface normal at a pixel is (∂h/∂row, ∂h/∂col, 1) normalised, with central differences
+    h(r+1) − h(r−1) (zero outside the image). A vertical ray refracts into the water (index 4): it leaves the
+    vertical by sin(θ − θ'), θ = angle of the normal, sin θ' = sin θ / 4, towards the normal's tilt, and the
+    pixel is read (bilinear, black outside) that far away times the lens scale ``1.6·level`` px (no shift where
+    the normal is within 1e-3 of vertical; shifts rounded to 1e-3 px as the release does). A lighting term
+    ``0.2·level · (∂h/∂row − ∂h/∂col)`` (in [0, 1] units) is added to every channel.
+    """
+    n, size = images.shape[0], images.shape[1]
+    time = rng.uniform(0.5, 2.0, size=n)[:, None, None]
+    scale = rng.uniform(0.75, 1.25, size=n)[:, None, None] * size
+    eta = 4.0
+    lens_scale = magnitude(level, 0.5 * size)
+    lighting = magnitude(level, 2.0)
+    # the channels of the release's field are equal, so its luma (weights summing to 1) is the field itself
+    height = ndimage.gaussian_filter(_caustic_pattern(size, time, scale), sigma=(0, 1, 1), mode="reflect")
+    padded = np.pad(height, ((0, 0), (1, 1), (1, 1)))
+    g_row = padded[:, 2:, 1:-1] - padded[:, :-2, 1:-1]
+    g_col = padded[:, 1:-1, 2:] - padded[:, 1:-1, :-2]
+    tilt = np.hypot(g_row, g_col)
+    cos_theta = 1.0 / np.sqrt(1.0 + tilt**2)
+    theta = np.arccos(cos_theta)
+    deviation = np.sin(theta - np.arcsin(np.sin(theta) / eta))
+    bent = cos_theta < 1.0 - 1e-3
+    unit = np.where(bent, deviation / np.where(tilt > 0, tilt, 1.0), 0.0) * lens_scale
+    rows, cols = pixel_grid(size)
+    src_r = rows + np.round(unit * g_row, 3)
+    src_c = cols + np.round(unit * g_col, 3)
+    out = bilinear_sample(images.astype(np.float64) / 255.0, src_r, src_c)
+    out = out + (lighting * (g_row - g_col))[..., None]
+    return from_255(np.clip(out, 0, 1) * 255.0)
+
+
+def _fish_eye_shift(d_row, d_col, radius, eta):
+    """Sampling shift (towards the lens centre) of the release's hemispherical lens of index ``eta``.
+
+    A pixel at offset d from the centre, inside the disc of ``radius``, sees the surface of a hemisphere of
+    height z = sqrt(radius² − |d|²); along each axis the ray refracts by arcsin(u) − arcsin(u/eta),
+    u = d_axis / sqrt(d_axis² + z²), and the pixel reads the image z·tan(that angle) closer to the centre
+    (magnification). The shift is 0 outside the disc, at the centre and for eta = 1.
+    """
+    inside = d_row**2 + d_col**2 < radius**2
+    z = np.sqrt(np.where(inside, radius**2 - d_row**2 - d_col**2, 1.0))
+
+    def axis(d):
+        u = d / np.sqrt(d**2 + z**2)
+        return np.where(inside, np.tan(np.arcsin(u) - np.arcsin(u / eta)) * z, 0.0)
+
+    return axis(d_row), axis(d_col)
+
+
+def fish_eye(images, level, rng):
+    """Many small fish-eye lenses (the release's ``fish_eye``; ``fish_eye_v2`` in its master list): int(0.01·224²)
+    = 501 lenses of radius max(0.05·size, 3) px (3 px on CIFAR) at uniform random centres, refractive index
+    ``1 + 0.2·level``, applied one after the other (each lens resamples, bilinear, black outside, the image
+    left by the previous ones)."""
+    n, size = images.shape[0], images.shape[1]
+    density = 0.01 * 224**2 / size**2
+    num = int(density * size**2)
+    radius = max(0.05 * size, 3.0)
+    eta = magnitude(level, 2.0) + 1.0
+    centres = rng.uniform(0, size, size=(num, n, 2))
+    # integer offsets k from floor(centre) with |floor(c) + k − c| < radius for some fractional part of c
+    offs = np.arange(int(np.floor(-radius)) + 1, int(np.ceil(radius)) + 1, dtype=np.float64)
+    off_r, off_c = (a.ravel() for a in np.meshgrid(offs, offs, indexing="ij"))
+    pad = int(np.ceil(radius)) + 2  # zero border: the release's bilinear reads black outside the image
+    side = size + 2 * pad
+    # float32 working copy as in the release (its bilinear weights are float64, the stored image float32)
+    work = np.zeros((n, side, side, 3), dtype=np.float32)
+    work[:, pad:pad + size, pad:pad + size] = images
+    flat = work.reshape(n * side * side, 3)  # a view: writes go through to ``work``
+    base = (np.arange(n) * side * side)[:, None]
+    chunk = 32  # lenses whose geometry is computed together; they are still applied one after the other
+    for start in range(0, num, chunk):
+        c = centres[start:start + chunk]  # (k, n, 2)
+        cr, cc = c[..., 0:1], c[..., 1:2]
+        pr, pc = np.floor(cr) + off_r, np.floor(cc) + off_c  # (k, n, P) pixel positions around each centre
+        on_image = (pr >= 0) & (pr < size) & (pc >= 0) & (pc < size)
+        shift_r, shift_c = _fish_eye_shift(pr - cr, pc - cc, radius, eta)
+        sr = pr + pad - np.where(on_image, shift_r, 0.0)  # exact integers where nothing moves
+        sc = pc + pad - np.where(on_image, shift_c, 0.0)
+        r0, c0 = np.floor(sr), np.floor(sc)
+        fr, fc = (sr - r0)[..., None], (sc - c0)[..., None]
+        i00 = base + r0.astype(np.int64) * side + c0.astype(np.int64)
+        taps = np.stack([i00, i00 + 1, i00 + side, i00 + side + 1], axis=1)  # (k, 4, n, P)
+        dest = base + ((pr + pad) * side + pc + pad).astype(np.int64)
+        for j in range(len(c)):
+            t = np.take(flat, taps[j], axis=0)  # (4, n, P, 3)
+            flat[dest[j]] = ((t[0] * (1 - fc[j]) + t[1] * fc[j]) * (1 - fr[j])
+                             + (t[2] * (1 - fc[j]) + t[3] * fc[j]) * fr[j])
+    return from_255(work[:, pad:pad + size, pad:pad + size])
 
 
 def _luma(x):
@@ -510,6 +620,52 @@ def voronoi_noise(images, level, rng):
     noise = 3 * t**2 - 2 * t**3 - 0.5
     amplitude = sign * magnitude(level, 255.0)
     return from_255(images + amplitude[:, None, None, None] * noise[..., None])
+
+
+def _perlin_turbulence(rng, n, size, scale, octaves=16.0):
+    """The release's Perlin turbulence: Σ_f |noise(f·p)| / f over f = 1, 2, 4, … ≤ ``octaves``, p = (row, col)/scale.
+
+    noise is Ken Perlin's 2D gradient noise as in the release's generator: per image a random permutation of
+    256 lattice labels and 256 unit gradients (random integer vectors in [−256, 256)² normalised), label of
+    lattice point (i, j) = perm[(perm[i mod 256] + j) mod 256], dot products of the gradients with the offsets
+    to the four corners blended with the fade curve t²(3 − 2t), times 1.5. Returns (n, size, size), ≥ 0.
+    A zero integer vector (chance 2⁻¹⁸ per gradient; NaN in the release) becomes the gradient (1, 0).
+    """
+    perm = np.argsort(rng.random((n, 256)), axis=1)
+    grads = rng.integers(-256, 256, size=(n, 256, 2)).astype(np.float64)
+    norm = np.hypot(grads[..., 0], grads[..., 1])
+    grads = np.where(norm[..., None] > 0, grads / np.where(norm > 0, norm, 1.0)[..., None], np.array([1.0, 0.0]))
+    rows, cols = pixel_grid(size)
+
+    def label(i, j):  # (size, size) integer lattice coordinates → (n, size·size) gradient labels
+        first = np.take_along_axis(perm, np.broadcast_to(np.mod(i, 256).ravel(), (n, i.size)), axis=1)
+        return np.take_along_axis(perm, np.mod(first + j.ravel(), 256), axis=1)
+
+    def corner(i, j, dx, dy):
+        g = np.take_along_axis(grads, label(i, j)[..., None], axis=1)  # (n, P, 2)
+        return (g[..., 0] * dx.ravel() + g[..., 1] * dy.ravel()).reshape(n, size, size)
+
+    total = np.zeros((n, size, size))
+    f = 1.0
+    while f <= octaves:
+        x, y = f * rows / scale, f * cols / scale
+        ix, iy = np.floor(x).astype(np.int64), np.floor(y).astype(np.int64)
+        rx, ry = x - ix, y - iy
+        sx, sy = rx**2 * (3 - 2 * rx), ry**2 * (3 - 2 * ry)
+        a = corner(ix, iy, rx, ry) * (1 - sx) + corner(ix + 1, iy, rx - 1, ry) * sx
+        b = corner(ix, iy + 1, rx, ry - 1) * (1 - sx) + corner(ix + 1, iy + 1, rx - 1, ry - 1) * sx
+        total += np.abs(1.5 * (a + sy * (b - a))) / f
+        f *= 2
+    return total
+
+
+def perlin_noise(images, level, rng):
+    """Blend with grey Perlin turbulence (5 octaves, base period 32·size/224 px): out = (1 − a)·x + 255·a·f,
+    f = clip(0.5·turbulence + 0.5, 0, 1) ∈ [0.5, 1], a = ``0.05·level``."""
+    n, size = images.shape[0], images.shape[1]
+    field = np.clip(0.5 * _perlin_turbulence(rng, n, size, 32 * size / 224) + 0.5, 0, 1)
+    alpha = magnitude(level, 0.5)
+    return from_255((1 - alpha) * images + 255 * alpha * field[..., None])
 
 
 def _pil_warp_with_fill(images, method, params_per_image):
@@ -615,6 +771,9 @@ CANDIDATE_FUNCTIONS = {
     "quadrilateral_no_bars": quadrilateral_no_bars,
     "perspective_no_bars": perspective_no_bars,
     "color_dither": color_dither,
+    "caustic_refraction": caustic_refraction,
+    "fish_eye": fish_eye,
+    "perlin_noise": perlin_noise,
 }
 CANDIDATE_CORRUPTIONS: tuple[str, ...] = tuple(sorted(CANDIDATE_FUNCTIONS))
 assert set(CANDIDATE_CORRUPTIONS) <= set(SCAN_RANGES), set(CANDIDATE_CORRUPTIONS) - set(SCAN_RANGES)

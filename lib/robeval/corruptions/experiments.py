@@ -43,6 +43,17 @@ def model_path(config: dict, augmentation: str, seed: int) -> Path:
     return Path(config["model_dir"]) / f"{config['arch']}_{augmentation}_seed{seed}.pt"
 
 
+def table1_config(cfg, *, model_dir, c_dir, cbar_dir) -> dict:
+    """The JSON-able config of :func:`table1_cell` from the notebook's resolved settings ``cfg``
+    (``settings/cifar10_c_bar.toml``) and the folders of the trained models and generated datasets."""
+    from . import C_CORRUPTIONS, CBAR_CORRUPTIONS
+
+    keys = ("arch", "width", "epochs", "batch_size", "lr", "weight_decay", "n_train", "n_test", "full_cifar")
+    return {**{k: cfg[k] for k in keys}, "model_dir": str(model_dir), "c_dir": str(c_dir),
+            "cbar_dir": str(cbar_dir), "c_names": list(C_CORRUPTIONS), "cbar_names": list(CBAR_CORRUPTIONS),
+            "eval_severities": [int(s) for s in cfg["eval_severities"]]}
+
+
 def _train(augmentation: str, seed: int, config: dict):
     import torch
 
@@ -51,7 +62,7 @@ def _train(augmentation: str, seed: int, config: dict):
     x_train, y_train, _, _ = _cifar(bool(config.get("full_cifar", False)))
     n = int(config.get("n_train") or len(x_train))
     torch.manual_seed(seed)
-    model = models.build(config["arch"])
+    model = models.from_config(config)
     training.train(model, x_train[:n], y_train[:n], epochs=int(config["epochs"]), batch_size=int(config["batch_size"]),
                    lr=float(config["lr"]), weight_decay=float(config["weight_decay"]), nesterov=True,
                    schedule="cosine", batch_transform=augmentations.make_batch_transform(augmentation),
@@ -93,12 +104,12 @@ def table1_cell(cell: dict, config: dict) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=4)
-def _load_model(arch: str, path: str):
+def _load_model(arch: str, path: str, width: int | None = None):
     import torch
 
     from robeval import models
 
-    model = models.build(arch)
+    model = models.from_config({"arch": arch, "width": width})
     model.load_state_dict(torch.load(path, map_location="cpu"))
     return model.eval()
 
@@ -126,10 +137,10 @@ def scan_cell(cell: dict, config: dict) -> list[dict]:
             return corrupt(images, name, int(lv), seed=rng)
         return corrupt_with_param(images, name, float(lv), seed=rng)
 
-    model = _load_model(config["arch"], config["error_model"])
+    model = _load_model(config["arch"], config["error_model"], config.get("width"))
     xc = apply(x, level, np.random.default_rng([seed, 0]))
     error = float(np.mean(training.predict(model, np.ascontiguousarray(xc.transpose(0, 3, 1, 2))) != y_test[:n_scan]))
-    extractor = _load_model(config["arch"], config["feature_model"])
+    extractor = _load_model(config["arch"], config["feature_model"], config.get("width"))
     feature_images = msd.sample_feature_images(x_test, int(config["n_feature_images"]), int(config["feature_seed"]))
 
     def transform(images, rng):
