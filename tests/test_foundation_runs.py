@@ -126,3 +126,19 @@ def test_sigkill_mid_grid_resumes_without_recomputing(tmp_path):
     recomputed = [c["x"] for c in calls(log)[started_before:]]
     assert sorted(df.v.tolist()) == list(range(12))
     assert not finished & set(recomputed), "a finished cell was recomputed after the kill"
+
+
+def test_grid_identity_survives_moving_the_cache(tmp_path, monkeypatch):
+    # configs that name cached files by absolute path (e.g. notebook 03's test sets) must keep their
+    # finished cells when the cache (or the checkout) moves; a different file is still a different grid
+    from robeval.runs import config_identity
+
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "a"))
+    ida = config_identity({"data_path": str(tmp_path / "a" / "msd" / "data.npz"), "epochs": 3})
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "b"))
+    idb = config_identity({"data_path": str(tmp_path / "b" / "msd" / "data.npz"), "epochs": 3})
+    assert ida == idb
+    assert config_identity({"data_path": str(tmp_path / "b" / "msd" / "other.npz"), "epochs": 3}) != idb
+    assert config_identity({"data_path": str(tmp_path / "b" / "msd" / "data.npz"), "epochs": 4}) != idb
+    # a path outside both anchors stays absolute
+    assert config_identity({"data_path": "/elsewhere/data.npz"}) != config_identity({"data_path": "/other/data.npz"})

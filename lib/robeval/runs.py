@@ -38,6 +38,30 @@ def _digest(obj: Any, n: int = 12) -> str:
     return hashlib.sha256(to_json(obj, indent=None).encode()).hexdigest()[:n]
 
 
+def _relocatable(obj: Any, anchors: tuple[tuple[str, str], ...]) -> Any:
+    """``obj`` with absolute paths under the checkout or the cache written relative to a placeholder, so a
+    grid's identity survives moving or re-cloning the project (the files' content is fixed by the other
+    settings, not by where they live)."""
+    if isinstance(obj, str):
+        for prefix, tag in anchors:
+            if obj == prefix or obj.startswith(prefix + os.sep):
+                return tag + obj[len(prefix):]
+        return obj
+    if isinstance(obj, Mapping):
+        return {k: _relocatable(v, anchors) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_relocatable(v, anchors) for v in obj]
+    return obj
+
+
+def config_identity(config: Mapping[str, Any]) -> str:
+    """The hash naming a grid's sub-store: the config with checkout/cache paths made relative."""
+    from .paths import ROOT, cache_dir
+
+    anchors = ((str(cache_dir()), "<cache>"), (str(ROOT), "<root>"))
+    return _digest(_relocatable(dict(config), anchors))
+
+
 def cell_key(cell: Mapping[str, Any]) -> str:
     """Readable, filesystem-safe, unique file stem for ``cell``."""
     parts = []
@@ -108,7 +132,7 @@ class Grid:
         if len(set(keys)) != len(keys):
             raise ValueError("The grid has duplicate cells; make every cell unique (e.g. add a seed).")
         self.config = dict(config or {})
-        self.root = Path(store) / f"config-{_digest(self.config)}"
+        self.root = Path(store) / f"config-{config_identity(self.config)}"
         self._paths = {k: self.root / f"{k}.json" for k in keys}
 
     def path(self, cell: Mapping) -> Path:
