@@ -184,3 +184,10 @@ def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> Featur
     if arch.startswith("wrn") and config.get("dropout") is not None:
         kwargs["dropout"] = float(config["dropout"])
     return build(arch, num_classes, **kwargs)
+
+
+def load_from_config(config, path, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
+    """:func:`from_config` with the weights of the state dict saved at ``path`` (loaded on the CPU), in eval mode."""
+    model = from_config(config, num_classes, arch_key)
+    model.load_state_dict(torch.load(path, map_location="cpu"))
+    return model.eval()

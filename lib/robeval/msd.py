@@ -439,13 +439,9 @@ def prepare_powerset(settings, workdir, *, progress: bool = True) -> dict:
 
 
 def _load_extractor(config: dict):
-    import torch
-
     from . import models
 
-    model = models.from_config(config, arch_key="extractor_arch")
-    model.load_state_dict(torch.load(config["extractor_path"], map_location="cpu"))
-    return model.eval()
+    return models.load_from_config(config, config["extractor_path"], arch_key="extractor_arch")
 
 
 def _train_and_score(cell: dict, config: dict, batch_transform) -> dict:

@@ -660,6 +660,16 @@ def rescale_distances(distances, success=None) -> np.ndarray:
     return r
 
 
+def _finite_pairs(a, b, names: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two equal-length 1-D float64 vectors with the pairs holding a NaN or inf dropped."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"{names} must be 1-D of equal length; got {a.shape} and {b.shape}.")
+    ok = np.isfinite(a) & np.isfinite(b)
+    return a[ok], b[ok]
+
+
 def correlation(a, b, method: str = "pearson") -> float:
     """Correlation of two robustness vectors over points, ignoring NaNs.
 
@@ -672,12 +682,7 @@ def correlation(a, b, method: str = "pearson") -> float:
     -------
     float (NaN when fewer than 3 valid points or a constant vector).
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f"a and b must be 1-D of equal length; got {a.shape} and {b.shape}.")
-    ok = np.isfinite(a) & np.isfinite(b)
-    a, b = a[ok], b[ok]
+    a, b = _finite_pairs(a, b, "a and b")
     if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
     if method == "pearson":
@@ -731,12 +736,7 @@ def max_order_violation(robustness, distance) -> float:
     -------
     float >= 0 (robustness units). NaN entries are ignored.
     """
-    r = np.asarray(robustness, dtype=np.float64)
-    d = np.asarray(distance, dtype=np.float64)
-    if r.shape != d.shape or r.ndim != 1:
-        raise ValueError(f"robustness and distance must be 1-D of equal length; got {r.shape} and {d.shape}.")
-    ok = np.isfinite(r) & np.isfinite(d)
-    r, d = r[ok], d[ok]
+    r, d = _finite_pairs(robustness, distance, "robustness and distance")
     if r.size < 2:
         raise ValueError("need at least two finite (robustness, distance) pairs.")
     order = np.argsort(d, kind="stable")

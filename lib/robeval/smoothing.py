@@ -279,6 +279,17 @@ class Smooth:
             raise ValueError("x contains NaN or inf values; clean the inputs first.")
         return x.to(self.device, dtype=torch.float32)
 
+    def _prepare(self, x, n, alpha, batch_size, seed):
+        """Validated ``(n, alpha, batch_size)``, ``x`` as a tensor on the device, the seeded generator; the
+        base classifier is put in eval mode (the common start of CERTIFY and PREDICT)."""
+        n = check_num_samples(n, "N")
+        alpha = check_alpha(alpha)
+        batch_size = check_num_samples(batch_size, "batch_size")
+        x = self._as_tensor(x)
+        gen = self._generator(seed)
+        self.base_classifier.eval()
+        return n, alpha, batch_size, x, gen
+
     def _generator(self, seed) -> torch.Generator:
         gen = torch.Generator(device=self.device)
         if seed is None:
@@ -346,12 +357,7 @@ class Smooth:
         CertifyResult
         """
         n0 = check_num_samples(n0, "N0")
-        n = check_num_samples(n, "N")
-        alpha = check_alpha(alpha)
-        batch_size = check_num_samples(batch_size, "batch_size")
-        x = self._as_tensor(x)
-        gen = self._generator(seed)
-        self.base_classifier.eval()
+        n, alpha, batch_size, x, gen = self._prepare(x, n, alpha, batch_size, seed)
         t0 = time.perf_counter()
         # selection: guess the top class from n0 draws
         counts0 = self.sample_counts(x, n0, batch_size, gen)
@@ -388,12 +394,7 @@ class Smooth:
         -------
         numpy.ndarray of int64, shape (B,)
         """
-        n = check_num_samples(n, "N")
-        alpha = check_alpha(alpha)
-        batch_size = check_num_samples(batch_size, "batch_size")
-        x = self._as_tensor(x)
-        gen = self._generator(seed)
-        self.base_classifier.eval()
+        n, alpha, batch_size, x, gen = self._prepare(x, n, alpha, batch_size, seed)
         counts = self.sample_counts(x, n, batch_size, gen)
         order = np.argsort(-counts, axis=1, kind="stable")
         rows = np.arange(len(counts))

@@ -370,12 +370,17 @@ def _caustic_pattern(size, time, scale):
     return np.clip(np.abs(c) ** 8.0, 0, 1)
 
 
+def _random_caustic_pattern(rng, n, size):
+    """:func:`_caustic_pattern` with the release's per-image draws: time ~ U(0.5, 2), scale ~ U(0.75, 1.25)·size."""
+    time = rng.uniform(0.5, 2.0, size=n)[:, None, None]
+    scale = rng.uniform(0.75, 1.25, size=n)[:, None, None] * size
+    return _caustic_pattern(size, time, scale)
+
+
 def caustic_noise(images, level, rng):
     """Add a water-caustic light pattern (iterated trigonometric map), brightness ``25.5·level``."""
     n, size = images.shape[0], images.shape[1]
-    time = rng.uniform(0.5, 2.0, size=n)[:, None, None]
-    scale = rng.uniform(0.75, 1.25, size=n)[:, None, None] * size
-    colour = _caustic_pattern(size, time, scale)
+    colour = _random_caustic_pattern(rng, n, size)
     return from_255(images + magnitude(level, 255.0) * colour[..., None])
 
 
@@ -439,13 +444,11 @@ def caustic_refraction(images, level, rng):
     ``0.2·level · (∂h/∂row − ∂h/∂col)`` (in [0, 1] units) is added to every channel.
     """
     n, size = images.shape[0], images.shape[1]
-    time = rng.uniform(0.5, 2.0, size=n)[:, None, None]
-    scale = rng.uniform(0.75, 1.25, size=n)[:, None, None] * size
     eta = 4.0
     lens_scale = magnitude(level, 0.5 * size)
     lighting = magnitude(level, 2.0)
     # the channels of the release's field are equal, so its luma (weights summing to 1) is the field itself
-    height = ndimage.gaussian_filter(_caustic_pattern(size, time, scale), sigma=(0, 1, 1), mode="reflect")
+    height = ndimage.gaussian_filter(_random_caustic_pattern(rng, n, size), sigma=(0, 1, 1), mode="reflect")
     padded = np.pad(height, ((0, 0), (1, 1), (1, 1)))
     g_row = padded[:, 2:, 1:-1] - padded[:, :-2, 1:-1]
     g_col = padded[:, 1:-1, 2:] - padded[:, 1:-1, :-2]
@@ -487,8 +490,7 @@ def fish_eye(images, level, rng):
     ``1 + 0.2·level``, applied one after the other (each lens resamples, bilinear, black outside, the image
     left by the previous ones)."""
     n, size = images.shape[0], images.shape[1]
-    density = 0.01 * 224**2 / size**2
-    num = int(density * size**2)
+    num = int(0.01 * 224**2)  # the release's density is defined for 224 px: the count does not scale with size
     radius = max(0.05 * size, 3.0)
     eta = magnitude(level, 2.0) + 1.0
     centres = rng.uniform(0, size, size=(num, n, 2))

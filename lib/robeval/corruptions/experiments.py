@@ -105,13 +105,9 @@ def table1_cell(cell: dict, config: dict) -> list[dict]:
 
 @functools.lru_cache(maxsize=4)
 def _load_model(arch: str, path: str, width: int | None = None):
-    import torch
-
     from robeval import models
 
-    model = models.from_config({"arch": arch, "width": width})
-    model.load_state_dict(torch.load(path, map_location="cpu"))
-    return model.eval()
+    return models.load_from_config({"arch": arch, "width": width}, path)
 
 
 def scan_cell(cell: dict, config: dict) -> list[dict]:
