@@ -134,6 +134,13 @@ class Ledger:
                             columns=list(Claim.__dataclass_fields__)).drop(columns=["profile", "notebook", "paper"])
 
 
+def check_ledger(ledger) -> Ledger:
+    """``ledger`` if it is a :class:`Ledger`, else TypeError (for functions that record claims)."""
+    if not isinstance(ledger, Ledger):
+        raise TypeError(f"ledger must be a robeval.claims.Ledger, got {type(ledger).__name__}.")
+    return ledger
+
+
 def load_claims(profile: str):
     """Every saved claim of ``profile`` as a DataFrame (empty if none)."""
     import pandas as pd

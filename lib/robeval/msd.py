@@ -16,7 +16,8 @@ c_1..c_M):
 
 The module also holds the two experiments of notebook 03 as grid-cell functions: the augmentation
 powerset (per scheme a trained model, its CIFAR-10-C errors and its MSD/MMD to every corruption) and the
-Fig. 2 toy (augmentation = mixture of impulse noise and motion blur).
+Fig. 2 toy (augmentation = mixture of impulse noise and motion blur), and the tables and quantities the
+notebook's claims are judged on (the claims themselves are recorded by :mod:`robeval.msd_claims`).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from . import augmentations as aug
+from .validation import check_frame as _check_frame
 
 __all__ = [
     "transform_features", "mmd", "msd", "mmd_many", "msd_many", "model_feature_fn", "scheme_transform",
@@ -33,6 +35,8 @@ __all__ = [
     "sample_powerset_schemes", "make_corrupted_test_sets", "train_feature_extractor", "prepare_powerset",
     "powerset_cell", "toy_mixture_cell", "toy_distances", "spearman_table", "average_over_severities",
     "inclusion_effect", "method_transform", "METHODS",
+    "toy_cells", "powerset_cells", "toy_table", "spearman_summary", "inclusion_effects", "relative_msd_reduction",
+    "single_op_table", "mean_error_by_kind", "toy_landmarks", "method_vs_powerset_median",
     "PAPER_SPEARMAN_THRESHOLD", "PAPER_N_ABOVE_THRESHOLD",
 ]
 
@@ -632,3 +636,168 @@ def inclusion_effect(df, op: str, corruption: str) -> dict:
         out[f"error_{label}"] = float(g["error"].mean()) if len(g) else float("nan")
         out[f"n_{label}"] = int(len(g))
     return out
+
+
+# --------------------------------------------------------------------------------------------------
+# notebook 03: grid cells, result tables and the quantities its claims are judged on
+# --------------------------------------------------------------------------------------------------
+
+
+def _check_seed(seed, name: str = "seed") -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {seed!r}.")
+    return int(seed)
+
+
+def toy_cells(fractions, seed: int) -> list[dict]:
+    """Grid cells of the Fig. 2b toy: one per impulse-noise fraction, ``{"fraction", "seed"}``.
+
+    Cell ``i`` gets seed ``1000·seed + 700 + i`` (kept apart from the powerset cells' ``1000·seed + 0..599``).
+    """
+    seed = _check_seed(seed)
+    fractions = [float(p) for p in fractions]
+    bad = [p for p in fractions if not 0.0 <= p <= 1.0]
+    if bad:
+        raise ValueError(f"fractions must lie in [0, 1], got {bad}.")
+    return [{"fraction": p, "seed": seed * 1000 + 700 + i} for i, p in enumerate(fractions)]
+
+
+def powerset_cells(schemes, methods, seed: int) -> list[dict]:
+    """Grid cells of Sec. 4: one per powerset scheme, then one per published method, ``{"scheme", "seed"}``.
+
+    A scheme's seed is ``1000·seed + its index in the 512-scheme powerset``, so a scheme's result does not
+    depend on which other schemes run; method ``i`` gets ``1000·seed + 600 + i``. ``methods`` are names of
+    :data:`METHODS` (AugMix is the full nine-op scheme and normally comes with the powerset).
+    """
+    seed = _check_seed(seed)
+    all_schemes = aug.powerset_schemes()
+    parsed = [aug.parse_scheme(s) for s in schemes]
+    methods = [str(m) for m in methods]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; valid: {', '.join(METHODS)}.")
+    cells = [{"scheme": aug.scheme_name(s), "seed": seed * 1000 + all_schemes.index(s)} for s in parsed]
+    cells += [{"scheme": m, "seed": seed * 1000 + 600 + i} for i, m in enumerate(methods)]
+    return cells
+
+
+def toy_table(distances, runs, corruption: str = "impulse_noise") -> "pandas.DataFrame":  # noqa: F821
+    """Fig. 2b table: per mixing fraction the MMD/MSD to ``corruption`` and the error on it.
+
+    Parameters
+    ----------
+    distances : DataFrame or rows with fraction, mmd, msd (from :func:`toy_distances`)
+    runs : DataFrame with fraction, corruption, error (rows of :func:`toy_mixture_cell`; the error is
+        averaged over severities and repeated cells of the same fraction)
+    corruption : the target corruption
+
+    Returns
+    -------
+    DataFrame with columns fraction, mmd, msd, error_<corruption> (errors as fractions in [0, 1]); one
+    row per fraction present in both inputs, in the order of ``distances``.
+    """
+    import pandas as pd
+
+    dist = _check_frame(pd.DataFrame(distances), ("fraction", "mmd", "msd"), "distances")
+    runs = _check_frame(runs, ("fraction", "corruption", "error"), "runs")
+    sel = runs[runs["corruption"] == corruption]
+    if sel.empty:
+        raise ValueError(f"runs has no rows for corruption {corruption!r}; it has "
+                         f"{sorted(set(runs['corruption']))}.")
+    err = sel.groupby("fraction")["error"].mean().rename(f"error_{corruption}").reset_index()
+    return dist.merge(err, on="fraction")
+
+
+def spearman_summary(rho, threshold: float = PAPER_SPEARMAN_THRESHOLD) -> dict:
+    """Sec. 4.2 / App. B in numbers, from :func:`spearman_table`.
+
+    Returns
+    -------
+    dict with n_above (corruptions whose Spearman(MSD, error) exceeds ``threshold``; NaN counts as not
+    above), n_corruptions, median_rho_msd and median_rho_mmd (medians over corruptions, NaN skipped).
+    """
+    rho = _check_frame(rho, ("rho_msd", "rho_mmd"), "rho")
+    return {"n_above": int((rho["rho_msd"] > threshold).sum()), "n_corruptions": int(len(rho)),
+            "median_rho_msd": float(rho["rho_msd"].median()), "median_rho_mmd": float(rho["rho_mmd"].median())}
+
+
+def inclusion_effects(df, ops=("solarize", "translate_x"),
+                      corruptions=("impulse_noise", "motion_blur")) -> "pandas.DataFrame":  # noqa: F821
+    """Fig. 4 table: :func:`inclusion_effect` for every (op, corruption) pair, op-major.
+
+    Returns
+    -------
+    DataFrame with columns op, corruption, msd_with, error_with, n_with, msd_without, error_without,
+    n_without (feature units and error fractions; NaN where a group is empty).
+    """
+    import pandas as pd
+
+    return pd.DataFrame([{"op": op, "corruption": c, **inclusion_effect(df, op, c)}
+                         for op in ops for c in corruptions])
+
+
+def relative_msd_reduction(msd_with, msd_without) -> float:
+    """How much including an op lowers the mean MSD, relative to schemes without it:
+    ``(msd_without − msd_with) / msd_without`` (positive = closer). NaN when ``msd_without`` is 0 or NaN,
+    where no relative change is defined."""
+    with_, without = float(msd_with), float(msd_without)
+    if not np.isfinite(without) or without == 0.0:
+        return float("nan")
+    return (without - with_) / without
+
+
+def single_op_table(avg, corruption: str = "motion_blur") -> "pandas.DataFrame":  # noqa: F821
+    """Fig. 1 table: the empty and the single-op powerset schemes on ``corruption``.
+
+    Parameters
+    ----------
+    avg : DataFrame from :func:`average_over_severities` (scheme, family, n_ops, corruption, error, msd, …)
+
+    Returns
+    -------
+    the matching rows of ``avg`` (powerset family, ``n_ops <= 1``) with an added column ``kind``:
+    "baseline" for the empty scheme, else the op's kind ("color" or "geometric").
+    """
+    avg = _check_frame(avg, ("scheme", "family", "n_ops", "corruption", "error"), "avg")
+    power = avg[avg["family"] == "powerset"]
+    single = power[(power["corruption"] == corruption) & (power["n_ops"] <= 1)].copy()
+    single["kind"] = single["scheme"].map(lambda s: "baseline" if s == "none" else aug.OPS[s].kind)
+    return single
+
+
+def mean_error_by_kind(single) -> dict:
+    """Mean error of the rows of :func:`single_op_table` per kind: {"geometric", "color", "baseline"}
+    (NaN for a kind without rows)."""
+    single = _check_frame(single, ("kind", "error"), "single")
+    return {k: single[single["kind"] == k]["error"].mean() for k in ("geometric", "color", "baseline")}
+
+
+def toy_landmarks(toy, corruption: str = "impulse_noise") -> dict:
+    """The rows of the Fig. 2b table that its claims compare, after sorting by fraction.
+
+    Returns
+    -------
+    dict with ``far`` (the smallest fraction, normally 0), ``small`` (the smallest fraction > 0), ``near``
+    (the largest fraction, normally 1) as Series, and ``mmd_linearity``: the Pearson correlation of fraction
+    and MMD over all rows (−1 = MMD falls exactly linearly with the fraction).
+    """
+    toy = _check_frame(toy, ("fraction", "mmd", "msd", f"error_{corruption}"), "toy").sort_values("fraction")
+    positive = toy[toy["fraction"] > 0]
+    if len(toy) < 2 or positive.empty:
+        raise ValueError("the Fig. 2b table needs at least two fractions, one of them > 0; got "
+                         f"{list(toy['fraction'])}.")
+    return {"far": toy.iloc[0], "small": positive.iloc[0], "near": toy.iloc[-1],
+            "mmd_linearity": float(np.corrcoef(toy["fraction"], toy["mmd"])[0, 1])}
+
+
+def method_vs_powerset_median(avg, method: str, corruption: str) -> tuple[float, float]:
+    """Fig. 5: MSD of a published ``method`` to ``corruption`` and the median MSD of the powerset schemes.
+
+    ``avg`` from :func:`average_over_severities`. Returns ``(method_msd, powerset_median)``; the method's
+    MSD is NaN when it did not run.
+    """
+    avg = _check_frame(avg, ("scheme", "family", "corruption", "msd"), "avg")
+    at = avg[avg["corruption"] == corruption]
+    m = at[(at["family"] == "method") & (at["scheme"] == method)]["msd"]
+    ref = at[at["family"] == "powerset"]["msd"].median()
+    return (float(m.iloc[0]) if len(m) else float("nan")), float(ref)

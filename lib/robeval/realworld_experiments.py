@@ -9,6 +9,9 @@
 
 :func:`scale_sweep` computes real-world robustness over a range of perturbation scales
 and its correlation with adversarial robustness (Figs. 3c, 4c).
+
+The last section holds the tables and quantities that the claims of notebooks 05-07 are judged on
+(the claims themselves are recorded by :mod:`robeval.realworld_claims`).
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .realworld import correlation, real_world_robustness, trace_normalized
+from .validation import check_frame as _check_frame
 
-__all__ = ["Split", "iris_split", "ionosphere_split", "fit_iris_forest", "fit_mlp", "torch_predict", "scale_sweep"]
+__all__ = ["Split", "iris_split", "ionosphere_split", "fit_iris_forest", "fit_mlp", "torch_predict", "scale_sweep",
+           "convergence_check", "run_sec41", "load_sec41_results", "sweep_peak", "correlation_range", "fraction_above",
+           "dense_near_one", "covariance_comparison", "fog_statistics", "rank_agreement", "max_spread_along_x1",
+           "equal_distance_edge", "analytic_check_points", "analytic_mc_checks", "mc_check_summary"]
 
 
 @dataclass(frozen=True)
@@ -229,6 +236,9 @@ def run_sec41(dataset: str, out_dir, *, seed: int, n_samples: int, scales, scatt
               "model_kwargs": dict(model_kwargs or {}), "cov_trace": cov_trace,
               "iris_classes": [int(c) for c in iris_classes] if dataset == "iris" else None,
               "max_test_points": int(max_test_points or 0)}
+    if attack == "brendel_bethge":
+        # results of ART's own (unseeded) initial search must not be reused: see adversarial.brendel_bethge
+        config["bb_init"] = "seeded"
     summary_path = out_dir / f"{dataset}_summary.json"
     if summary_path.is_file():
         previous = io.read_json(summary_path)
@@ -297,3 +307,198 @@ def run_sec41(dataset: str, out_dir, *, seed: int, n_samples: int, scales, scatt
                "attack": adv.method, "attack_success_rate": adv.success_rate, "config": config}
     io.atomic_write_json(summary_path, summary)
     return summary
+
+
+# --------------------------------------------------------------------------------------------------
+# notebooks 05-07: result tables and the quantities their claims are judged on
+# --------------------------------------------------------------------------------------------------
+
+
+def load_sec41_results(out_dir, dataset: str):
+    """Read the files :func:`run_sec41` wrote for ``dataset``.
+
+    Returns
+    -------
+    points, sweep, convergence : DataFrames (``convergence`` is empty when no repetitions were run: the
+    file then holds no header, which ``pandas.read_csv`` cannot parse)
+    """
+    import pandas as pd
+    from pathlib import Path
+
+    from . import io
+
+    out_dir = Path(out_dir)
+    points = io.load_frame(out_dir / f"{dataset}_points.csv")
+    sweep = io.load_frame(out_dir / f"{dataset}_sweep.csv")
+    conv_path = out_dir / f"{dataset}_convergence.csv"
+    conv = io.load_frame(conv_path) if conv_path.stat().st_size > 1 else pd.DataFrame()
+    return points, sweep, conv
+
+
+def sweep_peak(sweep):
+    """The row of a scale sweep (:func:`scale_sweep`) with the largest Pearson correlation (a Series with
+    scale, pearson, …). Scales where the correlation is undefined (NaN) are skipped."""
+    _check_frame(sweep, ("scale", "pearson"), "sweep")
+    if sweep["pearson"].notna().sum() == 0:
+        raise ValueError("the sweep has no finite Pearson correlation (real-world robustness constant at "
+                         "every scale); widen the scale range.")
+    return sweep.loc[sweep["pearson"].idxmax()]
+
+
+def correlation_range(sweep) -> float:
+    """Spread of the Pearson correlation over the scales of a sweep: max − min, NaN skipped."""
+    _check_frame(sweep, ("pearson",), "sweep")
+    return float(np.nanmax(sweep["pearson"]) - np.nanmin(sweep["pearson"]))
+
+
+def fraction_above(values, threshold: float) -> float:
+    """Fraction of ``values`` (1-D) strictly above ``threshold``; NaN for an empty input."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 1:
+        raise ValueError(f"values must be one-dimensional, got shape {values.shape}.")
+    return float(np.mean(values > threshold)) if values.size else float("nan")
+
+
+def dense_near_one(points, scale: float, threshold: float = 0.9) -> tuple[float, float]:
+    """Sec. 4.1.3: how densely the two robustness scores sit near 1.
+
+    Over the test points whose attack succeeded: the fraction with real-world robustness (identity
+    covariance, perturbation ``scale``) above ``threshold``, and the fraction with adversarial robustness
+    above it. ``points`` is the ``<dataset>_points.csv`` table of :func:`run_sec41`.
+
+    Returns ``(real_world_fraction, adversarial_fraction)``.
+    """
+    col = f"rw_identity_{float(scale):g}"
+    _check_frame(points, ("adv_success", "adv_robustness", col), "points")
+    ok = points["adv_success"].astype(bool)
+    return fraction_above(points.loc[ok, col], threshold), fraction_above(points.loc[ok, "adv_robustness"], threshold)
+
+
+def covariance_comparison(points, scale: float) -> dict:
+    """Fig. 5: real-world robustness with identity vs random covariance (same trace) at ``scale``.
+
+    Returns dict with scale, pearson (correlation of the two scores over test points) and mean_abs_diff.
+    """
+    a_col, b_col = f"rw_identity_{float(scale):g}", f"rw_random_{float(scale):g}"
+    _check_frame(points, (a_col, b_col), "points")
+    a, b = points[a_col], points[b_col]
+    return {"scale": scale, "pearson": correlation(a, b), "mean_abs_diff": float(np.mean(np.abs(a - b)))}
+
+
+def fog_statistics(points) -> "pandas.Series":  # noqa: F821
+    """Summary of the fog experiment's test hours (``fog_points.csv`` of :func:`robeval.fog.run_fog_experiment`):
+    number of points, DeepFool success rate, minimum real-world robustness, fractions with P_r > 0.99 and
+    P_r < 0.5, and the Pearson/Spearman correlations of adversarial and real-world robustness over the
+    points whose attack succeeded."""
+    import pandas as pd
+
+    _check_frame(points, ("adv_success", "adv_robustness", "rw_robustness"), "points")
+    ok = points["adv_success"].astype(bool)
+    rw = points["rw_robustness"]
+    return pd.Series({
+        "test points": len(points), "DeepFool success rate": ok.mean(),
+        "min real-world robustness": rw.min(),
+        "fraction P_r > 0.99": (rw > 0.99).mean(),
+        "fraction P_r < 0.5": (rw < 0.5).mean(),
+        "Pearson(adv, P_r)": correlation(points.loc[ok, "adv_robustness"], rw[ok]),
+        "Spearman(adv, P_r)": correlation(points.loc[ok, "adv_robustness"], rw[ok], "spearman"),
+    })
+
+
+def rank_agreement(robustness, distance) -> dict:
+    """How well the distance to the closest counterfactual orders points like real-world robustness.
+
+    robustness, distance : arrays of equal size (e.g. the closed-form maps of
+    :func:`robeval.realworld_analytic.closed_form_maps`), flattened.
+
+    Returns dict with spearman (rank correlation) and max_order_violation
+    (:func:`robeval.realworld.max_order_violation`: 0 when no point farther from the boundary is less robust).
+    """
+    from .realworld import max_order_violation
+
+    r, d = np.ravel(robustness), np.ravel(distance)
+    if r.shape != d.shape:
+        raise ValueError(f"robustness and distance must have the same size, got {r.size} and {d.size}.")
+    return {"spearman": correlation(r, d, method="spearman"), "max_order_violation": max_order_violation(r, d)}
+
+
+def max_spread_along_x1(robustness_map) -> float:
+    """Largest range (max − min) of a 2-D map along its x1 axis (axis 1, the columns of each row); 0 when
+    the map does not depend on x1 (App. A.1 with w = (0, 1))."""
+    m = np.asarray(robustness_map, dtype=np.float64)
+    if m.ndim != 2:
+        raise ValueError(f"robustness_map must be a 2-D (x2, x1) grid, got shape {m.shape}.")
+    return float(np.ptp(m, axis=1).max())
+
+
+def equal_distance_edge(corner, cov, extent: float, *, distance: float = 0.5, n: int = 50):
+    """App. A.2: points inside the right-angle model's quadrant at counterfactual ``distance`` from the
+    edge x2 = a2, moving away from the corner along it.
+
+    Point ``k`` is ``(a1 + t_k, a2 + distance)`` with ``t`` evenly spaced over ``[distance, extent]`` (the
+    distance to the other edge). Returns a DataFrame with t, distance (to the closest counterfactual) and
+    robustness (closed-form P_r under covariance ``cov``).
+    """
+    import pandas as pd
+
+    from .realworld_analytic import right_angle_counterfactual, right_angle_robustness
+
+    corner = np.asarray(corner, dtype=np.float64)
+    if corner.shape != (2,):
+        raise ValueError(f"corner must be (a1, a2), got shape {corner.shape}.")
+    if not extent > distance > 0:
+        raise ValueError(f"need extent > distance > 0, got extent={extent!r}, distance={distance!r}.")
+    t = np.linspace(distance, extent, int(n))
+    pts = np.column_stack([corner[0] + t, np.full_like(t, corner[1] + distance)])
+    return pd.DataFrame({"t": t, "distance": right_angle_counterfactual(pts, corner)[1],
+                         "robustness": right_angle_robustness(pts, corner, cov)})
+
+
+def analytic_check_points(corner, check_extent: float, n_check: int) -> tuple[np.ndarray, np.ndarray]:
+    """Points of the Monte-Carlo check of App. A: a regular ``n_check × n_check`` grid over
+    ``[-check_extent, check_extent]²`` and a ``max(n_check // 2, 3)``² patch of side 2 around ``corner``.
+    Returns two float arrays (n, 2)."""
+    g = np.linspace(-check_extent, check_extent, n_check)
+    grid_pts = np.stack(np.meshgrid(g, g), -1).reshape(-1, 2)
+    h = np.linspace(-1.0, 1.0, max(n_check // 2, 3))
+    corner_pts = np.asarray(corner) + np.stack(np.meshgrid(h, h), -1).reshape(-1, 2)
+    return grid_pts, corner_pts
+
+
+def analytic_mc_checks(corner, covariances, check_extent: float, n_check: int, n_samples: int,
+                       seed: int) -> "pandas.DataFrame":  # noqa: F821
+    """Monte-Carlo real-world robustness against the closed forms of App. A (Sec. 3.5 estimator check).
+
+    The linear model (w = (0, 1), b = 0) on the grid of :func:`analytic_check_points`, the right-angle model
+    (corner ``corner``) on the grid plus the corner patch, each under every covariance of ``covariances``
+    (an ordered mapping name -> (2, 2) matrix). Model ``k``, covariance ``j`` use seed ``seed + 10k + j``.
+
+    Returns the rows of :func:`robeval.realworld_analytic.mc_vs_closed_form` with leading columns model
+    and covariance.
+    """
+    import pandas as pd
+
+    from .realworld_analytic import mc_vs_closed_form
+
+    grid_pts, corner_pts = analytic_check_points(corner, check_extent, n_check)
+    checks = []
+    for k, (model, pts, params) in enumerate([
+        ("linear", grid_pts, dict(w=(0.0, 1.0), b=0.0)),
+        ("right_angle", np.vstack([grid_pts, corner_pts]), dict(a=corner)),
+    ]):
+        for j, (cov_name, cov) in enumerate(covariances.items()):
+            df = mc_vs_closed_form(model, pts, cov, n_samples, rng=seed + 10 * k + j, **params)
+            df.insert(0, "covariance", cov_name)
+            df.insert(0, "model", model)
+            checks.append(df)
+    return pd.concat(checks, ignore_index=True)
+
+
+def mc_check_summary(checks) -> "pandas.DataFrame":  # noqa: F821
+    """Per (model, covariance) of :func:`analytic_mc_checks`: points, max |z|, mean z², minimum exact
+    p-value and the largest |MC − closed form|."""
+    _check_frame(checks, ("model", "covariance", "z", "p_value", "mc", "exact"), "checks")
+    err = (checks["mc"] - checks["exact"]).abs()
+    return checks.assign(err=err).groupby(["model", "covariance"]).agg(
+        points=("z", "size"), max_abs_z=("z", lambda z: np.abs(z).max()), mean_z2=("z", lambda z: np.mean(z**2)),
+        min_p=("p_value", "min"), max_abs_err=("err", "max"))

@@ -20,7 +20,8 @@ training, with three changes (their Algorithm 2):
    classifier err is kept, else the last.
 
 :func:`gradient_norms` measures the mean per-sample gradient norm (w.r.t. all parameters) of easy
-and hard inputs (Table 2 / Fig. 5).
+and hard inputs (Table 2 / Fig. 5). :func:`variant_certification_table`, :func:`variant_ecdfs` and
+:func:`gradient_norm_table` turn the records of the :func:`run_variant` grid into notebook 09's tables.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from scipy.stats import norm as _norm
 
+from robeval.validation import check_frame
 from robeval.smoothing import Smooth, check_alpha, check_num_samples, check_sigma, clopper_pearson_lower
 
 __all__ = [
@@ -48,6 +50,10 @@ __all__ = [
     "variant_flags",
     "VARIANTS",
     "run_variant",
+    "GRADIENT_COLUMNS",
+    "variant_certification_table",
+    "variant_ecdfs",
+    "gradient_norm_table",
 ]
 
 
@@ -554,3 +560,79 @@ def run_variant(cell: dict, config: dict) -> list:
     rows = [dict(record="cert", **{c: (v.item() if hasattr(v, "item") else v) for c, v in r.items()})
             for r in cert.drop(columns=["time"]).assign(time_s=cert["time"]).to_dict(orient="records")]
     return rows + [summary]
+
+
+# --------------------------------------------------------------------------------------------
+# result tables of the variant grid (notebook 09)
+# --------------------------------------------------------------------------------------------
+
+GRADIENT_COLUMNS = ("n_kept", "n_easy", "n_hard", "grad_easy", "grad_hard", "grad_easy_attack", "grad_hard_attack",
+                    "train_seconds")
+
+
+def _check_columns(df, needed, name: str, hint: str) -> None:
+    check_frame(df, needed, name, non_empty=True, hint=hint)
+
+
+def variant_certification_table(cert, radii):
+    """Table 5 (scaled): ACR and certified accuracy (percent) per variant, averaged over seeds.
+
+    Parameters
+    ----------
+    cert : pandas.DataFrame
+        The ``record == "cert"`` rows of the :func:`run_variant` grid: one row per certified test image with
+        ``sigma``, ``variant``, ``seed`` and the certification columns (``label predict radius correct``).
+    radii : array_like of float, shape (R,)
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``(sigma, variant)`` (order of appearance), columns ``ACR`` and one per radius (percent): the
+        mean over seeds of :func:`robeval.smoothing_metrics.certification_table`.
+    """
+    from robeval import smoothing_metrics as sm
+
+    _check_columns(cert, ("sigma", "variant", "seed"), "cert", "pass the 'cert' records of run_variant.")
+    frames = {key: g for key, g in cert.groupby(["sigma", "variant", "seed"], sort=False)}
+    tab = sm.certification_table(frames, radii)
+    tab.index.names = ["sigma", "variant", "seed"]
+    return tab.groupby(level=["sigma", "variant"], sort=False).mean()
+
+
+def variant_ecdfs(cert, n: int, alpha: float):
+    """ECDF of ``p_A`` of every (sigma, variant) from its certification rows (all seeds pooled).
+
+    The certification budget is this profile's own ``(n, alpha)``, and the read-out is the strict
+    ``p_hat_A >= x`` (``count_offset=0``): these files are not the published ones.
+
+    Returns
+    -------
+    pandas.DataFrame with columns ``x``, ``y``, ``sigma``, ``variant`` (501 rows per curve).
+    """
+    from robeval import smoothing_metrics as sm
+
+    _check_columns(cert, ("sigma", "variant"), "cert", "pass the 'cert' records of run_variant.")
+    frames = {key: g for key, g in cert.groupby(["sigma", "variant"], sort=False)}
+    return sm.ecdf_curves(frames, int(n), float(alpha), count_offset=0, key_names=("sigma", "variant"))
+
+
+def gradient_norm_table(summary):
+    """Table 2 / Fig. 5 (scaled): mean gradient norms of easy and hard inputs per (sigma, variant).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The ``record == "summary"`` rows of the :func:`run_variant` grid (one per variant, sigma and seed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``(sigma, variant)``; the seed means of :data:`GRADIENT_COLUMNS`, plus ``ratio``
+        (``grad_easy / grad_hard``) and ``ratio_attack`` (the same under the adaptive attack).
+    """
+    _check_columns(summary, ("sigma", "variant", *GRADIENT_COLUMNS), "summary",
+                   "pass the 'summary' records of run_variant.")
+    t2 = summary.groupby(["sigma", "variant"], sort=False)[list(GRADIENT_COLUMNS)].mean()
+    t2["ratio"] = t2.grad_easy / t2.grad_hard
+    t2["ratio_attack"] = t2.grad_easy_attack / t2.grad_hard_attack
+    return t2

@@ -10,6 +10,11 @@ Sun, Mao, Müller, Vechev, *Average Certified Radius is a Poor Metric for Random
 * Theory: :func:`max_certified_radius`, Theorem 1 (:func:`trivial_classifier_acr`,
   :func:`theorem1_min_budget`), Fig. 2 (:func:`fig2_curves`) and the certification-budget toy
   example of Sections 4.1/4.2 (:func:`budget_toy_example`).
+* The analyses behind notebook 08's and 09's claims (recorded by ``robeval.acr_claims``): long tables over
+  many files (:func:`certified_accuracy_curves`, :func:`ecdf_curves`, :func:`appendix_b_curves`,
+  :func:`best_over_sigma_by_method`), baseline comparisons (:func:`below_then_above`,
+  :func:`compare_to_baseline`, :func:`acr_gain_recovered`), App. B.3 orders (:func:`ecdf_strict_orders`)
+  and the App. B checks (:func:`appendix_b_grid_excess`, :func:`appendix_b_round_trip`).
 
 Certified radii follow Cohen et al. (2019): with ``n_A`` hits among ``N`` draws, ``p_A_lower`` is
 the one-sided Clopper--Pearson bound at level ``1 - alpha`` and the radius is
@@ -57,6 +62,37 @@ __all__ = [
     "published_frames",
     "compare_tables",
     "ecdf_dominance",
+    "PAPER_TABLE5",
+    "PAPER_TABLE8",
+    "PAPER_IMAGENET_RECOVERY",
+    "PAPER_APPB3_STRICT_ORDERS",
+    "certified_accuracy_curves",
+    "published_ecdfs",
+    "ecdf_curves",
+    "ecdf_max_diff",
+    "ecdf_at",
+    "compare_to_baseline",
+    "ecdf_is_extreme",
+    "ecdf_is_extreme_by_sigma",
+    "ecdf_strict_orders",
+    "strict_order_pairs",
+    "sigmas_with_orders",
+    "acr_gain_recovered",
+    "below_then_above",
+    "appendix_b_curves",
+    "appendix_b_grid_excess",
+    "appendix_b_round_trip",
+    "best_over_sigma_by_method",
+    "best_over_sigma_table",
+    "max_file_radius",
+    "fig2_p_grid",
+    "fig2_points",
+    "radius_gain_equivalent",
+    "theorem1_table",
+    "budget_toy_modes",
+    "budget_scan",
+    "toy_order_summary",
+    "largest_certifiable_column",
 ]
 
 CERT_COLUMNS = ("label", "predict", "radius", "correct")
@@ -133,7 +169,7 @@ def certified_accuracy(df: pd.DataFrame, radii) -> np.ndarray:
     return n_ge / len(df)
 
 
-def certification_table(frames: dict, radii) -> pd.DataFrame:
+def certification_table(frames: dict, radii, n_images: bool = False) -> pd.DataFrame:
     """ACR and certified accuracy (percent) for several certification frames.
 
     Parameters
@@ -142,11 +178,15 @@ def certification_table(frames: dict, radii) -> pd.DataFrame:
         ``key -> DataFrame``; keys become the index (tuples give a MultiIndex, e.g.
         ``(sigma, method)``).
     radii : array_like of float, shape (R,)
+    n_images : bool
+        Also report each frame's number of rows (column ``n_images``, last); some published files are
+        truncated.
 
     Returns
     -------
     pandas.DataFrame
-        Column ``ACR`` then one column per radius (``'0.00'``, ``'0.25'``, ...) in percent.
+        Column ``ACR`` then one column per radius (``'0.00'``, ``'0.25'``, ...) in percent
+        [, ``n_images``].
     """
     if not frames:
         raise ValueError("frames is empty; pass {key: certification DataFrame}.")
@@ -158,6 +198,8 @@ def certification_table(frames: dict, radii) -> pd.DataFrame:
     out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
     if all(isinstance(k, tuple) for k in rows):
         out.index = pd.MultiIndex.from_tuples(list(rows))
+    if n_images:
+        out["n_images"] = [len(df) for df in frames.values()]
     return out
 
 
@@ -711,3 +753,583 @@ def ecdf_dominance(ecdfs: dict, x_min: float = 0.5, x_max: float = 1.0, tol: flo
             if np.all(gap >= -tol):
                 rows.append((a, b, float(gap.min()), bool(np.any(gap > tol))))
     return pd.DataFrame(rows, columns=["better", "worse", "min_gap", "strict"])
+
+
+# the paper's other printed numbers used by the claims (robeval.acr_claims)
+
+# Table 8 (App. E.1): mean and standard deviation of "Ours"' ACR over three seeds, per sigma.
+PAPER_TABLE8 = {0.25: (0.5613, 0.0022), 0.5: (0.7587, 0.0011), 1.0: (0.8434, 0.0003)}
+
+# Section 6: percent of the best baseline's ImageNet ACR gain over Gaussian that "Ours" recovers, per sigma.
+PAPER_IMAGENET_RECOVERY = {0.25: 94.6, 0.5: 96.5, 1.0: 85.2}
+
+# Appendix B.3: the strict ECDF orders the paper lists, as groups of (better, worse); the sigma of each group
+# was lost in the text extraction.
+PAPER_APPB3_STRICT_ORDERS = (
+    (("catrs", "consistency"), ("catrs", "smoothadv"), ("ours", "catrs")),
+    (("catrs", "smoothmix"),),
+    (("catrs", "smoothmix"), ("catrs", "macer"), ("ours", "macer")),
+)
+
+# Table 5 (CIFAR-10, sigma = 0.5): ACR and certified accuracy (%) at r = 0 of each training variant, as printed.
+PAPER_TABLE5 = {
+    "gaussian": (0.525, 65.7), "discard": (0.627, 68.4), "reweight": (0.662, 68.1), "attack": (0.701, 63.4),
+    "discard+reweight": (0.672, 68.5), "discard+attack": (0.731, 63.4), "reweight+attack": (0.741, 56.1),
+    "all": (0.760, 59.3)}
+
+
+# --------------------------------------------------------------------------------------------
+# long tables over many certification files, and the checks behind the claims
+# --------------------------------------------------------------------------------------------
+
+
+def _check_frames_dict(frames, name: str = "frames") -> dict:
+    if not isinstance(frames, dict) or not frames:
+        raise ValueError(f"{name} must be a non-empty dict {{key: DataFrame}}, got "
+                         f"{type(frames).__name__ if not isinstance(frames, dict) else 'an empty dict'}.")
+    return frames
+
+
+def _key_columns(key, key_names) -> dict:
+    key = key if isinstance(key, tuple) else (key,)
+    if len(key) != len(key_names):
+        raise ValueError(f"key {key!r} has {len(key)} parts but key_names names {len(key_names)}: "
+                         f"{list(key_names)}.")
+    return dict(zip(key_names, key))
+
+
+def certified_accuracy_curves(frames: dict, radii, key_names=("sigma", "method")) -> pd.DataFrame:
+    """Certified accuracy against radius for several certification frames, as one long table (Fig. 6).
+
+    Parameters
+    ----------
+    frames : dict
+        ``key -> certification DataFrame``; a key is a tuple with one value per ``key_names``.
+    radii : array_like of float, shape (R,)
+        Radii (input units, L2).
+    key_names : tuple of str
+        Column names of the key parts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``len(frames) * R`` rows, one block per frame in dict order; columns ``*key_names``, ``radius``,
+        ``certified_accuracy`` (fraction).
+    """
+    _check_frames_dict(frames)
+    radii = np.atleast_1d(np.asarray(radii, dtype=np.float64))
+    parts = [pd.DataFrame({**_key_columns(key, key_names), "radius": radii,
+                           "certified_accuracy": certified_accuracy(df, radii)}) for key, df in frames.items()]
+    return pd.concat(parts, ignore_index=True)
+
+
+def published_ecdfs(keys=None) -> dict:
+    """The authors' published ECDF files of ``p_A`` (CIFAR-10, Fig. 9) as ``{(sigma, method): DataFrame(x, y)}``.
+
+    Parameters
+    ----------
+    keys : iterable of (sigma, method), optional
+        Default: every row of the paper's Table 3 (the files exist for all of them).
+    """
+    from robeval import data
+
+    keys = list(paper_table("cifar10").index) if keys is None else list(keys)
+    return {(float(s), m): data.load_published_ecdf(m, float(s)) for s, m in keys}
+
+
+def ecdf_curves(frames: dict, n: int, alpha: float, count_offset: int = 1, key_names=("sigma", "method"),
+                published: dict | None = None) -> pd.DataFrame:
+    """ECDF of ``p_A`` (:func:`ecdf_from_certification`) of several certification frames, as one long table.
+
+    Parameters
+    ----------
+    frames : dict
+        ``key -> certification DataFrame``; the key part named ``"sigma"`` is the noise level.
+    n, alpha : the certification budget behind the frames.
+    count_offset : int
+        See :func:`ecdf_from_certification`.
+    key_names : tuple of str
+        Column names of the key parts; must contain ``"sigma"``.
+    published : dict, optional
+        ``key -> DataFrame(x, y)`` on the same ``x`` grid (e.g. :func:`published_ecdfs`); its ``y`` is added
+        as column ``published``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        501 rows per frame (grid ``x = 0.500 ... 1.000``), columns ``x``, ``y``, ``*key_names``
+        [, ``published``].
+    """
+    _check_frames_dict(frames)
+    if "sigma" not in key_names:
+        raise ValueError(f"key_names must name the noise level 'sigma', got {list(key_names)}.")
+    if published is not None:
+        missing = [k for k in frames if k not in published]
+        if missing:
+            raise ValueError(f"published lacks the ECDFs of {missing}; pass one per frame.")
+    parts = []
+    for key, df in frames.items():
+        cols = _key_columns(key, key_names)
+        e = ecdf_from_certification(df, cols["sigma"], n, alpha, count_offset=count_offset)
+        if published is not None:
+            pub = published[key]
+            if len(pub) != len(e) or not np.allclose(np.asarray(pub["x"], dtype=np.float64), e["x"].to_numpy()):
+                raise ValueError(f"the published ECDF of {key!r} is not on the grid x = 0.500, 0.501, ..., 1.")
+            cols["published"] = np.asarray(pub["y"])
+        parts.append(e.assign(**cols))
+    return pd.concat(parts, ignore_index=True)
+
+
+def ecdf_max_diff(curves: pd.DataFrame, key_names=("sigma", "method")) -> pd.DataFrame:
+    """Largest ``|y - published|`` of each ECDF of a long table from ``ecdf_curves(..., published=...)``.
+
+    Returns
+    -------
+    pandas.DataFrame with columns ``*key_names``, ``max_abs_diff`` (one row per curve, in table order).
+    """
+    missing = [c for c in ("y", "published", *key_names) if c not in curves.columns]
+    if missing:
+        raise ValueError(f"curves lacks columns {missing}; build it with ecdf_curves(..., published=...).")
+    rows = []
+    for key, g in curves.groupby(list(key_names), sort=False):
+        rows.append({**_key_columns(key, key_names),
+                     "max_abs_diff": float(np.abs(g["y"].to_numpy() - g["published"].to_numpy()).max())})
+    return pd.DataFrame(rows, columns=[*key_names, "max_abs_diff"])
+
+
+def ecdf_at(curves: pd.DataFrame, x: float, **where) -> float:
+    """Value ``y`` of one ECDF of a long table at grid point ``x``.
+
+    ``where`` selects the curve, e.g. ``ecdf_at(ec, 0.5, sigma=0.25, method="gaussian")``.
+    """
+    sel = np.isclose(curves["x"], x)
+    for col, val in where.items():
+        if col not in curves.columns:
+            raise ValueError(f"curves has no column {col!r}; columns: {list(curves.columns)}.")
+        sel &= (curves[col] == val).to_numpy()
+    hit = curves.loc[sel, "y"]
+    if len(hit) == 0:
+        raise ValueError(f"no ECDF point at x={x} for {where}.")
+    return float(hit.iloc[0])
+
+
+def compare_to_baseline(curves: pd.DataFrame, x: float, sigma: float, baseline: str = "gaussian",
+                        methods=None, by: str = "method") -> pd.DataFrame:
+    """Each method's ECDF at ``x`` beside the baseline's, at one ``sigma`` (Fig. 3 / Fig. 11 readings).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Long ECDF table (columns ``x``, ``y``, ``sigma``, ``by``).
+    x : float
+        Grid point, e.g. 0.5 (share of points with ``p_A >= 1/2``) or 0.999 (the easy end).
+    methods : sequence of str, optional
+        Methods to compare, in this order (those without a curve at ``sigma`` are skipped); default: every
+        method of that ``sigma`` in table order. The baseline itself is always left out.
+
+    Returns
+    -------
+    pandas.DataFrame with columns ``method``, ``y``, ``baseline_y``, ``below`` (``y < baseline_y``) and
+    ``above`` (``y > baseline_y``).
+    """
+    at_sigma = curves[curves["sigma"] == sigma]
+    present = list(dict.fromkeys(at_sigma[by]))
+    if baseline not in present:
+        raise ValueError(f"no ECDF of the baseline {baseline!r} at sigma={sigma}.")
+    order = present if methods is None else [m for m in methods if m in present]
+    base = ecdf_at(at_sigma, x, **{by: baseline})
+    rows = []
+    for m in order:
+        if m == baseline:
+            continue
+        y = ecdf_at(at_sigma, x, **{by: m})
+        rows.append({"method": m, "y": y, "baseline_y": base, "below": y < base, "above": y > base})
+    return pd.DataFrame(rows, columns=["method", "y", "baseline_y", "below", "above"])
+
+
+def ecdf_is_extreme(curves: dict, name: str, x_min: float, x_max: float, which: str = "highest") -> bool:
+    """Whether ECDF ``name`` is at least (``"highest"``) / at most (``"lowest"``) every other curve on
+    ``[x_min, x_max]`` (App. B.3's reading of "best"/"worst" in a region of ``p_A``).
+
+    Parameters
+    ----------
+    curves : dict
+        ``method -> DataFrame(x, y)`` on a common grid (one sigma).
+    """
+    if name not in curves:
+        raise ValueError(f"{name!r} is not among the curves {list(curves)}.")
+    if which not in ("highest", "lowest"):
+        raise ValueError(f"which must be 'highest' or 'lowest', got {which!r}.")
+    d = ecdf_dominance(curves, x_min, x_max)
+    if which == "highest":
+        return set(d[d.better == name].worse) == set(curves) - {name}
+    return set(d[d.worse == name].better) == set(curves) - {name}
+
+
+def _group_by_sigma(ecdfs: dict) -> dict:
+    _check_frames_dict(ecdfs, "ecdfs")
+    by_sigma: dict = {}
+    for key, e in ecdfs.items():
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise ValueError(f"ecdfs keys must be (sigma, method) pairs, got {key!r}.")
+        by_sigma.setdefault(key[0], {})[key[1]] = e
+    return by_sigma
+
+
+def ecdf_is_extreme_by_sigma(ecdfs: dict, name: str, x_min: float, x_max: float, which: str = "highest") -> dict:
+    """:func:`ecdf_is_extreme` at every sigma of ``ecdfs`` (``(sigma, method) -> DataFrame(x, y)``).
+
+    Returns
+    -------
+    dict ``sigma -> bool`` in order of first appearance.
+    """
+    return {s: ecdf_is_extreme(curves, name, x_min, x_max, which) for s, curves in _group_by_sigma(ecdfs).items()}
+
+
+def ecdf_strict_orders(ecdfs: dict, x_min: float = 0.5, x_max: float = 1.0, tol: float = 0.0) -> pd.DataFrame:
+    """Strict ECDF orders (:func:`ecdf_dominance` rows with ``strict``) among the methods of each sigma.
+
+    Parameters
+    ----------
+    ecdfs : dict
+        ``(sigma, method) -> DataFrame(x, y)``; curves of one sigma are compared with each other.
+
+    Returns
+    -------
+    pandas.DataFrame with columns ``better``, ``worse``, ``min_gap``, ``strict``, ``sigma``; sigmas in order of
+    first appearance.
+    """
+    parts = []
+    for s, curves in _group_by_sigma(ecdfs).items():
+        d = ecdf_dominance(curves, x_min, x_max, tol=tol)
+        parts.append(d[d.strict].assign(sigma=s))
+    return pd.concat(parts)
+
+
+def strict_order_pairs(orders: pd.DataFrame) -> set:
+    """``{(sigma, better, worse)}`` of the strict rows of an :func:`ecdf_strict_orders` table."""
+    missing = [c for c in ("sigma", "better", "worse", "strict") if c not in orders.columns]
+    if missing:
+        raise ValueError(f"orders lacks columns {missing}; build it with ecdf_strict_orders.")
+    return {(r.sigma, r.better, r.worse) for r in orders[orders["strict"].astype(bool)].itertuples()}
+
+
+def sigmas_with_orders(pairs: set, group, sigmas) -> list:
+    """The sigmas (in the given order) at which every ``(better, worse)`` of ``group`` is in ``pairs``."""
+    group = list(group)
+    if not group:
+        raise ValueError("group is empty; give at least one (better, worse) pair.")
+    return [s for s in sigmas if all((s, a, b) in pairs for a, b in group)]
+
+
+def acr_gain_recovered(table: pd.DataFrame, sigma: float, method: str = "ours", baseline: str = "gaussian",
+                       candidates=METHODS):
+    """Percent of the best other method's ACR gain over the baseline that ``method`` reaches (Sec. 6).
+
+    ``100 * (ACR[method] - ACR[baseline]) / (max_c ACR[c] - ACR[baseline])``, ``c`` over ``candidates``
+    present at ``sigma`` other than ``method`` and ``baseline``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Index ``(sigma, method)``, column ``ACR`` (e.g. :func:`certification_table`).
+
+    Returns
+    -------
+    float (a NumPy scalar when the table holds NumPy floats), in percent.
+    """
+    if "ACR" not in table.columns:
+        raise ValueError("table needs an 'ACR' column, e.g. from certification_table.")
+    for m in (method, baseline):
+        if (sigma, m) not in table.index:
+            raise ValueError(f"table has no row ({sigma}, {m!r}).")
+    others = [m for m in candidates if (sigma, m) in table.index and m not in (baseline, method)]
+    if not others:
+        raise ValueError(f"no method to compare with at sigma={sigma} besides {method!r} and {baseline!r}.")
+    best = max(table.loc[(sigma, m), "ACR"] for m in others)
+    base = table.loc[(sigma, baseline), "ACR"]
+    return 100 * (table.loc[(sigma, method), "ACR"] - base) / (best - base)
+
+
+def below_then_above(table: pd.DataFrame, sigma: float, small: str, large: str, baseline: str = "gaussian",
+                     methods=None) -> tuple[bool, bool]:
+    """Fig. 6 / Sec. 6: are all methods below the baseline at column ``small`` and above it at ``large``?
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Index ``(sigma, method)``, certified-accuracy columns such as ``"0.00"``.
+    methods : sequence of str, optional
+        Default: every method at ``sigma`` except the baseline.
+
+    Returns
+    -------
+    (bool, bool)
+        ``(below at small, above at large)``.
+    """
+    for c in (small, large):
+        if c not in table.columns:
+            raise ValueError(f"table has no column {c!r}; columns: {list(table.columns)}.")
+    if (sigma, baseline) not in table.index:
+        raise ValueError(f"table has no row ({sigma}, {baseline!r}).")
+    if methods is None:
+        methods = [m for s, m in table.index if s == sigma and m != baseline]
+    g = table.loc[(sigma, baseline)]
+    below = all(table.loc[(sigma, m), small] < g[small] for m in methods)
+    above = all(table.loc[(sigma, m), large] > g[large] for m in methods)
+    return below, above
+
+
+def appendix_b_curves(ecdfs: dict, frames: dict, methods, sigma: float, radii, n_cheap: int, alpha_cheap: float,
+                      n: int, alpha: float) -> pd.DataFrame:
+    """Appendix B.1 curves of several methods at one sigma: certified accuracy from the ECDF under a cheap and
+    under the original budget, beside the certification file's own curve.
+
+    Parameters
+    ----------
+    ecdfs, frames : dict
+        ``(sigma, method) -> ECDF DataFrame(x, y)`` and ``-> certification DataFrame``.
+    methods : sequence of str
+    radii : array_like of float, shape (R,)
+    n_cheap, alpha_cheap : the cheaper budget ``(N', alpha')``.
+    n, alpha : the budget behind the ECDF and the files.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per method, four blocks of R rows: ``rule`` ``plugin`` and ``binomial`` at ``budget`` ``"N=<n_cheap>"``,
+        ``plugin`` at ``"N=<n>"``, and ``"certification file"`` at ``"N=<n>"``. Columns ``radius``,
+        ``min_count``, ``min_p_a``, ``certified_accuracy``, ``method``, ``rule``, ``budget`` (the file rows
+        have no ``min_count``/``min_p_a``).
+    """
+    methods = list(methods)
+    if not methods:
+        raise ValueError("methods is empty.")
+    for name, d in (("ecdfs", ecdfs), ("frames", frames)):
+        missing = [m for m in methods if (sigma, m) not in d]
+        if missing:
+            raise ValueError(f"{name} has no entry for sigma={sigma} and methods {missing}.")
+    radii = np.atleast_1d(np.asarray(radii, dtype=np.float64))
+    rows = []
+    for m in methods:
+        e = ecdfs[(sigma, m)]
+        for rule in ("plugin", "binomial"):
+            r = certified_accuracy_from_ecdf(e.x, e.y, radii, n_cheap, alpha_cheap, sigma, method=rule)
+            rows.append(r.assign(method=m, rule=rule, budget=f"N={n_cheap}"))
+        same = certified_accuracy_from_ecdf(e.x, e.y, radii, n, alpha, sigma)
+        rows.append(same.assign(method=m, rule="plugin", budget=f"N={n}"))
+        rows.append(pd.DataFrame({"radius": radii, "certified_accuracy": certified_accuracy(frames[(sigma, m)], radii),
+                                  "method": m, "rule": "certification file", "budget": f"N={n}"}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def appendix_b_grid_excess(curves: pd.DataFrame, ecdfs: dict, methods, sigma: float, n: int) -> float:
+    """App. B.1 consistency check: how far the ECDF-derived curve at the original budget strays from the file.
+
+    The plug-in reads the ECDF at the first grid point at or above ``n_min / N``, so it may differ from the
+    file's curve by up to the ECDF's drop over that grid step. Returns the largest ``|diff| - drop`` over the
+    methods' certifiable radii (``<= 0``: agreement within the grid resolution).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        :func:`appendix_b_curves` output (or the CSV written from it).
+    ecdfs : dict
+        ``(sigma, method) -> ECDF DataFrame(x, y)``, the ones behind ``curves``.
+    n : int
+        The original budget (selects the ``"N=<n>"`` plug-in rows).
+    """
+    excess = 0.0
+    for m in methods:
+        if (sigma, m) not in ecdfs:
+            raise ValueError(f"ecdfs has no entry ({sigma}, {m!r}).")
+        e = ecdfs[(sigma, m)]
+        a = curves[(curves.method == m) & (curves.rule == "certification file")]
+        b = curves[(curves.method == m) & (curves.rule == "plugin") & (curves.budget == f"N={n}")]
+        if len(a) == 0 or len(a) != len(b):
+            raise ValueError(f"curves lacks matching file and plug-in rows (N={n}) for {m!r}.")
+        ok = np.isfinite(b.min_p_a.to_numpy())
+        j = np.searchsorted(e.x.to_numpy(), b.min_p_a.to_numpy()[ok] - 1e-12)
+        # the curve's drop over the grid step that the plug-in skips
+        drop = e.y.to_numpy()[np.maximum(j - 1, 0)] - e.y.to_numpy()[np.minimum(j, len(e) - 1)]
+        diff = np.abs(a.certified_accuracy.to_numpy()[ok] - b.certified_accuracy.to_numpy()[ok])
+        excess = max(excess, float((diff - drop).max()))
+    return excess
+
+
+def appendix_b_round_trip(ecdf_x, ecdf_y, n: int, alpha: float, sigma: float) -> float:
+    """App. B.2 inverts B.1: max ``|ECDF from the B.1 curve - B.1 curve|`` at every radius the budget certifies.
+
+    The radii are those of the counts ``n // 2 ... n`` that certify (one per count), so the round trip is
+    exact up to floating point.
+    """
+    n = check_num_samples(n)
+    rad = radius_for_count(np.arange(n // 2, n + 1), n, alpha, sigma)
+    rad = rad[rad >= 0]
+    b1 = certified_accuracy_from_ecdf(ecdf_x, ecdf_y, rad, n, alpha, sigma)
+    b2 = ecdf_from_certified_accuracy(rad, b1.certified_accuracy, b1.min_p_a, n, alpha, sigma)
+    return float(np.abs(b2.y.to_numpy() - b1.certified_accuracy.to_numpy()).max())
+
+
+def best_over_sigma_by_method(frames: dict, radii, methods=None, sigmas=None) -> pd.DataFrame:
+    """:func:`best_over_sigma` for every method, stacked (Section 7).
+
+    Parameters
+    ----------
+    frames : dict
+        ``(sigma, method) -> certification DataFrame``; every pair of ``sigmas`` x ``methods`` must be present.
+    methods, sigmas : sequence, optional
+        Default: in order of first appearance among the keys.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`best_over_sigma` columns plus ``method``, one block per method.
+    """
+    _check_frames_dict(frames)
+    methods = list(dict.fromkeys(m for _, m in frames)) if methods is None else list(methods)
+    sigmas = list(dict.fromkeys(s for s, _ in frames)) if sigmas is None else list(sigmas)
+    missing = [(s, m) for m in methods for s in sigmas if (s, m) not in frames]
+    if missing:
+        raise ValueError(f"frames lacks {missing}; best over sigma needs every sigma of every method.")
+    parts = [best_over_sigma({s: frames[(s, m)] for s in sigmas}, radii).assign(method=m) for m in methods]
+    return pd.concat(parts, ignore_index=True)
+
+
+def best_over_sigma_table(best: pd.DataFrame) -> pd.DataFrame:
+    """Pivot of :func:`best_over_sigma_by_method`: methods x radius, best certified accuracy in percent (1 decimal)."""
+    missing = [c for c in ("method", "radius", "best_accuracy") if c not in best.columns]
+    if missing:
+        raise ValueError(f"best lacks columns {missing}; build it with best_over_sigma_by_method.")
+    return best.pivot(index="method", columns="radius", values="best_accuracy").mul(100).round(1)
+
+
+def max_file_radius(frames: dict, sigma: float) -> float:
+    """Largest certified radius in the certification frames of one ``sigma`` (keys ``(sigma, method)``)."""
+    radii = [float(df.radius.max()) for (s, _), df in frames.items() if s == sigma]
+    if not radii:
+        raise ValueError(f"no certification frame at sigma={sigma}.")
+    return max(radii)
+
+
+def fig2_p_grid(n: int, alpha: float, points: int = 200) -> np.ndarray:
+    """Values of ``p`` for Fig. 2: ``points`` linear in [0.5, 0.99], then ``points`` log-spaced in ``1 - p``
+    up to the largest certifiable ``p = alpha ** (1/n)``. Shape ``(2 * points,)``."""
+    p_max = check_alpha(alpha) ** (1 / check_num_samples(n))
+    return np.concatenate([np.linspace(0.5, 0.99, points), 1 - np.logspace(-2, np.log10(1 - p_max), points)])
+
+
+def fig2_points(n: int, alpha: float, p=(0.5, 0.9, 0.99, 0.999, 0.9999), sigma: float = 1.0) -> pd.DataFrame:
+    """:func:`fig2_curves` at the values ``p`` followed by the largest certifiable ``p = alpha ** (1/n)``.
+
+    Returns
+    -------
+    pandas.DataFrame with columns ``p``, ``radius``, ``dradius_dp``; ``len(p) + 1`` rows, the last one at the
+    budget's maximum.
+    """
+    p_max = check_alpha(alpha) ** (1 / check_num_samples(n))
+    return fig2_curves(list(p) + [p_max], sigma)
+
+
+def radius_gain_equivalent(p_from: float, p_to: float, sigma: float = 1.0) -> tuple[float, float]:
+    """Radius gained by raising ``p_A`` from ``p_from`` to ``p_to`` and the ``p`` that gains as much from 1/2.
+
+    Returns
+    -------
+    (gain, p_equiv)
+        ``gain = R(p_to) - R(p_from)`` (input units) and ``p_equiv`` with ``R(p_equiv) - R(1/2) = gain``.
+    """
+    r = fig2_curves([p_from, p_to], sigma)["radius"].to_numpy()
+    gain = float(r[1] - r[0])
+    return gain, float(_norm.cdf(gain / check_sigma(sigma)))
+
+
+def theorem1_table(targets, alpha: float, sigma: float, class_fraction: float) -> pd.DataFrame:
+    """Theorem 1 for several target ACRs: the budget the trivial classifier needs and its ACR there.
+
+    Returns
+    -------
+    pandas.DataFrame with columns ``target_ACR``, ``min_budget_N``, ``log10_N``, ``ACR_at_N``.
+    """
+    th = pd.DataFrame({"target_ACR": list(np.atleast_1d(targets))})
+    if th.empty:
+        raise ValueError("targets is empty; give at least one target ACR.")
+    th["min_budget_N"] = [theorem1_min_budget(a, alpha, sigma, class_fraction) for a in th.target_ACR]
+    th["log10_N"] = np.log10(th.min_budget_N)
+    th["ACR_at_N"] = [float(trivial_classifier_acr(n, alpha, sigma, class_fraction)) for n in th.min_budget_N]
+    return th
+
+
+def budget_toy_modes(p_a: float, budgets, sigma: float, alpha: float, modes=("plugin", "expected")) -> pd.DataFrame:
+    """:func:`budget_toy_example` under each ACR mode, stacked with a ``mode`` column."""
+    return pd.concat([budget_toy_example(p_a, budgets, sigma, alpha, mode=mode).assign(mode=mode) for mode in modes])
+
+
+def budget_scan(p_a: float, points: int, sigma: float, alpha: float, log10_range=(1, 7)) -> pd.DataFrame:
+    """The toy example (expected ACR, smooth in ``N``) on ``points`` log-spaced budgets, duplicates removed."""
+    points = int(points)
+    if points < 2:
+        raise ValueError(f"points must be >= 2, got {points}.")
+    scan_n = np.unique(np.round(np.logspace(log10_range[0], log10_range[1], points)).astype(int))
+    return budget_toy_example(p_a, scan_n, sigma, alpha, mode="expected")
+
+
+def toy_order_summary(toy: pd.DataFrame, scan: pd.DataFrame, mode: str = "plugin") -> dict:
+    """How the toy example's winner changes with the budget.
+
+    Parameters
+    ----------
+    toy : pandas.DataFrame
+        :func:`budget_toy_modes` output (columns ``N``, ``better``, ``mode``).
+    scan : pandas.DataFrame
+        :func:`budget_scan` output (columns ``N``, ``better``), increasing ``N``.
+
+    Returns
+    -------
+    dict
+        ``order`` (winner per budget of ``toy`` under ``mode``), ``flips`` (changes along ``order``),
+        ``changes`` (scan budgets where the winner differs from the previous one) and ``final`` (the largest
+        scanned budget where the constant-``p_A`` classifier wins; NaN if it never does).
+    """
+    for name, df in (("toy", toy), ("scan", scan)):
+        if "better" not in df.columns or "N" not in df.columns:
+            raise ValueError(f"{name} needs columns 'N' and 'better' (budget_toy_example output).")
+    order = list(toy[toy["mode"] == mode].better)
+    if not order:
+        raise ValueError(f"toy has no rows of mode {mode!r}.")
+    flips = sum(a != b for a, b in zip(order, order[1:]))
+    changes = scan.N[np.r_[False, scan.better.values[1:] != scan.better.values[:-1]]].tolist()
+    final = scan[scan.better == "constant"].N.max()
+    return {"order": order, "flips": flips, "changes": changes, "final": final}
+
+
+def largest_certifiable_column(columns, n: int, alpha: float, sigma: float, cap: float = math.inf) -> tuple[str, float]:
+    """The largest radius column of a certification table that budget ``(n, alpha)`` can still certify.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        Table columns; radius columns are those that parse as numbers (``"0.25"``), others (``"ACR"``)
+        are ignored.
+    cap : float
+        Do not go beyond this radius either (e.g. the radius the paper quotes).
+
+    Returns
+    -------
+    (column, r_max)
+        The last radius column ``c`` (in table order) with ``0 < float(c) <= min(cap, r_max)``, and
+        ``r_max = max_certified_radius(n, alpha, sigma)``.
+    """
+    r_max = max_certified_radius(int(n), float(alpha), sigma)
+    big = []
+    for c in columns:
+        try:
+            r = float(c)
+        except (TypeError, ValueError):
+            continue
+        if 0 < r <= min(cap, r_max):
+            big.append(c)
+    if not big:
+        raise ValueError(f"no radius column in (0, {min(cap, r_max):.3g}]; the budget N={n} certifies at most "
+                         f"{r_max:.3g} at sigma={sigma}.")
+    return big[-1], r_max

@@ -66,6 +66,24 @@ def check_probability(value, name: str, *, open_interval: bool = True) -> float:
     return float(value)
 
 
+def check_frame(df, columns=(), name: str = "df", *, non_empty: bool = False, hint: str = ""):
+    """A pandas DataFrame with (at least) ``columns``; returns it unchanged.
+
+    TypeError if ``df`` is not a DataFrame; ValueError naming the missing columns (and ``hint``, e.g. which
+    function writes such a table) or, with ``non_empty``, an empty frame.
+    """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}.")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{name} lacks columns {missing}; it has {list(df.columns)}." + (f" {hint}" if hint else ""))
+    if non_empty and len(df) == 0:
+        raise ValueError(f"{name} is empty." + (f" {hint}" if hint else ""))
+    return df
+
+
 def check_choice(value, name: str, choices) -> object:
     if value not in choices:
         raise ValueError(f"Unknown {name} {value!r}; valid choices are: {', '.join(map(str, choices))}.")

@@ -1,8 +1,9 @@
-"""Grid-cell functions of notebook 04 (CIFAR-10-C-bar): Table 1 and the construction's severity scan.
+"""Grid-cell functions of notebook 04 (CIFAR-10-C-bar): Table 1 and the construction's severity scan, and
+the notebook's tables (cells, pixel change, Table 1 summary) that :mod:`robeval.msd_claims` judges.
 
-Both are plain functions ``fn(cell, config) -> list[dict]`` for :func:`robeval.runs.run_grid`; every cell
-carries its own seed, so results do not depend on scheduling, and each cell's result file is written
-atomically (reruns resume).
+The two grid-cell functions are plain ``fn(cell, config) -> list[dict]`` for :func:`robeval.runs.run_grid`;
+every cell carries its own seed, so results do not depend on scheduling, and each cell's result file is
+written atomically (reruns resume).
 """
 from __future__ import annotations
 
@@ -180,8 +181,6 @@ def summarise_table1(df):
     Returns a DataFrame indexed by augmentation with mean errors in % (clean, C, C-bar, Δ = C-bar − C,
     gains over the baseline on each benchmark) and the paper's values, plus the per-corruption C-bar table.
     """
-    import pandas as pd
-
     per_model = (df[df["benchmark"] != "clean"].groupby(["augmentation", "seed", "benchmark"])["error"].mean()
                  .unstack("benchmark") * 100)
     per_model["clean"] = df[df["benchmark"] == "clean"].set_index(["augmentation", "seed"])["error"] * 100
@@ -205,3 +204,135 @@ def summarise_table1(df):
     cbar = cbar.loc[order]
     cbar.index = [AUG_LABELS[a] for a in order]
     return summary, cbar
+
+
+# --------------------------------------------------------------------------------------------------
+# notebook 04: grid cells, result tables and the quantities its claims are judged on
+# --------------------------------------------------------------------------------------------------
+def _check_nonneg_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}.")
+    return int(value)
+
+
+def mean_pixel_change(clean, corrupted) -> np.ndarray:
+    """Mean absolute pixel change of a generated corruption, per severity.
+
+    Parameters
+    ----------
+    clean : uint8 (N, H, W, C)   the clean test images
+    corrupted : uint8 (S, N, H, W, C)   their corrupted copies, stacked by severity (:func:`load_dataset`)
+
+    Returns
+    -------
+    float32 array (S,) in pixel units (0-255)
+    """
+    clean, corrupted = np.asarray(clean), np.asarray(corrupted)
+    if corrupted.ndim != clean.ndim + 1 or corrupted.shape[1:] != clean.shape:
+        raise ValueError(f"corrupted must have shape (severities,) + {clean.shape} (the clean images' shape), "
+                         f"got {corrupted.shape}.")
+    return np.abs(corrupted.astype(np.float32) - clean[None]).mean(axis=tuple(range(1, corrupted.ndim)))
+
+
+def pixel_change_table(clean, benchmarks) -> "pandas.DataFrame":  # noqa: F821
+    """Mean absolute pixel change of every generated corruption at every severity.
+
+    Parameters
+    ----------
+    clean : uint8 (N, H, W, 3)   the clean test images the datasets were generated from
+    benchmarks : sequence of (label, corruption names, folder) — e.g. ``("C", C_CORRUPTIONS, c_dir)``;
+        each corruption is read from ``folder`` with :func:`load_dataset`, one at a time
+
+    Returns
+    -------
+    DataFrame with columns benchmark, corruption, sev1..sevS (pixel units), one row per corruption
+    """
+    import pandas as pd
+
+    rows = []
+    for label, names, folder in benchmarks:
+        for name in names:
+            imgs, _ = load_dataset(folder, name)
+            d = mean_pixel_change(clean, imgs)
+            rows.append({"benchmark": label, "corruption": name,
+                         **{f"sev{s + 1}": float(d[s]) for s in range(len(d))}})
+    return pd.DataFrame(rows)
+
+
+def table1_cells(augmentations, n_seeds: int, seed: int) -> list[dict]:
+    """Grid cells of Table 1: every augmentation for seeds ``seed .. seed + n_seeds − 1`` (seed-major)."""
+    n_seeds, seed = _check_nonneg_int(n_seeds, "n_seeds"), _check_nonneg_int(seed, "seed")
+    unknown = [a for a in augmentations if a not in AUG_LABELS]
+    if unknown:
+        raise ValueError(f"unknown augmentation(s) {unknown}; valid: {', '.join(AUG_LABELS)}.")
+    return [{"augmentation": a, "seed": seed + k} for k in range(n_seeds) for a in augmentations]
+
+
+def paper_cbar_table() -> "pandas.DataFrame":  # noqa: F821
+    """The paper's per-corruption CIFAR-10-C-bar errors (%, Table 1): rows Baseline, AutoAugment, AugMix,
+    Patch Gaussian; columns the 10 CIFAR-10-C-bar corruptions."""
+    import pandas as pd
+
+    from . import CBAR_CORRUPTIONS
+
+    table = pd.DataFrame(PAPER_TABLE1_CBAR, index=CBAR_CORRUPTIONS).T
+    table.index = [AUG_LABELS[a] for a in table.index]
+    return table
+
+
+def scan_corruptions(cfg) -> tuple[list[str], list[str]]:
+    """The corruptions of the construction's severity scan.
+
+    Returns ``(baseline, candidates)``: the first ``cfg.scan_c_limit`` CIFAR-10-C corruptions (the benchmark
+    to move away from) and the first ``cfg.scan_candidate_limit`` candidates — the 10 published CIFAR-10-C-bar
+    corruptions first, then the other candidates of the release — so a small scan still contains C-bar.
+    """
+    from . import C_CORRUPTIONS, CANDIDATE_CORRUPTIONS, CBAR_CORRUPTIONS
+
+    baseline = list(C_CORRUPTIONS[: cfg["scan_c_limit"]])
+    pool = list(CBAR_CORRUPTIONS) + [c for c in CANDIDATE_CORRUPTIONS if c not in CBAR_CORRUPTIONS]
+    return baseline, pool[: cfg["scan_candidate_limit"]]
+
+
+def scan_config(cfg, t1_config: dict) -> dict:
+    """The JSON-able config of :func:`scan_cell`: :func:`table1_config` plus the models and sizes of the scan.
+
+    The error model is the baseline ("none") model of seed ``cfg.seed``; the feature extractor is the
+    baseline model of the next seed when several seeds are trained (as the release, which uses a second
+    model), else the same model.
+    """
+    seed = int(cfg["seed"])
+    feature_seed = seed + 1 if int(cfg["n_seeds"]) > 1 else seed
+    return {**t1_config, "error_model": str(model_path(t1_config, "none", seed)),
+            "feature_model": str(model_path(t1_config, "none", feature_seed)), "n_scan": cfg["n_scan"],
+            "n_feature_images": cfg["n_feature_images"], "n_feature_samples": cfg["n_feature_samples"],
+            "feature_seed": cfg["feature_seed"]}
+
+
+def scan_cells(baseline, candidates, n_levels: int, seed: int) -> list[dict]:
+    """Grid cells of the severity scan: each baseline (CIFAR-10-C) corruption at severities 1..5
+    (kind "c"), then each candidate at its ``n_levels`` scan magnitudes (kind "cbar", rounded to 4 decimals).
+    Every cell carries the same ``seed``."""
+    from . import scan_levels
+
+    return ([{"corruption": c, "kind": "c", "level": s, "seed": seed} for c in baseline for s in range(1, 6)]
+            + [{"corruption": c, "kind": "cbar", "level": round(float(lv), 4), "seed": seed}
+               for c in candidates for lv in scan_levels(c, n_levels)])
+
+
+def method_slug(method: str) -> str:
+    """Claim-id form of a Table 1 row label: "Patch Gaussian" -> "patch_gaussian"."""
+    return method.lower().replace(" ", "_")
+
+
+def cbar_gain_over_baseline(cbar_table, corruption: str = "blue_noise_sample") -> "pandas.Series":  # noqa: F821
+    """Error reduction (points) of every method over the baseline on one CIFAR-10-C-bar corruption.
+
+    ``cbar_table``: the per-corruption table of :func:`summarise_table1` (rows labelled, "Baseline" among
+    them; errors in %). Returns a Series indexed by the other rows: baseline error − method error.
+    """
+    if "Baseline" not in cbar_table.index or corruption not in cbar_table.columns:
+        raise ValueError(f"cbar_table needs a 'Baseline' row and a {corruption!r} column; it has rows "
+                         f"{list(cbar_table.index)} and columns {list(cbar_table.columns)}.")
+    others = [m for m in cbar_table.index if m != "Baseline"]
+    return cbar_table.loc["Baseline", corruption] - cbar_table.loc[others, corruption]
