@@ -18,6 +18,7 @@ import pandas as pd
 
 from robeval import smoothing_metrics as sm
 from robeval.claims import check_ledger as _check_ledger
+from robeval.paths import PROFILES
 from robeval.validation import check_frame as _check_frame
 
 __all__ = [
@@ -43,7 +44,7 @@ __all__ = [
     "record_table2_claims",
 ]
 
-ALL_PROFILES = ("smoke", "default", "paper")
+ALL_PROFILES = PROFILES
 PRINTED_PROFILES = ("default", "paper")
 SIGMAS = (0.25, 0.5, 1.0)
 # Sec. 6 / Fig. 6: the "large" radius per sigma at which SOTA methods overtake Gaussian training

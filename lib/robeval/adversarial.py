@@ -218,23 +218,6 @@ def art_classifier(model, n_features: int, n_classes: int = 2, clip_values=None)
     )
 
 
-class _GlobalSeed:
-    """ART draws from numpy's / torch's global RNGs: seed them for the call, then restore numpy's."""
-
-    def __init__(self, seed: int):
-        self.seed = int(seed)
-
-    def __enter__(self):
-        import torch
-
-        self.state = np.random.get_state()
-        np.random.seed(self.seed)
-        torch.manual_seed(self.seed)
-
-    def __exit__(self, *exc):
-        np.random.set_state(self.state)
-
-
 def _art_predict(clf, X32, batch_size):
     return np.argmax(clf.predict(X32, batch_size=batch_size), axis=1)
 
@@ -302,7 +285,7 @@ def brendel_bethge(
     steps, lr, binary_search_steps, init_size, batch_size :
         ART parameters (defaults are ART's / the paper's: 1000 steps).
     seed : int
-        Seeds the initial random search (:func:`bb_starting_points`) and torch's global RNG.
+        Seeds the initial random search (:func:`bb_starting_points`), the attack's only random step.
         Points for which ``init_size`` draws found no adversarial start are returned unchanged
         with ``success=False`` (ART itself would stop with an AssertionError).
 
@@ -329,12 +312,12 @@ def brendel_bethge(
         init_size=init_size,
         batch_size=batch_size,
     )
-    with _GlobalSeed(seed):
-        start, found = bb_starting_points(lambda Z: _art_predict(clf, Z, 4096), X32, y0, box, init_size,
-                                          np.random.default_rng(seed))
-        x_adv = X32.copy()
-        if found.any():
-            x_adv[found] = attack.generate(X32[found], starting_points=start[found])
+    # the initial search is the attack's only random step (ART's would use an unseeded RandomState)
+    start, found = bb_starting_points(lambda Z: _art_predict(clf, Z, 4096), X32, y0, box, init_size,
+                                      np.random.default_rng(seed))
+    x_adv = X32.copy()
+    if found.any():
+        x_adv[found] = attack.generate(X32[found], starting_points=start[found])
     return _finish(X, x_adv, y0, _art_predict(clf, x_adv.astype(np.float32), batch_size), 2, "brendel_bethge")
 
 

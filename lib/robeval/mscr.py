@@ -36,6 +36,7 @@ import pandas as pd
 
 from robeval.noise import unit_ball_offsets
 from robeval.separation import check_norm
+from robeval.validation import check_frame
 
 __all__ = [
     "NOISE_MODES",
@@ -535,12 +536,6 @@ def corrected_cifar_eps_test(eps_test) -> list[float]:
 _NORM_LABELS = {math.inf: "Linf", 2.0: "L2", 1.0: "L1"}
 
 
-def _check_frame(obj, name: str) -> pd.DataFrame:
-    if not isinstance(obj, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(obj).__name__}")
-    return obj
-
-
 def _check_separations(sep, name: str = "sep") -> np.ndarray:
     d = np.asarray(sep, dtype=np.float64)
     if d.ndim != 1 or d.size == 0:
@@ -603,7 +598,7 @@ def accuracy_table(mean: pd.DataFrame, mscr, *, margin: pd.DataFrame | None = No
     -------
     DataFrame with the rows of ``mean`` plus a last row labelled ``"MSCR"``.
     """
-    mean = _check_frame(mean, "mean")
+    mean = check_frame(mean, (), "mean")
     mscr = pd.Series(np.asarray(mscr, dtype=np.float64))
     if mscr.ndim != 1 or len(mscr) != mean.shape[1]:
         raise ValueError(f"mscr needs one value per column of mean ({mean.shape[1]}), got shape {mscr.shape}")
@@ -613,7 +608,7 @@ def accuracy_table(mean: pd.DataFrame, mscr, *, margin: pd.DataFrame | None = No
         tab = mean.copy() if decimals is None else mean.round(decimals)
         tab.loc["MSCR"] = (mscr if decimals is None else mscr.round(decimals)).to_numpy()
         return tab
-    margin = _check_frame(margin, "margin")
+    margin = check_frame(margin, (), "margin")
     if margin.shape != mean.shape:
         raise ValueError(f"margin has shape {margin.shape}, mean {mean.shape}")
     if mscr_margin is None or decimals is None:
@@ -646,10 +641,8 @@ def compare_modes_with_reference(mats, ref_mean: pd.DataFrame, ref_margin: pd.Da
 def reference_agreement_overview(comparison: pd.DataFrame) -> pd.DataFrame:
     """Per mode: the fraction of cells agreeing with the reference (``cells_agreeing``), the mean and the root
     mean square of our-minus-reference differences in percentage points. Input: :func:`compare_modes_with_reference`."""
-    comparison = _check_frame(comparison, "comparison")
-    missing = {"mode", "inside", "diff"} - set(comparison.columns)
-    if missing:
-        raise ValueError(f"comparison lacks columns {sorted(missing)}; use compare_modes_with_reference")
+    comparison = check_frame(comparison, ("mode", "inside", "diff"), "comparison",
+                             hint="Use compare_modes_with_reference.")
     return comparison.groupby("mode").agg(cells_agreeing=("inside", "mean"), mean_diff=("diff", "mean"),
                                           rms_diff=("diff", lambda d: float(np.sqrt(np.mean(d ** 2)))))
 
@@ -657,7 +650,7 @@ def reference_agreement_overview(comparison: pd.DataFrame) -> pd.DataFrame:
 def difference_matrix(comparison: pd.DataFrame, mode: str | None = None) -> pd.DataFrame:
     """Ours minus reference (percentage points) as a matrix eps_test x eps_train, from a comparison frame
     (:func:`compare_with_reference`, or :func:`compare_modes_with_reference` with ``mode`` selecting one)."""
-    comparison = _check_frame(comparison, "comparison")
+    comparison = check_frame(comparison, (), "comparison")
     if mode is not None:
         if "mode" not in comparison.columns or not (comparison["mode"] == mode).any():
             raise ValueError(f"no rows of mode {mode!r} in the comparison")
@@ -681,7 +674,7 @@ def row_optima_table(means, eps_test, reference: pd.DataFrame | None = None,
         cols[reference_label] = reference
     out = {}
     for label, mean in cols.items():
-        opt = row_optima(_check_frame(mean, f"means[{label!r}]"))
+        opt = row_optima(check_frame(mean, (), f"means[{label!r}]"))
         if len(opt) != len(index):
             raise ValueError(f"{label!r} has {len(opt)} rows, eps_test {len(index)} levels")
         out[label] = opt.values
@@ -732,9 +725,7 @@ def k_effect_cells(seeds, eps: float, ks, model: str = "rf") -> list[dict]:
 def k_effect_stats(df: pd.DataFrame) -> pd.DataFrame:
     """Fig. 4 statistics per ``k``: mean robust accuracy and its sample std over runs, both in percent.
     Input: tidy rows with columns ``k`` and ``acc`` (fraction)."""
-    df = _check_frame(df, "df")
-    if not {"k", "acc"} <= set(df.columns):
-        raise ValueError("df needs columns 'k' and 'acc'")
+    df = check_frame(df, ("k", "acc"), "df")
     return df.groupby("k")["acc"].agg(mean=lambda a: 100 * a.mean(), std=lambda a: 100 * a.std(ddof=1))
 
 

@@ -18,6 +18,8 @@ import pandas as pd
 from scipy import stats
 
 from .mscr import reference_positions, row_optima
+from .paths import PROFILES
+from .validation import check_frame
 
 __all__ = [
     "PAPER_2R_LINF_B",
@@ -47,24 +49,17 @@ __all__ = [
 PAPER_2R_LINF_B = 0.008026
 PAPER_EPS_MIN_LINF_B = 0.004013
 PAPER_2R_CIFAR = 0.211765
-_ALWAYS = ("smoke", "default", "paper")  # deterministic facts: comparable at every profile
+_ALWAYS = PROFILES  # deterministic facts: comparable at every profile
 
 
 # ------------------------------------------------------------------------------------------ validation
 def _frame(obj, name: str) -> pd.DataFrame:
-    if not isinstance(obj, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(obj).__name__}")
-    if obj.empty:
-        raise ValueError(f"{name} is empty")
-    return obj
+    return check_frame(obj, (), name, non_empty=True)
 
 
 def _summary(obj, name: str) -> pd.DataFrame:
-    obj = _frame(obj, name)
-    missing = {"eps_train", "mscr", "mscr_margin", "acc_clean", "acc_clean_margin"} - set(obj.columns)
-    if missing:
-        raise ValueError(f"{name} lacks columns {sorted(missing)}; pass a robeval.mscr.mscr_summary frame")
-    return obj
+    return check_frame(obj, ("eps_train", "mscr", "mscr_margin", "acc_clean", "acc_clean_margin"), name,
+                       non_empty=True, hint="Pass a robeval.mscr.mscr_summary frame.")
 
 
 def _ref(ref, keys) -> dict:
@@ -232,9 +227,8 @@ def record_table2a_claims(ledger, mat: dict, summary: pd.DataFrame, ref: dict, e
 def record_reference_agreement_claims(ledger, comparison: pd.DataFrame, min_fraction: float = 0.9) -> list:
     """Per noise mode: the fraction of accuracy cells agreeing with the published sheet (``inside`` of
     :func:`robeval.mscr.compare_modes_with_reference`) is at least ``min_fraction``. Modes in order of appearance."""
-    comparison = _frame(comparison, "comparison")
-    if not {"mode", "inside"} <= set(comparison.columns):
-        raise ValueError("comparison needs columns 'mode' and 'inside'; use robeval.mscr.compare_modes_with_reference")
+    comparison = check_frame(comparison, ("mode", "inside"), "comparison", non_empty=True,
+                             hint="Use robeval.mscr.compare_modes_with_reference.")
     out = []
     for m in pd.unique(comparison["mode"]):
         frac = float(comparison.loc[comparison["mode"] == m, "inside"].mean())

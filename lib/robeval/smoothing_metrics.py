@@ -30,6 +30,7 @@ import pandas as pd
 from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
+from robeval.validation import check_frame
 from robeval.smoothing import (check_alpha, check_num_samples, check_sigma, clopper_pearson_lower,
                                radius_from_p_lower)
 
@@ -887,9 +888,7 @@ def ecdf_max_diff(curves: pd.DataFrame, key_names=("sigma", "method")) -> pd.Dat
     -------
     pandas.DataFrame with columns ``*key_names``, ``max_abs_diff`` (one row per curve, in table order).
     """
-    missing = [c for c in ("y", "published", *key_names) if c not in curves.columns]
-    if missing:
-        raise ValueError(f"curves lacks columns {missing}; build it with ecdf_curves(..., published=...).")
+    check_frame(curves, ("y", "published", *key_names), "curves", hint="Build it with ecdf_curves(..., published=...).")
     rows = []
     for key, g in curves.groupby(list(key_names), sort=False):
         rows.append({**_key_columns(key, key_names),
@@ -1008,9 +1007,7 @@ def ecdf_strict_orders(ecdfs: dict, x_min: float = 0.5, x_max: float = 1.0, tol:
 
 def strict_order_pairs(orders: pd.DataFrame) -> set:
     """``{(sigma, better, worse)}`` of the strict rows of an :func:`ecdf_strict_orders` table."""
-    missing = [c for c in ("sigma", "better", "worse", "strict") if c not in orders.columns]
-    if missing:
-        raise ValueError(f"orders lacks columns {missing}; build it with ecdf_strict_orders.")
+    check_frame(orders, ("sigma", "better", "worse", "strict"), "orders", hint="Build it with ecdf_strict_orders.")
     return {(r.sigma, r.better, r.worse) for r in orders[orders["strict"].astype(bool)].itertuples()}
 
 
@@ -1038,8 +1035,7 @@ def acr_gain_recovered(table: pd.DataFrame, sigma: float, method: str = "ours", 
     -------
     float (a NumPy scalar when the table holds NumPy floats), in percent.
     """
-    if "ACR" not in table.columns:
-        raise ValueError("table needs an 'ACR' column, e.g. from certification_table.")
+    check_frame(table, ("ACR",), "table", hint="E.g. from certification_table.")
     for m in (method, baseline):
         if (sigma, m) not in table.index:
             raise ValueError(f"table has no row ({sigma}, {m!r}).")
@@ -1198,9 +1194,7 @@ def best_over_sigma_by_method(frames: dict, radii, methods=None, sigmas=None) ->
 
 def best_over_sigma_table(best: pd.DataFrame) -> pd.DataFrame:
     """Pivot of :func:`best_over_sigma_by_method`: methods x radius, best certified accuracy in percent (1 decimal)."""
-    missing = [c for c in ("method", "radius", "best_accuracy") if c not in best.columns]
-    if missing:
-        raise ValueError(f"best lacks columns {missing}; build it with best_over_sigma_by_method.")
+    check_frame(best, ("method", "radius", "best_accuracy"), "best", hint="Build it with best_over_sigma_by_method.")
     return best.pivot(index="method", columns="radius", values="best_accuracy").mul(100).round(1)
 
 
@@ -1212,10 +1206,15 @@ def max_file_radius(frames: dict, sigma: float) -> float:
     return max(radii)
 
 
+def _max_certifiable_p(n: int, alpha: float) -> float:
+    """``alpha ** (1/n)``: the largest ``p`` whose one-sided lower bound a budget ``(n, alpha)`` can reach."""
+    return check_alpha(alpha) ** (1 / check_num_samples(n))
+
+
 def fig2_p_grid(n: int, alpha: float, points: int = 200) -> np.ndarray:
     """Values of ``p`` for Fig. 2: ``points`` linear in [0.5, 0.99], then ``points`` log-spaced in ``1 - p``
     up to the largest certifiable ``p = alpha ** (1/n)``. Shape ``(2 * points,)``."""
-    p_max = check_alpha(alpha) ** (1 / check_num_samples(n))
+    p_max = _max_certifiable_p(n, alpha)
     return np.concatenate([np.linspace(0.5, 0.99, points), 1 - np.logspace(-2, np.log10(1 - p_max), points)])
 
 
@@ -1227,7 +1226,7 @@ def fig2_points(n: int, alpha: float, p=(0.5, 0.9, 0.99, 0.999, 0.9999), sigma: 
     pandas.DataFrame with columns ``p``, ``radius``, ``dradius_dp``; ``len(p) + 1`` rows, the last one at the
     budget's maximum.
     """
-    p_max = check_alpha(alpha) ** (1 / check_num_samples(n))
+    p_max = _max_certifiable_p(n, alpha)
     return fig2_curves(list(p) + [p_max], sigma)
 
 
@@ -1292,8 +1291,7 @@ def toy_order_summary(toy: pd.DataFrame, scan: pd.DataFrame, mode: str = "plugin
         scanned budget where the constant-``p_A`` classifier wins; NaN if it never does).
     """
     for name, df in (("toy", toy), ("scan", scan)):
-        if "better" not in df.columns or "N" not in df.columns:
-            raise ValueError(f"{name} needs columns 'N' and 'better' (budget_toy_example output).")
+        check_frame(df, ("N", "better"), name, hint="Pass budget_toy_example output.")
     order = list(toy[toy["mode"] == mode].better)
     if not order:
         raise ValueError(f"toy has no rows of mode {mode!r}.")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..validation import check_positive
 from . import corrupt, corrupt_with_param, load_dataset
 
 # Table 1 (CIFAR-10 part), published: mean test error (%) over the 15 CIFAR-10-C / 10 CIFAR-10-C-bar
@@ -209,12 +210,6 @@ def summarise_table1(df):
 # --------------------------------------------------------------------------------------------------
 # notebook 04: grid cells, result tables and the quantities its claims are judged on
 # --------------------------------------------------------------------------------------------------
-def _check_nonneg_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}.")
-    return int(value)
-
-
 def mean_pixel_change(clean, corrupted) -> np.ndarray:
     """Mean absolute pixel change of a generated corruption, per severity.
 
@@ -261,7 +256,8 @@ def pixel_change_table(clean, benchmarks) -> "pandas.DataFrame":  # noqa: F821
 
 def table1_cells(augmentations, n_seeds: int, seed: int) -> list[dict]:
     """Grid cells of Table 1: every augmentation for seeds ``seed .. seed + n_seeds − 1`` (seed-major)."""
-    n_seeds, seed = _check_nonneg_int(n_seeds, "n_seeds"), _check_nonneg_int(seed, "seed")
+    n_seeds = int(check_positive(n_seeds, "n_seeds", strict=False, integer=True))
+    seed = int(check_positive(seed, "seed", strict=False, integer=True))
     unknown = [a for a in augmentations if a not in AUG_LABELS]
     if unknown:
         raise ValueError(f"unknown augmentation(s) {unknown}; valid: {', '.join(AUG_LABELS)}.")
