@@ -6,31 +6,47 @@ PROFILE  ?= default
 NOTEBOOKS ?=
 PY       := $(VENV)/bin/python
 STAMP    := $(VENV)/.robeval-installed
+# exact, tested versions (pyproject.toml states compatible ranges only)
+CONSTRAINTS := requirements/constraints.txt
 
-.PHONY: venv reproduce test unit notebooks-smoke report benchmarks strip clean-build data
+.PHONY: venv reproduce figures verify test lint lab constraints docs unit notebooks-smoke report benchmarks strip clean-build data
 
 venv: $(STAMP)
 
 # torch/torchvision first with exact pins (they come from local disk here; other versions download GBs);
 # ceml 0.7 pins ancient torch/tensorflow/sklearn, so it goes in without its dependencies — what
 # ceml.sklearn really imports (jax, jaxlib, cvxpy, sklearn-lvq) is in the `adversarial` extra.
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile $(CONSTRAINTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip wheel setuptools
-	$(PY) -m pip install --quiet torch==2.14.1 torchvision==0.29.1
-	$(PY) -m pip install --quiet -e ".[notebooks,distributed,adversarial,test]"
-	$(PY) -m pip install --quiet --no-deps ceml==0.7
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) torch torchvision
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[notebooks,distributed,adversarial,test,lint,docs]"
+	$(PY) -m pip install --quiet --no-deps -c $(CONSTRAINTS) ceml
 	$(PY) -m ipykernel install --sys-prefix --name robeval --display-name "Python (robeval)" >/dev/null
 	@touch $(STAMP)
 
 reproduce: $(STAMP)
 	$(PY) -m robeval run --profile $(PROFILE) $(if $(NOTEBOOKS),--only $(NOTEBOOKS),)
 
+# re-plot figures and rebuild the claims from the stored result files, without recomputing anything
+figures: $(STAMP)
+	$(PY) -m robeval run --replot --profile $(PROFILE) $(if $(NOTEBOOKS),--only $(NOTEBOOKS),)
+
+# rebuild the claims from stored results and check that no verdict differs from the saved ledgers
+verify: $(STAMP)
+	$(PY) -m robeval verify --profile $(PROFILE) $(if $(NOTEBOOKS),--only $(NOTEBOOKS),)
+
 report: $(STAMP)
 	$(PY) -m robeval report --profile $(PROFILE)
 
-test: $(STAMP)
+test: lint docs
 	$(PY) -m pytest -q -p no:cacheprovider --durations=15 tests
+
+# ruff lint + format check on the library, tests, benchmarks and notebooks; notebooks must hold no outputs
+lint: $(STAMP)
+	$(PY) -m ruff check lib tests benchmarks notebooks
+	$(PY) -m ruff format --check lib tests benchmarks notebooks
+	$(PY) -m robeval strip --check
 
 unit: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not notebook" tests
@@ -46,6 +62,20 @@ data: $(STAMP)
 
 strip: $(STAMP)
 	$(PY) -m robeval strip
+
+# the API reference and guides (mkdocs + mkdocstrings) into build/site; any warning fails the build
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --quiet
+
+# JupyterLab with the "Python (robeval)" kernel, opened on notebooks/
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+# rewrite the constraints from the current environment (after a deliberate upgrade)
+constraints: $(STAMP)
+	@(echo "# Exact versions the compendium is tested with (pip constraints: \`pip install -c requirements/constraints.txt ...\`)."; \
+	  echo "# Regenerate with \`make constraints\` after upgrading; pyproject.toml states only compatible ranges."; \
+	  $(PY) -m pip freeze --exclude-editable | grep -v "^robeval" | sort -f) > $(CONSTRAINTS)
 
 clean-build:
 	rm -rf build

@@ -8,6 +8,7 @@ is 5 × 10 000 images per corruption at the measured rate, on this machine, one 
 JSON: per-corruption rates, the estimates, and ratios to a floor of ``FLOOR`` images/s (the rate at which
 one corruption of the full CIFAR-10-C takes ~8 minutes).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,10 +28,10 @@ def main(argv=None):
     parser.add_argument("--only", nargs="*", default=None, help="corruption names (default: all 25)")
     args = parser.parse_args(argv)
 
-    from robeval import corruptions as C
-    from robeval.data import load_cifar10_subset
+    from robeval.core.data import load_cifar10_subset
+    from robeval.transforms import corruptions as C
 
-    x = np.ascontiguousarray(load_cifar10_subset()[2][: args.n].transpose(0, 2, 3, 1))
+    x = load_cifar10_subset(layout="NHWC")[2][: args.n]
     names = args.only or list(C.C_CORRUPTIONS + C.CBAR_CORRUPTIONS)
     C.corrupt(x[:2], "frost", 1, seed=0)  # load the frost photographs outside the timing
     rates = {}

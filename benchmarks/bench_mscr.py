@@ -1,6 +1,6 @@
 """Benchmark: cost of one 2D MSCR protocol run relative to its floor, and the CIFAR subset separation time.
 
-* protocol: ``robeval.mscr.run_cell_2d`` for the 9 eps_train levels of Table 2a (9 forests x 9 test levels);
+* protocol: ``robeval.mscr.protocol.run_cell_2d`` for the 9 eps_train levels of Table 2a (9 forests x 9 test levels);
 * floor: fitting and predicting the *same* RandomForests (same seeds, n_jobs) on the *same* arrays, built
   beforehand, with nothing else (no splitting, noise sampling or scoring).
 * separation: exact L_inf class separation of the 6000 CIFAR-10 subset images (branch and bound) and, for
@@ -29,10 +29,19 @@ def _mirror():
 
 
 def protocol_run(seed, eps_levels, n_jobs):
-    from robeval import mscr
+    from robeval.mscr import protocol as mscr
 
-    config = dict(dataset="B", norm="linf", eps_test=eps_levels, k_train=10, k_test=10, test_size=0.2,
-                  n_estimators=100, noise_mode="iid", rf_n_jobs=n_jobs)
+    config = dict(
+        dataset="B",
+        norm="linf",
+        eps_test=eps_levels,
+        k_train=10,
+        k_test=10,
+        test_size=0.2,
+        n_estimators=100,
+        noise_mode="iid",
+        rf_n_jobs=n_jobs,
+    )
     rows = []
     for e in eps_levels:
         rows += mscr.run_cell_2d({"seed": seed, "eps_train": e, "model": "rf"}, config)
@@ -41,14 +50,15 @@ def protocol_run(seed, eps_levels, n_jobs):
 
 def floor_arrays(seed, eps_levels):
     """The exact arrays the protocol fits and predicts (built outside the timed region)."""
-    from robeval import data, mscr
+    from robeval.core import data
+    from robeval.mscr import protocol as mscr
 
     X, y = data.load_mscr_2d("B")
     tr, te = mscr.split_indices(len(X), 0.2, seed)
-    train_sets = [mscr.augment(X[tr], y[tr], e, 10, np.inf, mscr.noise_generator(seed, "train", e))
-                  for e in eps_levels]
-    blocks = [X[te]] + [mscr.augment(X[te], y[te], e, 10, np.inf, mscr.noise_generator(seed, "test", e))[0]
-                        for e in eps_levels if e > 0]
+    train_sets = [mscr.augment(X[tr], y[tr], e, 10, np.inf, mscr.noise_generator(seed, "train", e)) for e in eps_levels]
+    blocks = [X[te]] + [
+        mscr.augment(X[te], y[te], e, 10, np.inf, mscr.noise_generator(seed, "test", e))[0] for e in eps_levels if e > 0
+    ]
     return train_sets, np.concatenate(blocks)
 
 
@@ -70,7 +80,8 @@ def main(argv=None):
     _mirror()
     import torch
 
-    from robeval import data, separation
+    from robeval.core import data
+    from robeval.mscr import separation
 
     torch.set_num_threads(max(1, args.n_jobs))
     X, y = data.load_mscr_2d("B")

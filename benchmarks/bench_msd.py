@@ -21,6 +21,7 @@ Measured on real CIFAR-10 images (the subset), one process, this machine:
 The estimate ``paper_msd_hours`` is the time the paper's per-scheme MSD (100 images x 100k samples) would take at
 the measured instance rate. The last line is JSON with the rates and their ratios to the floors.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,15 +54,16 @@ def main(argv=None):
 
     import torch
 
-    from robeval import augmentations as A
-    from robeval import models
-    from robeval import msd as M
-    from robeval.data import load_cifar10_subset
-    from robeval.training import to_float_tensor
+    from robeval.core import models
+    from robeval.core.data import load_cifar10_subset
+    from robeval.core.images import to_nchw, to_nhwc
+    from robeval.core.training import to_float_tensor
+    from robeval.msd import distance as M
+    from robeval.transforms import augmentations as A
 
     torch.set_num_threads(args.threads)
     x_train = load_cifar10_subset()[0]
-    x = np.ascontiguousarray(x_train[:1000].transpose(0, 2, 3, 1))
+    x = to_nhwc(x_train[:1000])
     full = frozenset(A.BASE_OPS)
     rates = {}
 
@@ -73,20 +75,22 @@ def main(argv=None):
     model = models.build(args.arch).eval()
     feature_fn = M.model_feature_fn(model, batch_size=500)
     feature_fn(x[:10])
-    xt = to_float_tensor(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+    xt = to_float_tensor(to_nchw(x))
 
     @torch.no_grad()
     def bare_features():
         for i in range(0, len(xt), 500):
-            model.features(xt[i:i + 500])
+            model.features(xt[i : i + 500])
 
     t = _best(lambda: feature_fn(x), args.repeats)
     rates["features_img_s"], floors["features_img_s"] = len(x) / t, len(x) / _best(bare_features, args.repeats)
 
     images = x[: args.images]
     transform = M.scheme_transform(full)
-    t = _best(lambda: M.transform_features(feature_fn, images, transform, np.random.default_rng(0), args.samples),
-              args.repeats)
+    t = _best(
+        lambda: M.transform_features(feature_fn, images, transform, np.random.default_rng(0), args.samples),
+        args.repeats,
+    )
 
     def by_parts():
         rng = np.random.default_rng(0)
@@ -108,12 +112,21 @@ def main(argv=None):
         print(f"{k:28s} {v:14.1f}   (floor {floors[k]:.4g}, ratio {v / floors[k]:.3f})", flush=True)
     paper_hours = 100_000 * (100 / args.images) / rates["transform_features_inst_s"] / 3600
     print(f"paper MSD per scheme (100 images x 100k samples) at this rate: {paper_hours:.1f} h")
-    print(json.dumps({"benchmark": "msd", "arch": args.arch, "images": args.images, "threads": args.threads,
-                      "machine": platform.processor() or platform.machine(),
-                      "rates": {k: round(v, 1) for k, v in rates.items()},
-                      "floors": {k: round(v, 1) for k, v in floors.items()},
-                      "ratios_to_floor": {k: round(v / floors[k], 3) for k, v in rates.items()},
-                      "paper_msd_hours_per_scheme": round(paper_hours, 2)}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "msd",
+                "arch": args.arch,
+                "images": args.images,
+                "threads": args.threads,
+                "machine": platform.processor() or platform.machine(),
+                "rates": {k: round(v, 1) for k, v in rates.items()},
+                "floors": {k: round(v, 1) for k, v in floors.items()},
+                "ratios_to_floor": {k: round(v / floors[k], 3) for k, v in rates.items()},
+                "paper_msd_hours_per_scheme": round(paper_hours, 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

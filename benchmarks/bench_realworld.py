@@ -1,6 +1,6 @@
 """Monte-Carlo real-world robustness throughput vs the model's bare batched predict.
 
-Throughput = perturbed samples classified per second by ``robeval.realworld.real_world_robustness``
+Throughput = perturbed samples classified per second by ``robeval.realworld.robustness.real_world_robustness``
 (sampling, chunking, label comparison included), divided by the throughput of calling the same model's
 predict on the same number of pre-made rows in the same chunk size. Target ratio >= 0.9: the estimator's
 overhead is small next to the classifier.
@@ -19,6 +19,7 @@ compete and the ratio sits near the bound. ``--torch-threads`` sets torch's thre
 Usage: ``python benchmarks/bench_realworld.py [--quick] [--rounds R] [--torch-threads T]``; the last line
 printed is JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,13 @@ def _timed(fn) -> float:
 
 
 def bench(name, predict, d, n_points, n_samples, chunk_rows, rounds):
-    from robeval.realworld import _gaussian_chunk, GaussianPerturbation, identity_covariance, point_rngs
-    from robeval.realworld import real_world_robustness
+    from robeval.realworld.robustness import (
+        GaussianPerturbation,
+        _gaussian_chunk,
+        identity_covariance,
+        point_rngs,
+        real_world_robustness,
+    )
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n_points, d))
@@ -46,12 +52,11 @@ def bench(name, predict, d, n_points, n_samples, chunk_rows, rounds):
     Z = rng.normal(size=(rows, d))
     cov = identity_covariance(d)
     per_chunk = max(1, chunk_rows // n_samples)
-    chunks = [[(i, n_samples) for i in range(s, min(s + per_chunk, n_points))]
-              for s in range(0, n_points, per_chunk)]
+    chunks = [[(i, n_samples) for i in range(s, min(s + per_chunk, n_points))] for s in range(0, n_points, per_chunk)]
 
     def bare():
         for s in range(0, rows, chunk_rows):
-            predict(Z[s:s + chunk_rows])
+            predict(Z[s : s + chunk_rows])
 
     def mc():
         real_world_robustness(predict, X, cov=cov, n_samples=n_samples, rng=1, chunk_rows=chunk_rows)
@@ -69,11 +74,19 @@ def bench(name, predict, d, n_points, n_samples, chunk_rows, rounds):
         t_samp.append(_timed(sampling))
     ratios = np.array(t_bare) / np.array(t_mc)
     tb, ts = float(np.median(t_bare)), float(np.median(t_samp))
-    return {"model": name, "rows": rows, "chunk_rows": chunk_rows, "rounds": rounds,
-            "bare_rows_per_s": rows / tb, "mc_rows_per_s": rows / float(np.median(t_mc)),
-            "sampling_rows_per_s": rows / ts, "ratio": float(np.median(ratios)),
-            "ratio_min": float(ratios.min()), "ratio_max": float(ratios.max()),
-            "serial_bound": tb / (tb + ts)}
+    return {
+        "model": name,
+        "rows": rows,
+        "chunk_rows": chunk_rows,
+        "rounds": rounds,
+        "bare_rows_per_s": rows / tb,
+        "mc_rows_per_s": rows / float(np.median(t_mc)),
+        "sampling_rows_per_s": rows / ts,
+        "ratio": float(np.median(ratios)),
+        "ratio_min": float(ratios.min()),
+        "ratio_max": float(ratios.max()),
+        "serial_bound": tb / (tb + ts),
+    }
 
 
 def main(argv=None):
@@ -85,9 +98,9 @@ def main(argv=None):
     import torch
     from sklearn.ensemble import RandomForestClassifier
 
-    from robeval import models
-    from robeval.env import hardware_info
-    from robeval.realworld_experiments import torch_predict
+    from robeval.core import models
+    from robeval.core.env import hardware_info
+    from robeval.realworld.experiments import torch_predict
 
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)
@@ -104,14 +117,26 @@ def main(argv=None):
         bench("random_forest_10x3", rf.predict, 4, n_points, n_samples, chunk, rounds),
     ]
     for r in results:
-        print(f"{r['model']:>20}: bare {r['bare_rows_per_s']:.3g} rows/s, MC {r['mc_rows_per_s']:.3g} rows/s, "
-              f"sampling alone {r['sampling_rows_per_s']:.3g} rows/s; ratio {r['ratio']:.3f} "
-              f"(rounds {r['ratio_min']:.3f}-{r['ratio_max']:.3f}), serial bound {r['serial_bound']:.3f}")
+        print(
+            f"{r['model']:>20}: bare {r['bare_rows_per_s']:.3g} rows/s, MC {r['mc_rows_per_s']:.3g} rows/s, "
+            f"sampling alone {r['sampling_rows_per_s']:.3g} rows/s; ratio {r['ratio']:.3f} "
+            f"(rounds {r['ratio_min']:.3f}-{r['ratio_max']:.3f}), serial bound {r['serial_bound']:.3f}"
+        )
     min_ratio = min(r["ratio"] for r in results)
-    print(json.dumps({"benchmark": "realworld_mc_throughput", "floor": FLOOR,
-                      "torch_threads": torch.get_num_threads(), "cpu_count": hardware_info().get("cpu_count"),
-                      "ratios": {r["model"]: round(r["ratio"], 4) for r in results},
-                      "min_ratio": round(min_ratio, 4), "pass": bool(min_ratio >= FLOOR), "results": results}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "realworld_mc_throughput",
+                "floor": FLOOR,
+                "torch_threads": torch.get_num_threads(),
+                "cpu_count": hardware_info().get("cpu_count"),
+                "ratios": {r["model"]: round(r["ratio"], 4) for r in results},
+                "min_ratio": round(min_ratio, 4),
+                "pass": bool(min_ratio >= FLOOR),
+                "results": results,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

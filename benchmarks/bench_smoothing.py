@@ -8,6 +8,7 @@ The ratio should be close to 1 (target >= 0.9): the noise generation and countin
 Run: ``python benchmarks/bench_smoothing.py [--arch resnet8] [--batch-size 500] [--repeats 7]``.
 The last line printed is a JSON object with ``ratio`` and ``ratio_to_floor`` (ratio / 0.9).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,9 +18,9 @@ import time
 import numpy as np
 import torch
 
-from robeval import models
-from robeval.env import hardware_info, torch_device
-from robeval.smoothing import Smooth
+from robeval.acr.smoothing import Smooth, image_generators
+from robeval.core import models
+from robeval.core.env import hardware_info, torch_device
 
 FLOOR = 0.9
 
@@ -71,7 +72,7 @@ def main(argv=None) -> dict:
     batch = x.repeat_interleave(args.batch_size // args.images, dim=0).contiguous()
     smooth = Smooth(model, 10, args.sigma, device=dev)
     # interleave the two measurements batch by batch and compare medians (robust to a shared machine)
-    gen = torch.Generator(device=dev).manual_seed(0)
+    gen = image_generators(0, np.arange(len(x)), 0, dev)
     time_bare(model, batch), time_certify(smooth, x, args.batch_size, gen)  # warm-up
     bare, cert = [], []
     for _ in range(args.repeats):
@@ -79,10 +80,18 @@ def main(argv=None) -> dict:
         cert.append(time_certify(smooth, x, args.batch_size, gen))
     b = args.batch_size / float(np.median(bare))
     c = args.batch_size / float(np.median(cert))
-    out = {"benchmark": "smoothing_certify_vs_forward", "arch": args.arch, "device": str(dev),
-           "batch_size": args.batch_size, "bare_samples_per_s": round(b, 1), "certify_samples_per_s": round(c, 1),
-           "ratio": round(c / b, 4), "floor": FLOOR, "ratio_to_floor": round(c / b / FLOOR, 4),
-           "cpu_count": hardware_info().get("cpu_count")}
+    out = {
+        "benchmark": "smoothing_certify_vs_forward",
+        "arch": args.arch,
+        "device": str(dev),
+        "batch_size": args.batch_size,
+        "bare_samples_per_s": round(b, 1),
+        "certify_samples_per_s": round(c, 1),
+        "ratio": round(c / b, 4),
+        "floor": FLOOR,
+        "ratio_to_floor": round(c / b / FLOOR, 4),
+        "cpu_count": hardware_info().get("cpu_count"),
+    }
     print(json.dumps(out))
     return out
 

@@ -1,4 +1,5 @@
 """Shared fixtures. Tests read data through ROBEVAL_DATA_DIR (CI: ../shared/data) and write under build/."""
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 @pytest.fixture
 def tmp_results(tmp_path, monkeypatch):
     """Redirect results/figures of every profile into a temporary project root."""
-    import robeval.paths as paths
+    import robeval.core.paths as paths
 
     for name in ("BUILD_DIR", "RESULTS_DIR", "FIGURES_DIR"):
         monkeypatch.setattr(paths, name, tmp_path / name.lower())

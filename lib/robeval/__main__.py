@@ -1,4 +1,5 @@
-"""Command line: ``python -m robeval run|report|data|strip``."""
+"""Command line: ``python -m robeval run|report|data|strip`` (also installed as ``robeval``)."""
+
 from __future__ import annotations
 
 import argparse
@@ -6,48 +7,119 @@ import json
 import sys
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="robeval", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run", help="execute notebooks with papermill and write the claims report")
-    r.add_argument("--profile", default="default")
-    r.add_argument("--only", default="", help="comma-separated notebook numbers or names, e.g. 01,08")
+    r = sub.add_parser("run", help="execute notebooks with papermill and write the claims and figures reports")
+    r.add_argument("--profile", default="default", help="smoke, default or paper")
+    r.add_argument("--only", default=None, help="comma-separated notebook numbers or names, e.g. 01,08")
     r.add_argument("--keep-going", action="store_true", help="continue after a failing notebook")
-    rep = sub.add_parser("report", help="aggregate the claims of a profile into CLAIMS.md")
-    rep.add_argument("--profile", default="default")
-    sub.add_parser("data", help="list registered data files and whether they verify")
+    r.add_argument(
+        "--replot", action="store_true", help="skip the compute cells: re-plot and rebuild claims from stored results"
+    )
+    v = sub.add_parser(
+        "verify", help="rebuild the claims from stored results and compare the verdicts with the saved ones"
+    )
+    v.add_argument("--profile", default="default", help="smoke, default or paper")
+    v.add_argument("--only", default=None, help="comma-separated notebook numbers or names")
+    rep = sub.add_parser(
+        "report", help="aggregate the claims and figure manifest of a profile into CLAIMS.md and FIGURES.md"
+    )
+    rep.add_argument("--profile", default="default", help="smoke, default or paper")
+    sub.add_parser("data", help="list registered data files, whether they verify, and how to fix those that do not")
     s = sub.add_parser("strip", help="remove outputs from notebooks (before committing)")
-    s.add_argument("paths", nargs="*")
-    args = p.parse_args(argv)
+    s.add_argument("paths", nargs="*", help="notebooks (default: all of notebooks/)")
+    s.add_argument("--check", action="store_true", help="change nothing; exit 1 if a notebook holds outputs")
+    c = sub.add_parser(
+        "corrupt",
+        help="write CIFAR-10-C / CIFAR-10-C-bar of a set of 32x32 images in the release layout",
+        description="Write <corruption>.npy (uint8 (S*N, 32, 32, 3), severities stacked) and labels.npy into --out; "
+        "finished, verified files are skipped on a rerun.",
+    )
+    c.add_argument("--out", required=True, help="output folder")
+    c.add_argument("--images", default=None, help="images .npy, uint8 (N, 32, 32, 3) (default: the CIFAR-10 test set)")
+    c.add_argument("--labels", default=None, help="labels .npy, integers (N,) (required with --images)")
+    c.add_argument("--subset", action="store_true", help="use the 1000-image CIFAR-10 test subset")
+    c.add_argument("--names", default="all", help="comma list of corruptions, or C, C-bar or all (default: all)")
+    c.add_argument("--severities", default="1,2,3,4,5", help="comma list of severities in 1..5 (default: 1,2,3,4,5)")
+    c.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    c.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
 
-    if args.cmd == "run":
-        from .notebooks import NotebookFailed, run_all
 
-        try:
-            results = run_all(args.profile, only=args.only or None, keep_going=args.keep_going)
-        except (NotebookFailed, ValueError) as exc:
-            print(f"robeval: {exc}", file=sys.stderr)
-            return 1
-        print(json.dumps({"profile": args.profile, "notebooks": results}))
-    elif args.cmd == "report":
-        from .claims import report
+def _strip(paths, check: bool) -> int:
+    from pathlib import Path
 
-        print(report(args.profile))
-    elif args.cmd == "data":
-        from .data import status
+    from robeval.core.notebooks import notebook_paths, strip_outputs
 
-        df = status()
-        print(df.drop(columns=["source"]).to_string(index=False))
-        return 0 if df.verified.all() else 1
-    elif args.cmd == "strip":
-        from pathlib import Path
+    chosen = [Path(x) for x in paths] or notebook_paths()
+    missing = [str(p) for p in chosen if not p.is_file()]
+    if missing:
+        raise ValueError(f"no such notebook: {', '.join(missing)}")
+    dirty = [p for p in chosen if strip_outputs(p, dry_run=check)]
+    for path in dirty:
+        print(f"{'has outputs' if check else 'stripped'}: {path}")
+    if check and dirty:
+        print("robeval: commit notebooks without outputs; run `make strip`.", file=sys.stderr)
+        return 1
+    return 0
 
-        from .notebooks import notebook_paths, strip_outputs
 
-        paths = [Path(x) for x in args.paths] or notebook_paths()
-        for path in paths:
-            if strip_outputs(path):
-                print(f"stripped {path}")
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.cmd == "run":
+            from robeval.core.notebooks import NotebookFailed, run_all
+
+            try:
+                results = run_all(args.profile, only=args.only, keep_going=args.keep_going, replot=args.replot)
+            except NotebookFailed as exc:
+                print(f"robeval: {exc}", file=sys.stderr)
+                return 1
+            print(json.dumps({"profile": args.profile, "notebooks": results}))
+        elif args.cmd == "verify":
+            from robeval.core.notebooks import NotebookFailed, verify
+
+            try:
+                diffs = verify(args.profile, only=args.only)
+            except NotebookFailed as exc:
+                print(f"robeval: {exc}", file=sys.stderr)
+                return 1
+            for d in diffs:
+                print(f"{d['notebook']}: {d['id']}: saved {d['saved']!r}, rebuilt {d['rebuilt']!r}")
+            print(f"robeval verify: {len(diffs)} verdict(s) differ from the saved ledgers of profile {args.profile!r}")
+            return 1 if diffs else 0
+        elif args.cmd == "report":
+            from robeval.core.report import figures_report, report, update_readme
+
+            print(report(args.profile))
+            figures_report(args.profile)
+            if args.profile == "default":
+                update_readme(args.profile)
+        elif args.cmd == "data":
+            from robeval.core.data import status
+
+            df = status()
+            print(df.drop(columns=["source"]).to_string(index=False))
+            return 0 if df.verified.all() else 1
+        elif args.cmd == "strip":
+            return _strip(args.paths, args.check)
+        elif args.cmd == "corrupt":
+            from robeval.transforms.release import corrupt_command
+
+            return corrupt_command(
+                out=args.out,
+                images=args.images,
+                labels=args.labels,
+                subset=args.subset,
+                names=args.names,
+                severities=args.severities,
+                seed=args.seed,
+                progress=not args.no_progress,
+            )
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"robeval: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

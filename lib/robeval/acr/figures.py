@@ -1,0 +1,236 @@
+"""Figures of Sun et al. (ICML 2025), *Average Certified Radius is a Poor Metric for Randomized Smoothing*.
+
+Notebook 08 (the authors' published certification files): Fig. 6 — certified accuracy against the radius on
+CIFAR-10 (:func:`fig6_certified_accuracy_cifar10`); Figs. 3/9 — the ECDF of ``p_A`` on CIFAR-10, recomputed
+and published (:func:`fig9_ecdf_cifar10`); Fig. 11 — the same on ImageNet (:func:`fig11_ecdf_imagenet`);
+Fig. 8 / Appendix B.1 — certified accuracy under a cheaper budget derived from the ECDF
+(:func:`fig8_appendix_b_budget`); Fig. 2 — the certified radius and its slope against ``p_A``
+(:func:`fig2_radius_and_slope`); the budget toy example of Sections 4.1/4.2 (:func:`sec41_toy_budget`).
+Notebook 09 (our own randomized-smoothing training): Table 5's variants as ECDF and certified-accuracy curves
+(:func:`table5_ecdf_and_certified_accuracy`).
+
+Every function takes the data as read back from the result files of :mod:`robeval.acr.metrics`,
+:mod:`robeval.acr.ecdf`, :mod:`robeval.acr.theory` and :mod:`robeval.acr.training`, and returns the
+matplotlib Figure; the notebooks save it with :func:`robeval.core.plotting.savefig`.
+"""
+
+from __future__ import annotations
+
+from robeval.acr.published import METHOD_NAMES, METHODS
+from robeval.core.plotting import plotter
+
+__all__ = [
+    "fig2_radius_and_slope",
+    "fig6_certified_accuracy_cifar10",
+    "fig8_appendix_b_budget",
+    "fig9_ecdf_cifar10",
+    "fig11_ecdf_imagenet",
+    "sec41_toy_budget",
+    "table5_ecdf_and_certified_accuracy",
+]
+
+SIGMAS = (0.25, 0.5, 1.0)
+ECDF_YLABEL = "$P(p_A \\geq x$, correct$)$"
+# the baseline (Gaussian training) and the paper's own method are drawn thicker than the other methods
+HIGHLIGHTED = ("gaussian", "ours")
+
+
+def _line_width(method: str) -> float:
+    return 2.2 if method in HIGHLIGHTED else 1.2
+
+
+def _colours(methods) -> dict:
+    """One colour per method, by its position in ``methods`` (the same in every panel, even where a method has no
+    file, and the same in Figs. 6, 9 and 11)."""
+    return {m: f"C{i % 10}" for i, m in enumerate(methods)}
+
+
+def _sigma_panels(n: int):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, n, figsize=(13, 3.6), sharey=True, squeeze=False)
+    return fig, list(axes[0])
+
+
+@plotter
+def fig6_certified_accuracy_cifar10(curves, methods=METHODS, names=METHOD_NAMES, sigmas=SIGMAS):
+    """Fig. 6: certified accuracy (percent) against the radius, one panel per ``sigma`` (CIFAR-10).
+
+    curves : the ``fig6_curves.csv`` table of :func:`robeval.acr.metrics.certified_accuracy_curves`
+        (columns ``sigma``, ``method``, ``radius``, ``certified_accuracy`` as a fraction).
+    methods, names : the methods to draw, in order, and their legend labels.
+    sigmas : one panel per noise level; the x-axis of each runs from 0 to ``4 sigma``.
+    """
+    fig, axes = _sigma_panels(len(sigmas))
+    colours = _colours(methods)
+    for ax, s in zip(axes, sigmas):
+        for m in methods:
+            c = curves[(curves.sigma == s) & (curves.method == m)]
+            ax.plot(c.radius, 100 * c.certified_accuracy, label=names[m], lw=_line_width(m), color=colours[m])
+        ax.set_title(f"CIFAR-10, $\\sigma$={s}")
+        ax.set_xlabel("radius $r$")
+        ax.set_xlim(0, 4 * s)
+    axes[0].set_ylabel("certified accuracy (%)")
+    axes[-1].legend(fontsize=8)
+    return fig
+
+
+def _ecdf_panels(curves, methods, names, sigmas, dataset: str, published_every: int | None):
+    fig, axes = _sigma_panels(len(sigmas))
+    colours = _colours(methods)
+    for ax, s in zip(axes, sigmas):
+        for m in methods:
+            c = curves[(curves.sigma == s) & (curves.method == m)]
+            if not len(c):
+                continue
+            ax.plot(c.x, c.y, label=names[m], lw=_line_width(m), color=colours[m])
+            if published_every:
+                ax.plot(c.x[::published_every], c.published[::published_every], "o", ms=3, color=colours[m])
+        ax.set_title(f"{dataset}, $\\sigma$={s}")
+        ax.set_xlabel("$x$")
+    axes[0].set_ylabel(ECDF_YLABEL)
+    axes[-1].legend(fontsize=8)
+    return fig
+
+
+@plotter
+def fig9_ecdf_cifar10(curves, methods=METHODS, names=METHOD_NAMES, sigmas=SIGMAS, published_every: int = 25):
+    """Figs. 3 and 9: the ECDF ``P(p_A >= x, correct)`` on CIFAR-10, one panel per ``sigma``.
+
+    curves : the ``ecdf_cifar10.csv`` table of :func:`robeval.acr.ecdf.ecdf_curves` (columns ``x``, ``y``,
+        ``sigma``, ``method`` and ``published``, the authors' ECDF files on the same grid).
+    methods, names : the methods to draw, in order, and their legend labels.
+    published_every : the published ECDF is drawn as dots at every ``published_every``-th grid point.
+
+    Lines are recomputed from the certification files, dots are the published ECDF files.
+    """
+    fig = _ecdf_panels(curves, methods, names, sigmas, "CIFAR-10", published_every)
+    fig.suptitle("lines: recomputed from the certification files; dots: the published ECDF files", fontsize=9)
+    return fig
+
+
+@plotter
+def fig11_ecdf_imagenet(curves, methods=METHODS, names=METHOD_NAMES, sigmas=SIGMAS):
+    """Fig. 11: the ECDF ``P(p_A >= x, correct)`` on ImageNet, one panel per ``sigma``.
+
+    curves : the ``ecdf_imagenet.csv`` table of :func:`robeval.acr.ecdf.ecdf_curves` (columns ``x``, ``y``,
+        ``sigma``, ``method``); a method without a file at some ``sigma`` is left out of that panel, and keeps
+        its colour in the others (the colours of Figs. 6 and 9).
+    methods, names : the methods to draw, in order, and their legend labels.
+    """
+    return _ecdf_panels(curves, methods, names, sigmas, "ImageNet", None)
+
+
+@plotter
+def fig8_appendix_b_budget(
+    curves, methods, sigma: float, n: int, alpha: float, cheap_n: int, cheap_alpha: float, names=METHOD_NAMES
+):
+    """Fig. 8 / Appendix B.1: certified accuracy at the files' budget and, from the ECDF, at a cheaper one.
+
+    curves : the ``appendixB_curves.csv`` table of :func:`robeval.acr.ecdf.appendix_b_curves` (columns
+        ``method``, ``budget`` (``"N=<n>"``), ``rule`` (``"certification file"``, ``"plugin"``,
+        ``"binomial"``), ``radius``, ``certified_accuracy`` as a fraction).
+    methods, names : the methods to draw, in order, and their legend labels.
+    sigma : the noise level of the curves (y-axis label).
+    n, alpha : the budget of the certification files (left panel).
+    cheap_n, cheap_alpha : the cheaper budget (right panel: plug-in rule solid, binomial expectation dashed).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    for m in methods:
+        a = curves[(curves.method == m) & (curves.budget == f"N={n}") & (curves.rule == "certification file")]
+        (line,) = axes[0].plot(a.radius, 100 * a.certified_accuracy, label=names[m])
+        b = curves[(curves.method == m) & (curves.budget == f"N={cheap_n}")]
+        plugin, binomial = b[b.rule == "plugin"], b[b.rule == "binomial"]
+        axes[1].plot(
+            plugin.radius, 100 * plugin.certified_accuracy, color=line.get_color(), label=f"{names[m]} (plug-in)"
+        )
+        axes[1].plot(
+            binomial.radius,
+            100 * binomial.certified_accuracy,
+            "--",
+            color=line.get_color(),
+            label=f"{names[m]} (binomial)",
+        )
+    axes[0].set_title(f"certified with N={n}, alpha={alpha} (files)")
+    axes[1].set_title(f"from the ECDF: N'={cheap_n}, alpha'={cheap_alpha}")
+    for ax in axes:
+        ax.set_xlabel("radius")
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel(f"certified accuracy (%), sigma={sigma}")
+    return fig
+
+
+@plotter
+def fig2_radius_and_slope(curves, p_max: float):
+    """Fig. 2: the certified radius ``R = Phi^{-1}(p_A)`` (``sigma = 1``) and its slope ``dR/dp_A`` (log scale).
+
+    curves : the ``fig2_curves.csv`` table of :func:`robeval.acr.theory.fig2_curves` (columns ``p``,
+        ``radius``, ``dradius_dp``).
+    p_max : the largest certifiable ``p_A`` at the budget (dotted vertical line in both panels).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(10, 3.5))
+    ax[0].plot(curves.p, curves.radius)
+    ax[0].set_xlabel("$p_A$")
+    ax[0].set_ylabel("$R=\\Phi^{-1}(p_A)$  ($\\sigma=1$)")
+    ax[1].semilogy(curves.p, curves.dradius_dp)
+    ax[1].set_xlabel("$p_A$")
+    ax[1].set_ylabel("$dR/dp_A$")
+    for a in ax:
+        a.axvline(p_max, ls=":", c="k")
+    return fig
+
+
+@plotter
+def sec41_toy_budget(scan, p: float):
+    """Sections 4.1/4.2 toy example: ACR of the trivial classifier and of a classifier with ``p_A = p``
+    everywhere, against the certification budget ``N`` (log scale).
+
+    scan : the ``toy_scan.csv`` table of :func:`robeval.acr.theory.budget_scan` (columns ``N``,
+        ``acr_trivial``, ``acr_constant``, the latter the expectation over ``n_A ~ Bin(N, p)``).
+    p : ``p_A`` of the non-trivial classifier (legend label).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.semilogx(scan.N, scan.acr_trivial, label="trivial classifier")
+    ax.semilogx(scan.N, scan.acr_constant, label=f"$p_A$={p} everywhere (expected over $n_A$)")
+    ax.set_xlabel("certification budget $N$")
+    ax.set_ylabel("ACR")
+    ax.legend()
+    return fig
+
+
+@plotter
+def table5_ecdf_and_certified_accuracy(ecdf, table5):
+    """Table 5 (scaled) as curves: the ECDF of ``p_A`` and the certified accuracy of every trained variant.
+
+    ecdf : the ``ecdf.csv`` table of :func:`robeval.acr.training.variant_ecdfs` (columns ``x``, ``y``,
+        ``sigma``, ``variant``; one curve per ``(sigma, variant)``).
+    table5 : the ``table5.csv`` table of :func:`robeval.acr.training.variant_certification_table` with its
+        index reset (columns ``sigma``, ``variant``, ``ACR`` and one column per radius, in percent).
+    """
+    import matplotlib.pyplot as plt
+
+    radius_cols = [c for c in table5.columns if c not in ("sigma", "variant", "ACR")]
+    fig, ax = plt.subplots(1, 2, figsize=(11, 3.6))
+    for (s, v), e in ecdf.groupby(["sigma", "variant"], sort=False):
+        ax[0].plot(e.x, e.y, label=rf"{v} ($\sigma$={s})")
+    for _, r in table5.iterrows():
+        ax[1].plot(
+            [float(c) for c in radius_cols],
+            r[radius_cols].astype(float),
+            marker="o",
+            ms=3,
+            label=f"{r.variant} (ACR {r.ACR:.3f})",
+        )
+    ax[0].set_xlabel("$x$")
+    ax[0].set_ylabel(r"$P(p_A\geq x$, correct$)$")
+    ax[0].legend(fontsize=7)
+    ax[1].set_xlabel("radius")
+    ax[1].set_ylabel("certified accuracy (%)")
+    ax[1].legend(fontsize=7)
+    return fig

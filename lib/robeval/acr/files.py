@@ -1,0 +1,159 @@
+"""Certification files in Cohen et al.'s tab-separated format (``idx label predict radius correct time``).
+
+Readers for any such file (:func:`read_certification`) and for the published ones of the ACR paper
+(:func:`load_certification`, :func:`load_published_ecdf`; checksum-verified through
+:mod:`robeval.core.data`), and :func:`write_certification_tsv` for our own CERTIFY results.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from robeval.core.data import fetch, registry
+from robeval.core.validation import check_choice
+
+if TYPE_CHECKING:
+    import pandas
+
+ACR_METHODS = ("gaussian", "macer", "smoothadv", "consistency", "smoothmix", "catrs", "ours")
+
+
+SIGMAS = (0.25, 0.5, 1.0)
+
+
+CERTIFICATION_COLUMNS = ("idx", "label", "predict", "radius", "correct", "time")
+
+
+def _parse_one(v) -> float:
+    s = str(v).strip()
+    days = 0.0
+    if "day" in s:
+        d, s = s.split(",", 1)
+        days = float(d.split()[0])
+        s = s.strip()
+    if ":" in s:
+        sec = 0.0
+        for p in s.split(":"):
+            sec = sec * 60.0 + float(p)
+    else:
+        sec = float(s)
+    return days * 86400.0 + sec
+
+
+def parse_duration(values) -> np.ndarray:
+    """Seconds (float64) from ``H:MM:SS(.ffffff)`` / ``D day(s), H:MM:SS`` strings or plain numbers."""
+    import pandas as pd
+
+    text = pd.Series(np.asarray(values, dtype=object).reshape(-1)).astype(str).str.strip()
+    out = np.full(len(text), np.nan)
+    # the common form H:MM:SS(.f), vectorised; anything else (days, plain seconds) one by one
+    hms = text.str.fullmatch(r"\d+:\d{1,2}:\d{1,2}(?:\.\d*)?").to_numpy(dtype=bool)
+    if hms.any():
+        parts = text[hms].str.split(":", expand=True).astype(np.float64).to_numpy()
+        out[hms] = parts[:, 0] * 3600.0 + parts[:, 1] * 60.0 + parts[:, 2]
+    for i in np.flatnonzero(~hms):
+        out[i] = _parse_one(text.iloc[i])
+    return out
+
+
+def read_certification(path: str | os.PathLike) -> pandas.DataFrame:
+    """Parse a CERTIFY output file (tab separated ``idx label predict radius correct time``).
+
+    ``predict`` is -1 for abstentions. ``time`` is converted to seconds (column ``time_s``; the raw text is
+    kept in ``time``). Raises ValueError naming missing columns.
+    """
+    import pandas as pd
+
+    df = pd.read_csv(path, sep="\t")
+    missing = [c for c in CERTIFICATION_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(
+            f"{path}: certification file lacks column(s) {missing}; expected tab-separated columns "
+            f"{' '.join(CERTIFICATION_COLUMNS)} as written by CERTIFY (robeval.acr)."
+        )
+    df["time_s"] = parse_duration(df["time"].to_numpy())
+    return df
+
+
+def load_certification(dataset: str, method: str, sigma: float) -> pandas.DataFrame:
+    """Published certification results of the ACR paper (eth-sri/acr-weakness ``data/certify``).
+
+    ``dataset`` ∈ {cifar10, imagenet}; ``method`` ∈ ACR_METHODS; ``sigma`` ∈ {0.25, 0.5, 1.0}. CIFAR-10 has
+    all 10000 test points, ImageNet every 100th of 50000. Some ImageNet files lack the ``.tsv`` suffix
+    upstream; both spellings are resolved. Columns: idx, label, predict, radius, correct, time, time_s.
+    """
+    check_choice(dataset, "dataset", ("cifar10", "imagenet"))
+    check_choice(method, "method", ACR_METHODS)
+    check_choice(float(sigma), "sigma", SIGMAS)
+    stem = f"acr_weakness/certify/{dataset}/{method}/noise_{float(sigma)}"
+    reg = registry()
+    rel = stem + ".tsv" if stem + ".tsv" in reg else stem
+    if rel not in reg:
+        avail = sorted(
+            {
+                k.split("/")[3] + "@" + k.split("noise_")[1].removesuffix(".tsv")
+                for k in reg
+                if k.startswith(f"acr_weakness/certify/{dataset}/")
+            }
+        )
+        raise ValueError(
+            f"No published certification for {dataset}/{method} at sigma={sigma}. "
+            f"Available (method@sigma): {', '.join(avail)}."
+        )
+    return read_certification(fetch(rel))
+
+
+def load_published_ecdf(method: str, sigma: float) -> pandas.DataFrame:
+    """The ECDF of p_A behind the ACR paper's Figure 9 (CIFAR-10): columns ``x`` (p_A) and ``y``."""
+    import pandas as pd
+
+    check_choice(method, "method", ACR_METHODS)
+    check_choice(float(sigma), "sigma", SIGMAS)
+    return pd.read_csv(fetch(f"acr_weakness/ecdf/{method}_{float(sigma)}.csv"), sep="\t")
+
+
+def format_radius(r: float) -> str:
+    """Radius as in the published files: three significant digits (``'{:.3}'``), e.g. ``0.877``."""
+    return f"{float(r):.3}"
+
+
+def format_time(seconds: float) -> str:
+    """Elapsed time as in the published files: ``str(datetime.timedelta)``, e.g. ``0:00:03.761169``."""
+    return str(datetime.timedelta(seconds=float(seconds)))
+
+
+def write_certification_tsv(df: pd.DataFrame, path) -> Path:
+    """Write certification results in the published tab-separated format.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Columns ``idx, label, predict, radius, correct, time`` (time in seconds, float, or already
+        a timedelta string); extra columns are ignored.
+    path : str or pathlib.Path
+        Destination; written atomically (temporary file then rename).
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    need = ["idx", "label", "predict", "radius", "correct", "time"]
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise ValueError(f"certification frame lacks columns {missing}; expected {need}.")
+    lines = ["\t".join(need)]
+    for row in df[need].itertuples(index=False):
+        t = row.time if isinstance(row.time, str) else format_time(row.time)
+        lines.append(
+            f"{int(row.idx)}\t{int(row.label)}\t{int(row.predict)}\t{format_radius(row.radius)}"
+            f"\t{int(row.correct)}\t{t}"
+        )
+    from robeval.core.io import atomic_write_text
+
+    return Path(atomic_write_text(path, "\n".join(lines) + "\n"))

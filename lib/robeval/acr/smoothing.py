@@ -1,0 +1,623 @@
+"""Randomized smoothing: Cohen et al. (2019) CERTIFY and PREDICT for any torch classifier.
+
+The smoothed classifier is ``g(x) = argmax_c P(f(x + eps) = c)`` with ``eps ~ N(0, sigma^2 I)``.
+:class:`Smooth` mirrors the pseudocode of Cohen et al. (2019), Section 3.2:
+
+* ``CERTIFY``: guess the top class ``c_A`` from ``n0`` noise draws, count ``n_A`` hits of ``c_A``
+  in ``n`` fresh draws, take the one-sided Clopper--Pearson lower bound ``p_A_lower`` at level
+  ``1 - alpha``; abstain when ``p_A_lower < 1/2``, else certify the L2 radius
+  ``sigma * Phi^{-1}(p_A_lower)``.
+* ``PREDICT``: count the top two classes in ``n`` draws and return the top one only when a
+  two-sided binomial test of ``n_1`` vs ``n_1 + n_2`` rejects ``p = 1/2`` at level ``alpha``.
+
+Both are batched across noise draws *and* across images (one forward pass holds draws of several
+images), device agnostic, and every image draws its noise from its own stream keyed by ``(seed, image
+index)``, so results do not depend on the batch size or the grouping of images; the per-class counting
+is one ``bincount`` per forward batch. :func:`robeval.acr.files.write_certification_tsv` writes results in
+the tab-separated format of the published certification files.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from scipy.stats import beta as _beta
+from scipy.stats import binom as _binom
+from scipy.stats import norm as _norm
+
+from robeval.core.seeding import as_seed_sequence, keyed
+
+ABSTAIN = -1
+
+
+def check_sigma(sigma) -> float:
+    """Return ``sigma`` as float; raise ValueError unless it is a finite number > 0."""
+    try:
+        s = float(sigma)
+    except (TypeError, ValueError):
+        raise ValueError(f"sigma must be a positive number (noise std in input units), got {sigma!r}.") from None
+    if not math.isfinite(s) or s <= 0:
+        raise ValueError(f"sigma must be > 0 (noise standard deviation), got {sigma!r}; pass e.g. sigma=0.25.")
+    return s
+
+
+def check_alpha(alpha) -> float:
+    """Return ``alpha`` as float; raise ValueError unless ``0 < alpha < 1``."""
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a failure probability in (0, 1), got {alpha!r}.") from None
+    if not (0.0 < a < 1.0):
+        raise ValueError(
+            f"alpha must lie strictly between 0 and 1 (failure probability), got {alpha!r}; "
+            "the standard choice is alpha=0.001."
+        )
+    return a
+
+
+def check_num_samples(n, name: str = "N") -> int:
+    """Return ``n`` as int; raise ValueError unless it is an integer >= 1."""
+    if (
+        isinstance(n, bool)
+        or not isinstance(n, (int, np.integer))
+        and not (isinstance(n, float) and float(n).is_integer())
+    ):
+        raise ValueError(f"{name} must be a positive integer number of noise draws, got {n!r}.")
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"{name} must be >= 1 (number of noise draws), got {n}; Cohen et al. use N0=100 and N=100000.")
+    return n
+
+
+def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
+    """One-sided ``(1 - alpha)`` Clopper--Pearson lower confidence bound on a binomial proportion.
+
+    Equal to ``statsmodels.stats.proportion.proportion_confint(n_a, n, alpha=2 * alpha,
+    method="beta")[0]`` (Cohen et al.'s ``lower_confidence_bound``).
+
+    Parameters
+    ----------
+    n_a : int or array_like of int
+        Number of successes, ``0 <= n_a <= n``.
+    n : int or array_like of int
+        Number of trials (broadcast against ``n_a``), ``>= 1``.
+    alpha : float
+        One-sided failure probability in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Lower bounds in [0, 1], shape of ``broadcast(n_a, n)``.
+    """
+    alpha = check_alpha(alpha)
+    n_a = np.asarray(n_a, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    if np.any(n < 1) or np.any(n != np.round(n)):
+        raise ValueError("n must be integers >= 1 (number of trials).")
+    if np.any(n_a < 0) or np.any(n_a > n) or np.any(n_a != np.round(n_a)):
+        raise ValueError("n_a must be integers with 0 <= n_a <= n (number of successes).")
+    n_a, n = np.broadcast_arrays(n_a, n)
+    out = np.zeros(n_a.shape, dtype=np.float64)
+    pos = n_a > 0
+    # Beta(n_a, n - n_a + 1) quantile; with n_a == n this is alpha ** (1 / n), computed stably.
+    full = pos & (n_a == n)
+    part = pos & ~full
+    out[part] = _beta.ppf(alpha, n_a[part], n[part] - n_a[part] + 1)
+    out[full] = np.exp(np.log(alpha) / n[full])
+    return out if out.ndim else out[()]
+
+
+def clopper_pearson_upper(n_a, n, alpha) -> np.ndarray:
+    """One-sided ``(1 - alpha)`` Clopper--Pearson upper confidence bound (``1 - lower(n - n_a, n)``)."""
+    n_a = np.asarray(n_a, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    return 1.0 - clopper_pearson_lower(n - n_a, n, alpha)
+
+
+def sequential_schedule(n_start: int, n_max: int) -> np.ndarray:
+    """Cumulative sample sizes of the sequential test: ``n_start * 2**k`` up to ``n_max`` (included)."""
+    n_start = check_num_samples(n_start, "n_start")
+    n_max = check_num_samples(n_max, "n_max")
+    if n_start > n_max:
+        raise ValueError(f"n_start ({n_start}) must be <= n_max ({n_max}).")
+    sizes = [n_start]
+    while sizes[-1] < n_max:
+        sizes.append(min(2 * sizes[-1], n_max))
+    return np.asarray(sizes, dtype=np.int64)
+
+
+def binom_test_two_sided(k, n, p: float = 0.5) -> np.ndarray:
+    """Two-sided exact binomial test p-value (as ``scipy.stats.binomtest(k, n, p).pvalue``), vectorised.
+
+    Only ``p = 0.5`` (the case PREDICT needs) is supported: the distribution is symmetric, so the
+    two-sided p-value is ``min(1, 2 * P(X <= min(k, n - k)))``.
+
+    Parameters
+    ----------
+    k, n : array_like of int
+        Successes and trials, ``0 <= k <= n``; ``n == 0`` gives p-value 1.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+    """
+    if p != 0.5:
+        raise ValueError("binom_test_two_sided supports only p=0.5 (the PREDICT test).")
+    k = np.asarray(k, dtype=np.int64)
+    n = np.asarray(n, dtype=np.int64)
+    if np.any(k < 0) or np.any(k > n):
+        raise ValueError("k must satisfy 0 <= k <= n.")
+    tail = np.minimum(k, n - k)
+    pv = np.minimum(1.0, 2.0 * _binom.cdf(tail, n, 0.5))
+    pv = np.where(n == 0, 1.0, pv)
+    # exactly balanced counts: every outcome is at least as extreme -> p-value 1
+    pv = np.where(2 * k == n, 1.0, pv)
+    return pv if pv.ndim else pv[()]
+
+
+def radius_from_p_lower(p_lower, sigma) -> np.ndarray:
+    """Raw Cohen radius ``sigma * Phi^{-1}(p_lower)`` (negative below 1/2), stable near 1.
+
+    Parameters
+    ----------
+    p_lower : array_like of float in [0, 1]
+    sigma : float > 0
+
+    Returns
+    -------
+    numpy.ndarray of float64 (input units, L2); ``-inf`` at 0 and ``+inf`` at 1.
+    """
+    sigma = check_sigma(sigma)
+    p = np.asarray(p_lower, dtype=np.float64)
+    # isf(1 - p) keeps precision when p = 1 - 1e-9
+    z = np.where(p > 0.5, _norm.isf(1.0 - p), _norm.ppf(p))
+    out = sigma * z
+    return out if np.ndim(out) else float(out)
+
+
+def certified_radius(n_a, n, alpha, sigma):
+    """Cohen et al.'s CERTIFY decision from counts: ``(abstain, radius)``.
+
+    Parameters
+    ----------
+    n_a : array_like of int
+        Hits of the guessed top class among ``n`` draws.
+    n : int or array_like of int
+        Number of estimation draws ``N``.
+    alpha : float
+        Failure probability.
+    sigma : float
+        Noise level.
+
+    Returns
+    -------
+    abstain : numpy.ndarray of bool
+        ``True`` where ``p_A_lower < 1/2``.
+    radius : numpy.ndarray of float64
+        ``sigma * Phi^{-1}(p_A_lower)`` where certified, 0.0 where abstaining.
+    """
+    p_lower = np.asarray(clopper_pearson_lower(n_a, n, alpha))
+    abstain = p_lower < 0.5
+    r = np.asarray(radius_from_p_lower(np.where(abstain, 0.5, p_lower), sigma))
+    return abstain, np.where(abstain, 0.0, r)
+
+
+@dataclass
+class CertifyResult:
+    """Per-image output of :meth:`Smooth.certify` (arrays of length ``B``).
+
+    ``prediction`` is ``ABSTAIN`` (-1) where ``p_A_lower < 1/2``; ``radius`` is then 0.0.
+    ``time`` is the wall-clock seconds spent per image (the batch time divided evenly).
+    """
+
+    prediction: np.ndarray
+    radius: np.ndarray
+    n_a: np.ndarray
+    n: int
+    p_a_lower: np.ndarray
+    counts0: np.ndarray
+    time: np.ndarray
+
+
+@dataclass
+class RadiusResult:
+    """Per-image output of :meth:`Smooth.certify_radius` (arrays of length ``B``).
+
+    ``certified`` says whether ``g`` is certified to predict ``prediction`` within L2 radius ``radius``;
+    ``prediction`` is the guessed top class (``ABSTAIN`` where not certified); ``n_used`` the estimation draws
+    spent on the image (selection draws not included); ``p_a_lower`` the Clopper-Pearson lower bound at the
+    stage where the test stopped (at that stage's level).
+    """
+
+    prediction: np.ndarray
+    certified: np.ndarray
+    n_used: np.ndarray
+    n_a: np.ndarray
+    p_a_lower: np.ndarray
+    radius: float
+    threshold: float
+
+
+NOISE_BLOCK = 100  # draws generated per call from an image's own stream (fixed: results do not depend on batching)
+
+
+def image_generators(seed, idx, stage: int, device) -> list[torch.Generator]:
+    """One torch Generator per image, seeded from ``keyed(seed, idx_i, stage)``: an image's noise depends
+    only on the seed, its dataset index and the stage (0 = selection, 1 = estimation), never on which
+    images are certified together or on the batch size."""
+    out = []
+    for i in np.asarray(idx).reshape(-1):
+        state = keyed(seed, int(i), int(stage)).generate_state(2, np.uint32)
+        out.append(torch.Generator(device=device).manual_seed(int(state[0]) << 32 | int(state[1])))
+    return out
+
+
+class Smooth:
+    """A smoothed classifier ``g`` around a torch base classifier ``f`` (Cohen et al., 2019).
+
+    Parameters
+    ----------
+    base_classifier : torch.nn.Module
+        Maps a float tensor ``(B, *input_shape)`` to logits ``(B, num_classes)``. Noise is added in
+        the classifier's input space (for robeval image models: pixel space [0, 1]).
+    num_classes : int
+        Number of classes.
+    sigma : float
+        Noise standard deviation (> 0).
+    device : str or torch.device, optional
+        Where draws are generated and evaluated; default: the device of the model's first parameter
+        (CPU for parameter-free models).
+    """
+
+    ABSTAIN = ABSTAIN
+
+    def __init__(self, base_classifier: torch.nn.Module, num_classes: int, sigma: float, device=None):
+        if not callable(base_classifier):
+            raise TypeError("base_classifier must be a callable torch module mapping inputs to logits.")
+        if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
+            raise TypeError(f"num_classes must be an integer >= 2, got {num_classes!r}.")
+        if num_classes < 2:
+            raise ValueError(f"num_classes must be an integer >= 2, got {num_classes!r}.")
+        self.base_classifier = base_classifier
+        self.num_classes = int(num_classes)
+        self.sigma = check_sigma(sigma)
+        if device is None:
+            try:
+                device = next(base_classifier.parameters()).device
+            except (AttributeError, StopIteration):
+                device = torch.device("cpu")
+        self.device = torch.device(device)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _as_tensor(self, x) -> torch.Tensor:
+        if isinstance(x, np.ndarray):
+            if x.dtype == np.uint8:
+                raise ValueError(
+                    "x is uint8; convert images to float in [0, 1] first (robeval.core.training.to_float_tensor)."
+                )
+            x = torch.from_numpy(np.ascontiguousarray(x))
+        if not isinstance(x, torch.Tensor):
+            raise ValueError(f"x must be a numpy array or torch tensor, got {type(x).__name__}.")
+        if not torch.is_floating_point(x):
+            raise ValueError("x must be a floating point array (inputs in the classifier's units).")
+        if not torch.isfinite(x).all():
+            raise ValueError("x contains NaN or inf values; clean the inputs first.")
+        return x.to(self.device, dtype=torch.float32)
+
+    def _prepare(self, x, n, alpha, batch_size, seed, idx):
+        """Validated ``(n, alpha, batch_size)``, ``x`` as a batch tensor on the device, the image indices
+        that key the noise streams; the base classifier is put in eval mode (the common start of CERTIFY
+        and PREDICT)."""
+        n = check_num_samples(n, "N")
+        alpha = check_alpha(alpha)
+        batch_size = check_num_samples(batch_size, "batch_size")
+        as_seed_sequence(seed)  # an int or SeedSequence is required: results must be reproducible
+        x = self._as_tensor(x)
+        if x.ndim == 0 or len(x) == 0:
+            raise ValueError("x is empty; pass a batch (B, *input_shape) with B >= 1.")
+        idx = np.arange(len(x)) if idx is None else np.asarray(idx).reshape(-1)
+        if len(idx) != len(x):
+            raise ValueError(f"idx has {len(idx)} entries for {len(x)} inputs; pass one index per input.")
+        self.base_classifier.eval()
+        return n, alpha, batch_size, x, idx
+
+    def _forward(self, batch: torch.Tensor) -> torch.Tensor:
+        """Top class of the base classifier for a batch of noisy inputs, checking the logits' width."""
+        try:
+            logits = self.base_classifier(batch)
+        except RuntimeError as exc:
+            raise ValueError(
+                f"the base classifier failed on a batch of shape {tuple(batch.shape)}: {exc}. Smooth takes a "
+                "batch (B, *input_shape); for a single image of shape (C, H, W) pass x[None]."
+            ) from exc
+        if logits.ndim != 2 or logits.shape[1] != self.num_classes:
+            raise ValueError(
+                f"the base classifier returns logits of shape {tuple(logits.shape)}, but Smooth was built with "
+                f"num_classes={self.num_classes}; pass the classifier's number of outputs (counts would mix classes)."
+            )
+        return logits.argmax(dim=1)
+
+    @torch.no_grad()
+    def sample_counts(self, x: torch.Tensor, num: int, batch_size: int, gens: list) -> np.ndarray:
+        """Class counts of ``f(x_i + eps)`` over ``num`` draws for every image ``x_i``.
+
+        Image ``i``'s noise comes from its own generator ``gens[i]`` in blocks of :data:`NOISE_BLOCK` draws,
+        and consecutive blocks (of several images) are packed into forward batches of ``batch_size``
+        inputs: small ``num`` (e.g. ``n0 = 100``) still fills the accelerator, and the counts do not depend
+        on ``batch_size`` or on which images are counted together.
+
+        Parameters
+        ----------
+        x : torch.Tensor, shape (B, *input_shape), float32 on ``self.device``
+        num : int
+            Draws per image.
+        batch_size : int
+            Inputs per forward pass.
+        gens : list of B ``torch.Generator`` on ``self.device`` (see :func:`image_generators`)
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (B, num_classes)
+        """
+        b, k = x.shape[0], self.num_classes
+        if len(gens) != b:
+            raise ValueError(f"gens has {len(gens)} generators for {b} images; pass one per image.")
+        counts = torch.zeros(b * k, dtype=torch.int64, device=self.device)
+        buf, own, n_buf = [], [], 0
+
+        def forward(rows: torch.Tensor, owners: torch.Tensor) -> None:
+            counts.add_(torch.bincount(owners * k + self._forward(rows), minlength=b * k))
+
+        for i in range(b):
+            for start in range(0, num, NOISE_BLOCK):
+                m = min(NOISE_BLOCK, num - start)
+                noise = torch.randn((m, *x.shape[1:]), generator=gens[i], device=self.device, dtype=x.dtype)
+                buf.append(noise.mul_(self.sigma).add_(x[i]))
+                own.append(torch.full((m,), i, dtype=torch.int64, device=self.device))
+                n_buf += m
+                while n_buf >= batch_size:
+                    rows, owners = torch.cat(buf), torch.cat(own)
+                    forward(rows[:batch_size], owners[:batch_size])
+                    buf, own, n_buf = [rows[batch_size:]], [owners[batch_size:]], n_buf - batch_size
+        if n_buf:
+            forward(torch.cat(buf), torch.cat(own))
+        return counts.view(b, k).cpu().numpy()
+
+    # -- CERTIFY ---------------------------------------------------------------------------
+    def certify(self, x, n0: int, n: int, alpha: float, batch_size: int = 1000, *, seed, idx=None) -> CertifyResult:
+        """Cohen et al.'s CERTIFY for a batch of inputs.
+
+        Parameters
+        ----------
+        x : numpy.ndarray or torch.Tensor, shape (B, *input_shape), float
+            Inputs in the base classifier's units (robeval image models: [0, 1], NCHW).
+        n0 : int
+            Selection draws (Cohen: 100).
+        n : int
+            Estimation draws (Cohen: 100000).
+        alpha : float
+            Failure probability (Cohen: 0.001).
+        batch_size : int
+            Noisy inputs per forward pass (a speed setting: results do not depend on it).
+        seed : int or numpy.random.SeedSequence
+            Root of the noise streams; equal seeds and arguments give identical results.
+        idx : array_like of int, optional
+            Index of each input (default ``arange(B)``): input ``i``'s noise stream is keyed by
+            ``(seed, idx[i])``, so certifying a dataset in any grouping gives the same result.
+
+        Returns
+        -------
+        CertifyResult
+        """
+        n0 = check_num_samples(n0, "N0")
+        n, alpha, batch_size, x, idx = self._prepare(x, n, alpha, batch_size, seed, idx)
+        t0 = time.perf_counter()
+        # selection: guess the top class from n0 draws
+        counts0 = self.sample_counts(x, n0, batch_size, image_generators(seed, idx, 0, self.device))
+        c_hat = counts0.argmax(axis=1)
+        # estimation: fresh draws, count the guessed class
+        counts = self.sample_counts(x, n, batch_size, image_generators(seed, idx, 1, self.device))
+        n_a = counts[np.arange(len(c_hat)), c_hat]
+        p_lower = np.asarray(clopper_pearson_lower(n_a, n, alpha), dtype=np.float64).reshape(-1)
+        abstain, radius = certified_radius(n_a, n, alpha, self.sigma)
+        elapsed = time.perf_counter() - t0
+        pred = np.where(np.asarray(abstain).reshape(-1), ABSTAIN, c_hat).astype(np.int64)
+        return CertifyResult(
+            prediction=pred,
+            radius=np.asarray(radius, dtype=np.float64).reshape(-1),
+            n_a=n_a.astype(np.int64),
+            n=n,
+            p_a_lower=p_lower,
+            counts0=counts0,
+            time=np.full(len(pred), elapsed / max(len(pred), 1)),
+        )
+
+    # -- certified accuracy at a fixed radius, sequentially ---------------------------------------
+    def certify_radius(
+        self,
+        x,
+        radius: float,
+        n0: int,
+        n_max: int,
+        alpha: float,
+        batch_size: int = 1000,
+        *,
+        seed,
+        idx=None,
+        n_start: int = 100,
+    ) -> RadiusResult:
+        """Is ``g`` certified within L2 ``radius`` at each input? A sequential version of CERTIFY that stops
+        as soon as the answer is clear, valid at level ``alpha`` under optional stopping.
+
+        After guessing ``c_A`` from ``n0`` selection draws (as CERTIFY), estimation draws are added in stages
+        of cumulative size ``n_start, 2 n_start, 4 n_start, ..., n_max``. ``radius`` is certified iff
+        ``p_A >= p* = Phi(radius / sigma)`` is shown, i.e. iff the one-sided Clopper-Pearson lower bound of
+        ``n_A`` reaches ``p*``. Stage ``k`` of ``K`` tests at level ``alpha / K`` (Bonferroni alpha spending
+        over a group-sequential design, Jennison & Turnbull 2000, ch. 2), so by the union bound the probability
+        of certifying any input whose true ``p_A < p*`` is at most ``alpha``. An input stops early, abstaining,
+        when the upper bound at the stage's level falls below ``p*`` (stopping to abstain never certifies, so it
+        costs no validity).
+
+        Parameters
+        ----------
+        x : array (B, *input_shape), float — inputs in the base classifier's units.
+        radius : float >= 0 — the L2 radius to certify.
+        n0 : int — selection draws. n_max : int — largest number of estimation draws per input.
+        alpha : float — failure probability. batch_size : int — inputs per forward pass (speed only).
+        seed, idx : the noise streams, keyed by ``(seed, idx[i])`` as in :meth:`certify`.
+        n_start : int — draws of the first stage (a multiple of 100 keeps streams independent of grouping).
+
+        Returns
+        -------
+        RadiusResult
+        """
+        n0 = check_num_samples(n0, "N0")
+        radius = float(radius)
+        if not math.isfinite(radius) or radius < 0:
+            raise ValueError(f"radius must be a finite number >= 0, got {radius!r}.")
+        n_max, alpha, batch_size, x, idx = self._prepare(x, n_max, alpha, batch_size, seed, idx)
+        schedule = sequential_schedule(n_start, n_max)
+        level = alpha / len(schedule)
+        threshold = float(_norm.cdf(radius / self.sigma))
+        counts0 = self.sample_counts(x, n0, batch_size, image_generators(seed, idx, 0, self.device))
+        c_hat = counts0.argmax(axis=1)
+        gens = image_generators(seed, idx, 3, self.device)
+        b = len(x)
+        n_a = np.zeros(b, dtype=np.int64)
+        n_used = np.zeros(b, dtype=np.int64)
+        decided = np.zeros(b, dtype=bool)
+        certified = np.zeros(b, dtype=bool)
+        p_lower = np.zeros(b)
+        done = 0
+        for n_k in schedule:
+            active = np.flatnonzero(~decided)
+            if not len(active):
+                break
+            step = int(n_k - done)
+            counts = self.sample_counts(x[active], step, batch_size, [gens[i] for i in active])
+            n_a[active] += counts[np.arange(len(active)), c_hat[active]]
+            n_used[active] = n_k
+            lo = np.asarray(clopper_pearson_lower(n_a[active], n_k, level), dtype=np.float64).reshape(-1)
+            hi = np.asarray(clopper_pearson_upper(n_a[active], n_k, level), dtype=np.float64).reshape(-1)
+            p_lower[active] = lo
+            certified[active] = lo >= threshold
+            decided[active] = (lo >= threshold) | (hi < threshold)
+            done = int(n_k)
+        return RadiusResult(
+            prediction=np.where(certified, c_hat, ABSTAIN).astype(np.int64),
+            certified=certified,
+            n_used=n_used,
+            n_a=n_a,
+            p_a_lower=p_lower,
+            radius=radius,
+            threshold=threshold,
+        )
+
+    # -- PREDICT ---------------------------------------------------------------------------
+    def predict(self, x, n: int, alpha: float, batch_size: int = 1000, *, seed, idx=None) -> np.ndarray:
+        """Cohen et al.'s PREDICT for a batch of inputs.
+
+        Returns the top class among ``n`` draws when the two-sided binomial test of its count
+        against the runner-up's rejects ``p = 1/2`` at level ``alpha``; otherwise ``ABSTAIN``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray or torch.Tensor, shape (B, *input_shape), float
+        n : int
+            Draws per input.
+        alpha : float
+            Probability of returning a class other than ``g(x)``.
+        batch_size : int
+        seed : int or numpy.random.SeedSequence
+        idx : array_like of int, optional (see :meth:`certify`)
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (B,)
+        """
+        n, alpha, batch_size, x, idx = self._prepare(x, n, alpha, batch_size, seed, idx)
+        counts = self.sample_counts(x, n, batch_size, image_generators(seed, idx, 2, self.device))
+        order = np.argsort(-counts, axis=1, kind="stable")
+        rows = np.arange(len(counts))
+        c1, c2 = counts[rows, order[:, 0]], counts[rows, order[:, 1]]
+        pv = np.asarray(binom_test_two_sided(c1, c1 + c2, 0.5)).reshape(-1)
+        return np.where(pv > alpha, ABSTAIN, order[:, 0]).astype(np.int64)
+
+    # -- a dataset ---------------------------------------------------------------------------
+    def certify_dataset(
+        self,
+        x,
+        labels,
+        n0: int = 100,
+        n: int = 100_000,
+        alpha: float = 0.001,
+        batch_size: int = 1000,
+        images_per_step: int | None = None,
+        seed: int = 0,
+        idx=None,
+        progress: bool = True,
+    ) -> pd.DataFrame:
+        """CERTIFY every input of a dataset; one row per input.
+
+        Inputs are processed in groups of ``images_per_step``. Every input's noise stream is keyed by
+        ``(seed, idx)`` (see :meth:`certify`), so the result depends neither on ``batch_size`` nor on
+        ``images_per_step``: both are speed settings.
+
+        Parameters
+        ----------
+        x : array, shape (M, *input_shape), float
+        labels : array_like of int, shape (M,)
+        n0, n, alpha, batch_size : see :meth:`certify`
+        images_per_step : int, optional
+            Inputs certified together (default: enough to fill ``batch_size`` with ``n0`` draws,
+            at least 1).
+        seed : int or numpy.random.SeedSequence
+        idx : array_like of int, optional
+            Dataset indices written to the ``idx`` column (default ``arange(M)``).
+        progress : bool
+            Show a tqdm bar.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``idx, label, predict, radius, correct, time`` (the published format; time in
+            seconds) plus ``n_a, N, p_a_lower``.
+        """
+        labels = np.asarray(labels).astype(np.int64).reshape(-1)
+        m = len(labels)
+        if len(x) != m:
+            raise ValueError(f"x has {len(x)} inputs but labels has {m}; pass one label per input.")
+        idx = np.arange(m) if idx is None else np.asarray(idx).reshape(-1)
+        if len(idx) != m:
+            raise ValueError("idx must have one entry per input.")
+        step = images_per_step or max(1, batch_size // max(int(n0), 1))
+        step = check_num_samples(step, "images_per_step")
+        from tqdm.auto import tqdm
+
+        parts = []
+        starts = range(0, m, step)
+        for s in tqdm(starts, desc="certify", disable=not progress):
+            res = self.certify(x[s : s + step], n0, n, alpha, batch_size=batch_size, seed=seed, idx=idx[s : s + step])
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "idx": idx[s : s + step],
+                        "label": labels[s : s + step],
+                        "predict": res.prediction,
+                        "radius": res.radius,
+                        "correct": (res.prediction == labels[s : s + step]).astype(np.int64),
+                        "time": res.time,
+                        "n_a": res.n_a,
+                        "N": res.n,
+                        "p_a_lower": res.p_a_lower,
+                    }
+                )
+            )
+        if not parts:
+            raise ValueError("x is empty; pass at least one input.")
+        return pd.concat(parts, ignore_index=True)

@@ -1,0 +1,96 @@
+"""Atomic result files: a reader never sees a half-written file, a killed run never leaves one."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _file_mode()
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _FILE_MODE)  # mkstemp creates 0600; result files get the user's usual permissions
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _default(obj: Any):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (set, frozenset, tuple)):
+        return sorted(obj) if isinstance(obj, (set, frozenset)) else list(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serialisable")
+
+
+def to_json(obj: Any, indent: int | None = 1, sort_keys: bool = False) -> str:
+    """JSON text of ``obj``; numpy scalars/arrays, sets and paths are converted. NaN is written as NaN."""
+    return json.dumps(obj, default=_default, indent=indent, sort_keys=sort_keys)
+
+
+def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
+    return atomic_write_text(path, to_json(obj))
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def save_frame(df, path: str | os.PathLike) -> Path:
+    """Write a DataFrame as CSV atomically (index not written)."""
+    return atomic_write_text(path, df.to_csv(index=False))
+
+
+def load_frame(path: str | os.PathLike):
+    import pandas as pd
+
+    return pd.read_csv(path)
+
+
+def save_npz(path: str | os.PathLike, **arrays) -> Path:
+    import io as _io
+
+    buf = _io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return atomic_write_bytes(path, buf.getvalue())
+
+
+def save_npy(path: str | os.PathLike, array: np.ndarray) -> Path:
+    import io as _io
+
+    buf = _io.BytesIO()
+    np.save(buf, np.asarray(array))
+    return atomic_write_bytes(path, buf.getvalue())

@@ -1,0 +1,207 @@
+"""Classifiers used by the papers, all taking float images in [0, 1] (N, 3, 32, 32).
+
+Normalisation by the CIFAR-10 channel statistics happens *inside* every image model, so perturbations
+(uniform L_p noise, Gaussian smoothing noise, corruptions) are applied in pixel space as in the papers.
+Every model exposes ``features(x)`` — the penultimate activations (N, D) — used by the MSD feature space.
+
+Architectures
+-------------
+``cnn_small``  a 4-conv CNN (CPU-friendly; smoke/default profiles)
+``resnet8``, ``resnet20``, ``resnet110``  CIFAR ResNets of He et al. (6n+2 layers; 110 is Cohen et al.'s)
+``wrn28_10``, ``wrn40_2``  Wide ResNets (MSCR paper; MSD/AugMix papers), dropout configurable
+``mlp``        fully connected ReLU network for tabular data (``in_features``, ``hidden``)
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+CIFAR10_MEAN = (0.4914, 0.4822, 0.4465)
+CIFAR10_STD = (0.2470, 0.2435, 0.2616)
+
+
+class Normalize(nn.Module):
+    def __init__(self, mean=CIFAR10_MEAN, std=CIFAR10_STD):
+        super().__init__()
+        self.register_buffer("mean", torch.tensor(mean).view(1, -1, 1, 1))
+        self.register_buffer("std", torch.tensor(std).view(1, -1, 1, 1))
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+class FeatureClassifier(nn.Module):
+    """Base: ``forward(x) = head(features(x))``."""
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+class SmallCNN(FeatureClassifier):
+    def __init__(self, num_classes: int = 10, width: int = 32):
+        super().__init__()
+        w = width
+        self.norm = Normalize()
+        self.body = nn.Sequential(
+            nn.Conv2d(3, w, 3, padding=1),
+            nn.BatchNorm2d(w),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(w, w, 3, padding=1),
+            nn.BatchNorm2d(w),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+            nn.Conv2d(w, 2 * w, 3, padding=1),
+            nn.BatchNorm2d(2 * w),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(2 * w, 2 * w, 3, padding=1),
+            nn.BatchNorm2d(2 * w),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+            nn.Conv2d(2 * w, 4 * w, 3, padding=1),
+            nn.BatchNorm2d(4 * w),
+            nn.ReLU(inplace=True),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+        )
+        self.head = nn.Linear(4 * w, num_classes)
+
+    def features(self, x):
+        return self.body(self.norm(x))
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = nn.Sequential()
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        return F.relu(self.bn2(self.conv2(out)) + self.shortcut(x))
+
+
+class CifarResNet(FeatureClassifier):
+    """ResNet-(6n+2) for CIFAR (He et al. 2016): three stages of n basic blocks, widths 16/32/64."""
+
+    def __init__(self, depth: int, num_classes: int = 10):
+        super().__init__()
+        if (depth - 2) % 6:
+            raise ValueError(f"CIFAR ResNet depth must be 6n+2 (8, 20, 110, …), got {depth}.")
+        n = (depth - 2) // 6
+        self.norm = Normalize()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True))
+        layers, cin = [], 16
+        for cout, stride in ((16, 1), (32, 2), (64, 2)):
+            for i in range(n):
+                layers.append(BasicBlock(cin, cout, stride if i == 0 else 1))
+                cin = cout
+        self.stages = nn.Sequential(*layers)
+        self.pool = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.head = nn.Linear(64, num_classes)
+
+    def features(self, x):
+        return self.pool(self.stages(self.stem(self.norm(x))))
+
+
+class WideBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int, dropout: float):
+        super().__init__()
+        self.bn1 = nn.BatchNorm2d(cin)
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.dropout = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
+        self.shortcut = None if (cin == cout and stride == 1) else nn.Conv2d(cin, cout, 1, stride, bias=False)
+
+    def forward(self, x):
+        o = F.relu(self.bn1(x))
+        y = self.conv1(o)
+        y = self.conv2(self.dropout(F.relu(self.bn2(y))))
+        return y + (x if self.shortcut is None else self.shortcut(o))
+
+
+class WideResNet(FeatureClassifier):
+    """WRN-depth-k (Zagoruyko & Komodakis 2016), pre-activation blocks."""
+
+    def __init__(self, depth: int, widen: int, num_classes: int = 10, dropout: float = 0.0):
+        super().__init__()
+        if (depth - 4) % 6:
+            raise ValueError(f"WideResNet depth must be 6n+4 (16, 28, 40, …), got {depth}.")
+        n = (depth - 4) // 6
+        widths = (16, 16 * widen, 32 * widen, 64 * widen)
+        self.norm = Normalize()
+        self.stem = nn.Conv2d(3, widths[0], 3, 1, 1, bias=False)
+        layers, cin = [], widths[0]
+        for cout, stride in zip(widths[1:], (1, 2, 2)):
+            for i in range(n):
+                layers.append(WideBlock(cin, cout, stride if i == 0 else 1, dropout))
+                cin = cout
+        self.stages = nn.Sequential(*layers)
+        self.out = nn.Sequential(nn.BatchNorm2d(cin), nn.ReLU(inplace=True), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.head = nn.Linear(cin, num_classes)
+
+    def features(self, x):
+        return self.out(self.stages(self.stem(self.norm(x))))
+
+
+class MLP(FeatureClassifier):
+    """ReLU MLP for tabular data; ``hidden`` lists the widths (e.g. (256, 256) for the Ionosphere model)."""
+
+    def __init__(self, in_features: int, hidden=(256, 256), num_classes: int = 2):
+        super().__init__()
+        layers, cin = [], in_features
+        for h in hidden:
+            layers += [nn.Linear(cin, h), nn.ReLU()]
+            cin = h
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(cin, num_classes)
+
+    def features(self, x):
+        return self.body(x)
+
+
+ARCHS = ("cnn_small", "resnet8", "resnet20", "resnet110", "wrn28_10", "wrn40_2", "mlp")
+
+
+def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
+    """Build a fresh model by name (see module docstring). Seed torch first for identical initialisation."""
+    if arch == "cnn_small":
+        return SmallCNN(num_classes, **kwargs)
+    if arch.startswith("resnet") and arch[6:].isdigit():
+        return CifarResNet(int(arch[6:]), num_classes)
+    if arch == "wrn28_10":
+        return WideResNet(28, 10, num_classes, dropout=kwargs.get("dropout", 0.3))
+    if arch == "wrn40_2":
+        return WideResNet(40, 2, num_classes, dropout=kwargs.get("dropout", 0.0))
+    if arch == "mlp":
+        return MLP(num_classes=num_classes, **kwargs)
+    raise ValueError(f"Unknown architecture {arch!r}; choose one of {', '.join(ARCHS)}.")
+
+
+def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
+    """Build ``config[arch_key]`` with the size options a settings file may give: ``width`` (cnn_small
+    channels, default 32) and ``dropout`` (Wide ResNets). Options that do not apply to the arch are ignored."""
+    arch = config[arch_key]
+    kwargs = {}
+    if arch == "cnn_small" and config.get("width"):
+        kwargs["width"] = int(config["width"])
+    if arch.startswith("wrn") and config.get("dropout") is not None:
+        kwargs["dropout"] = float(config["dropout"])
+    return build(arch, num_classes, **kwargs)
+
+
+def load_from_config(config, path, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
+    """:func:`from_config` with the weights of the state dict saved at ``path`` (loaded on the CPU), in eval mode."""
+    model = from_config(config, num_classes, arch_key)
+    model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    return model.eval()

@@ -1,0 +1,115 @@
+"""Where things live. Every path comes from here, never from the working directory.
+
+Layout (relative to the project root):
+    notebooks/                 the ordered notebooks
+    figures/                   figures of the ``default`` profile (committed, shown in the README)
+    results/<profile>/         result files and claims of the ``default`` and ``paper`` profiles
+    build/<profile>/           everything the ``smoke`` profile writes (tests never dirty the tree),
+                               figures of the ``paper`` profile, executed notebooks
+    data/cache/                downloaded data (git-ignored)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROFILES = ("smoke", "default", "paper")
+
+
+def find_root() -> Path | None:
+    """The project checkout (``$ROBEVAL_ROOT``, else the first parent of this file holding ``pyproject.toml``
+    and ``notebooks/``), or None when robeval is installed from a wheel outside a checkout."""
+    env = os.environ.get("ROBEVAL_ROOT")
+    if env:
+        return Path(env).expanduser().resolve()
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "pyproject.toml").is_file() and (parent / "notebooks").is_dir():
+            return parent
+    return None
+
+
+def _require_root() -> Path:
+    root = find_root()
+    if root is None:
+        raise RuntimeError(
+            "This needs the robeval project checkout (notebooks, results, figures), but robeval is installed "
+            f"outside one ({Path(__file__).resolve()}). Clone the project and run `make venv`, or set "
+            "ROBEVAL_ROOT to a checkout. The library itself (corruptions, smoothing, ...) works without it."
+        )
+    return root
+
+
+# Project folders are found when first used (PEP 562), so the library imports and its data layer work
+# outside a checkout; tests may monkeypatch these names.
+_FOLDERS = {
+    "ROOT": "",
+    "NOTEBOOKS_DIR": "notebooks",
+    "BUILD_DIR": "build",
+    "FIGURES_DIR": "figures",
+    "RESULTS_DIR": "results",
+}
+
+
+def __getattr__(name: str) -> Path:
+    if name in _FOLDERS:
+        root = _require_root()
+        return root / _FOLDERS[name] if _FOLDERS[name] else root
+    raise AttributeError(f"module 'robeval.core.paths' has no attribute {name!r}")
+
+
+def _folder(name: str) -> Path:
+    """A project folder, honouring a monkeypatched module attribute."""
+    value = globals().get(name)
+    return value if value is not None else __getattr__(name)
+
+
+def check_profile(profile: str) -> str:
+    """Return ``profile`` if it is one of ``PROFILES``; otherwise raise a ValueError naming the choices."""
+    if profile not in PROFILES:
+        raise ValueError(
+            f"Unknown profile {profile!r}. Use one of {', '.join(PROFILES)} "
+            "(e.g. `make reproduce PROFILE=smoke` or papermill `-p profile smoke`)."
+        )
+    return profile
+
+
+def _mk(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def figures_dir(profile: str) -> Path:
+    """Figures of ``profile``: ``figures/`` for default, ``build/<profile>/figures`` otherwise
+    (``$ROBEVAL_FIGURES_DIR`` overrides it, e.g. for ``robeval verify``)."""
+    check_profile(profile)
+    env = os.environ.get("ROBEVAL_FIGURES_DIR")
+    if env:
+        return _mk(Path(env))
+    return _mk(_folder("FIGURES_DIR") if profile == "default" else _folder("BUILD_DIR") / profile / "figures")
+
+
+def results_dir(profile: str) -> Path:
+    """Result files of ``profile``: ``build/smoke/results`` for smoke, ``results/<profile>`` otherwise."""
+    check_profile(profile)
+    return _mk(_folder("BUILD_DIR") / "smoke" / "results" if profile == "smoke" else _folder("RESULTS_DIR") / profile)
+
+
+def executed_notebooks_dir(profile: str) -> Path:
+    check_profile(profile)
+    return _mk(_folder("BUILD_DIR") / "notebooks" / profile)
+
+
+def cache_dir() -> Path:
+    """Download cache for data files: ``$ROBEVAL_CACHE_DIR``, else ``data/cache`` in a checkout, else the
+    user cache (``pooch.os_cache("robeval")``, e.g. ``~/.cache/robeval``) for an installed package."""
+    env = os.environ.get("ROBEVAL_CACHE_DIR")
+    if env:
+        return _mk(Path(env).expanduser())
+    root = find_root()
+    if root is not None:
+        return _mk(root / "data" / "cache")
+    import pooch
+
+    return _mk(Path(pooch.os_cache("robeval")))

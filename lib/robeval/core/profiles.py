@@ -1,0 +1,237 @@
+"""Profiles: one place where ``smoke`` / ``default`` / ``paper`` resolve to concrete settings.
+
+Each experiment has one TOML file ``robeval/settings/<experiment>.toml``::
+
+    [meta]      title = "...", notebook = "01_mscr_2d"
+    [common]    settings shared by all profiles
+    [smoke]     overrides for CI (≤ 3 min per notebook on 2 cores)
+    [default]   overrides for ``make reproduce`` on a laptop CPU
+    [paper]     the published protocol
+
+Reserved string keys in a profile table: ``estimate`` (honest wall-time estimate, naming the hardware)
+and ``scaled_down`` (what differs from the paper's protocol).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import tomllib
+
+from robeval.core.paths import PROFILES, check_profile
+
+if TYPE_CHECKING:
+    import pandas
+
+RESERVED = ("estimate", "scaled_down")
+
+
+class Settings(Mapping):
+    """Immutable, attribute-accessible settings of one experiment under one profile."""
+
+    def __init__(self, experiment: str, profile: str, values: dict[str, Any], meta: dict[str, Any]):
+        object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "experiment", experiment)
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "meta", dict(meta))
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self._values[key]
+        except KeyError:
+            raise AttributeError(
+                f"Experiment {self.experiment!r} has no setting {key!r}; known: {', '.join(sorted(self._values))}"
+            ) from None
+
+    def __setattr__(self, key, value):
+        raise AttributeError("Settings are immutable; pass overrides to robeval.core.profiles.resolve().")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._values)
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"Settings({self.experiment!r}, {self.profile!r}: {body})"
+
+
+def experiments() -> list[str]:
+    """Names of all experiments that have a settings file."""
+    root = resources.files("robeval.core") / "settings"
+    return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".toml"))
+
+
+def load_table(experiment: str) -> dict[str, Any]:
+    """The raw TOML table of ``experiment``."""
+    path = resources.files("robeval.core") / "settings" / f"{experiment}.toml"
+    if not path.is_file():
+        raise ValueError(f"Unknown experiment {experiment!r}; known experiments: {', '.join(experiments())}.")
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def _coerce(key: str, value: Any, reference: Any, experiment: str) -> Any:
+    if reference is None or isinstance(value, type(reference)):
+        return value
+    if isinstance(reference, bool) or isinstance(value, bool):
+        raise ValueError(f"{experiment}: setting {key!r} must be a bool, got {value!r}.")
+    if isinstance(reference, float) and isinstance(value, int):
+        return float(value)
+    if isinstance(reference, list) and isinstance(value, tuple):
+        return list(value)
+    raise ValueError(
+        f"{experiment}: setting {key!r} must be of type {type(reference).__name__} "
+        f"(like {reference!r}), got {value!r} of type {type(value).__name__}."
+    )
+
+
+# ------------------------------------------------------------------------------------------- validators
+_CMP = {
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+}
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """Split ``text`` at ``sep`` outside brackets and parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "[("
+        depth -= ch in "])"
+        if ch == sep and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [x.strip() for x in out + [cur] if x.strip()]
+
+
+def check_value(value: Any, spec: Any, name: str) -> Any:
+    """Check one setting against its validator ``spec`` from the ``[validate]`` table; returns the value.
+
+    A spec is a list of allowed values (``["linf", "l2"]``) or a string: a type — ``int``, ``float``, ``bool``,
+    ``str``, ``list[<spec>]`` (each element checked), ``choice(a, b, ...)`` — optionally followed by bounds
+    (``"int >= 1"``, ``"float > 0, < 1"``). TypeError for a wrong type, ValueError for a value out of range.
+    """
+    if isinstance(spec, list):
+        if value not in spec:
+            raise ValueError(f"setting {name!r} must be one of {spec}, got {value!r}.")
+        return value
+    spec = str(spec).strip()
+    head, _, rest = spec.partition(" ")
+    if spec.startswith("list["):
+        inner, tail = spec[5:].rsplit("]", 1)
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"setting {name!r} must be a list ({spec}), got {value!r}.")
+        for i, v in enumerate(value):
+            check_value(v, inner, f"{name}[{i}]")
+        if tail.strip():
+            check_value(len(value), "int " + tail.strip(), f"{name} (length)")
+        return value
+    if spec.startswith("choice("):
+        options = [o.strip() for o in spec[7:].rstrip(")").split(",")]
+        if str(value) not in options:
+            raise ValueError(f"setting {name!r} must be one of {options}, got {value!r}.")
+        return value
+    kinds = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
+    if head not in kinds:
+        raise ValueError(f"bad validator {spec!r} for {name!r} in a settings file.")
+    if isinstance(value, bool) != (head == "bool") or not isinstance(value, kinds[head]):
+        raise TypeError(f"setting {name!r} must be {head} ({spec}), got {value!r} of type {type(value).__name__}.")
+    if head == "float" and not math.isfinite(value):
+        raise ValueError(f"setting {name!r} must be finite, got {value!r}.")
+    for cond in _split_top(rest):
+        op = next((o for o in (">=", "<=", ">", "<") if cond.startswith(o)), None)
+        if op is None:
+            raise ValueError(f"bad validator {spec!r} for {name!r} in a settings file.")
+        if not _CMP[op](value, float(cond[len(op) :])):
+            raise ValueError(f"setting {name!r} must be {spec.replace(head, '').strip()}, got {value!r}.")
+    return value
+
+
+def validators(experiment: str) -> dict[str, Any]:
+    """The ``[validate]`` table of ``experiment``: one spec per setting (see :func:`check_value`)."""
+    return dict(load_table(experiment).get("validate", {}))
+
+
+def known_settings(experiment: str) -> set[str]:
+    """Every setting name of ``experiment`` under any profile (without the reserved keys)."""
+    table = load_table(experiment)
+    names = set(table.get("common", {}))
+    for other in PROFILES:
+        names |= set(table.get(other, {}))
+    return names - set(RESERVED)
+
+
+def resolve(experiment: str, profile: str, **overrides: Any) -> Settings:
+    """Concrete settings of ``experiment`` under ``profile`` with ``overrides`` applied.
+
+    Overrides whose value is ``None`` are ignored, so a notebook can pass its papermill parameters
+    straight through. Unknown keys and values of the wrong type raise ``ValueError``.
+    """
+    check_profile(profile)
+    table = load_table(experiment)
+    values: dict[str, Any] = dict(table.get("common", {}))
+    values.update(table.get(profile, {}))
+    known = set(values)
+    for other in PROFILES:
+        known |= set(table.get(other, {}))
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        if key in RESERVED or key not in known:
+            raise ValueError(
+                f"{experiment}: unknown setting {key!r}. Settings you can override: "
+                f"{', '.join(sorted(k for k in known if k not in RESERVED))}."
+            )
+        reference = values.get(key)
+        values[key] = _coerce(key, value, reference, experiment)
+    specs = table.get("validate", {})
+    for key, spec in specs.items():
+        if key in values:
+            try:
+                check_value(values[key], spec, key)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"{experiment}: {exc}") from None
+    return Settings(experiment, profile, values, table.get("meta", {}))
+
+
+def describe(settings: Settings, file=None) -> None:
+    """Print the resolved settings, what the profile scales down, and the time estimate."""
+    import sys
+
+    out = file or sys.stdout
+    title = settings.meta.get("title", settings.experiment)
+    print(f"{title} — profile '{settings.profile}'", file=out)
+    if "estimate" in settings:
+        print(f"  estimated time: {settings['estimate']}", file=out)
+    if "scaled_down" in settings:
+        print(f"  scaled down:    {settings['scaled_down']}", file=out)
+    for key, value in settings.items():
+        if key not in RESERVED:
+            print(f"  {key} = {value!r}", file=out)
+
+
+def overview() -> pandas.DataFrame:
+    """Every experiment's settings under every profile (one row per experiment × setting)."""
+    import pandas as pd
+
+    rows = []
+    for exp in experiments():
+        resolved = {p: resolve(exp, p) for p in PROFILES}
+        keys = list(dict.fromkeys(k for p in PROFILES for k in resolved[p]))
+        for key in keys:
+            rows.append({"experiment": exp, "setting": key, **{p: resolved[p].as_dict().get(key) for p in PROFILES}})
+    return pd.DataFrame(rows)

@@ -1,0 +1,472 @@
+"""Resumable run grids: map a function over independent cells, one atomic result file per cell.
+
+A *cell* is a small dict of parameters (e.g. ``{"eps_train": 0.01, "seed": 3}``); ``config`` holds the
+settings shared by every cell. Results live in ``<store>/<identity>/<cell-key>.json``, so
+
+* finished cells are never recomputed — rerunning the same grid only computes what is missing;
+* a killed run loses at most the cells in flight (each file is written atomically when its cell ends);
+* the *identity* hashes the config (keys canonicalised, checkout/cache paths made relative), the cell
+  function's qualified name, and the code it runs: the source, without comments and docstrings, of the
+  function's module and of every ``robeval`` module it imports, transitively. Changing the config or that
+  code starts a fresh sub-store instead of serving stale results;
+* a cell is *claimed* with an exclusive lock file before it is computed, so two processes on the same grid
+  never compute a cell twice: the second one skips claimed cells and waits for their results (a lock
+  whose owner died, or older than ``lock_timeout`` seconds, is taken over).
+
+Cells run serially, with joblib processes (default on a laptop), or on a Dask distributed cluster when
+a scheduler address is given (``scheduler=`` or ``$ROBEVAL_DASK_SCHEDULER``); with Dask the results travel
+back through the futures and are written by the client, so workers need no shared filesystem. Determinism
+is the cell's job: every cell carries its own seed, so results never depend on scheduling.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import socket
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from robeval.core.io import atomic_write_json, read_json, to_json
+from robeval.core.paths import results_dir
+
+if TYPE_CHECKING:
+    import pandas
+
+Backend = str  # "auto" | "serial" | "joblib" | "dask"
+LOCK_TIMEOUT_S = 6 * 3600.0  # a lock older than this is taken over (its owner is presumed dead)
+
+
+def grid_store(profile: str, name: str) -> Path:
+    """Directory where the grid ``name`` of ``profile`` keeps its cell files."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ValueError(f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.'.")
+    return results_dir(profile) / "grids" / name
+
+
+def _digest(obj: Any, n: int = 12) -> str:
+    return hashlib.sha256(to_json(obj, indent=None, sort_keys=True).encode()).hexdigest()[:n]
+
+
+def _relocatable(obj: Any, anchors: tuple[tuple[str, str], ...]) -> Any:
+    """``obj`` with absolute paths under the checkout or the cache written relative to a placeholder, so a
+    grid's identity survives moving or re-cloning the project (the files' content is fixed by the other
+    settings, not by where they live)."""
+    if isinstance(obj, str):
+        for prefix, tag in anchors:
+            if obj == prefix or obj.startswith(prefix + os.sep):
+                return tag + obj[len(prefix) :]
+        return obj
+    if isinstance(obj, Mapping):
+        return {k: _relocatable(v, anchors) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_relocatable(v, anchors) for v in obj]
+    return obj
+
+
+def config_identity(config: Mapping[str, Any], fn: Callable | None = None) -> str:
+    """The hash naming a grid's sub-store: the config (keys sorted, checkout/cache paths made relative) and,
+    given ``fn``, its qualified name and :func:`code_identity`."""
+    from robeval.core.paths import cache_dir, find_root
+
+    root = find_root()
+    anchors = ((str(cache_dir()), "<cache>"),) + (((str(root), "<root>"),) if root is not None else ())
+    ident: dict[str, Any] = {"config": _relocatable(dict(config), anchors)}
+    if fn is not None:
+        ident["fn"] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+        ident["code"] = code_identity(fn)
+    return _digest(ident)
+
+
+def _module_source(name: str) -> str | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin).read_text(encoding="utf-8")
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            if isinstance(getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def _robeval_imports(tree: ast.AST, module: str) -> set[str]:
+    out = set()
+    package = module.rsplit(".", 1)[0] if "." in module else module
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == "robeval"}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(parts + ([base] if base else []))
+            if base.split(".")[0] != "robeval":
+                continue
+            out.add(base)
+            out |= {f"{base}.{a.name}" for a in node.names}  # `from robeval.x import module`
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _closure_digest(module: str) -> str:
+    """Digest of the code of ``module`` and every robeval module it imports (transitively), comments and
+    docstrings excluded."""
+    seen, todo, parts = set(), [module], []
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            src = _module_source(name)
+        except (ImportError, ValueError):
+            src = None
+        if src is None:
+            continue
+        tree = ast.parse(src)
+        parts.append(f"{name}:{ast.dump(_strip_docstrings(ast.parse(src)))}")
+        todo.extend(_robeval_imports(tree, name) - seen)
+    return hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()
+
+
+def code_identity(fn: Callable) -> str:
+    """A digest of the code a cell function runs: its module and the robeval modules that module imports,
+    transitively, without comments and docstrings (so reformatting or documenting does not invalidate
+    results, but any change of the computation does)."""
+    module = getattr(fn, "__module__", None)
+    if not module:
+        return "unknown"
+    return _closure_digest(module)[:16]
+
+
+def cell_key(cell: Mapping[str, Any]) -> str:
+    """Readable, filesystem-safe, unique file stem for ``cell``."""
+    parts = []
+    for k in sorted(cell):
+        v = cell[k]
+        text = f"{v:g}" if isinstance(v, float) else str(v)
+        parts.append(f"{k}={text}")
+    readable = re.sub(r"[^A-Za-z0-9=._-]+", "_", "__".join(parts))[:120]
+    return f"{readable}__{_digest(dict(cell), 8)}"
+
+
+def _normalise_cells(cells: Iterable[Mapping[str, Any]] | Mapping[str, Iterable]) -> list[dict]:
+    if isinstance(cells, Mapping):  # dict of lists → Cartesian product
+        import itertools
+
+        bad = [k for k, v in cells.items() if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Iterable)]
+        if bad:
+            raise ValueError(
+                f"A dict of cells maps each parameter to a list of values (their Cartesian product is the grid); "
+                f"{bad[0]!r} maps to {cells[bad[0]]!r}. Write e.g. {{{bad[0]!r}: [{cells[bad[0]]!r}]}}."
+            )
+        keys = list(cells)
+        out = [dict(zip(keys, combo)) for combo in itertools.product(*(list(cells[k]) for k in keys))]
+    elif isinstance(cells, Iterable) and not isinstance(cells, (str, bytes)):
+        out = []
+        for c in cells:
+            if not isinstance(c, Mapping):
+                raise TypeError(f"A grid cell must be a dict of parameters, got {type(c).__name__}: {c!r}.")
+            out.append(dict(c))
+    else:
+        raise TypeError(f"cells must be a list of dicts or a dict of lists, got {type(cells).__name__}.")
+    if not out:
+        raise ValueError("The grid has no cells; pass at least one (a list of dicts, or a dict of non-empty lists).")
+    for c in out:
+        if not c:
+            raise ValueError("A grid cell is empty; every cell needs at least one parameter (e.g. its seed).")
+    return out
+
+
+def _rows(result: Any, cell: dict) -> list[dict]:
+    try:
+        import pandas as pd
+
+        if isinstance(result, pd.DataFrame):
+            result = result.to_dict(orient="records")
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(result, Mapping):
+        result = [result]
+    if not isinstance(result, list) or not all(isinstance(r, Mapping) for r in result):
+        raise TypeError(
+            f"Grid function returned {type(result).__name__} for cell {cell}; return a dict, a list of dicts "
+            "or a DataFrame."
+        )
+    return [dict(r) for r in result]
+
+
+def _compute_cell(fn: Callable, cell: dict, config: dict) -> dict:
+    """Run one cell and return its result payload (rows and wall time)."""
+    t0 = time.perf_counter()
+    result = fn(dict(cell), dict(config))
+    return {"cell": cell, "rows": _rows(result, cell), "seconds": time.perf_counter() - t0}
+
+
+def _run_cell(fn: Callable, cell: dict, config: dict, path: str) -> str:
+    """Run one cell and write its result file. Executed in the worker (so a kill loses only this cell)."""
+    atomic_write_json(path, _compute_cell(fn, cell, config))
+    return path
+
+
+# ------------------------------------------------------------------------------------------- cell locks
+def _lock_path(path: Path) -> Path:
+    return path.with_suffix(".lock")
+
+
+def _claim(path: Path, lock_timeout: float) -> bool:
+    """Take the exclusive lock of a cell's result file; False if another live process holds it."""
+    lock = _lock_path(path)
+    me = {"host": socket.gethostname(), "pid": os.getpid(), "time": time.time()}
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            if not _stale(lock, lock_timeout):
+                return False
+            try:  # take over a stale lock (its owner died)
+                os.unlink(lock)
+            except FileNotFoundError:
+                pass
+            continue
+        with os.fdopen(fd, "w") as fh:
+            json.dump(me, fh)
+        return True
+    return False
+
+
+def _stale(lock: Path, lock_timeout: float) -> bool:
+    try:
+        age = time.time() - lock.stat().st_mtime
+    except FileNotFoundError:
+        return True  # released meanwhile
+    try:
+        owner = json.loads(lock.read_text())
+    except (OSError, ValueError):
+        return age > 10.0  # being written by its owner right now, or garbage left by a crash
+    if age > lock_timeout:
+        return True
+    if owner.get("host") == socket.gethostname():
+        try:
+            os.kill(int(owner["pid"]), 0)
+        except ProcessLookupError:
+            return True
+        except (PermissionError, KeyError, ValueError, TypeError):
+            return False
+    return False
+
+
+def _release(path: Path) -> None:
+    try:
+        os.unlink(_lock_path(path))
+    except FileNotFoundError:
+        pass
+
+
+def _clean_leftovers(root: Path, older_than: float = 60.0) -> None:
+    """Remove half-written temporary files of killed runs (atomic writes live for milliseconds)."""
+    now = time.time()
+    for tmp in root.glob(".*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > older_than:
+                tmp.unlink()
+        except FileNotFoundError:
+            pass
+
+
+class Grid:
+    """A resumable grid of cells over one function and one configuration.
+
+    Parameters
+    ----------
+    fn : callable ``fn(cell: dict, config: dict) -> dict | list[dict] | DataFrame``
+        Must be importable (a module-level function) for process and Dask backends.
+    cells : list of dicts, or dict of lists (Cartesian product)
+    store : directory for the cell files (see :func:`grid_store`)
+    config : settings shared by all cells (JSON-serialisable); part of the store's identity, with ``fn``'s
+        name and code (:func:`config_identity`).
+    lock_timeout : seconds after which another process's claim on a cell is considered dead.
+    """
+
+    def __init__(
+        self,
+        fn: Callable,
+        cells,
+        *,
+        store: str | os.PathLike,
+        config: Mapping | None = None,
+        lock_timeout: float = LOCK_TIMEOUT_S,
+    ):
+        if not callable(fn):
+            raise TypeError(f"fn must be a function fn(cell, config), got {type(fn).__name__}.")
+        self.fn = fn
+        self.cells = _normalise_cells(cells)
+        keys = [cell_key(c) for c in self.cells]
+        if len(set(keys)) != len(keys):
+            raise ValueError("The grid has duplicate cells; make every cell unique (e.g. add a seed).")
+        self.config = dict(config or {})
+        self.lock_timeout = float(lock_timeout)
+        self.root = Path(store) / f"config-{config_identity(self.config, fn)}"
+        self._paths = {k: self.root / f"{k}.json" for k in keys}
+
+    def path(self, cell: Mapping) -> Path:
+        return self._paths[cell_key(cell)]
+
+    def pending(self) -> list[dict]:
+        """Cells without a finished result file."""
+        return [c for c in self.cells if not self.path(c).is_file()]
+
+    def done(self) -> list[dict]:
+        return [c for c in self.cells if self.path(c).is_file()]
+
+    def run(
+        self,
+        *,
+        backend: Backend = "auto",
+        n_jobs: int | None = None,
+        scheduler: str | None = None,
+        resources: Mapping[str, float] | None = None,
+        desc: str | None = None,
+        progress: bool = True,
+        poll_s: float = 2.0,
+    ) -> pandas.DataFrame:
+        """Compute the pending cells, then return all results as a tidy DataFrame.
+
+        Cells claimed by another live process are left to it; once this process has computed what it
+        could, it waits for their results (taking over a cell whose claim went stale). ``resources`` (Dask
+        only) are the worker resources each cell needs, e.g. ``{"GPU": 1}`` for training or certifying.
+        """
+        from tqdm.auto import tqdm
+
+        if backend not in ("auto", "serial", "joblib", "dask"):
+            raise ValueError(f"Unknown backend {backend!r}; use 'auto', 'serial', 'joblib' or 'dask'.")
+        self.root.mkdir(parents=True, exist_ok=True)
+        _clean_leftovers(self.root)
+        if not (self.root / "config.json").is_file():
+            atomic_write_json(
+                self.root / "config.json",
+                {
+                    "fn": f"{self.fn.__module__}.{self.fn.__qualname__}",
+                    "code": code_identity(self.fn),
+                    "config": self.config,
+                },
+            )
+        scheduler = scheduler or os.environ.get("ROBEVAL_DASK_SCHEDULER") or None
+        label = desc or getattr(self.fn, "__name__", "grid")
+        t0 = time.perf_counter()
+        todo = self.pending()
+        bar = tqdm(total=len(self.cells), initial=len(self.cells) - len(todo), desc=label, disable=not progress)
+        try:
+            while todo:
+                self._compute(todo, backend, n_jobs, scheduler, resources, bar)
+                todo = self.pending()
+                if todo:  # claimed by another process: wait for its results or for its claim to expire
+                    time.sleep(poll_s)
+                    bar.n = len(self.cells) - len(todo)
+                    bar.refresh()
+        finally:
+            bar.close()
+        if progress:  # a text line for notebooks saved by papermill, whose widget bars do not persist
+            print(f"{label}: {len(self.cells)} cells done ({time.perf_counter() - t0:.0f} s)", flush=True)
+        return self.collect()
+
+    def _compute(self, todo, backend, n_jobs, scheduler, resources, bar) -> None:
+        """Compute the cells of ``todo`` that this process can claim (serially: one claim at a time, so
+        concurrent processes share the work; in parallel: a batch of claims)."""
+        if backend == "auto":
+            backend = "dask" if scheduler else ("serial" if (n_jobs in (None, 1) or len(todo) <= 1) else "joblib")
+        if backend == "serial":
+            for cell in todo:
+                path = self.path(cell)
+                if path.is_file() or not _claim(path, self.lock_timeout):
+                    continue
+                try:
+                    if not path.is_file():  # finished by another process since we listed it
+                        _run_cell(self.fn, cell, self.config, str(path))
+                finally:
+                    _release(path)
+                bar.update()
+            return
+        mine = [c for c in todo if _claim(self.path(c), self.lock_timeout)]
+        try:
+            if not mine:
+                return
+            if backend == "joblib":
+                from joblib import Parallel, delayed
+
+                jobs = (delayed(_run_cell)(self.fn, c, self.config, str(self.path(c))) for c in mine)
+                for _ in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(jobs):
+                    bar.update()
+            else:
+                self._run_dask(mine, scheduler, resources, bar)
+        finally:
+            for c in mine:
+                _release(self.path(c))
+
+    def _run_dask(self, cells: list[dict], scheduler: str | None, resources, bar) -> None:
+        from dask.distributed import Client, as_completed
+
+        if scheduler is None:
+            raise ValueError(
+                "backend='dask' needs a scheduler address (scheduler= or $ROBEVAL_DASK_SCHEDULER), "
+                "e.g. the address of a dask.distributed.LocalCluster or a cluster's scheduler."
+            )
+        with Client(scheduler) as client:
+            futures = {
+                client.submit(_compute_cell, self.fn, c, self.config, pure=False, resources=resources): c for c in cells
+            }
+            for fut in as_completed(futures):
+                payload = fut.result()  # re-raises worker errors here
+                atomic_write_json(self.path(futures[fut]), payload)  # written by the client: no shared disk needed
+                bar.update()
+
+    def collect(self, allow_missing: bool = False) -> pandas.DataFrame:
+        """All finished results as one DataFrame: one row per returned row, cell parameters as columns."""
+        import pandas as pd
+
+        records = []
+        missing = 0
+        for cell in self.cells:
+            path = self.path(cell)
+            if not path.is_file():
+                missing += 1
+                continue
+            payload = read_json(path)
+            for row in payload["rows"]:
+                records.append({**cell, **row})
+        if missing and not allow_missing:
+            raise RuntimeError(
+                f"{missing} of {len(self.cells)} cells have no result yet in {self.root}; call run() to compute them."
+            )
+        return pd.DataFrame.from_records(records)
+
+
+def run_grid(
+    fn: Callable,
+    cells,
+    *,
+    store: str | os.PathLike,
+    config: Mapping | None = None,
+    backend: Backend = "auto",
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
+    resources: Mapping[str, float] | None = None,
+    desc: str | None = None,
+    progress: bool = True,
+) -> pandas.DataFrame:
+    """Run (or resume) a grid and return its tidy results; see :class:`Grid`."""
+    return Grid(fn, cells, store=store, config=config).run(
+        backend=backend, n_jobs=n_jobs, scheduler=scheduler, resources=resources, desc=desc, progress=progress
+    )

@@ -1,0 +1,153 @@
+"""Uncertainty from independent runs, for the claims ledger.
+
+Every interval here is a two-sided confidence interval at ``level`` (default 0.95) built from *independent*
+runs (seeds, data splits, trained models): a t-interval for a mean, a paired t-interval for a difference
+between conditions measured on the same runs, a seeded percentile bootstrap over runs for statistics such as
+a rank correlation, and a Wilson interval for a proportion of independent trials. Each function returns an
+:class:`Interval` that also carries the standard error and the number of runs, so a ledger rule can state the
+power it had and how many runs would decide it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from robeval.core.validation import check_probability
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its two-sided confidence interval.
+
+    ``estimate``, ``low``, ``high`` in the units of the data; ``se`` the standard error (NaN if unknown);
+    ``n`` the number of independent runs (or trials) it rests on; ``level`` the confidence level;
+    ``method`` how it was computed.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    se: float
+    n: int
+    level: float
+    method: str
+
+    @property
+    def halfwidth(self) -> float:
+        return (self.high - self.low) / 2
+
+    def as_tuple(self) -> tuple[float, float]:
+        return (self.low, self.high)
+
+
+def _values(values, name: str, min_n: int = 2) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} contains NaN or infinite values; drop failed runs explicitly before summarising.")
+    if len(v) < min_n:
+        raise ValueError(f"{name} has {len(v)} value(s); an interval over independent runs needs at least {min_n}.")
+    return v
+
+
+def mean_interval(values, level: float = 0.95) -> Interval:
+    """t-interval for the mean of independent runs (``values``: one number per run)."""
+    check_probability(level, "level")
+    v = _values(values, "values")
+    n = len(v)
+    mean = float(v.mean())
+    se = float(v.std(ddof=1) / math.sqrt(n))
+    t = float(stats.t.ppf(0.5 + level / 2, n - 1))
+    return Interval(mean, mean - t * se, mean + t * se, se, n, level, f"t-interval over {n} runs")
+
+
+def paired_interval(a, b, level: float = 0.95) -> Interval:
+    """t-interval for the mean of ``a - b`` over runs measured in pairs (same seed / split for both)."""
+    a = _values(a, "a")
+    b = _values(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"paired values need the same runs: a has {len(a)}, b has {len(b)}.")
+    iv = mean_interval(a - b, level)
+    return Interval(iv.estimate, iv.low, iv.high, iv.se, iv.n, level, f"paired t-interval over {iv.n} runs")
+
+
+def bootstrap_interval(statistic, *samples, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> Interval:
+    """Seeded percentile bootstrap over runs: ``statistic(*resampled)`` where every sample's rows (axis 0 =
+    runs) are resampled with the same run indices (paired designs stay paired)."""
+    check_probability(level, "level")
+    arrays = [np.asarray(s, dtype=np.float64) for s in samples]
+    n = len(arrays[0])
+    if n < 2 or any(len(a) != n for a in arrays):
+        raise ValueError("bootstrap samples need the same number (>= 2) of runs along axis 0.")
+    est = float(statistic(*arrays))
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(int(n_boot), n))
+    boot = np.array([statistic(*(a[i] for a in arrays)) for i in idx], dtype=np.float64)
+    boot = boot[np.isfinite(boot)]
+    if len(boot) < 0.9 * n_boot:
+        return Interval(est, -math.inf, math.inf, math.nan, n, level, f"bootstrap over {n} runs (degenerate)")
+    lo, hi = np.quantile(boot, [0.5 - level / 2, 0.5 + level / 2])
+    return Interval(est, float(lo), float(hi), float(boot.std(ddof=1)), n, level, f"percentile bootstrap over {n} runs")
+
+
+def spearman(x, y) -> float:
+    """Spearman rank correlation (NaN when one side is constant)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan
+    return float(stats.spearmanr(x, y).statistic)
+
+
+def trend_interval(levels, per_run, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> Interval:
+    """Spearman rank correlation between ``levels`` (k,) and the mean over runs of ``per_run`` (runs, k),
+    with a bootstrap interval over runs: does the mean curve rise (> 0) or fall (< 0) with the level?"""
+    levels = np.asarray(levels, dtype=np.float64)
+    m = np.asarray(per_run, dtype=np.float64)
+    if m.ndim != 2 or m.shape[1] != len(levels):
+        raise ValueError(f"per_run must have shape (runs, {len(levels)}), got {m.shape}.")
+    return bootstrap_interval(lambda a: spearman(levels, a.mean(axis=0)), m, level=level, n_boot=n_boot, seed=seed)
+
+
+def proportion_interval(successes: int, trials: int, level: float = 0.95) -> Interval:
+    """Wilson interval for a proportion of independent trials."""
+    check_probability(level, "level")
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {successes}/{trials}.")
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    se = math.sqrt(max(p * (1 - p), 1e-12) / trials)
+    return Interval(
+        p, max(0.0, centre - half), min(1.0, centre + half), se, trials, level, f"Wilson over {trials} trials"
+    )
+
+
+def runs_needed(interval: Interval, target_halfwidth: float) -> int | None:
+    """Runs needed for ``interval``'s half-width to shrink to ``target_halfwidth`` (half-width ~ 1/sqrt(n))."""
+    if not (math.isfinite(interval.halfwidth) and interval.halfwidth > 0 and target_halfwidth > 0):
+        return None
+    return int(math.ceil(interval.n * (interval.halfwidth / target_halfwidth) ** 2))
+
+
+def power_to_detect(effect: float, se: float, level: float = 0.95) -> float | None:
+    """Probability that a two-sided test at ``level`` detects a true effect ``effect`` given the standard
+    error ``se`` (normal approximation)."""
+    if not (math.isfinite(effect) and math.isfinite(se)) or se <= 0:
+        return None
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    return float(stats.norm.cdf(abs(effect) / se - z))
+
+
+def power_to_confirm(margin: float, se: float, level: float = 0.95) -> float | None:
+    """Probability that the equivalence rule (interval inside ``paper ± margin``) confirms a paper value
+    that is exactly right, given the standard error ``se`` (normal approximation)."""
+    if not (math.isfinite(margin) and math.isfinite(se)) or se <= 0:
+        return None
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    return float(max(0.0, 2 * stats.norm.cdf(margin / se - z) - 1))

@@ -1,0 +1,257 @@
+"""A small, seeded training loop for the image experiments (CPU here, CUDA when present).
+
+Images enter as uint8 NCHW numpy arrays (as returned by ``robeval.core``) and are scaled to [0, 1]
+floats; augmentation happens on float batches in pixel space:
+
+1. ``flip_crop``: random horizontal flips and 4-pixel zero-padded random crops (the CIFAR standard);
+2. ``batch_transform(xb, gen)``: any further augmentation (uniform L_p noise for MSCR, AugMix, …);
+3. ``step_fn(model, xb, yb, epoch) -> loss``: a custom objective (randomized-smoothing training variants);
+   default is cross-entropy.
+
+All randomness flows from one ``torch.Generator`` seeded by ``seed``, so reruns on CPU are identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from robeval.core.env import torch_device
+
+
+def train_threads() -> int:
+    """Intra-op threads used for training: ``$ROBEVAL_TRAIN_THREADS`` or 2 (whatever the machine has), so a
+    seed gives the same model on every machine with the same instruction set."""
+    import os
+
+    value = os.environ.get("ROBEVAL_TRAIN_THREADS", "2")
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"ROBEVAL_TRAIN_THREADS must be a positive integer, got {value!r}.") from None
+    if n < 1:
+        raise ValueError(f"ROBEVAL_TRAIN_THREADS must be >= 1, got {n}.")
+    return n
+
+
+class fixed_threads:
+    """Context manager: torch runs with ``n`` intra-op threads inside, the previous number after."""
+
+    def __init__(self, n: int):
+        self.n = int(n)
+
+    def __enter__(self):
+        self.old = torch.get_num_threads()
+        torch.set_num_threads(self.n)
+        return self
+
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.old)
+        return False
+
+
+def to_float_tensor(x: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """uint8 images (N, C, H, W) in 0–255 → float32 tensor in [0, 1]; float input is passed through."""
+    if isinstance(x, torch.Tensor):
+        return x.float() / 255.0 if x.dtype == torch.uint8 else x.float()
+    x = np.asarray(x)
+    if x.dtype == np.uint8:
+        return torch.from_numpy(x).float().div_(255.0)
+    if x.dtype.kind != "f":
+        raise ValueError(f"Images must be uint8 (0–255) or float in [0, 1], got dtype {x.dtype}.")
+    return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+
+
+def flip_crop(xb: torch.Tensor, gen: torch.Generator, pad: int = 4) -> torch.Tensor:
+    """Random horizontal flip and random crop after zero padding by ``pad`` pixels (per image)."""
+    n, _, h, w = xb.shape
+    flip = torch.rand(n, generator=gen) < 0.5
+    xb = torch.where(flip.view(-1, 1, 1, 1), xb.flip(3), xb)
+    padded = F.pad(xb, (pad, pad, pad, pad))
+    dx = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
+    dy = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
+    rows = dy.view(-1, 1) + torch.arange(h).view(1, -1)  # (n, h)
+    cols = dx.view(-1, 1) + torch.arange(w).view(1, -1)  # (n, w)
+    idx_n = torch.arange(n).view(-1, 1, 1, 1)
+    idx_c = torch.arange(xb.shape[1]).view(1, -1, 1, 1)
+    return padded[idx_n, idx_c, rows.view(n, 1, h, 1), cols.view(n, 1, 1, w)]
+
+
+def _schedule(optimizer, schedule: str, epochs: int, steps_per_epoch: int, milestones=None, gamma=0.1):
+    total = max(1, epochs * steps_per_epoch)
+    if schedule == "cosine":
+        return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 * (1 + np.cos(np.pi * min(s, total) / total)))
+    if schedule == "step":
+        ms = [m * steps_per_epoch for m in (milestones or [])]
+        return torch.optim.lr_scheduler.MultiStepLR(optimizer, ms, gamma=gamma)
+    if schedule == "constant":
+        return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
+    raise ValueError(f"Unknown schedule {schedule!r}; use 'cosine', 'step' or 'constant'.")
+
+
+def train(
+    model: nn.Module,
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    epochs: int,
+    batch_size: int = 128,
+    lr: float = 0.1,
+    momentum: float = 0.9,
+    weight_decay: float = 5e-4,
+    nesterov: bool = False,
+    schedule: str = "cosine",
+    milestones=None,
+    gamma: float = 0.1,
+    flip_crop_aug: bool = True,
+    batch_transform: Callable | None = None,
+    step_fn: Callable | None = None,
+    epoch_callback: Callable | None = None,
+    seed: int = 0,
+    device=None,
+    progress: bool = True,
+    desc: str = "train",
+    threads: int | None = None,
+) -> nn.Module:
+    """Train ``model`` in place with SGD and return it (in eval mode).
+
+    On a CUDA device the forward pass runs under bf16 autocast with channels-last activations and pinned
+    host memory (training only: certification and evaluation count predictions from float32 logits).
+
+    Parameters
+    ----------
+    x : uint8 (N, C, H, W) or float32 in [0, 1];  y : int (N,) class labels.
+    epochs, batch_size, lr, momentum, weight_decay, nesterov : SGD settings.
+    schedule : 'cosine' (per step), 'step' (``milestones`` in epochs, factor ``gamma``) or 'constant'.
+    flip_crop_aug : apply random flips and 4-px padded crops (images only).
+    batch_transform : ``f(xb, gen) -> xb`` further augmentation on float batches in [0, 1].
+    step_fn : ``f(model, xb, yb, epoch) -> loss`` replacing cross-entropy (custom objectives).
+    epoch_callback : ``f(model, epoch)`` called after each epoch (e.g. re-weighting, logging).
+    seed : seeds initial-independent randomness (shuffling, augmentation). Seed torch before building the
+        model for identical initialisation.
+    threads : torch intra-op threads during training (default :func:`train_threads`). Fixed, because CPU
+        weight gradients are reduced in a thread-count-dependent order: the same seed gives bit-identical
+        models only with the same number of threads.
+    """
+    from tqdm.auto import tqdm
+
+    if epochs < 0 or batch_size < 1:
+        raise ValueError(f"epochs must be ≥ 0 and batch_size ≥ 1, got {epochs}, {batch_size}.")
+    y = np.asarray(y)
+    if len(x) != len(y):
+        raise ValueError(f"x and y have different lengths ({len(x)} vs {len(y)}).")
+    device = torch_device() if device is None else torch.device(device)
+    xt = to_float_tensor(x)
+    yt = torch.as_tensor(y.astype(np.int64))
+    gen = torch.Generator().manual_seed(int(seed))
+    model.to(device)
+    if device.type == "cuda":
+        # GPU: channels-last activations, pinned host batches, bf16 autocast for the forward pass
+        model.to(memory_format=torch.channels_last)
+        xt = xt.pin_memory()
+    opt = torch.optim.SGD(
+        model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov and momentum > 0
+    )
+    steps = (len(xt) + batch_size - 1) // batch_size
+    sched = _schedule(opt, schedule, epochs, steps, milestones, gamma)
+    bar = tqdm(total=epochs * steps, desc=desc, disable=not progress, leave=False)
+    with fixed_threads(train_threads() if threads is None else threads):
+        _epochs(
+            model,
+            xt,
+            yt,
+            epochs,
+            batch_size,
+            gen,
+            opt,
+            sched,
+            device,
+            flip_crop_aug,
+            batch_transform,
+            step_fn,
+            epoch_callback,
+            bar,
+        )
+    bar.close()
+    return model.eval()
+
+
+def _epochs(
+    model,
+    xt,
+    yt,
+    epochs,
+    batch_size,
+    gen,
+    opt,
+    sched,
+    device,
+    flip_crop_aug,
+    batch_transform,
+    step_fn,
+    epoch_callback,
+    bar,
+) -> None:
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(xt), generator=gen)
+        for start in range(0, len(xt), batch_size):
+            idx = order[start : start + batch_size]
+            xb, yb = xt[idx], yt[idx]
+            if flip_crop_aug and xb.ndim == 4:
+                xb = flip_crop(xb, gen)
+            if batch_transform is not None:
+                xb = batch_transform(xb, gen)
+            cuda = device.type == "cuda"
+            xb, yb = xb.to(device, non_blocking=cuda), yb.to(device, non_blocking=cuda)
+            if cuda and xb.ndim == 4:
+                xb = xb.contiguous(memory_format=torch.channels_last)
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
+                loss = step_fn(model, xb, yb, epoch) if step_fn is not None else F.cross_entropy(model(xb), yb)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            bar.update()
+            bar.set_postfix(epoch=epoch, loss=f"{loss.item():.3f}", refresh=False)
+        if epoch_callback is not None:
+            model.eval()
+            epoch_callback(model, epoch)
+
+
+@torch.no_grad()
+def _batched(model: nn.Module, x, fn: Callable, batch_size: int, device) -> np.ndarray:
+    device = torch_device() if device is None else torch.device(device)
+    model.eval().to(device)
+    xt = to_float_tensor(x)
+    outs = [fn(xt[i : i + batch_size].to(device)).cpu() for i in range(0, len(xt), batch_size)]
+    return torch.cat(outs).numpy() if outs else np.empty((0,))
+
+
+def predict_logits(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
+    """Logits float32 (N, classes)."""
+    return _batched(model, x, model, batch_size, device)
+
+
+def predict_proba(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
+    """Softmax probabilities float32 (N, classes)."""
+    return _batched(model, x, lambda b: torch.softmax(model(b), 1), batch_size, device)
+
+
+def predict(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
+    """Predicted labels int64 (N,)."""
+    return _batched(model, x, lambda b: model(b).argmax(1), batch_size, device).astype(np.int64)
+
+
+def extract_features(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
+    """Penultimate-layer features float32 (N, D) via ``model.features``."""
+    return _batched(model, x, model.features, batch_size, device)
+
+
+def accuracy(model: nn.Module, x, y, batch_size: int = 500, device=None) -> float:
+    """Fraction of ``x`` classified as ``y``."""
+    return float(np.mean(predict(model, x, batch_size, device) == np.asarray(y)))

@@ -1,0 +1,223 @@
+"""Input checks for the public boundary. Every error says what is wrong and how to fix it.
+
+Convention: an argument of the wrong *kind* (a string where a number or a seed is needed, a list where a
+DataFrame is needed) raises :class:`TypeError`; an argument of the right kind with an unusable value (out
+of range, wrong shape or dtype, NaN) raises :class:`ValueError`, as in scikit-learn. Seeds are checked by
+:func:`robeval.core.seeding.as_generator`.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+
+def check_array(
+    X,
+    *,
+    name: str = "X",
+    ndim: int | tuple[int, ...] | None = None,
+    min_ndim: int | None = None,
+    finite: bool = True,
+    dtype=None,
+    min_rows: int = 1,
+) -> np.ndarray:
+    """Return ``X`` as a numpy array after checking dimensionality, size, dtype and finiteness."""
+    try:
+        arr = np.asarray(X) if dtype is None else np.asarray(X, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} could not be converted to a numeric array ({exc}); pass a numpy array.") from exc
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(
+                f"{name} must have {' or '.join(map(str, allowed))} dimensions, got shape {arr.shape}; "
+                "reshape it (e.g. X.reshape(len(X), -1) for flattened features)."
+            )
+    if min_ndim is not None and arr.ndim < min_ndim:
+        raise ValueError(f"{name} must have shape (n, d) or (n, *shape), got shape {arr.shape}; reshape it to (n, -1).")
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}.")
+    if arr.ndim >= 1 and arr.shape[0] < min_rows:
+        raise ValueError(f"{name} has {arr.shape[0]} rows; at least {min_rows} needed.")
+    if finite and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} contains {bad} NaN or infinite values; remove or impute them first.")
+    return arr
+
+
+def check_X_y(
+    X, y, *, X_ndim=2, min_ndim: int | None = None, min_rows: int = 1, min_classes: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Check features ``X`` (n, ...) and labels ``y`` (n,) together.
+
+    ``X_ndim`` fixes the dimensionality (default 2); pass ``X_ndim=None, min_ndim=2`` to accept images
+    (n, *shape). ``min_classes`` requires that many distinct labels.
+    """
+    X = check_array(X, name="X", ndim=X_ndim, min_ndim=min_ndim, min_rows=min_rows)
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional (n,), got shape {y.shape}; use y.ravel().")
+    if len(X) != len(y):
+        raise ValueError(
+            f"X and y have different lengths ({len(X)} vs {len(y)}): y must have shape ({len(X)},), one label per row of X."
+        )
+    if min_classes is not None and len(np.unique(y)) < min_classes:
+        raise ValueError(
+            f"y contains {len(np.unique(y))} class(es); at least {min_classes} are needed "
+            "(class separation is undefined for a single class)."
+        )
+    return X, y
+
+
+def check_positive(value, name: str, *, strict: bool = True, integer: bool = False):
+    """Check a scalar is (strictly) positive, optionally an integer."""
+    kind = Integral if integer else Real
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise TypeError(f"{name} must be {'an integer' if integer else 'a number'}, got {value!r}.")
+    if not np.isfinite(value) or (value <= 0 if strict else value < 0):
+        raise ValueError(f"{name} must be {'> 0' if strict else '>= 0'}, got {value!r}.")
+    return value
+
+
+def check_probability(value, name: str, *, open_interval: bool = True) -> float:
+    """Check ``value`` is a fraction in (0, 1) (or [0, 1] with ``open_interval=False``)."""
+    interval = "(0, 1)" if open_interval else "[0, 1]"
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a number in {interval}, got {value!r}.")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number in {interval}, got {value!r}.")
+    ok = 0 < value < 1 if open_interval else 0 <= value <= 1
+    if not ok:
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}.")
+    return float(value)
+
+
+def check_eps(eps, name: str = "eps") -> float:
+    """A noise radius: a finite real number >= 0."""
+    if isinstance(eps, bool) or not isinstance(eps, (Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number >= 0 (a noise radius), got {eps!r}.")
+    eps = float(eps)
+    if not math.isfinite(eps) or eps < 0:
+        raise ValueError(f"{name} must be finite and >= 0 (a noise radius), got {eps}.")
+    return eps
+
+
+def check_images(images, *, name: str = "images", channels=(1, 3), square: bool = False) -> np.ndarray:
+    """A uint8 NHWC batch (N, H, W, C) with C in ``channels`` (and H == W with ``square``), as a numpy array."""
+    arr = np.asarray(images)
+    if arr.dtype != np.uint8:
+        raise ValueError(
+            f"{name} must have dtype uint8 (pixel values 0..255), got {arr.dtype}; "
+            "convert with np.clip(np.rint(x * 255), 0, 255).astype(np.uint8) if you hold floats in [0, 1]."
+        )
+    if arr.ndim != 4 or arr.shape[-1] not in channels:
+        hint = ""
+        if arr.ndim == 4 and arr.shape[1] in channels:
+            hint = " It looks like NCHW: convert with robeval.core.images.to_nhwc(images)."
+        elif arr.ndim == 3 and arr.shape[-1] in channels:
+            hint = " For a single image pass images[None]."
+        shape = f"(N, H, W, {' or '.join(map(str, channels))})"
+        raise ValueError(f"{name} must be an NHWC batch of shape {shape}, got {arr.shape}.{hint}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is an empty batch (N=0); pass at least one image.")
+    if square and arr.shape[1] != arr.shape[2]:
+        raise ValueError(f"{name} must hold square images (H == W), got {arr.shape[1]}x{arr.shape[2]}.")
+    return arr
+
+
+def check_features(X, name: str = "X") -> np.ndarray:
+    """Points as a finite float64 (n_points, n_features) array, n_points and n_features >= 1."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_points, n_features); got shape {X.shape}. "
+            f"Reshape a single point with {name}[None, :]."
+        )
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {X.shape}); pass at least one point with one feature.")
+    if not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.complexfloating):
+        raise ValueError(f"{name} must be real-valued numeric; got dtype {X.dtype}. Convert it with astype(float).")
+    X = X.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(X)):
+        bad = np.argwhere(~np.isfinite(X))[0]
+        raise ValueError(
+            f"{name} contains NaN or inf (first at row {bad[0]}, column {bad[1]}); "
+            "impute or drop those points before estimating robustness."
+        )
+    return X
+
+
+def check_covariance(cov, d: int | None = None, name: str = "cov", rtol: float = 1e-8) -> np.ndarray:
+    """Validate one (d, d) matrix or an (n, d, d) stack as symmetric PSD; return float64."""
+    C = np.asarray(cov, dtype=np.float64)
+    if C.ndim not in (2, 3) or C.shape[-1] != C.shape[-2]:
+        raise ValueError(f"{name} must be a square (d, d) matrix or an (n, d, d) stack of them; got shape {C.shape}.")
+    if d is not None and C.shape[-1] != d:
+        raise ValueError(
+            f"{name} is {C.shape[-1]}x{C.shape[-1]} but the points have {d} features; "
+            "pass a covariance over exactly the input features."
+        )
+    if not np.all(np.isfinite(C)):
+        raise ValueError(f"{name} contains NaN or inf; every covariance entry must be finite.")
+    Cs = C if C.ndim == 3 else C[None]
+    scale = np.maximum(np.abs(Cs).max(axis=(1, 2)), np.finfo(float).tiny)
+    asym = np.abs(Cs - np.swapaxes(Cs, 1, 2)).max(axis=(1, 2)) / scale
+    if np.any(asym > 1e-8):
+        i = int(np.argmax(asym))
+        raise ValueError(
+            f"{name}{'' if C.ndim == 2 else f'[{i}]'} is not symmetric (relative asymmetry {asym[i]:.2e}); "
+            "symmetrise it with (C + C.T) / 2 if the asymmetry is round-off."
+        )
+    lam_min = np.linalg.eigvalsh(Cs)[:, 0]
+    if np.any(lam_min < -rtol * scale * Cs.shape[-1]):
+        i = int(np.argmin(lam_min / scale))
+        raise ValueError(
+            f"{name}{'' if C.ndim == 2 else f'[{i}]'} is not positive semi-definite (smallest eigenvalue "
+            f"{lam_min[i]:.3e}); build it as A.T @ A or clip negative eigenvalues."
+        )
+    return C
+
+
+def check_frame(df, columns=(), name: str = "df", *, non_empty: bool = False, hint: str = ""):
+    """A pandas DataFrame with (at least) ``columns``; returns it unchanged.
+
+    TypeError if ``df`` is not a DataFrame; ValueError naming the missing columns (and ``hint``, e.g. which
+    function writes such a table) or, with ``non_empty``, an empty frame.
+    """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}.")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{name} lacks columns {missing}; it has {list(df.columns)}." + (f" {hint}" if hint else ""))
+    if non_empty and len(df) == 0:
+        raise ValueError(f"{name} is empty." + (f" {hint}" if hint else ""))
+    return df
+
+
+def check_mapping(obj, name: str, *, value_type=None) -> dict:
+    """A non-empty dict (of ``value_type`` values, if given)."""
+    if not isinstance(obj, dict):
+        raise TypeError(f"{name} must be a non-empty dict, got {type(obj).__name__}.")
+    if not obj:
+        raise ValueError(f"{name} must be a non-empty dict, got an empty dict.")
+    if value_type is not None:
+        bad = [k for k, v in obj.items() if not isinstance(v, value_type)]
+        if bad:
+            raise TypeError(f"{name}[{bad[0]!r}] must be a {value_type.__name__}, got {type(obj[bad[0]]).__name__}.")
+    return obj
+
+
+def check_choice(value, name: str, choices) -> object:
+    """``value`` if it is one of ``choices``; ValueError listing them otherwise."""
+    try:
+        ok = value in choices
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"Unknown {name} {value!r}; valid choices are: {', '.join(map(str, choices))}.")
+    return value

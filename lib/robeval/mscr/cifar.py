@@ -1,0 +1,246 @@
+"""The MSCR protocol on CIFAR-10 (Siedel et al. 2022, Sec. 3.2 and Table 2b) as a resumable run grid.
+
+One *cell* is one run seed and one training noise level ``eps_train``: it trains one network on images with
+uniform L_inf noise of radius ``eps_train`` (k = 1 fresh noisy copy per image and epoch, plus flips and 4-px
+crops) and tests it on the clean test set and on one noisy copy per test image for every ``eps_test``.
+
+Runs are paired by seed: for run seed ``s`` every eps_train column starts from the same initial weights
+(:func:`robeval.mscr.protocol.derived_seed` ``(s, "init")``), sees the training images in the same order and is
+tested on the same test noise per eps_test, so differences between columns are taken per run.
+
+Trained networks are cached by everything that determines them (:func:`model_file`): adding test levels or
+re-running a grid whose result files were deleted never trains a network twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+
+from robeval.core.validation import check_eps
+from robeval.mscr.protocol import check_predictions, derived_seed, make_cells, resolve_eps_levels, run_seeds
+
+#: config keys of :func:`run_cell_cifar` that determine the trained network (the others only its evaluation)
+TRAINING_KEYS = (
+    "arch",
+    "width",
+    "dropout",
+    "hidden",
+    "epochs",
+    "batch_size",
+    "lr",
+    "momentum",
+    "weight_decay",
+    "schedule",
+    "milestones",
+    "n_train",
+    "full_data",
+    "train_threads",
+)
+
+
+def uniform_linf_box(x, eps: float, gen, lo: float = 0.0, hi: float = 1.0):
+    """Uniform noise in the L_inf ball intersected with the pixel box [lo, hi]^d (torch, per coordinate).
+
+    The authors' CIFAR code samples ``Uniform(max(x - eps, 0), min(x + eps, 1))`` coordinate-wise, i.e.
+    uniformly on the intersection of the eps-cube and the image box (no mass piles up at 0 or 1 as it
+    would with clipping). ``x``: float tensor in [lo, hi]; ``gen``: torch.Generator.
+    """
+    import torch
+
+    low = torch.clamp(x - eps, min=lo)
+    high = torch.clamp(x + eps, max=hi)
+    u = torch.rand(x.shape, generator=gen, dtype=x.dtype, device=x.device)
+    return low + (high - low) * u
+
+
+def image_mlp(hidden=(512, 256), num_classes: int = 10):
+    """A CPU-cheap image classifier: channel normalisation, flatten, ReLU MLP (``robeval.core.models.MLP``).
+
+    Input is float images in [0, 1] (N, 3, 32, 32) like every ``robeval.core.models`` image model.
+    """
+    from robeval.core import models
+
+    class ImageMLP(models.FeatureClassifier):
+        def __init__(self):
+            super().__init__()
+            self.norm = models.Normalize()
+            self.mlp = models.MLP(3 * 32 * 32, hidden=tuple(hidden), num_classes=num_classes)
+            self.head = self.mlp.head
+
+        def features(self, x):
+            return self.mlp.features(self.norm(x).flatten(1))
+
+    return ImageMLP()
+
+
+@functools.lru_cache(maxsize=2)
+def _load_cifar(full: bool):
+    from robeval.core.data import load_cifar10_any
+
+    return load_cifar10_any(full)
+
+
+def _build(config: dict):
+    from robeval.core import models
+
+    arch = config.get("arch", "cnn_small")
+    if arch == "image_mlp":
+        return image_mlp(tuple(config.get("hidden") or (512, 256)))
+    return models.from_config({**config, "arch": arch})
+
+
+def model_file(cell: dict, config: dict):
+    """The cache file of the network of ``cell`` under ``config``: named by the training settings
+    (:data:`TRAINING_KEYS`), the run seed, eps_train, the training thread count (CPU results depend on it) and
+    the code of this module (:func:`robeval.core.runs.config_identity`), under
+    ``robeval.core.paths.cache_dir() / "mscr_cifar10_models"``."""
+    from robeval.core.paths import cache_dir
+    from robeval.core.runs import config_identity
+
+    key = {k: config.get(k) for k in TRAINING_KEYS}
+    key.update(seed=int(cell["seed"]), eps_train=float(cell["eps_train"]), train_threads=_threads(config))
+    return cache_dir() / "mscr_cifar10_models" / f"{config_identity(key, fn=train_cifar_model)}.pt"
+
+
+def _threads(config: dict) -> int:
+    """Training threads: ``config["train_threads"]`` or :func:`robeval.core.training.train_threads`. CPU training
+    results depend on the thread count, so a grid fixes it."""
+    from robeval.core.training import train_threads
+
+    return int(config.get("train_threads") or train_threads())
+
+
+def train_cifar_model(cell: dict, config: dict):
+    """The trained network of one cell (loaded from :func:`model_file` when cached). Returns ``(net, cached)``."""
+    import torch
+
+    from robeval.core import training
+
+    seed = int(cell["seed"])
+    eps_train = check_eps(cell["eps_train"])
+    x_tr, y_tr, _, _ = _load_cifar(bool(config.get("full_data", False)))
+    n_tr = int(config.get("n_train") or len(x_tr))
+    torch.manual_seed(derived_seed(seed, "init"))
+    net = _build(config)
+    path = model_file(cell, config)
+    if path.is_file():
+        net.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+        return net.eval(), True
+    transform = None
+    if eps_train > 0:
+        transform = lambda xb, gen: uniform_linf_box(xb, eps_train, gen)
+    training.train(
+        net,
+        x_tr[:n_tr],
+        y_tr[:n_tr],
+        epochs=int(config["epochs"]),
+        batch_size=int(config["batch_size"]),
+        lr=float(config["lr"]),
+        momentum=float(config.get("momentum", 0.9)),
+        weight_decay=float(config.get("weight_decay", 5e-4)),
+        schedule=config.get("schedule", "step"),
+        milestones=config.get("milestones"),
+        flip_crop_aug=True,
+        batch_transform=transform,
+        seed=derived_seed(seed, "train"),
+        threads=_threads(config),
+        progress=False,
+        desc=f"eps_train={eps_train:g}",
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, tmp)
+    tmp.replace(path)
+    return net.eval(), False
+
+
+def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
+    """One run of the CIFAR-10 protocol for one eps_train (k = 1, L_inf noise inside the pixel box).
+
+    cell : ``{"seed": int, "eps_train": float}``
+    config : ``arch``, ``epochs``, ``batch_size``, ``lr``, ``momentum``, ``weight_decay``, ``schedule``,
+        ``milestones``, ``n_train``, ``n_test`` (prefixes of the shipped subset / full set; 0 = all),
+        ``full_data``, ``eps_test`` (list), ``train_threads`` (training; fixed, results depend on it),
+        ``torch_threads`` (evaluation), ``eval_batch_size`` (default 50), ``width`` (cnn_small), ``dropout`` (WRN).
+
+    Returns one row per eps_test: ``eps_test``, ``acc`` (fraction), ``n_eval``.
+    """
+    import torch
+
+    from robeval.core import training
+
+    seed = int(cell["seed"])
+    if config.get("torch_threads"):
+        torch.set_num_threads(int(config["torch_threads"]))
+    net, _ = train_cifar_model(cell, config)
+    _, _, x_te, y_te = _load_cifar(bool(config.get("full_data", False)))
+    n_te = int(config.get("n_test") or len(x_te))
+    x_te, y_te = x_te[:n_te], y_te[:n_te]
+    batch = int(config.get("eval_batch_size") or 50)
+    x_clean = training.to_float_tensor(x_te)
+    rows = []
+    clean_pred = None
+    for e in config["eps_test"]:
+        e = float(e)
+        if e == 0:
+            if clean_pred is None:
+                clean_pred = check_predictions(training.predict(net, x_clean, batch_size=batch), n_te)
+            pred = clean_pred
+        else:
+            gen = torch.Generator().manual_seed(derived_seed(seed, "test", e))
+            pred = check_predictions(training.predict(net, uniform_linf_box(x_clean, e, gen), batch_size=batch), n_te)
+        rows.append({"eps_test": e, "acc": float(np.mean(pred == y_te)), "n_eval": int(n_te)})
+    return rows
+
+
+# --- settings -> grid: the cells and config of notebook 02, from the resolved settings --------------------------
+
+
+def levels_cifar(cfg, eps_test, eps_min_paper: float, eps_min_measured: float) -> tuple[float, list, list]:
+    """Table 2b's noise levels from the ``mscr_cifar10`` settings: ``(eps_min, eps_test, eps_train)``.
+
+    ``eps_test``: the authors' (corrected) test levels; with ``cfg.eps_min_source == "paper"`` eps_min is the
+    paper's (``eps_min_paper``, the CSV's column) and the test levels stay as they are; with ``"measured"`` it is
+    ``eps_min_measured`` (our data's r), added to the sorted test levels. ``eps_train``: ``cfg.eps_train`` with
+    its -1 placeholder replaced by eps_min.
+    """
+    if cfg.eps_min_source not in ("paper", "measured"):
+        raise ValueError(f"eps_min_source must be 'paper' or 'measured', got {cfg.eps_min_source!r}")
+    eps_test = list(eps_test)
+    eps_min = float(eps_min_paper) if cfg.eps_min_source == "paper" else float(eps_min_measured)
+    if cfg.eps_min_source != "paper":
+        eps_test = sorted(set(eps_test) | {eps_min})
+    return eps_min, eps_test, resolve_eps_levels(cfg.eps_train, eps_min)
+
+
+def config_cifar(cfg, eps_test) -> dict:
+    """Config of :func:`run_cell_cifar` from the ``mscr_cifar10`` settings ``cfg`` (model, optimiser, schedule,
+    data sizes, threads) and the test levels ``eps_test``."""
+    return dict(
+        arch=cfg.arch,
+        width=cfg.width,
+        dropout=cfg.dropout,
+        epochs=cfg.epochs,
+        batch_size=cfg.batch_size,
+        lr=cfg.lr,
+        momentum=cfg.momentum,
+        weight_decay=cfg.weight_decay,
+        schedule=cfg.schedule,
+        milestones=cfg.milestones,
+        n_train=cfg.n_train,
+        n_test=cfg.n_test,
+        full_data=cfg.full_data,
+        eps_test=list(eps_test),
+        torch_threads=cfg.torch_threads,
+        train_threads=cfg.train_threads,
+        eval_batch_size=cfg.eval_batch_size,
+    )
+
+
+def cells_cifar(cfg, eps_train) -> list[dict]:
+    """Table 2b's grid cells from the ``mscr_cifar10`` settings: ``cfg.runs`` run seeds
+    (:func:`robeval.mscr.protocol.run_seeds` of ``cfg.seed``) x every level in ``eps_train``."""
+    return make_cells(run_seeds(cfg.seed, cfg.runs), eps_train)

@@ -1,0 +1,159 @@
+"""Uniform noise in L_p balls (MSCR paper, Sec. 3.1 and Algorithm 1, step 6).
+
+``sample_uniform_ball`` returns exactly ``k`` points drawn uniformly from the ball
+``{x' : ||x' - x||_p <= eps}`` around every point ``x``, in any dimension:
+
+* L_inf: every coordinate uniform on ``[-eps, eps]`` (the ball is a cube).
+* L2: a standard Gaussian vector normalised to the unit sphere (rotation invariance makes the direction
+  uniform) times the radius ``eps * U**(1/d)`` (the volume of the radius-r ball grows as r**d, so
+  P(R <= r) = (r / eps)**d).
+* L1: ``(E_1, ..., E_d) / (E_1 + ... + E_{d+1})`` with i.i.d. Exp(1) variables is uniform on the simplex
+  ``{x >= 0, sum x <= 1}`` (a Dirichlet(1, ..., 1) vector without its last coordinate); independent
+  random signs spread it uniformly over the 2**d orthants of the cross-polytope.
+
+(The authors' L2 sampler drew k points in the cube and discarded those outside the ball, so it returned
+fewer than k points, none at all for k = 1 with some probability; the sampler here always returns k.)
+
+Offsets depend only on the unit ball, so ``eps * unit_ball_offsets(...)`` is the noise for every eps:
+this is what makes the reference code's reuse of random numbers across noise levels reproducible here
+(``noise_mode="shared_offsets"`` in :mod:`robeval.mscr`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from robeval.core.seeding import as_generator
+from robeval.core.validation import check_eps
+from robeval.mscr.separation import check_norm
+
+__all__ = ["unit_ball_offsets", "sample_offsets", "sample_uniform_ball", "radial_cdf"]
+
+
+def _check_count(name, value, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_clip(clip) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in clip)
+    except (TypeError, ValueError):
+        raise TypeError(f"clip must be a pair (lo, hi) of numbers, got {clip!r}.") from None
+    if not (np.isfinite(lo) and np.isfinite(hi)) or not lo < hi:
+        raise ValueError(f"clip must be a box (lo, hi) with finite lo < hi, got {clip!r}; e.g. clip=(0, 1) for images.")
+    return lo, hi
+
+
+def unit_ball_offsets(n: int, k: int, d: int, norm, rng: np.random.Generator, dtype=np.float64) -> np.ndarray:
+    """Offsets uniformly distributed in the unit L_p ball (or standard Gaussian for ``norm="gaussian"``).
+
+    Parameters
+    ----------
+    n, k, d : int
+        Number of points, samples per point, dimension.
+    norm : {np.inf, 2, 1, "gaussian"}
+        Ball geometry; ``"gaussian"`` gives i.i.d. N(0, 1) coordinates (then ``eps`` is the std).
+    rng : numpy.random.Generator
+    dtype : numpy dtype of the result (float64 or float32).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, k, d)
+    """
+    n = _check_count("n", n)
+    k = _check_count("k", k)
+    d = _check_count("d", d)
+    rng = as_generator(rng, "rng")
+    shape = (n, k, d)
+    if isinstance(norm, str) and norm.lower() == "gaussian":
+        return rng.standard_normal(shape, dtype=dtype)
+    p = check_norm(norm)
+    if p == math.inf:
+        return rng.uniform(-1.0, 1.0, size=shape).astype(dtype, copy=False)
+    if p == 2.0:
+        g = rng.standard_normal(shape)
+        g /= np.linalg.norm(g, axis=-1, keepdims=True)
+        radius = rng.random((n, k, 1)) ** (1.0 / d)
+        return (g * radius).astype(dtype, copy=False)
+    # p == 1: Dirichlet construction plus random signs
+    e = rng.standard_exponential((n, k, d + 1))
+    simplex = e[..., :d] / e.sum(-1, keepdims=True)
+    signs = rng.integers(0, 2, size=shape, dtype=np.int8) * 2 - 1
+    return (simplex * signs).astype(dtype, copy=False)
+
+
+def sample_offsets(n: int, k: int, d: int, eps: float, norm, rng: np.random.Generator, dtype=np.float64):
+    """``eps * unit_ball_offsets(n, k, d, norm, rng)``: uniform offsets in the radius-``eps`` ball.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, k, d), in the units of ``eps``.
+    """
+    eps = check_eps(eps)
+    return eps * unit_ball_offsets(n, k, d, norm, rng, dtype=dtype)
+
+
+def sample_uniform_ball(X, eps: float, k: int, norm, rng: np.random.Generator, *, clip=None, dtype=None):
+    """Draw ``k`` points uniformly in the L_p ball of radius ``eps`` around every row of ``X``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d) or (n, *shape)
+        Centres (finite floats); images keep their shape.
+    eps : float >= 0
+        Ball radius in the units of ``X`` (std for ``norm="gaussian"``). ``eps = 0`` returns k copies.
+    k : int >= 1
+        Samples per point.
+    norm : {np.inf, 2, 1, "gaussian"}
+    rng : numpy.random.Generator
+        The only source of randomness: equal seeds give equal samples.
+    clip : tuple (lo, hi), optional
+        Clip the noisy points to a box (e.g. (0, 1) for images). Clipping moves mass to the box faces;
+        leave it None for the exact ball distribution.
+    dtype : numpy dtype, optional
+        Output dtype; default float64 (float32 if X is float32).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, k, d) or (n, k, *shape)
+        ``out[i, j] = X[i] + offset_ij`` with ``||offset_ij||_p <= eps``.
+    """
+    X = np.asarray(X)
+    if X.ndim < 2:
+        raise ValueError(f"X must have shape (n, d) or (n, *shape), got {X.shape}; use X.reshape(-1, 1) for 1-D data")
+    if not np.issubdtype(X.dtype, np.number):
+        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or inf; clean the data before augmenting it")
+    eps = check_eps(eps)
+    k = _check_count("k", k)
+    if clip is not None:
+        _check_clip(clip)
+    if dtype is None:
+        dtype = np.float32 if X.dtype == np.float32 else np.float64
+    n, shape = X.shape[0], X.shape[1:]
+    d = int(np.prod(shape))
+    flat = X.reshape(n, 1, d).astype(dtype, copy=False)
+    out = flat + sample_offsets(n, k, d, eps, norm, rng, dtype=dtype)
+    if clip is not None:
+        np.clip(out, *_check_clip(clip), out=out)
+    return out.reshape((n, k) + shape)
+
+
+def radial_cdf(r, d: int, norm=2, eps: float = 1.0):
+    """CDF of ``||offset||_p / eps`` for uniform offsets in the ``eps``-ball: ``(r / eps)**d`` on [0, eps].
+
+    Valid for every L_p ball (the ball is star-shaped and its volume scales as radius**d). Used by the KS
+    tests of the sampler.
+    """
+    d = _check_count("d", d)
+    check_norm(norm)
+    eps = check_eps(eps)
+    if eps == 0:
+        raise ValueError("eps must be > 0 for a radial CDF")
+    r = np.clip(np.asarray(r, dtype=np.float64) / eps, 0.0, 1.0)
+    return r**d

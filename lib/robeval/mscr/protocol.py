@@ -1,0 +1,439 @@
+"""The MSCR protocol (Siedel et al. 2022, Algorithm 1 and Sec. 3.2) as resumable run grids.
+
+One *cell* is one run seed and one training noise level ``eps_train``: it draws the run's train/test split,
+trains one model on ``eps_train``-augmented training data and tests it on clean data and on every
+``eps_test`` level; it returns one row per ``eps_test``. Cells are independent and carry their own seed,
+so :func:`robeval.core.runs.run_grid` can resume and parallelise them.
+
+Augmentation follows the authors' code: for ``eps > 0`` every point is replaced by ``k`` noisy copies
+(uniform in the L_p ball of radius eps, :mod:`robeval.mscr.noise`) with the point's label; ``eps = 0`` means
+the clean data. The accuracy of a model under ``eps_test`` is the fraction of correctly classified noisy
+copies.
+
+``noise_mode`` selects where the random numbers come from:
+
+``"iid"`` (default; what the paper describes)
+    every point gets its own independent offsets; training noise depends on (run seed, eps_train), test
+    noise on (run seed, eps_test), so within one run all models see the same test noise (paired
+    comparisons between columns, as in the authors' code).
+``"shared_offsets"`` (what the reference code does)
+    the authors' sampler calls ``np.random.seed(run_seed)`` before sampling *each point*, so within a run
+    every point receives the same k offsets, and train and test noise of any levels are the same k unit
+    offsets scaled by eps. We reproduce that structure with one draw of k unit-ball offsets per run.
+
+Runs are paired: run i has the seed ``run_seeds(cfg.seed, n)[i]`` in every grid (both noise modes, both
+models, every eps level), hence the same split, the same test noise and the same forest seed, so differences
+between conditions are taken per run.
+
+MSCR (Eq. 2) per run: ``(Acc_rob(eps_min) - Acc_clean) / Acc_clean``, reported in percent and averaged
+over runs (Algorithm 1, line 9). The CIFAR-10 cells live in :mod:`robeval.mscr.cifar`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pandas as pd
+
+from robeval.core.seeding import keyed
+from robeval.core.validation import check_eps
+from robeval.mscr.noise import unit_ball_offsets
+from robeval.mscr.separation import check_norm
+
+NOISE_MODES = ("iid", "shared_offsets")
+
+_ROLES = ("train", "test", "shared", "split", "model", "init")
+
+
+def noise_generator(seed: int, role: str, eps: float = 0.0) -> np.random.Generator:
+    """Independent numpy Generator for (run seed, role, eps) (:func:`robeval.core.seeding.keyed`); ``role`` in
+    {"train", "test", "shared", "split", "model", "init"}."""
+    if role not in _ROLES:
+        raise ValueError(f"role must be one of {sorted(_ROLES)}, got {role!r}")
+    return np.random.default_rng(keyed(int(seed), role, float(eps)))
+
+
+def derived_seed(seed: int, role: str, eps: float = 0.0) -> int:
+    """A 32-bit integer seed for (run seed, role, eps), for libraries that take an int (scikit-learn, torch)."""
+    if role not in _ROLES:
+        raise ValueError(f"role must be one of {sorted(_ROLES)}, got {role!r}")
+    return int(keyed(int(seed), role, float(eps)).generate_state(1)[0])
+
+
+def run_seeds(seed: int, n_runs: int) -> list[int]:
+    """The seeds of runs 0 .. n_runs-1 derived from the settings' ``seed`` (:func:`robeval.core.seeding.keyed`
+    with the run index): run i has the same seed in every grid (noise modes, models, eps levels, profiles), so
+    grids are paired by run, and a grid with fewer runs uses the first seeds of a larger one."""
+    if isinstance(n_runs, bool) or int(n_runs) != n_runs or n_runs < 0:
+        raise ValueError(f"n_runs must be an integer >= 0, got {n_runs!r}")
+    return [int(keyed(int(seed), "mscr run", i).generate_state(1)[0]) for i in range(int(n_runs))]
+
+
+def split_indices(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A random train/test split of ``range(n)`` (not stratified, like ``train_test_split`` in the paper).
+
+    Returns
+    -------
+    (train_idx, test_idx) : int64 arrays; ``len(test_idx) = ceil(test_size * n)``.
+    """
+    if not 0.0 < test_size < 1.0:
+        raise ValueError(f"test_size must be in (0, 1), got {test_size}")
+    n_test = int(math.ceil(test_size * n))
+    if n_test >= n:
+        raise ValueError(f"test_size={test_size} leaves no training data for n={n}")
+    perm = noise_generator(seed, "split").permutation(n)
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def augment(X, y, eps: float, k: int, norm, rng: np.random.Generator):
+    """Replace every point by ``k`` i.i.d. uniform noisy copies in its eps-ball (``eps = 0``: clean data).
+
+    Parameters
+    ----------
+    X : ndarray (n, d); y : ndarray (n,); eps : float >= 0; k : int >= 1; norm : {np.inf, 2, 1}
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (X_aug (n*k, d) float64, y_aug (n*k,)); copies of point i are rows i*k .. i*k+k-1.
+    """
+    eps = check_eps(eps)
+    if eps == 0:
+        return np.asarray(X, dtype=np.float64), np.asarray(y)
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    off = unit_ball_offsets(n, k, d, norm, rng)
+    return (X[:, None, :] + eps * off).reshape(n * k, d), np.repeat(y, k)
+
+
+def augment_shared(X, y, eps: float, unit_offsets: np.ndarray):
+    """Reference-code behaviour: every point gets the same offsets ``eps * unit_offsets`` (shape (k, d))."""
+    eps = check_eps(eps)
+    if eps == 0:
+        return np.asarray(X, dtype=np.float64), np.asarray(y)
+    X = np.asarray(X, dtype=np.float64)
+    k = unit_offsets.shape[0]
+    return (X[:, None, :] + eps * unit_offsets[None]).reshape(-1, X.shape[1]), np.repeat(y, k)
+
+
+def make_classifier(model: str, seed: int, *, n_estimators: int = 100, n_jobs: int | None = None):
+    """The paper's 2D classifiers: ``"rf"`` RandomForest(100 trees) or ``"1nn"`` 1-nearest-neighbour.
+
+    The authors' 1-NN uses scikit-learn's default Euclidean metric for every noise norm; so does ours.
+    """
+    if model == "rf":
+        from sklearn.ensemble import RandomForestClassifier
+
+        return RandomForestClassifier(
+            n_estimators=n_estimators, random_state=derived_seed(seed, "model"), n_jobs=n_jobs
+        )
+    if model == "1nn":
+        from sklearn.neighbors import KNeighborsClassifier
+
+        return KNeighborsClassifier(n_neighbors=1)
+    raise ValueError(f"unknown model {model!r}; use 'rf' or '1nn'")
+
+
+def evaluate_levels(
+    predict, X_test, y_test, eps_test, k: int, norm, *, seed: int, noise_mode: str = "iid", unit_offsets=None
+) -> list[dict]:
+    """Accuracy of ``predict`` on clean and on every eps_test-augmented copy of the test set.
+
+    All noisy test sets go through ``predict`` in ONE call (cheap per-call overhead), and the clean
+    test set is predicted once however often ``0`` appears.
+
+    Returns
+    -------
+    list of dicts ``{"eps_test": float, "acc": float in [0, 1], "n_eval": int}``, in the order of eps_test.
+    """
+    if noise_mode not in NOISE_MODES:
+        raise ValueError(f"noise_mode must be one of {NOISE_MODES}, got {noise_mode!r}")
+    blocks, labels, slices = [X_test], [y_test], {}
+    pos = len(X_test)
+    for e in dict.fromkeys(float(v) for v in eps_test):
+        if e == 0:
+            slices[e] = slice(0, len(X_test))
+            continue
+        if noise_mode == "iid":
+            Xa, ya = augment(X_test, y_test, e, k, norm, noise_generator(seed, "test", e))
+        else:
+            Xa, ya = augment_shared(X_test, y_test, e, unit_offsets[:k])
+        blocks.append(Xa)
+        labels.append(ya)
+        slices[e] = slice(pos, pos + len(Xa))
+        pos += len(Xa)
+    X_all, y_all = np.concatenate(blocks), np.concatenate(labels)
+    correct = check_predictions(predict(X_all), len(X_all)) == y_all
+    return [
+        {
+            "eps_test": float(e),
+            "acc": float(correct[slices[float(e)]].mean()),
+            "n_eval": int(slices[float(e)].stop - slices[float(e)].start),
+        }
+        for e in eps_test
+    ]
+
+
+def check_predictions(pred, n: int) -> np.ndarray:
+    """``pred`` as a 1-D array of ``n`` labels, or ValueError: a classifier's ``predict`` must return one label
+    per input row (a scalar, a wrong length, a 2-D score matrix or NaN labels would silently give a wrong
+    accuracy through numpy broadcasting)."""
+    out = np.asarray(pred)
+    if out.ndim != 1 or len(out) != n:
+        raise ValueError(
+            f"predict must return one label per input row, i.e. shape ({n},); got shape {out.shape}. "
+            "Pass the classifier's predict (labels), not predict_proba or a scorer."
+        )
+    if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"predict returned {int(np.sum(~np.isfinite(out)))} NaN/infinite labels; labels must be finite."
+        )
+    if out.dtype.kind not in "biufUSO":
+        raise ValueError(f"predict must return labels (ints or strings), got dtype {out.dtype}.")
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _load_2d(dataset: str):
+    from robeval.core.data import load_mscr_2d
+
+    return load_mscr_2d(dataset)
+
+
+def run_cell_2d(cell: dict, config: dict) -> list[dict]:
+    """One run of the 2D protocol for one model: split, augment, fit, test on all eps_test levels.
+
+    cell : ``{"seed": int, "eps_train": float, "model": "rf" | "1nn" (optional), "k": int (optional)}``
+    config : ``dataset`` ("A"/"B"/"C"), ``norm`` ("linf"/"l2"), ``eps_test`` (list), ``k_train``, ``k_test``,
+        ``test_size`` (0.2), ``n_estimators`` (100), ``noise_mode``, ``model`` (default "rf"),
+        ``rf_n_jobs`` (threads per forest).
+        A ``k`` in the cell overrides both k_train and k_test (Fig. 4).
+
+    Returns one row per eps_test: ``eps_test``, ``acc`` (fraction), ``n_eval``.
+    """
+    seed = int(cell["seed"])
+    eps_train = check_eps(cell["eps_train"])
+    model = cell.get("model", config.get("model", "rf"))
+    k_train = int(cell.get("k", config.get("k_train", 10)))
+    k_test = int(cell.get("k", config.get("k_test", 10)))
+    if k_train < 1 or k_test < 1:
+        raise ValueError(f"k must be >= 1, got k_train={k_train}, k_test={k_test}")
+    norm = check_norm(config.get("norm", "linf"))
+    noise_mode = config.get("noise_mode", "iid")
+    if noise_mode not in NOISE_MODES:
+        raise ValueError(f"noise_mode must be one of {NOISE_MODES}, got {noise_mode!r}")
+    X, y = _load_2d(config.get("dataset", "B"))
+    tr, te = split_indices(len(X), float(config.get("test_size", 0.2)), seed)
+    unit = None
+    if noise_mode == "shared_offsets":
+        unit = unit_ball_offsets(1, max(k_train, k_test), X.shape[1], norm, noise_generator(seed, "shared"))[0]
+        Xtr, ytr = augment_shared(X[tr], y[tr], eps_train, unit[:k_train])
+    else:
+        Xtr, ytr = augment(X[tr], y[tr], eps_train, k_train, norm, noise_generator(seed, "train", eps_train))
+    clf = make_classifier(
+        model, seed, n_estimators=int(config.get("n_estimators", 100)), n_jobs=config.get("rf_n_jobs")
+    )
+    clf.fit(Xtr, ytr)
+    rows = evaluate_levels(
+        clf.predict, X[te], y[te], config["eps_test"], k_test, norm, seed=seed, noise_mode=noise_mode, unit_offsets=unit
+    )
+    for r in rows:
+        r["model"] = model
+    return rows
+
+
+def mscr_value(acc_clean, acc_rob):
+    """MSCR in percent, Eq. (2): ``100 * (acc_rob - acc_clean) / acc_clean`` (elementwise, arrays ok).
+
+    Both accuracies are *fractions* in [0, 1] (0.85, not 85): a NaN, a value outside [0, 1] (e.g. a
+    percentage mixed with a fraction) or a clean accuracy of 0 raises ValueError.
+    """
+    acc_clean = np.asarray(acc_clean, dtype=np.float64)
+    acc_rob = np.asarray(acc_rob, dtype=np.float64)
+    for name, a in (("acc_clean", acc_clean), ("acc_rob", acc_rob)):
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} contains NaN or infinite values; drop failed runs before computing the MSCR.")
+        if np.any((a < 0) | (a > 1)):
+            raise ValueError(
+                f"{name} must be a fraction in [0, 1], got {a.min():g} .. {a.max():g}; pass accuracies as "
+                "fractions (85 % -> 0.85), the same unit for both."
+            )
+    if np.any(acc_clean <= 0):
+        raise ValueError("clean accuracy must be > 0 to normalise the MSCR")
+    return 100.0 * (acc_rob - acc_clean) / acc_clean
+
+
+def _match_eps(values: pd.Series, eps: float) -> pd.Series:
+    return np.isclose(values.to_numpy(dtype=float), float(eps), rtol=1e-9, atol=1e-12)
+
+
+def mscr_per_run(df: pd.DataFrame, eps_min: float, *, by=("eps_train",)) -> pd.DataFrame:
+    """Per-run MSCR from tidy rows (columns ``seed``, ``eps_test``, ``acc`` and the ``by`` columns).
+
+    Returns a frame with ``by`` + ``seed`` + ``acc_clean``, ``acc_rob``, ``mscr`` (percent).
+    """
+    keys = list(by) + ["seed"]
+    clean = df[_match_eps(df["eps_test"], 0.0)].set_index(keys)["acc"]
+    rob = df[_match_eps(df["eps_test"], eps_min)].set_index(keys)["acc"]
+    if rob.empty:
+        raise ValueError(f"no rows with eps_test == eps_min = {eps_min}; include eps_min in eps_test")
+    out = pd.DataFrame({"acc_clean": clean, "acc_rob": rob}).dropna()
+    out["mscr"] = mscr_value(out["acc_clean"], out["acc_rob"])
+    return out.reset_index()
+
+
+def mean_ci(values, level: float = 0.95) -> tuple[float, float, float, int]:
+    """Mean, sample std and the t-based half-width of the ``level`` CI of the mean: (mean, std, margin, n)."""
+    from scipy import stats
+
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    n = v.size
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    if n == 1:
+        return float(v[0]), math.nan, math.nan, 1
+    std = float(v.std(ddof=1))
+    margin = float(stats.t.ppf(0.5 + level / 2, n - 1) * std / math.sqrt(n))
+    return float(v.mean()), std, margin, n
+
+
+def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = True) -> dict:
+    """Mean accuracy eps_test x eps_train over runs with std and CI margin.
+
+    Returns dict of DataFrames ``mean``, ``std``, ``margin``, ``n`` (index eps_test, columns eps_train);
+    in percent when ``percent``.
+    """
+    scale = 100.0 if percent else 1.0
+    stats_ = df.groupby(["eps_test", "eps_train"])["acc"].apply(lambda s: mean_ci(s * scale, level))
+    out = {}
+    for i, name in enumerate(("mean", "std", "margin", "n")):
+        out[name] = stats_.apply(lambda t, i=i: t[i]).unstack("eps_train")
+    return out
+
+
+def mscr_summary(df: pd.DataFrame, eps_min: float, *, by=("eps_train",), level: float = 0.95) -> pd.DataFrame:
+    """MSCR (percent) mean, std, CI margin and n over runs, per ``by`` group."""
+    per = mscr_per_run(df, eps_min, by=by)
+    rows = []
+    for key, grp in per.groupby(list(by)):
+        m, s, h, n = mean_ci(grp["mscr"], level)
+        ac = mean_ci(100 * grp["acc_clean"], level)
+        rows.append(
+            {
+                **dict(zip(by, key if isinstance(key, tuple) else (key,))),
+                "mscr": m,
+                "mscr_std": s,
+                "mscr_margin": h,
+                "acc_clean": ac[0],
+                "acc_clean_margin": ac[2],
+                "n_runs": n,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def row_optima(mean: pd.DataFrame) -> pd.Series:
+    """For every eps_test row, the eps_train column with the highest mean accuracy."""
+    return mean.idxmax(axis=1)
+
+
+def resolve_eps_levels(levels, eps_min: float) -> list[float]:
+    """Replace the placeholder ``-1`` (settings files) by the measured ``eps_min``; check the rest are >= 0."""
+    out = []
+    for v in levels:
+        v = float(v)
+        if v == -1.0:
+            v = float(eps_min)
+        elif v < 0:
+            raise ValueError(f"noise levels must be >= 0 (or -1 for eps_min), got {v}")
+        out.append(v)
+    return out
+
+
+def make_cells(seeds, eps_train, **fixed) -> list[dict]:
+    """Grid cells ``{"seed": s, "eps_train": e, **fixed}`` for every run seed and training level."""
+    return [{"seed": int(s), "eps_train": float(e), **fixed} for s in seeds for e in eps_train]
+
+
+def k_effect_cells(seeds, eps: float, ks, model: str = "rf") -> list[dict]:
+    """Grid cells of Fig. 4: ``eps_train = eps_test = eps`` for every run seed and number of noisy copies ``k``."""
+    eps = check_eps(eps)
+    ks = [int(k) for k in ks]
+    if not ks or min(ks) < 1:
+        raise ValueError(f"ks must be a non-empty list of k >= 1, got {ks}")
+    return [{"seed": int(s), "eps_train": eps, "k": k, "model": model} for s in seeds for k in ks]
+
+
+# --- settings -> grids: the cells and configs of the notebooks, from the resolved settings -------------------
+
+
+def _run_seeds(cfg, n_runs: int) -> list[int]:
+    return run_seeds(cfg.seed, n_runs)
+
+
+def config_2d(cfg, eps_test, *, noise_mode: str, model: str | None = None) -> dict:
+    """Config of :func:`run_cell_2d` from the ``mscr_2d`` settings ``cfg``.
+
+    ``eps_test``: the test levels (eps_min resolved, :func:`resolve_eps_levels`); ``k`` noisy copies for
+    training and testing, ``test_size``, ``n_estimators``, ``dataset`` and ``norm`` come from the settings; one
+    thread per forest (the grid parallelises over cells). ``model`` is only written when given (Fig. 4's
+    cells name it themselves).
+    """
+    config = dict(
+        dataset=cfg.dataset,
+        norm=cfg.norm,
+        eps_test=list(eps_test),
+        k_train=cfg.k,
+        k_test=cfg.k,
+        test_size=cfg.test_size,
+        n_estimators=cfg.n_estimators,
+        rf_n_jobs=1,
+        noise_mode=noise_mode,
+    )
+    if model is not None:
+        config["model"] = model
+    return config
+
+
+def rf_grids_2d(cfg, eps_levels) -> dict[str, tuple[list[dict], dict]]:
+    """Table 2a's random-forest grids from the ``mscr_2d`` settings: noise mode -> ``(cells, config)``.
+
+    The main mode (``cfg.noise_mode``) comes first with ``cfg.runs`` runs, then the other mode of
+    :data:`NOISE_MODES` with ``cfg.runs_shared`` runs (the first ``runs_shared`` seeds of the main mode, so the
+    modes are paired by run); cells are every run seed (:func:`run_seeds`) x every ``eps_train`` in
+    ``eps_levels``, which are also the test levels.
+    """
+    main = cfg.noise_mode
+    if main not in NOISE_MODES:
+        raise ValueError(f"noise_mode must be one of {NOISE_MODES}, got {main!r}")
+    other = next(m for m in NOISE_MODES if m != main)
+    return {
+        mode: (
+            make_cells(_run_seeds(cfg, n_runs), eps_levels, model="rf"),
+            config_2d(cfg, eps_levels, noise_mode=mode, model="rf"),
+        )
+        for mode, n_runs in ((main, cfg.runs), (other, cfg.runs_shared))
+    }
+
+
+def nn_grid_2d(cfg, eps_levels) -> tuple[list[dict], dict]:
+    """Fig. 5's 1-NN grid from the ``mscr_2d`` settings: ``(cells, config)`` with ``cfg.runs_1nn`` runs in the
+    main noise mode (the same seeds, hence splits and test noise, as the random forest's: paired by run), every
+    ``eps_train`` in ``eps_levels`` (also the test levels)."""
+    return (
+        make_cells(_run_seeds(cfg, cfg.runs_1nn), eps_levels, model="1nn"),
+        config_2d(cfg, eps_levels, noise_mode=cfg.noise_mode, model="1nn"),
+    )
+
+
+def k_effect_grid_2d(cfg) -> tuple[list[dict], dict]:
+    """Fig. 4's grid from the ``mscr_2d`` settings: ``(cells, config)`` with ``cfg.k_effect_runs`` runs of the
+    random forest for every ``k`` in ``cfg.k_effect_ks``, at ``eps_train = eps_test = cfg.k_effect_eps``."""
+    eps = float(cfg.k_effect_eps)
+    return (
+        k_effect_cells(_run_seeds(cfg, cfg.k_effect_runs), eps, cfg.k_effect_ks),
+        config_2d(cfg, [eps], noise_mode=cfg.noise_mode),
+    )

@@ -1,0 +1,301 @@
+"""Transform feature space, MMD and the Minimal Sample Distance (Mintun, Kirillov & Xie 2021, Sec. 3).
+
+Transform features. With an image feature extractor ``f_hat`` (the last hidden layer of a network
+trained with default augmentation only) and a fixed random image sample ``D_S``, a transform ``t`` is
+encoded as
+
+    f(t) = E_{x in D_S} [ f_hat(t(x)) - f_hat(x) ]                                       (Sec. 3)
+
+where one *instance* of ``t`` (one draw of its random parameters) is applied to every image in D_S.
+
+Distances between an augmentation scheme p_a (samples a_1..a_K) and a corruption p_c (samples
+c_1..c_M):
+
+    d_MMD(p_a, p_c) = || mean_k f(a_k) - mean_m f(c_m) ||
+    d_MSD(p_a, p_c) = min_k || f(a_k) - mean_m f(c_m) ||
+
+The experiments built on these distances are in :mod:`robeval.msd.powerset` and :mod:`robeval.msd.cbar`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from robeval.core.images import to_nchw, to_nhwc
+from robeval.core.seeding import as_generator, keyed
+from robeval.core.validation import check_images
+from robeval.transforms import augmentations as aug
+
+
+# distances
+def _check_feats(a, name: str) -> np.ndarray:
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(
+            f"{name} must be a (n_samples, D) feature array with n_samples >= 1, got shape "
+            f"{np.shape(a)}; stack one transform feature per row."
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values; check the feature extractor.")
+    return arr
+
+
+def _check_pair(aug_feats, corr_feats):
+    a = _check_feats(aug_feats, "aug_feats")
+    c = _check_feats(corr_feats, "corr_feats")
+    if a.shape[1] != c.shape[1]:
+        raise ValueError(
+            f"aug_feats and corr_feats have different feature sizes ({a.shape[1]} vs "
+            f"{c.shape[1]}); compute both with the same feature extractor."
+        )
+    return a, c
+
+
+def mmd(aug_feats, corr_feats) -> float:
+    """Distance between the mean transform features of two sample sets (the paper's "MMD").
+
+    Parameters
+    ----------
+    aug_feats : float array (K, D)   transform features f(a_k) of augmentation samples
+    corr_feats : float array (M, D)  transform features f(c_m) of corruption samples
+
+    Returns
+    -------
+    float  ``|| mean_k f(a_k) - mean_m f(c_m) ||_2`` in feature units.
+    """
+    a, c = _check_pair(aug_feats, corr_feats)
+    return float(np.linalg.norm(a.mean(0) - c.mean(0)))
+
+
+def msd(aug_feats, corr_feats) -> float:
+    """Minimal Sample Distance: L2 distance from the mean corruption feature to the nearest augmentation
+    sample, ``min_k || f(a_k) - mean_m f(c_m) ||_2``.
+
+    Parameters
+    ----------
+    aug_feats : float array (K, D);  corr_feats : float array (M, D)
+
+    Returns
+    -------
+    float (feature units)
+    """
+    a, c = _check_pair(aug_feats, corr_feats)
+    return float(np.min(np.linalg.norm(a - c.mean(0), axis=1)))
+
+
+def _sq_dists(a: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """(K, L) squared distances, computed as |a|^2 - 2 a.c + |c|^2 (one matrix product)."""
+    d = (a * a).sum(1)[:, None] - 2.0 * a @ centres.T + (centres * centres).sum(1)[None, :]
+    return np.maximum(d, 0.0)
+
+
+def msd_many(aug_feats, corr_means) -> np.ndarray:
+    """MSD from one augmentation sample set to many corruption means at once.
+
+    Parameters
+    ----------
+    aug_feats : float array (K, D)
+    corr_means : float array (L, D)   mean transform feature of each corruption (e.g. each
+        corruption-severity pair)
+
+    Returns
+    -------
+    float64 array (L,)
+    """
+    a, c = _check_pair(aug_feats, corr_means)
+    best = np.full(len(c), np.inf)
+    for start in range(0, len(a), 8192):  # chunked so 100k samples stay within memory
+        best = np.minimum(best, _sq_dists(a[start : start + 8192], c).min(0))
+    return np.sqrt(best)
+
+
+def mmd_many(aug_feats, corr_means) -> np.ndarray:
+    """MMD from one augmentation sample set to many corruption means: (L,) float64."""
+    a, c = _check_pair(aug_feats, corr_means)
+    return np.linalg.norm(c - a.mean(0)[None, :], axis=1)
+
+
+# transform features
+def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[np.ndarray], np.ndarray]:
+    """Wrap a :mod:`robeval.core.models` network as ``feature_fn(images uint8 (N, H, W, C)) -> (N, D)`` float64
+    returning the penultimate layer ``model.features`` (model in eval mode)."""
+    from robeval.core.training import extract_features
+
+    if not hasattr(model, "features"):
+        raise ValueError("model has no .features(x) method; build it with robeval.core.models.build(...).")
+
+    def feature_fn(images: np.ndarray) -> np.ndarray:
+        x = to_nchw(images)
+        return extract_features(model, x, batch_size=batch_size, device=device).astype(np.float64)
+
+    return feature_fn
+
+
+def transform_features(
+    feature_fn: Callable,
+    images,
+    transform: Callable,
+    rng: np.random.Generator,
+    n_samples: int,
+    *,
+    batch_size: int = 1000,
+    progress: bool = False,
+    desc: str = "transform features",
+) -> np.ndarray:
+    """Transform features ``f(t_k) = mean_x f_hat(t_k(x)) - mean_x f_hat(x)`` of ``n_samples`` instances.
+
+    Parameters
+    ----------
+    feature_fn : callable(uint8 (N, H, W, C)) -> float (N, D)   image feature extractor f_hat
+    images : uint8 array (N, H, W, C)   the fixed image sample D_S (paper: 100 images)
+    transform : callable(images, rng) -> uint8 (N, H, W, C)
+        draws ONE instance of the transform from ``rng`` and applies it to all images
+        (see :func:`scheme_transform`, :func:`corruption_transform`).
+    rng : numpy Generator
+    n_samples : int >= 1   number of transform instances (paper: 100 per corruption, 100k per scheme)
+    batch_size : int   images per feature-extractor call (several instances are stacked)
+
+    Returns
+    -------
+    float64 array (n_samples, D)
+    """
+    from tqdm.auto import tqdm
+
+    images = check_images(images)
+    rng = as_generator(rng, "rng")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
+    n = len(images)
+    clean = np.asarray(feature_fn(images), dtype=np.float64).mean(0)
+    per_call = max(1, batch_size // n)  # instances per feature-extractor call
+    out = np.empty((n_samples, clean.shape[0]))
+    with tqdm(total=n_samples, desc=desc, disable=not progress, leave=False) as bar:
+        for start in range(0, n_samples, per_call):
+            k = min(per_call, n_samples - start)
+            batch = np.concatenate([transform(images, rng) for _ in range(k)])
+            if batch.shape != (k * n,) + images.shape[1:] or batch.dtype != np.uint8:
+                raise ValueError(
+                    "transform must return a uint8 array with the shape of its input; got "
+                    f"{batch.dtype} {batch.shape[1:]} for input {images.shape[1:]}."
+                )
+            feats = np.asarray(feature_fn(batch), dtype=np.float64).reshape(k, n, -1)
+            out[start : start + k] = feats.mean(1) - clean
+            bar.update(k)
+    return out
+
+
+def scheme_transform(scheme, *, mode: str = "composite", severity: float = 3.0, **kw) -> Callable:
+    """Transform for :func:`transform_features`: one sampled instance of an augmentation scheme
+    (:func:`robeval.transforms.augmentations.sample_scheme`) applied to all images."""
+    scheme = aug.parse_scheme(scheme)
+
+    def transform(images, rng):
+        return aug.apply_scheme(images, scheme, rng, mode, severity=severity, same_instance=True, **kw)
+
+    return transform
+
+
+METHODS = ("autoaugment", "augmix", "patch_gaussian")
+
+
+def method_transform(name: str) -> Callable:
+    """Transform for :func:`transform_features` of a published augmentation method (one instance applied
+    to all images): ``autoaugment`` (CIFAR-10 policy), ``augmix`` (the full nine-op scheme) or
+    ``patch_gaussian`` (width 25, sigma ~ U(0, 1))."""
+    if name == "autoaugment":
+        return lambda images, rng: aug.autoaugment(images, rng, same_instance=True)
+    if name == "patch_gaussian":
+        return lambda images, rng: aug.patch_gaussian_images(images, rng, same_instance=True)
+    if name == "augmix":
+        return scheme_transform(aug.BASE_OPS)
+    raise ValueError(f"Unknown method {name!r}; valid: {', '.join(METHODS)}.")
+
+
+def _default_corrupt():
+    from robeval.transforms.corruptions import corrupt
+
+    return corrupt
+
+
+def corruption_transform(name: str, severity: int, corrupt_fn: Callable | None = None) -> Callable:
+    """Transform for :func:`transform_features`: one realisation of corruption ``name`` at ``severity``
+    (``corrupt_fn(images, name, severity, seed)``, default :func:`robeval.transforms.corruptions.corrupt`) with a
+    seed drawn from the rng."""
+    corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
+
+    def transform(images, rng):
+        return corrupt_fn(images, name, severity, seed=int(rng.integers(2**31)))
+
+    return transform
+
+
+def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Callable | None = None) -> Callable:
+    """Per-image augmentation by a random corruption: image i gets corruption ``names[j]`` with
+    probability ``probs[j]`` at a uniformly drawn severity. ``fn(images uint8 NHWC, rng) -> uint8``;
+    wrap with :func:`robeval.transforms.augmentations.as_batch_transform` for training (Fig. 2 toy)."""
+    corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
+    probs = np.asarray(probs, dtype=np.float64)
+    if len(names) != len(probs) or np.any(probs < 0) or not np.isclose(probs.sum(), 1.0):
+        raise ValueError("names and probs must have equal length and probs must be >= 0 and sum to 1.")
+    severities = tuple(int(s) for s in severities)
+
+    def fn(images, rng):
+        images = check_images(images)
+        which = rng.choice(len(names), size=len(images), p=probs)
+        sev = rng.choice(severities, size=len(images))
+        out = images.copy()
+        for j, name in enumerate(names):
+            for s in severities:
+                sel = np.flatnonzero((which == j) & (sev == s))
+                if sel.size:
+                    out[sel] = corrupt_fn(images[sel], name, int(s), seed=int(rng.integers(2**31)))
+        return out
+
+    return fn
+
+
+def sample_feature_images(images_nchw, n: int, seed: int) -> np.ndarray:
+    """The fixed image sample D_S: ``n`` images drawn without replacement, returned as uint8 NHWC."""
+    images_nchw = np.asarray(images_nchw)
+    if n > len(images_nchw):
+        raise ValueError(f"cannot draw {n} feature images from {len(images_nchw)}; lower n_feature_images.")
+    idx = np.sort(np.random.default_rng(seed).choice(len(images_nchw), size=n, replace=False))
+    return to_nhwc(images_nchw[idx])
+
+
+def corruption_features(
+    feature_fn: Callable,
+    images,
+    corruptions,
+    severities,
+    n_samples: int,
+    seed: int,
+    *,
+    corrupt_fn: Callable | None = None,
+    batch_size: int = 1000,
+    progress: bool = True,
+) -> np.ndarray:
+    """Transform features of ``n_samples`` realisations of every corruption and severity; the realisations of
+    (corruption c, severity s) draw from ``keyed(seed, c, s)`` (``seed``: an int or a SeedSequence).
+
+    Returns
+    -------
+    float64 array (len(corruptions), len(severities), n_samples, D)
+    """
+    from tqdm.auto import tqdm
+
+    out = None
+    pairs = [(c, s) for c in corruptions for s in severities]
+    for k, (c, s) in enumerate(tqdm(pairs, desc="corruption features", disable=not progress)):
+        rng = np.random.default_rng(keyed(seed, c, int(s)))
+        f = transform_features(
+            feature_fn, images, corruption_transform(c, s, corrupt_fn), rng, n_samples, batch_size=batch_size
+        )
+        if out is None:
+            out = np.empty((len(corruptions), len(severities), n_samples, f.shape[1]))
+        out[k // len(severities), k % len(severities)] = f
+    return out

@@ -1,0 +1,422 @@
+"""Networks and corrupted test sets shared by notebooks 03 (powerset) and 04 (CIFAR-10-C-bar), cached by config.
+
+* :func:`trained_model` trains a network once per (training config, augmentation, seed, start) and caches its
+  weights under ``cache_dir()/msd_models``; notebook 03's base network and feature extractor are the
+  default-augmentation models of notebook 04 when the two settings files agree (:data:`TRAIN_KEYS`), so no
+  network is trained twice.
+* :func:`corrupted_test_set` corrupts the test images once per (corruptions, images, seed, magnitudes) and caches
+  the result under ``cache_dir()/msd_testsets``. Image ``i`` is corrupted at one severity,
+  ``1 + i mod 5`` (:func:`diagonal_severities`): every corruption is measured on all ``n_test`` distinct
+  images, ``n_test / 5`` per severity, at the cost of one pass over the images. Image ``i`` at severity ``s``
+  draws from the stream ``corruption_seed(seed, name, s)`` keyed by ``i``, the stream
+  :func:`robeval.transforms.corruptions.generate_dataset` uses for the same image.
+* :func:`adapt_batchnorm` re-estimates a network's batch-norm statistics on augmented data (forward passes
+  only; Appendix B of the paper), and :func:`error_rates` evaluates a network on a cached test set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from robeval.core.seeding import keyed
+
+# settings that define a trained network; 03 and 04 share a model when all of them agree
+TRAIN_KEYS = ("arch", "width", "epochs", "batch_size", "lr", "weight_decay", "n_train", "full_data", "train_threads")
+MODEL_VERSION = 1  # bump when the training code below changes what a cached model would be
+AUGMENTATIONS = ("none", "autoaugment", "augmix", "patch_gaussian")
+
+
+def train_config(settings) -> dict:
+    """The JSON-able training config (:data:`TRAIN_KEYS`) of a resolved settings object or mapping."""
+    missing = [k for k in TRAIN_KEYS if k not in settings]
+    if missing:
+        raise ValueError(f"the settings lack the training keys {missing}; both MSD settings files define them.")
+    return {k: settings[k] for k in TRAIN_KEYS}
+
+
+def keyed_state(seed, *keys) -> np.random.SeedSequence:
+    """The child seed addressed by ``keys`` (:func:`robeval.core.seeding.keyed`) of an int or SeedSequence."""
+    return keyed(seed if isinstance(seed, np.random.SeedSequence) else int(seed), *keys)
+
+
+def run_seed(seed, *keys) -> int:
+    """An integer seed for the stream addressed by ``keys`` (e.g. ``("run", 2)``, ``("extractor",)``):
+    ``robeval.core.seeding.keyed(seed, *keys)`` reduced to 31 bits."""
+    return int(keyed(int(seed), *keys).generate_state(1)[0] >> 1)
+
+
+def _digest(obj, n: int = 16) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:n]
+
+
+def models_dir() -> Path:
+    """Where :func:`trained_model` caches weights: ``robeval.core.paths.cache_dir() / "msd_models"``."""
+    from robeval.core.paths import cache_dir
+
+    return cache_dir() / "msd_models"
+
+
+def model_key(
+    tcfg: dict,
+    augmentation: str,
+    seed: int,
+    *,
+    init: str | None = None,
+    epochs: int | None = None,
+    lr: float | None = None,
+) -> str:
+    """The cache name of a trained network: arch, augmentation and a digest of everything that defines it."""
+    spec = {
+        "train": dict(tcfg),
+        "augmentation": str(augmentation),
+        "seed": int(seed),
+        "init": init,
+        "epochs": epochs,
+        "lr": lr,
+        "version": MODEL_VERSION,
+    }
+    aug = str(augmentation).replace("+", "-")
+    return f"{tcfg['arch']}_{aug}_{_digest(spec)}"
+
+
+def training_arrays(tcfg: dict):
+    """The training images (uint8 NCHW) and labels (int64) of a training config: the first ``n_train``."""
+    from robeval.core import data
+
+    x_tr, y_tr, _, _ = data.load_cifar10_any(bool(tcfg["full_data"]))
+    n = min(int(tcfg["n_train"]), len(x_tr))
+    return x_tr[:n], np.asarray(y_tr[:n]).astype(np.int64)
+
+
+def augmentation_kwargs(augmentation: str, seed: int, *, mode: str = "composite", severity: float = 3.0) -> dict:
+    """The ``batch_transform`` / ``step_fn`` arguments of :func:`robeval.core.training.train` for an
+    augmentation: ``"none"`` (crops and flips only), ``"autoaugment"``, ``"patch_gaussian"``, ``"augmix"``
+    (the nine AugMix ops with the Jensen-Shannon consistency loss, weight 12, as in AugMix and the paper), or a
+    powerset scheme ('+'-joined op names, composited in ``mode`` at ``severity``, plain cross-entropy)."""
+    from robeval.transforms import augmentations as aug
+
+    if augmentation == "none":
+        return {}
+    if augmentation == "augmix":
+        return {"step_fn": aug.augmix_jsd_step_fn(severity=3.0, jsd_weight=12.0, seed=int(seed))}
+    if augmentation in ("autoaugment", "patch_gaussian"):
+        return {"batch_transform": aug.make_batch_transform(augmentation)}
+    scheme = aug.parse_scheme(augmentation)
+    return {"batch_transform": aug.make_batch_transform(scheme, mode=mode, severity=float(severity))}
+
+
+def trained_model(
+    tcfg: dict,
+    augmentation: str,
+    seed: int,
+    *,
+    init=None,
+    epochs: int | None = None,
+    lr: float | None = None,
+    scheme_mode: str = "composite",
+    scheme_severity: float = 3.0,
+    progress: bool = False,
+):
+    """A network trained with default augmentation (random crops and flips) plus ``augmentation``, loaded from
+    the cache or trained and cached.
+
+    Parameters
+    ----------
+    tcfg : the training config (:func:`train_config`): arch, width, epochs, batch_size, lr, weight_decay,
+        n_train, full_data, train_threads (torch threads while training, fixed so a seed gives one model)
+    augmentation : see :func:`augmentation_kwargs`
+    seed : int — initialisation (``torch.manual_seed``) and data order / augmentation draws
+    init : None (from scratch) or the cache key of a model to start from (fine-tuning; see :func:`model_key`)
+    epochs, lr : epochs and initial learning rate of this run (default ``tcfg["epochs"]``, ``tcfg["lr"]``), with
+        SGD + Nesterov and a cosine schedule
+
+    Returns
+    -------
+    (model in eval mode, cache key)
+    """
+    import torch
+
+    from robeval.core import models, training
+    from robeval.core.io import atomic_write_bytes
+
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
+    key = model_key(tcfg, augmentation, seed, init=init, epochs=epochs, lr=lr)
+    path = models_dir() / f"{key}.pt"
+    if path.is_file():
+        return models.load_from_config(tcfg, path), key
+    torch.manual_seed(int(seed))
+    model = models.from_config(tcfg)
+    if init is not None:
+        model.load_state_dict(torch.load(models_dir() / f"{init}.pt", map_location="cpu", weights_only=True))
+    x, y = training_arrays(tcfg)
+    training.train(
+        model,
+        x,
+        y,
+        epochs=int(tcfg["epochs"] if epochs is None else epochs),
+        batch_size=int(tcfg["batch_size"]),
+        lr=float(tcfg["lr"] if lr is None else lr),
+        weight_decay=float(tcfg["weight_decay"]),
+        nesterov=True,
+        schedule="cosine",
+        seed=int(seed),
+        threads=int(tcfg["train_threads"]),
+        progress=progress,
+        desc=f"train {augmentation}",
+        **augmentation_kwargs(augmentation, seed, mode=scheme_mode, severity=scheme_severity),
+    )
+    import io
+
+    buf = io.BytesIO()
+    torch.save(model.cpu().state_dict(), buf)
+    atomic_write_bytes(path, buf.getvalue())
+    return model.eval(), key
+
+
+def load_model(tcfg: dict, key: str):
+    """A cached model (eval mode) by its key from :func:`trained_model`."""
+    from robeval.core import models
+
+    path = models_dir() / f"{key}.pt"
+    if not path.is_file():
+        raise ValueError(f"no cached model {key!r} in {models_dir()}; train it with trained_model(...) first.")
+    return models.load_from_config(tcfg, path)
+
+
+# ------------------------------------------------------------------------------------------------ inference
+def inference_model(model):
+    """A TorchScript copy of ``model`` optimised for inference (batch norm folded into the convolutions; about
+    twice as fast on a CPU as eager mode for the small CNN, same predictions), or an eval-mode copy where
+    scripting fails."""
+    import copy
+    import warnings
+
+    import torch
+
+    m = copy.deepcopy(model).eval().cpu()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.jit.optimize_for_inference(torch.jit.script(m))
+    except Exception:  # an architecture TorchScript cannot compile runs eagerly
+        return m
+
+
+def feature_fn(model, batch_size: int = 50):
+    """``fn(images uint8 NHWC) -> float64 (N, D)``: the penultimate layer ``model.features`` through an
+    inference-optimised TorchScript copy (see :func:`inference_model`)."""
+    import torch
+
+    from robeval.core.images import to_nchw
+
+    class _Features(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            return self.inner.features(x)
+
+    fast = inference_model(_Features(model))
+
+    def fn(images):
+        from robeval.core.training import to_float_tensor
+
+        xt = to_float_tensor(to_nchw(images))
+        with torch.inference_mode():
+            out = [fast(xt[i : i + batch_size]) for i in range(0, len(xt), batch_size)]
+        return torch.cat(out).double().numpy()
+
+    return fn
+
+
+def predict_fast(model, x, batch_size: int = 50) -> np.ndarray:
+    """Predicted labels of uint8 NCHW (or float [0, 1]) images in batches of ``batch_size`` (50 is faster than
+    500 on a CPU), with ``model`` as it is (pass :func:`inference_model` of it for speed)."""
+    import torch
+
+    from robeval.core.training import to_float_tensor
+
+    xt = to_float_tensor(x)
+    out = []
+    with torch.inference_mode():
+        for i in range(0, len(xt), batch_size):
+            out.append(model(xt[i : i + batch_size]).argmax(1))
+    return torch.cat(out).numpy().astype(np.int64) if out else np.empty(0, dtype=np.int64)
+
+
+def adapt_batchnorm(model, batches):
+    """A copy of ``model`` whose batch-norm statistics are re-estimated on ``batches`` (an iterable of float
+    (B, 3, 32, 32) tensors in [0, 1]): running statistics reset, then a cumulative average over the batches
+    (``momentum=None``) in train mode, without gradients; weights are untouched (Schneider et al. 2020; the
+    paper's Appendix B). Returns the copy in eval mode."""
+    import copy
+
+    import torch
+
+    m = copy.deepcopy(model).cpu()
+    bns = [mod for mod in m.modules() if isinstance(mod, torch.nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        raise ValueError("the model has no batch-norm layers to adapt.")
+    for bn in bns:
+        bn.reset_running_stats()
+        bn.momentum = None
+    m.train()
+    seen = 0
+    with torch.no_grad():
+        for xb in batches:
+            m(xb)
+            seen += len(xb)
+    if seen == 0:
+        raise ValueError("adapt_batchnorm got no batches.")
+    return m.eval()
+
+
+def augmented_batches(x_nchw, transform, seed, *, batch_size: int = 100, flip_crop: bool = True):
+    """Float batches of ``x_nchw`` (uint8) after random crops and flips and ``transform(xb, gen)`` (a
+    :func:`robeval.transforms.augmentations.make_batch_transform` transform, or None), from a torch Generator
+    seeded with ``seed`` — the data the network would see in training with that augmentation."""
+    import torch
+
+    from robeval.core import training
+
+    gen = torch.Generator().manual_seed(int(seed))
+    xt = training.to_float_tensor(x_nchw)
+    for start in range(0, len(xt), batch_size):
+        xb = xt[start : start + batch_size]
+        if flip_crop:
+            xb = training.flip_crop(xb, gen)
+        if transform is not None:
+            xb = transform(xb, gen)
+        yield xb
+
+
+# ------------------------------------------------------------------------------------------- test sets
+def diagonal_severities(n: int) -> np.ndarray:
+    """Severity of each of ``n`` test images: ``1 + i mod 5`` (image i is corrupted at that severity only)."""
+    return 1 + np.arange(int(n)) % 5
+
+
+def corrupt_diagonal(images_nhwc, name: str, seed: int, *, levels=None) -> np.ndarray:
+    """Corrupt image ``i`` of ``images_nhwc`` with ``name`` at severity ``1 + i mod 5``.
+
+    ``levels``: None for the published severities (:func:`robeval.transforms.corruptions.corrupt`), or the
+    five magnitudes to use instead (:func:`~robeval.transforms.corruptions.corrupt_with_param`; the
+    calibrated CIFAR-10-C-bar of notebook 04). Image ``i`` draws from ``corruption_seed(seed, name, s)`` keyed
+    by ``i``. Returns uint8 NHWC."""
+    from robeval.transforms.corruptions import corrupt, corrupt_with_param, corruption_seed
+
+    images = np.asarray(images_nhwc)
+    sev = diagonal_severities(len(images))
+    out = np.empty_like(images)
+    for s in range(1, 6):
+        idx = np.flatnonzero(sev == s)
+        if not idx.size:
+            continue
+        root = corruption_seed(int(seed), name, s)
+        if levels is None:
+            out[idx] = corrupt(images[idx], name, s, seed=root, idx=idx)
+        else:
+            out[idx] = corrupt_with_param(images[idx], name, float(levels[s - 1]), seed=root, idx=idx)
+    return out
+
+
+def testsets_dir() -> Path:
+    """Where :func:`corrupted_test_set` caches: ``robeval.core.paths.cache_dir() / "msd_testsets"``."""
+    from robeval.core.paths import cache_dir
+
+    return cache_dir() / "msd_testsets"
+
+
+def corrupted_test_set(names, *, n_test: int, full_data: bool, seed: int, levels: dict | None = None) -> Path:
+    """The first ``n_test`` test images corrupted by every corruption in ``names`` (:func:`corrupt_diagonal`),
+    cached as npz: ``x`` uint8 (len(names), n_test, 3, 32, 32) NCHW, ``y`` (n_test,), ``severity``
+    (n_test,), ``names``. ``levels`` maps a name to its five magnitudes (default: published severities).
+    Returns the file's path (computed once per recipe, including the corruption generator's version)."""
+    from robeval.core import data
+    from robeval.core.images import to_nchw
+    from robeval.core.io import save_npz
+    from robeval.transforms.corruptions import GENERATOR_VERSION
+
+    names = [str(n) for n in names]
+    levels = {k: [float(v) for v in vs] for k, vs in (levels or {}).items()}
+    recipe = {
+        "names": names,
+        "n_test": int(n_test),
+        "full": bool(full_data),
+        "seed": int(seed),
+        "levels": levels,
+        "generator": GENERATOR_VERSION,
+    }
+    path = testsets_dir() / f"test_{_digest(recipe)}.npz"
+    if path.is_file():
+        return path
+    _, _, x_te, y_te = data.load_cifar10_any(bool(full_data), layout="NHWC")
+    n = min(int(n_test), len(x_te))
+    x = x_te[:n]
+    out = np.empty((len(names), n, 3) + x.shape[1:3], dtype=np.uint8)
+    for k, name in enumerate(names):
+        out[k] = to_nchw(corrupt_diagonal(x, name, seed, levels=levels.get(name)))
+    save_npz(
+        path, x=out, y=np.asarray(y_te[:n]).astype(np.int64), severity=diagonal_severities(n), names=np.array(names)
+    )
+    return path
+
+
+def error_rates(model, test_path, *, clean=None) -> list[dict]:
+    """Error of ``model`` on every corruption and severity of a :func:`corrupted_test_set` file, plus the
+    clean error if ``clean`` (uint8 NCHW test images, the same first ``n_test``) is given.
+
+    Returns rows {corruption, severity, error, n} ('clean' with severity 0)."""
+    with np.load(test_path) as f:
+        x, y, sev, names = f["x"], f["y"], f["severity"], [str(n) for n in f["names"]]
+    fast = inference_model(model)
+    rows = []
+    if clean is not None:
+        pred = predict_fast(fast, clean[: len(y)])
+        rows.append({"corruption": "clean", "severity": 0, "error": float(np.mean(pred != y)), "n": int(len(y))})
+    for k, name in enumerate(names):
+        wrong = predict_fast(fast, x[k]) != y
+        for s in np.unique(sev):
+            sel = sev == s
+            rows.append(
+                {"corruption": name, "severity": int(s), "error": float(wrong[sel].mean()), "n": int(sel.sum())}
+            )
+    return rows
+
+
+# ------------------------------------------------------------------------------ the default-augmentation networks
+def network_seeds(seed: int, n_runs: int) -> dict:
+    """Seeds of the default-augmentation networks of both notebooks: ``run<k>`` = ``run_seed(seed, "run", k)``
+    for k < n_runs (Table 1's runs in notebook 04; run 0 is notebook 03's base network, runs k start the
+    Fig. 2b fine-tuning runs) and ``extractor`` = ``run_seed(seed, "extractor")`` (notebook 03's feature
+    extractor, notebook 04's calibration network)."""
+    out = {f"run{k}": run_seed(seed, "run", k) for k in range(int(n_runs))}
+    out["extractor"] = run_seed(seed, "extractor")
+    return out
+
+
+def _train_none(tcfg: dict, seed: int) -> str:
+    return trained_model(tcfg, "none", seed)[1]
+
+
+def default_networks(settings, *, n_jobs: int = 1) -> dict:
+    """Train (or load from the cache) the networks of :func:`network_seeds` with the settings' training config,
+    in up to ``n_jobs`` parallel processes (each training with ``train_threads`` threads). Returns {name: key}."""
+    from joblib import Parallel, delayed
+
+    tcfg = train_config(settings)
+    seeds = network_seeds(int(settings["seed"]), int(settings["n_runs"]))
+    keys = {name: model_key(tcfg, "none", s) for name, s in seeds.items()}
+    todo = [n for n in seeds if not (models_dir() / f"{keys[n]}.pt").is_file()]
+    if len(todo) > 1 and int(n_jobs) > 1:
+        Parallel(n_jobs=min(int(n_jobs), len(todo)))(delayed(_train_none)(tcfg, seeds[n]) for n in todo)
+    else:
+        for n in todo:
+            _train_none(tcfg, seeds[n])
+    return keys

@@ -1,0 +1,44 @@
+"""Real-world robustness — Scher & Trügler, *Robustness of machine learning models beyond adversarial
+attacks*: the robustness of individual predictions to real-world perturbations.
+
+Sections implemented:
+
+* Sec. 3.5 — the Monte-Carlo estimator of P_r with perturbation models (:mod:`.robustness`), with an
+  adaptive sample size per point (``n_samples="auto"``, beyond the paper);
+* Appendix A — closed forms for a linear and a right-angle classifier (:mod:`.analytic`);
+* Sec. 4.1 — adversarial distances from CEML counterfactuals and ART's Brendel-Bethge/DeepFool
+  (:mod:`.adversarial`) and the Iris/Ionosphere experiment (:mod:`.experiments`, Figs. 3-5);
+* Sec. 4.2 — the fog experiment on a documented synthetic stand-in (:mod:`.fog`, Fig. 6);
+* the claims checked against the paper (:mod:`.claims`) and the figures (:mod:`.figures`).
+"""
+
+from robeval.realworld.analytic import linear_robustness, right_angle_robustness
+from robeval.realworld.robustness import (
+    BoundedPerturbation,
+    CategoricalPerturbation,
+    GaussianPerturbation,
+    RobustnessEstimate,
+    adaptive_sample_sizes,
+    correlation,
+    identity_covariance,
+    random_covariance,
+    real_world_robustness,
+    rescale_distances,
+    trace_normalized,
+)
+
+__all__ = [
+    "BoundedPerturbation",
+    "CategoricalPerturbation",
+    "GaussianPerturbation",
+    "RobustnessEstimate",
+    "adaptive_sample_sizes",
+    "correlation",
+    "identity_covariance",
+    "linear_robustness",
+    "random_covariance",
+    "real_world_robustness",
+    "rescale_distances",
+    "right_angle_robustness",
+    "trace_normalized",
+]

@@ -1,0 +1,768 @@
+"""Real-world robustness of individual predictions (Scher & Trügler).
+
+The real-world robustness of a prediction ``y = f(x_t)`` is the probability that
+the prediction is *unchanged* under a perturbation ``x'`` drawn from a
+point-specific distribution ``p_{x_t}`` (paper Sec. 3.2, Eq. 2-3):
+
+    P_r(x_t) = 1 - P(f(x_t + x') != f(x_t)),   x' ~ p_{x_t}.
+
+It is estimated by brute-force Monte Carlo (Sec. 3.5):
+
+1. build a function returning samples of the perturbed point ``x_t + x'``;
+2. draw ``N`` samples;
+3. classify them with the black-box ``f`` and count how often the label changes.
+
+This module provides that estimator (:func:`real_world_robustness`) and the
+perturbation models the paper discusses: multivariate normal with a
+trace-normalised covariance times a scale (Sec. 3.5.1, Eq. 5), one covariance
+per point (the fog ensemble, Sec. 4.2), bounded features (Sec. 3.2) and
+categorical features via transition matrices (Sec. 3.5.2). The regression
+variant with a threshold ``gamma`` (Eq. 4) is the ``threshold`` argument.
+
+Determinism: every point gets its own random stream spawned from one seed, so a
+point's estimate depends only on the seed and its index -- not on the chunk size
+used to batch the classifier calls, nor on which other points are evaluated.
+
+Perturbation model contract
+---------------------------
+A *sampler* is any callable ``sampler(x, index, n_samples, rng) -> ndarray``
+taking one unperturbed point ``x`` (float64, shape (d,)), its row ``index`` in
+the evaluated array, a sample count and a ``numpy.random.Generator``, and
+returning the *perturbed points* ``x + x'`` as a float array of shape
+``(n_samples, d)``. Returning perturbed points (not perturbations) lets a model
+clip, truncate or resample categorical features.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from robeval.core.seeding import as_generator
+from robeval.core.validation import check_covariance, check_features
+
+__all__ = [
+    "trace_normalized",
+    "identity_covariance",
+    "random_covariance",
+    "covariance_factor",
+    "GaussianPerturbation",
+    "BoundedPerturbation",
+    "CategoricalPerturbation",
+    "RobustnessEstimate",
+    "real_world_robustness",
+    "adaptive_sample_sizes",
+    "wilson_se",
+    "rescale_distances",
+    "min_pairwise_correlation",
+    "max_order_violation",
+    "correlation",
+    "point_rngs",
+]
+
+Sampler = Callable[[np.ndarray, int, int, np.random.Generator], np.ndarray]
+
+
+# ----------------------------------------------------------------------------
+# input validation (kept local: this module must not depend on the notebook layer)
+# ----------------------------------------------------------------------------
+
+
+def point_rngs(rng, n: int) -> list[np.random.Generator]:
+    """Spawn one independent random stream per point.
+
+    Parameters
+    ----------
+    rng : int or numpy.random.Generator
+        Parent seed. A Generator is advanced once (one 128-bit draw) to derive the
+        children, so reusing the same Generator gives fresh but reproducible streams.
+    n : int
+        Number of streams.
+
+    Returns
+    -------
+    list of numpy.random.Generator, length ``n``.
+    """
+    rng = as_generator(rng, "rng")
+    entropy = [int(v) for v in rng.integers(0, 2**32, size=4, dtype=np.uint64)]
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(n)]
+
+
+# ----------------------------------------------------------------------------
+# covariance models (Sec. 3.5.1, Eq. 5)
+# ----------------------------------------------------------------------------
+
+
+def covariance_factor(cov) -> np.ndarray:
+    """Matrix square root ``L`` with ``L @ L.T == cov`` for symmetric PSD ``cov``.
+
+    Uses the eigendecomposition (not Cholesky) so singular covariances -- e.g. a
+    10-member ensemble estimating a 10x10 covariance, or a feature without
+    uncertainty -- are allowed.
+
+    Parameters
+    ----------
+    cov : array_like, shape (d, d) or (n, d, d)
+
+    Returns
+    -------
+    ndarray, float64, same shape as ``cov``.
+    """
+    C = check_covariance(cov)
+    lam, V = np.linalg.eigh(C)
+    return V * np.sqrt(np.clip(lam, 0.0, None))[..., None, :]
+
+
+def trace_normalized(cov, scale: float = 1.0) -> np.ndarray:
+    """Return ``scale * cov / trace(cov)`` (paper Sec. 4.1: trace-1 covariance times a scale).
+
+    ``scale`` is the total variance ``E||x'||^2`` of the perturbation, i.e. the
+    per-feature standard deviation of an isotropic model is ``sqrt(scale / d)``.
+
+    Parameters
+    ----------
+    cov : array_like, shape (d, d) or (n, d, d)
+        Symmetric PSD matrix (or stack) with positive trace.
+    scale : float >= 0
+        Perturbation scale (units: squared feature units).
+
+    Returns
+    -------
+    ndarray, float64, same shape as ``cov``.
+    """
+    C = check_covariance(cov)
+    if not np.isfinite(scale) or scale < 0:
+        raise ValueError(f"scale must be a finite number >= 0; got {scale!r}.")
+    tr = np.trace(C, axis1=-2, axis2=-1)
+    if np.any(tr <= 0):
+        raise ValueError("cov has zero trace and cannot be normalised; pass a non-zero covariance.")
+    return float(scale) * C / np.asarray(tr)[..., None, None]
+
+
+def identity_covariance(d: int) -> np.ndarray:
+    """Identity covariance normalised to trace 1: ``eye(d) / d`` (paper Sec. 4.1)."""
+    if int(d) != d or d < 1:
+        raise ValueError(f"d must be a positive integer number of features; got {d!r}.")
+    return np.eye(int(d)) / int(d)
+
+
+def random_covariance(d: int, rng) -> np.ndarray:
+    """Random covariance ``C_r = A^T A`` (Eq. 5), normalised to trace 1.
+
+    Parameters
+    ----------
+    d : int
+        Number of features.
+    rng : int or numpy.random.Generator
+        ``A`` is (d, d) with i.i.d. standard normal entries drawn from ``rng``.
+
+    Returns
+    -------
+    ndarray, float64, shape (d, d), symmetric PSD with trace 1.
+    """
+    if int(d) != d or d < 1:
+        raise ValueError(f"d must be a positive integer number of features; got {d!r}.")
+    A = as_generator(rng, "rng").standard_normal((int(d), int(d)))
+    return trace_normalized(A.T @ A)
+
+
+# ----------------------------------------------------------------------------
+# perturbation models (samplers)
+# ----------------------------------------------------------------------------
+
+
+class GaussianPerturbation:
+    """Additive multivariate normal perturbation ``x' ~ N(0, cov)``.
+
+    Parameters
+    ----------
+    cov : array_like, shape (d, d) or (n, d, d)
+        One covariance for every point, or one per point (row ``index`` of the
+        evaluated array uses ``cov[index]``), e.g. estimated from an ensemble.
+    """
+
+    def __init__(self, cov):
+        self.cov = check_covariance(cov)
+        self.factor = covariance_factor(self.cov)
+        self.per_point = self.cov.ndim == 3
+        self.d = self.cov.shape[-1]
+        # a diagonal factor (e.g. the isotropic model of Eq. 5) scales columns instead of a matrix product:
+        # the same numbers, without the GEMM
+        F = self.factor
+        self.diag = None if self.per_point or np.count_nonzero(F - np.diag(np.diag(F))) else np.diag(F).copy()
+
+    def __call__(self, x: np.ndarray, index: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+        L = self.factor[index] if self.per_point else self.factor
+        z = rng.standard_normal((n_samples, self.d))
+        return x + z @ L.T
+
+    def n_points(self) -> int | None:
+        """Number of per-point covariances, or None for a shared one."""
+        return self.cov.shape[0] if self.per_point else None
+
+
+class BoundedPerturbation:
+    """Keep perturbed features inside physical bounds (e.g. a percentage in [0, 100]).
+
+    Parameters
+    ----------
+    base : sampler
+        Perturbation model producing unbounded perturbed points.
+    lower, upper : array_like, shape (d,)
+        Bounds per feature; use ``-inf`` / ``inf`` for unbounded features.
+    mode : {"clip", "truncate"}
+        ``"clip"`` projects violating coordinates onto the bound (probability
+        mass piles up on the bound, as for a saturating sensor); ``"truncate"``
+        redraws violating samples (rejection), giving the base distribution
+        conditioned on the box.
+    max_rounds : int
+        Rejection rounds before giving up with a ValueError (truncate only).
+    """
+
+    def __init__(self, base: Sampler, lower, upper, mode: str = "clip", max_rounds: int = 1000):
+        self.base = base
+        self.lower = np.asarray(lower, dtype=np.float64)
+        self.upper = np.asarray(upper, dtype=np.float64)
+        if self.lower.shape != self.upper.shape or self.lower.ndim != 1:
+            raise ValueError(
+                f"lower and upper must be 1-D arrays of equal length d; got shapes {self.lower.shape}, {self.upper.shape}."
+            )
+        if np.any(np.isnan(self.lower)) or np.any(np.isnan(self.upper)) or np.any(self.lower > self.upper):
+            raise ValueError("bounds must satisfy lower <= upper elementwise (use -inf/inf for no bound, never NaN).")
+        if mode not in ("clip", "truncate"):
+            raise ValueError(f"mode must be 'clip' or 'truncate'; got {mode!r}.")
+        self.mode = mode
+        self.max_rounds = int(max_rounds)
+
+    def __call__(self, x: np.ndarray, index: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+        if x.shape[-1] != self.lower.shape[0]:
+            raise ValueError(f"bounds have {self.lower.shape[0]} features but the points have {x.shape[-1]}.")
+        out = np.asarray(self.base(x, index, n_samples, rng), dtype=np.float64)
+        if self.mode == "clip":
+            return np.clip(out, self.lower, self.upper)
+        bad = np.flatnonzero(np.any((out < self.lower) | (out > self.upper), axis=1))
+        for _ in range(self.max_rounds):
+            if bad.size == 0:
+                return out
+            redraw = np.asarray(self.base(x, index, bad.size, rng), dtype=np.float64)
+            out[bad] = redraw
+            bad = bad[np.any((redraw < self.lower) | (redraw > self.upper), axis=1)]
+        raise ValueError(
+            f"truncation still rejected {bad.size} samples after {self.max_rounds} rounds for point {index}; "
+            "the point lies (almost) outside the bounds -- check them or use mode='clip'."
+        )
+
+
+class CategoricalPerturbation:
+    """Resample categorical features through transition matrices (Sec. 3.5.2).
+
+    Parameters
+    ----------
+    columns : mapping ``{column: (categories, transition)}``
+        ``categories`` is a length-m sequence of the values the column can take
+        (as floats in the feature matrix); ``transition`` is an (m, m) row-stochastic
+        matrix, ``transition[i, j]`` = probability that value ``categories[i]``
+        is observed as ``categories[j]``.
+    continuous : sampler, optional
+        Model for the remaining (continuous) features. Its output in categorical
+        columns is overwritten. If None those features stay unperturbed.
+    """
+
+    def __init__(self, columns: Mapping[int, tuple[Sequence[float], np.ndarray]], continuous: Sampler | None = None):
+        if not columns:
+            raise ValueError("columns is empty; give at least one {column: (categories, transition)} entry.")
+        self.columns = {}
+        for col, (cats, T) in columns.items():
+            cats = np.asarray(cats, dtype=np.float64)
+            T = np.asarray(T, dtype=np.float64)
+            m = cats.shape[0]
+            if cats.ndim != 1 or m < 1 or len(np.unique(cats)) != m:
+                raise ValueError(f"categories of column {col} must be a 1-D sequence of distinct values.")
+            if T.shape != (m, m):
+                raise ValueError(f"transition matrix of column {col} must be ({m}, {m}); got {T.shape}.")
+            if np.any(T < 0) or not np.allclose(T.sum(axis=1), 1.0, atol=1e-9):
+                raise ValueError(
+                    f"transition matrix of column {col} must be non-negative with rows summing to 1 "
+                    f"(row sums {T.sum(axis=1)}); normalise with T / T.sum(axis=1, keepdims=True)."
+                )
+            self.columns[int(col)] = (cats, np.cumsum(T, axis=1))
+        self.continuous = continuous
+
+    def __call__(self, x: np.ndarray, index: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+        if self.continuous is None:
+            out = np.repeat(x[None, :], n_samples, axis=0)
+        else:
+            out = np.array(self.continuous(x, index, n_samples, rng), dtype=np.float64)
+        for col, (cats, cdf) in self.columns.items():
+            hit = np.flatnonzero(cats == x[col])
+            if hit.size == 0:
+                raise ValueError(
+                    f"point {index} has value {x[col]!r} in categorical column {col}, "
+                    f"which is not among its categories {cats.tolist()}."
+                )
+            u = rng.random(n_samples)
+            # inverse-CDF sampling from the row of the observed category
+            j = np.minimum(np.searchsorted(cdf[hit[0]], u, side="right"), len(cats) - 1)
+            out[:, col] = cats[j]
+        return out
+
+
+# ----------------------------------------------------------------------------
+# Monte-Carlo estimator (Sec. 3.5)
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RobustnessEstimate:
+    """Monte-Carlo estimate of real-world robustness per point.
+
+    Attributes
+    ----------
+    robustness : ndarray, float64, shape (n,)
+        ``P_r = 1 - (#changed / N)`` in [0, 1].
+    se : ndarray, float64, shape (n,)
+        Binomial standard error ``sqrt(P_r (1 - P_r) / N)``.
+    n_samples : int or ndarray of int64, shape (n,)
+        ``N``, samples per point (an array when ``n_samples="auto"`` chose it per point).
+    base_prediction : ndarray, shape (n,)
+        ``f(x_t)`` of the unperturbed points.
+    """
+
+    robustness: np.ndarray
+    se: np.ndarray
+    n_samples: int | np.ndarray
+    base_prediction: np.ndarray
+
+
+def _call_predict(predict, Z: np.ndarray, regression: bool) -> np.ndarray:
+    out = np.asarray(predict(Z))
+    if out.ndim == 2 and out.shape[1] == 1:
+        out = out[:, 0]
+    if out.ndim != 1 or out.shape[0] != Z.shape[0]:
+        raise ValueError(
+            f"predict returned shape {out.shape} for {Z.shape[0]} rows; it must return one label "
+            "(or, for regression, one value) per row, shape (m,). Wrap probability outputs with argmax."
+        )
+    if regression and not np.all(np.isfinite(out.astype(np.float64))):
+        raise ValueError("predict returned NaN or inf; the regression model must return finite values.")
+    if not regression and out.dtype.kind in "fc" and not np.all(np.isfinite(out)):
+        raise ValueError(
+            "predict returned NaN or inf labels; a label change could not be told from a missing prediction "
+            "(NaN != NaN would count every draw as a change). Return class labels, e.g. probabilities.argmax(1)."
+        )
+    return out
+
+
+def _changed(y_pert: np.ndarray, y_base: np.ndarray, threshold: float | None) -> np.ndarray:
+    if threshold is None:
+        return y_pert != y_base  # Eq. 2
+    return np.abs(y_pert.astype(np.float64) - y_base.astype(np.float64)) > threshold  # Eq. 4
+
+
+def _gaussian_chunk(g: GaussianPerturbation, X, chunk, rngs) -> np.ndarray:
+    """Samples of several points written into one buffer (fast path for the Gaussian model).
+
+    Each point draws its standard normals from its own stream, exactly as ``g(x, i, m, rng)`` would, so
+    results are identical to the generic path; the covariance factor is applied with one matrix product
+    per chunk when it is shared.
+    """
+    rows = sum(m for _, m in chunk)
+    Z = np.empty((rows, X.shape[1]))
+    a = 0
+    for i, m in chunk:
+        rngs[i].standard_normal(out=Z[a : a + m])
+        if g.per_point:
+            Z[a : a + m] = Z[a : a + m] @ g.factor[i].T
+        a += m
+    if g.diag is not None:
+        Z *= g.diag
+    elif not g.per_point:
+        # blocks of 8192 rows: one huge skinny GEMM makes multithreaded BLAS spin (40x slower on a busy
+        # machine), small ones run single-threaded at full speed
+        out = np.empty_like(Z)
+        LT = g.factor.T
+        for s in range(0, rows, 8192):
+            np.matmul(Z[s : s + 8192], LT, out=out[s : s + 8192])
+        Z = out
+    a = 0
+    for i, m in chunk:
+        Z[a : a + m] += X[i]
+        a += m
+    return Z
+
+
+def _prefetched(make, chunks, enabled: bool):
+    """Yield ``(chunk, make(chunk))``; with ``enabled`` the next chunk is sampled in a background thread
+    while the caller classifies the current one (numpy's generators release the GIL). Chunks are still
+    produced one at a time and in order, so results are identical either way."""
+    if not enabled:
+        for chunk in chunks:
+            yield chunk, make(chunk)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    it = iter(chunks)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        try:
+            current = next(it)
+        except StopIteration:
+            return
+        future = pool.submit(make, current)
+        for nxt in it:
+            Z = future.result()
+            future = pool.submit(make, nxt)
+            yield current, Z
+            current = nxt
+        yield current, future.result()
+
+
+def _sampler_chunk(sampler, X, chunk, rngs) -> np.ndarray:
+    d = X.shape[1]
+    parts = []
+    for i, m in chunk:
+        Zi = np.asarray(sampler(X[i], i, m, rngs[i]), dtype=np.float64)
+        if Zi.shape != (m, d):
+            raise ValueError(f"sampler returned shape {Zi.shape} for point {i}; expected ({m}, {d}).")
+        parts.append(Zi)
+    Z = np.concatenate(parts, axis=0) if len(parts) > 1 else parts[0]
+    if not np.all(np.isfinite(Z)):
+        raise ValueError("the perturbation model produced NaN or inf samples; check its parameters.")
+    return Z
+
+
+def _chunked(pieces, chunk_rows: int) -> list[list[tuple[int, int]]]:
+    """Split ``(point, sample count)`` pieces into chunks of at most ``chunk_rows`` rows, in order; a point's
+    samples span several chunks only when its count exceeds ``chunk_rows``."""
+    split: list[tuple[int, int]] = []
+    for i, m in pieces:
+        while m > 0:
+            split.append((i, min(m, chunk_rows)))
+            m -= chunk_rows
+    chunks: list[list[tuple[int, int]]] = [[]]
+    rows = 0
+    for i, m in split:
+        if rows + m > chunk_rows and chunks[-1]:
+            chunks.append([])
+            rows = 0
+        chunks[-1].append((i, m))
+        rows += m
+    return [c for c in chunks if c]
+
+
+def _check_adaptive(n_min, n_max, se_target) -> tuple[int, int, float]:
+    for name, v in (("n_min", n_min), ("n_max", n_max)):
+        if isinstance(v, bool) or int(v) != v or v < 1:
+            raise ValueError(f"{name} must be an integer >= 1; got {v!r}.")
+    if n_min > n_max:
+        raise ValueError(f"n_min ({n_min}) must not exceed n_max ({n_max}).")
+    if isinstance(se_target, bool) or not np.isfinite(se_target) or not 0 < se_target < 0.5:
+        raise ValueError(f"se_target must be a number in (0, 0.5), e.g. 0.005; got {se_target!r}.")
+    return int(n_min), int(n_max), float(se_target)
+
+
+def wilson_se(k, n) -> np.ndarray:
+    """Half-width of the Wilson 95% interval for ``k`` successes in ``n`` trials, divided by 1.96.
+
+    Unlike ``sqrt(p(1-p)/n)`` it is positive at ``k = 0`` and ``k = n`` (about ``0.96 / n`` there), so it
+    can serve as a stopping rule for points whose draws never changed the label.
+    """
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    z = 1.959963984540054
+    p = k / n
+    return np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+
+
+def adaptive_sample_sizes(n_min: int, n_max: int) -> list[int]:
+    """The schedule of cumulative sample counts of ``n_samples="auto"``: ``n_min``, doubled until ``n_max``."""
+    out = [n_min]
+    while out[-1] < n_max:
+        out.append(min(2 * out[-1], n_max))
+    return out
+
+
+def _adaptive_counts(count, n: int, n_min: int, n_max: int, se_target: float):
+    """Rounds of draws for the points not yet precise enough; returns (changes, samples) per point."""
+    changed = np.zeros(n, dtype=np.int64)
+    drawn = np.zeros(n, dtype=np.int64)
+    active = np.arange(n)
+    for r, total in enumerate(adaptive_sample_sizes(n_min, n_max)):
+        if active.size == 0:
+            break
+        step = total - drawn[active]
+        changed += count([(int(i), int(m)) for i, m in zip(active, step)], f"round {r + 1} ({active.size} points)")
+        drawn[active] = total
+        # the interval is over the label-change count; its width is the same for P_r = 1 - changed / n
+        active = active[wilson_se(changed[active], drawn[active]) > se_target]
+    return changed, drawn
+
+
+def real_world_robustness(
+    predict: Callable[[np.ndarray], np.ndarray],
+    X,
+    cov=None,
+    sampler: Sampler | None = None,
+    n_samples: int | str = 10000,
+    rng=None,
+    *,
+    se_target: float = 0.005,
+    n_min: int = 256,
+    n_max: int = 10000,
+    threshold: float | None = None,
+    chunk_rows: int = 65536,
+    return_se: bool = False,
+    progress: bool = False,
+    prefetch: bool = True,
+):
+    """Monte-Carlo real-world robustness ``P_r = 1 - P(f(x + x') != f(x))`` per point.
+
+    Implements Sec. 3.5: for each point draw ``n_samples`` perturbed copies from
+    the perturbation model, classify them with the black box ``predict`` and
+    report the fraction whose label equals the unperturbed label. Samples of many
+    points are concatenated into one ``predict`` call of at most ``chunk_rows``
+    rows (a point's samples are split across calls only when ``n_samples``
+    exceeds ``chunk_rows``).
+
+    Parameters
+    ----------
+    predict : callable
+        ``predict(Z) -> labels``; ``Z`` is float64 of shape (m, d), the result has
+        shape (m,) (class labels; or real values when ``threshold`` is given).
+    X : array_like, shape (n, d)
+        Unperturbed points (finite reals; converted to float64).
+    cov : array_like, shape (d, d) or (n, d, d), optional
+        Covariance of a Gaussian perturbation, shared or one per point.
+        Exactly one of ``cov`` and ``sampler`` must be given.
+    sampler : callable, optional
+        Any perturbation model ``sampler(x, index, n_samples, rng) -> (n_samples, d)``
+        returning perturbed points (see module docstring), e.g.
+        :class:`BoundedPerturbation` or :class:`CategoricalPerturbation`.
+    n_samples : int >= 1, or "auto"
+        ``N``, Monte-Carlo samples per point (the paper uses 10000). ``"auto"`` draws adaptively
+        (:func:`adaptive_sample_sizes`): every point starts with ``n_min`` samples and doubles its sample
+        count until its standard error is at most ``se_target`` or it has ``n_max`` samples. Points far from
+        the decision boundary stop after a few hundred samples. A point's draws are a prefix of the draws a
+        fixed ``n_samples=n_max`` call makes, so its estimate still depends only on the seed and its index.
+    se_target : float > 0
+        With ``n_samples="auto"``: target standard error of ``P_r`` per point. The stopping rule uses the
+        Wilson 95% interval's half-width divided by 1.96 (not the plug-in ``sqrt(p(1-p)/N)``, which is 0
+        when no draw changed the label and would stop every robust point at once).
+    n_min, n_max : int
+        With ``n_samples="auto"``: first and largest sample count per point (``1 <= n_min <= n_max``).
+    rng : int or numpy.random.Generator
+        Seed. Point ``i`` uses the ``i``-th stream spawned from it, so results do
+        not depend on ``chunk_rows``.
+    threshold : float, optional
+        Regression variant (Eq. 4): an output counts as changed when
+        ``|f(x + x') - f(x)| > threshold``.
+    chunk_rows : int
+        Maximum number of rows per ``predict`` call (bounds memory).
+    return_se : bool
+        If True return a :class:`RobustnessEstimate` (robustness, standard error,
+        base predictions) instead of the bare array.
+    progress : bool
+        Show a tqdm progress bar over chunks.
+    prefetch : bool
+        Sample the next chunk in a background thread while ``predict`` runs on the
+        current one (results are identical; set False if ``sampler`` and ``predict``
+        share mutable state).
+
+    Returns
+    -------
+    ndarray, float64, shape (n,), or RobustnessEstimate if ``return_se``.
+    """
+    X = check_features(X)
+    n, d = X.shape
+    adaptive = isinstance(n_samples, str)
+    if adaptive:
+        if n_samples != "auto":
+            raise ValueError(f"n_samples must be an integer >= 1 or 'auto'; got {n_samples!r}.")
+        n_min, n_max, se_target = _check_adaptive(n_min, n_max, se_target)
+    elif isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
+        raise ValueError(f"n_samples must be an integer >= 1 or 'auto'; got {n_samples!r}.")
+    else:
+        n_samples = int(n_samples)
+    if int(chunk_rows) != chunk_rows or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}.")
+    if threshold is not None and (not np.isfinite(threshold) or threshold < 0):
+        raise ValueError(f"threshold must be a finite number >= 0 (or None for classification); got {threshold!r}.")
+    if (cov is None) == (sampler is None):
+        raise ValueError("pass exactly one of cov (Gaussian perturbation) or sampler (any perturbation model).")
+    if cov is not None:
+        C = check_covariance(cov, d=d)
+        if C.ndim == 3 and C.shape[0] != n:
+            raise ValueError(
+                f"cov is a stack of {C.shape[0]} covariances but X has {n} points; give one (d, d) matrix "
+                "per point, in the order of X."
+            )
+        sampler = GaussianPerturbation(C)
+    elif not callable(sampler):
+        raise ValueError("sampler must be callable as sampler(x, index, n_samples, rng).")
+    rngs = point_rngs(rng, n)
+    regression = threshold is not None
+
+    # base predictions f(x_t), chunked like the samples
+    base = np.concatenate([_call_predict(predict, X[s : s + chunk_rows], regression) for s in range(0, n, chunk_rows)])
+
+    gaussian = sampler if isinstance(sampler, GaussianPerturbation) else None
+
+    def make(chunk):
+        if gaussian is not None:
+            return _gaussian_chunk(gaussian, X, chunk, rngs)
+        return _sampler_chunk(sampler, X, chunk, rngs)
+
+    def count(pieces, desc):
+        """Label changes per point over the draws ``pieces`` = [(point, sample count), ...]."""
+        chunks = _chunked(pieces, chunk_rows)
+        iterator = chunks
+        if progress:
+            from tqdm.auto import tqdm
+
+            iterator = tqdm(chunks, desc=desc, unit="chunk")
+        changed_per_point = np.zeros(n, dtype=np.int64)
+        for chunk, Z in _prefetched(make, iterator, enabled=prefetch and len(chunks) > 1):
+            y = _call_predict(predict, Z, regression)
+            owner = np.repeat([i for i, _ in chunk], [m for _, m in chunk])
+            changed = _changed(y, base[owner], threshold)
+            changed_per_point += np.rint(np.bincount(owner, weights=changed.astype(np.float64), minlength=n)).astype(
+                np.int64
+            )
+        return changed_per_point
+
+    if adaptive:
+        n_changed, n_samples = _adaptive_counts(count, n, n_min, n_max, se_target)
+    else:
+        n_changed = count([(i, n_samples) for i in range(n)], "real-world robustness")
+
+    pr = 1.0 - n_changed / n_samples
+    if not return_se:
+        return pr
+    se = np.sqrt(pr * (1.0 - pr) / n_samples)
+    return RobustnessEstimate(robustness=pr, se=se, n_samples=n_samples, base_prediction=base)
+
+
+# ----------------------------------------------------------------------------
+# comparison helpers (Sec. 4.1)
+# ----------------------------------------------------------------------------
+
+
+def rescale_distances(distances, success=None) -> np.ndarray:
+    """Adversarial robustness ``r_i = d_i / max_j d_j`` (paper Sec. 4.1).
+
+    Parameters
+    ----------
+    distances : array_like, shape (n,)
+        Distance of each test point to its closest counterfactual / adversarial
+        example (non-negative, same units as the features).
+    success : array_like of bool, shape (n,), optional
+        Whether the search found a label-flipping point. Failed points get NaN and
+        are excluded from the maximum (their true distance is unknown).
+
+    Returns
+    -------
+    ndarray, float64, shape (n,), values in [0, 1] or NaN.
+    """
+    d = np.asarray(distances, dtype=np.float64)
+    if d.ndim != 1:
+        raise ValueError(f"distances must be 1-D (one per point); got shape {d.shape}.")
+    ok = np.ones(d.shape, bool) if success is None else np.asarray(success, dtype=bool)
+    if ok.shape != d.shape:
+        raise ValueError(f"success has shape {ok.shape} but distances has {d.shape}.")
+    ok = ok & np.isfinite(d)
+    if np.any(d[ok] < 0):
+        raise ValueError("distances must be non-negative.")
+    if not np.any(ok) or d[ok].max() <= 0:
+        raise ValueError("no successful point with a positive distance; cannot rescale by the maximum.")
+    r = np.full(d.shape, np.nan)
+    r[ok] = d[ok] / d[ok].max()
+    return r
+
+
+def _finite_pairs(a, b, names: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two equal-length 1-D float64 vectors with the pairs holding a NaN or inf dropped."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"{names} must be 1-D of equal length; got {a.shape} and {b.shape}.")
+    ok = np.isfinite(a) & np.isfinite(b)
+    return a[ok], b[ok]
+
+
+def correlation(a, b, method: str = "pearson") -> float:
+    """Correlation of two robustness vectors over points, ignoring NaNs.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n,)
+    method : {"pearson", "spearman"}
+
+    Returns
+    -------
+    float (NaN when fewer than 3 valid points or a constant vector).
+    """
+    a, b = _finite_pairs(a, b, "a and b")
+    if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    if method == "pearson":
+        return float(np.corrcoef(a, b)[0, 1])
+    if method == "spearman":
+        return float(stats.spearmanr(a, b).statistic)
+    raise ValueError(f"method must be 'pearson' or 'spearman'; got {method!r}.")
+
+
+def min_pairwise_correlation(estimates) -> float:
+    """Minimum Pearson correlation between all pairs of repeated estimates.
+
+    The paper's convergence check (Sec. 4.1.3): repeat the Monte-Carlo estimate
+    ``R`` times (20 in the paper) and report the smallest pairwise correlation.
+
+    Parameters
+    ----------
+    estimates : array_like, shape (R, n)
+        Row r = robustness of the n points in repetition r.
+
+    Returns
+    -------
+    float
+    """
+    E = np.asarray(estimates, dtype=np.float64)
+    if E.ndim != 2 or E.shape[0] < 2:
+        raise ValueError(f"estimates must have shape (R >= 2, n); got {E.shape}.")
+    if np.any(np.ptp(E, axis=1) == 0):
+        raise ValueError("a repetition is constant over points; correlation is undefined.")
+    Cr = np.corrcoef(E)
+    iu = np.triu_indices(E.shape[0], k=1)
+    return float(Cr[iu].min())
+
+
+def max_order_violation(robustness, distance) -> float:
+    """Largest amount by which a point farther from the boundary is *less* robust.
+
+    ``max over pairs (i, j) with distance_i <= distance_j of robustness_i - robustness_j``
+    (clipped at 0). It is 0 exactly when real-world robustness is a non-decreasing
+    function of the counterfactual distance -- i.e. when the distance ranks the
+    points correctly (paper Sec. 3.3: linear boundary, isotropic uncertainty) --
+    and positive when two points at the same or increasing distance are ordered
+    the other way by ``P_r`` (e.g. near the corner of the right-angle model).
+    Unlike a rank correlation it is insensitive to ties from saturation at 1.
+
+    Parameters
+    ----------
+    robustness, distance : array_like, shape (n,)
+
+    Returns
+    -------
+    float >= 0 (robustness units). NaN entries are ignored.
+    """
+    r, d = _finite_pairs(robustness, distance, "robustness and distance")
+    if r.size < 2:
+        raise ValueError("need at least two finite (robustness, distance) pairs.")
+    order = np.argsort(d, kind="stable")
+    r, d = r[order], d[order]
+    run_max = np.maximum.accumulate(r)
+    # within a group of tied distances every member counts as "no farther" than the others
+    last = np.searchsorted(d, d, side="right") - 1
+    return float(max(0.0, np.max(run_max[last] - r)))

@@ -1,0 +1,380 @@
+"""Image corruptions of CIFAR-10-C (Hendrycks & Dietterich 2019) and CIFAR-10-C-bar (Mintun et al. 2021).
+
+Public API
+----------
+- ``C_CORRUPTIONS``: the 15 CIFAR-10-C names in the benchmark's order.
+- ``CBAR_CORRUPTIONS``: the 10 CIFAR-10-C-bar names.
+- ``CANDIDATE_CORRUPTIONS``: the 30 candidate corruptions of the C-bar construction (the release's
+  ``corruption_master_list.csv``; ``pinch_and_twirl`` and ``fish_eye`` are its ``_v2`` entries), the 10
+  C-bar corruptions among them.
+- ``VARIANTS``: corruptions outside the benchmarks, applied with published parameters:
+  ``glass_blur_true_swap`` (glass blur with a real pixel swap; the released CIFAR-10-C copies, see
+  ``cifar10_c.glass_shuffle``).
+- ``corrupt(images, name, severity, seed=None, idx=None)``: one benchmark severity (1..5).
+- ``corrupt_with_param(images, name, param, seed=None, idx=None)``: a raw parameter (continuous magnitude in
+  [0, 10] for the C-bar transforms; a published parameter value for the CIFAR-10-C ones).
+- ``severity_params(name)``: the five published parameters of ``name``.
+- ``generate_dataset(images, labels, names, out_dir, seed)``: write ``<name>.npy`` files in the release layout.
+
+All functions take and return uint8 NHWC batches (N, 32, 32, 3) — convert NCHW data with
+``robeval.core.images.to_nhwc`` — and are reproducible given ``seed``. Randomness is per image: image ``i``
+draws from its own stream ``keyed(seed, idx[i])`` (``robeval.core.seeding.keyed``; ``idx`` defaults to
+``0 .. N-1``), so results do not depend on how a data set is cut into batches. Only 32x32 images are
+accepted (the parameters are CIFAR's; ImageNet-C's are not implemented).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from numbers import Integral, Real
+from pathlib import Path
+
+import numpy as np
+
+from robeval.core.seeding import keyed
+from robeval.transforms.corruptions import cifar10_c, cifar10_c_bar
+from robeval.transforms.corruptions.cifar10_c import C_CORRUPTIONS, CATEGORIES
+from robeval.transforms.corruptions.cifar10_c_bar import (
+    CANDIDATE_CORRUPTIONS,
+    CBAR_CORRUPTIONS,
+    SCAN_RANGES,
+    scan_levels,
+)
+from robeval.transforms.corruptions.common import ImageRNG, check_images, check_severity
+
+__all__ = [
+    "C_CORRUPTIONS",
+    "CBAR_CORRUPTIONS",
+    "CANDIDATE_CORRUPTIONS",
+    "ALL_CORRUPTIONS",
+    "VARIANTS",
+    "CATEGORIES",
+    "SCAN_RANGES",
+    "corrupt",
+    "corrupt_with_param",
+    "severity_params",
+    "scan_levels",
+    "generate_dataset",
+    "is_generated",
+    "load_dataset",
+    "corruption_seed",
+]
+
+ALL_CORRUPTIONS: tuple[str, ...] = C_CORRUPTIONS + tuple(c for c in CANDIDATE_CORRUPTIONS if c not in C_CORRUPTIONS)
+VARIANTS: tuple[str, ...] = tuple(cifar10_c.VARIANT_FUNCTIONS)
+
+_FUNCTIONS = {**cifar10_c.FUNCTIONS, **cifar10_c_bar.CANDIDATE_FUNCTIONS, **cifar10_c.VARIANT_FUNCTIONS}
+_PARAMS = {**cifar10_c.PARAMS, **cifar10_c_bar.PARAMS, **cifar10_c.VARIANT_PARAMS}
+# The form of each corruption's parameter (a variant takes its base corruption's).
+_C_PARAMS = {**cifar10_c.PARAMS, **cifar10_c.VARIANT_PARAMS}
+
+# Bump when a change to a corruption or to the seeding changes generated files: generate_dataset then
+# regenerates files written by an older version instead of resuming with them.
+GENERATOR_VERSION = 2  # 2: per-image streams keyed by dataset index; glass blur copies as the release
+
+
+def _check_name(name) -> str:
+    if name not in _FUNCTIONS:
+        raise ValueError(
+            f"Unknown corruption {name!r}. Valid names: CIFAR-10-C: {', '.join(C_CORRUPTIONS)}; "
+            f"CIFAR-10-C-bar: {', '.join(CBAR_CORRUPTIONS)}; further candidates: "
+            f"{', '.join(c for c in CANDIDATE_CORRUPTIONS if c not in CBAR_CORRUPTIONS)}; variants: "
+            f"{', '.join(VARIANTS)}."
+        )
+    return name
+
+
+def severity_params(name: str) -> tuple:
+    """The five published severity parameters of a benchmark corruption.
+
+    CIFAR-10-C: the per-severity constants of ``make_cifar_c.py`` (floats or tuples). CIFAR-10-C-bar: the
+    magnitudes in [0, 10] of ``cifar10_c_bar.csv``. Candidates that are not in either benchmark have no
+    published severities; use ``scan_levels(name)`` for their scan.
+    """
+    _check_name(name)
+    if name not in _PARAMS:
+        raise ValueError(
+            f"{name!r} is a construction candidate without published severities; use scan_levels({name!r}) "
+            "for its magnitude range and corrupt_with_param() to apply a magnitude."
+        )
+    return _PARAMS[name]
+
+
+def _check_param(name: str, param):
+    if name in _C_PARAMS:
+        ref = _C_PARAMS[name][0]
+        if isinstance(ref, tuple):
+            if not isinstance(param, (tuple, list, np.ndarray)) or len(param) != len(ref):
+                raise ValueError(
+                    f"{name} takes a parameter tuple of length {len(ref)} like {ref}; got {param!r}. "
+                    f"Published values: {_C_PARAMS[name]}."
+                )
+            param = tuple(float(p) for p in param)
+            if not all(np.isfinite(param)):
+                raise ValueError(f"{name} parameter must be finite, got {param}.")
+            return param
+        if isinstance(param, bool) or not isinstance(param, Real) or not np.isfinite(param) or param < 0:
+            raise ValueError(f"{name} takes one non-negative number like {ref}; got {param!r}.")
+        return param
+    if isinstance(param, bool) or not isinstance(param, Real) or not 0 <= float(param) <= 10:
+        raise ValueError(f"{name} takes a magnitude level in [0, 10] (published: {_PARAMS.get(name)}); got {param!r}.")
+    return float(param)
+
+
+def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndarray:
+    """Apply corruption ``name`` with a raw parameter.
+
+    Parameters
+    ----------
+    images : uint8 array (N, 32, 32, 3), NHWC
+    name : str
+        One of ``ALL_CORRUPTIONS`` or ``VARIANTS``.
+    param : float or tuple
+        C-bar transforms and candidates: the magnitude level in [0, 10] (the release's severity value,
+        e.g. 0.7 … 4.2 for blue_noise_sample). CIFAR-10-C: a parameter of the same form as
+        ``severity_params(name)[k]`` (e.g. 0.08 for gaussian_noise, (0.5, 0.6) for defocus_blur).
+    seed : int, numpy SeedSequence or Generator
+        Required for the corruptions that draw random numbers (noise, angles, crops, ...); the
+        deterministic ones (e.g. contrast) accept ``None``. Never falls back to fresh OS entropy. Image ``i``
+        draws from its own stream ``robeval.core.seeding.keyed(seed, idx[i])``; a Generator is first turned
+        into a root seed with one draw (so repeated calls with one Generator differ).
+    idx : int array (N,), optional
+        The images' stream keys, default ``arange(N)``. Pass the images' positions in the data set to make
+        results independent of batching: ``corrupt_with_param(x, ..., seed=s)`` equals the concatenation of
+        ``corrupt_with_param(x[a:b], ..., seed=s, idx=range(a, b))`` over any split.
+
+    Returns
+    -------
+    uint8 array (N, 32, 32, 3)
+    """
+    _check_name(name)
+    images = check_images(images)
+    param = _check_param(name, param)
+    rng = ImageRNG(seed, len(images), idx, what=f"corruption {name!r}")
+    out = _FUNCTIONS[name](images, param, rng)
+    assert out.shape == images.shape and out.dtype == np.uint8, (name, out.shape, out.dtype)
+    return out
+
+
+def corrupt(images, name: str, severity: int, seed=None, idx=None) -> np.ndarray:
+    """Apply a CIFAR-10-C or CIFAR-10-C-bar corruption at benchmark severity 1..5.
+
+    Parameters
+    ----------
+    images : uint8 array (N, 32, 32, 3), NHWC, values 0..255
+    name : str
+        One of ``C_CORRUPTIONS``, ``CBAR_CORRUPTIONS`` or ``VARIANTS``.
+    severity : int in 1..5
+    seed : int, numpy SeedSequence or Generator (``None`` only for deterministic corruptions)
+        Random parameters (noise, angles, crops, …) are drawn per image, image ``i`` from the stream
+        ``robeval.core.seeding.keyed(seed, idx[i])``.
+    idx : int array (N,), optional
+        Stream keys of the images (default ``arange(N)``); see :func:`corrupt_with_param`.
+
+    Returns
+    -------
+    uint8 array of the same shape.
+    """
+    _check_name(name)
+    severity = check_severity(severity)
+    return corrupt_with_param(images, name, severity_params(name)[severity - 1], seed=seed, idx=idx)
+
+
+def corruption_seed(seed: int, name: str, severity: int) -> np.random.SeedSequence:
+    """Root seed of one (corruption, severity) of a generated dataset: ``keyed(seed, name, severity)``.
+
+    Image ``i`` of the dataset is corrupted with ``corrupt(images[i:i+1], name, severity,
+    seed=corruption_seed(seed, name, severity), idx=[i])``: files do not depend on the chunk size nor on
+    which corruptions were generated before.
+    """
+    return keyed(int(seed), name, int(severity))
+
+
+MANIFEST = "corruptions.json"  # written next to the .npy files by generate_dataset
+
+
+def _check_severities(severities) -> tuple[int, ...]:
+    if isinstance(severities, (int, np.integer)):
+        severities = (severities,)
+    sev = tuple(check_severity(s) for s in severities)
+    if not sev:
+        raise ValueError("severities is empty; pass some of 1..5, e.g. (1, 2, 3, 4, 5).")
+    if len(set(sev)) != len(sev):
+        raise ValueError(f"severities must not repeat, got {sev}.")
+    return sev
+
+
+def _digest(data) -> str:
+    return hashlib.sha256(memoryview(np.ascontiguousarray(data)).cast("B")).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_manifest(out_dir: Path) -> dict:
+    from robeval.core.io import read_json
+
+    path = out_dir / MANIFEST
+    try:
+        data = read_json(path)
+    except (OSError, ValueError):
+        return {}
+    entries = data.get("corruptions") if isinstance(data, dict) else None
+    return entries if isinstance(entries, dict) else {}
+
+
+def _recipe(images: np.ndarray, seed: int, severities: tuple[int, ...], images_digest: str) -> dict:
+    return {
+        "generator": GENERATOR_VERSION,
+        "seed": int(seed),
+        "severities": list(severities),
+        "shape": [len(severities) * len(images), *images.shape[1:]],
+        "images_sha256": images_digest,
+    }
+
+
+def _is_verified(path: Path, entry, recipe: dict) -> bool:
+    """A finished file of this recipe: the manifest entry matches and the file's bytes hash to its digest."""
+    if not isinstance(entry, dict) or {k: entry.get(k) for k in recipe} != recipe or not path.is_file():
+        return False
+    try:
+        arr = np.load(path, mmap_mode="r")
+        if list(arr.shape) != recipe["shape"] or arr.dtype != np.uint8:
+            return False
+    except (OSError, ValueError):
+        return False
+    return _file_digest(path) == entry.get("sha256")
+
+
+def is_generated(out_dir, name: str, images, seed: int, severities=(1, 2, 3, 4, 5)) -> bool:
+    """Whether ``out_dir/<name>.npy`` is a finished file of :func:`generate_dataset` for these images, seed and
+    severities (recorded in ``corruptions.json`` by this generator version, and its bytes still hash to the
+    recorded sha256); such files are skipped on a rerun."""
+    images = check_images(images)
+    severities = _check_severities(severities)
+    out_dir = Path(out_dir)
+    recipe = _recipe(images, int(seed), severities, _digest(images))
+    return _is_verified(out_dir / f"{name}.npy", _read_manifest(out_dir).get(name), recipe)
+
+
+def generate_dataset(
+    images,
+    labels,
+    names,
+    out_dir,
+    seed: int = 0,
+    *,
+    severities=(1, 2, 3, 4, 5),
+    chunk_size: int = 1000,
+    progress: bool = True,
+) -> dict[str, Path]:
+    """Write a corrupted copy of a test set in the CIFAR-10-C release layout.
+
+    For every corruption ``<name>.npy`` holds the chosen severities stacked, uint8 (S·N, 32, 32, 3) (rows
+    k·N … (k+1)·N − 1 are ``severities[k]``), and ``labels.npy`` holds the labels repeated S times (S·N,)
+    uint8. Image ``i`` of severity ``s`` draws from the stream ``keyed(seed, name, s, i)``, so the files do not
+    depend on ``chunk_size`` (which only bounds the memory of one step) nor on the other corruptions.
+
+    Files are written atomically and recorded, with their sha256 and what made them (seed, severities,
+    images, generator version), in ``corruptions.json``. A corruption whose file is recorded for the same
+    recipe and still hashes to the recorded digest is skipped, so an interrupted run resumes; any other
+    existing file (older generator, other seed or images, truncated) is regenerated.
+
+    Parameters
+    ----------
+    images : uint8 array (N, 32, 32, 3)
+    labels : int array (N,), values 0..255
+    names : str or iterable of str (corruption names with published severities)
+    out_dir : path
+    seed : int
+    severities : iterable of int in 1..5 (default all five)
+    chunk_size : int, images corrupted per step
+
+    Returns
+    -------
+    dict name → path of the written (or existing) file, plus ``"labels"``.
+    """
+    from robeval.core.io import atomic_write_bytes, atomic_write_json, save_npy
+
+    images = check_images(images)
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or len(labels) != len(images):
+        raise ValueError(f"labels must have shape ({len(images)},), one per image, got {labels.shape}.")
+    if labels.dtype.kind not in "iu" or labels.min() < 0 or labels.max() > 255:
+        raise ValueError("labels must be integers in 0..255 (they are stored as uint8, as in the release).")
+    names = [names] if isinstance(names, str) else list(dict.fromkeys(names))
+    for name in names:
+        severity_params(name)  # validates the name and that it has published severities
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, Integral) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}.")
+    severities = _check_severities(severities)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    n = len(images)
+    recipe = _recipe(images, seed, severities, _digest(images))
+    manifest = _read_manifest(out_dir)
+    paths: dict[str, Path] = {name: out_dir / f"{name}.npy" for name in names}
+    todo = [name for name in names if not _is_verified(paths[name], manifest.get(name), recipe)]
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo) * len(severities) * n, desc="corrupting", unit="img")
+    for name in todo:
+        out = np.empty(tuple(recipe["shape"]), dtype=np.uint8)
+        for k, sev in enumerate(severities):
+            root = corruption_seed(seed, name, sev)
+            for start in range(0, n, chunk_size):
+                stop = min(start + chunk_size, n)
+                out[k * n + start : k * n + stop] = corrupt(
+                    images[start:stop], name, sev, seed=root, idx=np.arange(start, stop)
+                )
+                if bar is not None:
+                    bar.update(stop - start)
+                    bar.set_postfix_str(f"{name} s{sev}")
+        buf = io.BytesIO()
+        np.save(buf, out)
+        data = buf.getvalue()
+        del out, buf
+        atomic_write_bytes(paths[name], data)
+        manifest = _read_manifest(out_dir)  # re-read: keep entries of files written meanwhile
+        manifest[name] = {**recipe, "sha256": hashlib.sha256(data).hexdigest()}
+        atomic_write_json(out_dir / MANIFEST, {"corruptions": dict(sorted(manifest.items()))})
+    if bar is not None:
+        bar.close()
+    label_path = out_dir / "labels.npy"
+    save_npy(label_path, np.tile(labels.astype(np.uint8), len(severities)))
+    paths["labels"] = label_path
+    return paths
+
+
+def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Read one generated corruption: images uint8 (S, N, 32, 32, 3) by severity and labels (N,).
+
+    S is the number of severities recorded for the file in ``corruptions.json`` (5 when it has no record).
+    """
+    out_dir = Path(out_dir)
+    path = out_dir / f"{name}.npy"
+    if not path.exists():
+        raise ValueError(
+            f"{path} does not exist; run generate_dataset(..., names=[{name!r}], out_dir={str(out_dir)!r})."
+        )
+    entry = _read_manifest(out_dir).get(name)
+    n_sev = len(entry["severities"]) if isinstance(entry, dict) and entry.get("severities") else 5
+    x = np.load(path)
+    y = np.load(out_dir / "labels.npy")
+    if len(x) % n_sev or len(y) != len(x):
+        raise ValueError(
+            f"{path} holds {len(x)} images and labels.npy {len(y)} labels; expected {n_sev} severities of N "
+            "images each and one label per image. Regenerate the folder with generate_dataset."
+        )
+    n = len(x) // n_sev
+    return x.reshape((n_sev, n) + x.shape[1:]), y[:n]

@@ -1,0 +1,135 @@
+"""Tests of robeval.acr.figures: every figure function draws small hand-made tables into the expected axes."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from robeval.acr import figures
+
+SIGMAS = (0.25, 0.5, 1.0)
+METHODS = ("gaussian", "ours")
+NAMES = {"gaussian": "Gaussian", "ours": "Ours"}
+ECDF_YLABEL = "$P(p_A \\geq x$, correct$)$"
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _labels(fig):
+    return [(ax.get_xlabel(), ax.get_ylabel()) for ax in fig.axes]
+
+
+def _ecdf_table(methods=METHODS, sigmas=SIGMAS, published=True):
+    x = np.linspace(0.5, 1.0, 51)
+    rows = [
+        pd.DataFrame({"x": x, "y": 1 - x, "sigma": s, "method": m, **({"published": 1 - x} if published else {})})
+        for s in sigmas
+        for m in methods
+    ]
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_fig6_certified_accuracy_cifar10():
+    radius = np.linspace(0, 4, 9)
+    curves = pd.concat(
+        [
+            pd.DataFrame({"sigma": s, "method": m, "radius": radius, "certified_accuracy": np.exp(-radius)})
+            for s in SIGMAS
+            for m in METHODS
+        ]
+    )
+    fig = figures.fig6_certified_accuracy_cifar10(curves, METHODS, NAMES)
+    assert isinstance(fig, Figure)
+    assert fig.robeval_plotted_by == "robeval.acr.figures.fig6_certified_accuracy_cifar10"
+    assert _labels(fig) == [("radius $r$", "certified accuracy (%)"), ("radius $r$", ""), ("radius $r$", "")]
+    assert [ax.get_title() for ax in fig.axes] == [f"CIFAR-10, $\\sigma$={s}" for s in SIGMAS]
+    assert fig.axes[2].get_xlim() == (0, 4.0)
+    assert [t.get_text() for t in fig.axes[-1].get_legend().get_texts()] == ["Gaussian", "Ours"]
+
+
+def test_fig9_ecdf_cifar10_draws_recomputed_lines_and_published_dots():
+    fig = figures.fig9_ecdf_cifar10(_ecdf_table(), METHODS, NAMES)
+    assert isinstance(fig, Figure)
+    assert _labels(fig) == [("$x$", ECDF_YLABEL), ("$x$", ""), ("$x$", "")]
+    assert len(fig.axes[0].lines) == 2 * len(METHODS)  # one line and one dotted series per method
+    assert fig.get_suptitle().startswith("lines: recomputed")
+
+
+def test_fig11_ecdf_imagenet_skips_missing_files():
+    curves = _ecdf_table(published=False)
+    curves = curves[~((curves.sigma == 0.25) & (curves.method == "gaussian"))]
+    fig = figures.fig11_ecdf_imagenet(curves, METHODS, NAMES)
+    assert isinstance(fig, Figure)
+    assert _labels(fig) == [("$x$", ECDF_YLABEL), ("$x$", ""), ("$x$", "")]
+    assert [len(ax.lines) for ax in fig.axes] == [1, 2, 2]
+    assert fig.axes[1].get_title() == "ImageNet, $\\sigma$=0.5"
+    # a method keeps its colour in every panel, also where another method has no file
+    colours = [[line.get_color() for line in ax.lines] for ax in fig.axes]
+    assert colours[0] == colours[1][1:] and colours[1] == colours[2] and colours[1][0] != colours[1][1]
+
+
+def test_fig8_appendix_b_budget():
+    radius = np.linspace(0, 2, 5)
+    parts = []
+    for m in METHODS:
+        for budget, rule in (("N=100000", "certification file"), ("N=1000", "plugin"), ("N=1000", "binomial")):
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "method": m,
+                        "budget": budget,
+                        "rule": rule,
+                        "radius": radius,
+                        "certified_accuracy": 1 - radius / 2,
+                    }
+                )
+            )
+    fig = figures.fig8_appendix_b_budget(
+        pd.concat(parts), METHODS, 0.5, 100000, 0.001, cheap_n=1000, cheap_alpha=0.001, names=NAMES
+    )
+    assert isinstance(fig, Figure)
+    assert _labels(fig) == [("radius", "certified accuracy (%), sigma=0.5"), ("radius", "")]
+    assert fig.axes[0].get_title() == "certified with N=100000, alpha=0.001 (files)"
+    assert fig.axes[1].get_title() == "from the ECDF: N'=1000, alpha'=0.001"
+    assert [len(ax.lines) for ax in fig.axes] == [2, 4]
+    # the cheap budget's curves take the colour of the method's curve in the left panel
+    assert fig.axes[1].lines[1].get_color() == fig.axes[0].lines[0].get_color()
+
+
+def test_fig2_radius_and_slope():
+    p = np.linspace(0.5, 0.999, 20)
+    curves = pd.DataFrame({"p": p, "radius": p - 0.5, "dradius_dp": 1 / (1 - p)})
+    fig = figures.fig2_radius_and_slope(curves, p_max=0.9999)
+    assert isinstance(fig, Figure)
+    assert _labels(fig) == [("$p_A$", "$R=\\Phi^{-1}(p_A)$  ($\\sigma=1$)"), ("$p_A$", "$dR/dp_A$")]
+    assert fig.axes[1].get_yscale() == "log"
+
+
+def test_sec41_toy_budget():
+    n = np.logspace(1, 6, 8)
+    scan = pd.DataFrame({"N": n, "acr_trivial": np.log(n), "acr_constant": np.full(8, 0.7)})
+    fig = figures.sec41_toy_budget(scan, 0.92)
+    assert isinstance(fig, Figure)
+    assert _labels(fig) == [("certification budget $N$", "ACR")]
+    assert fig.axes[0].get_xscale() == "log"
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["trivial classifier", "$p_A$=0.92 everywhere (expected over $n_A$)"]
+
+
+def test_table5_ecdf_and_certified_accuracy():
+    x = np.linspace(0.5, 1.0, 11)
+    ecdf = pd.concat([pd.DataFrame({"x": x, "y": 1 - x, "sigma": 0.5, "variant": v}) for v in ("gaussian", "all")])
+    table5 = pd.DataFrame(
+        {"sigma": [0.5, 0.5], "variant": ["gaussian", "all"], "ACR": [0.4, 0.5], "0.0": [80.0, 70.0], "0.25": [60, 55]}
+    )
+    fig = figures.table5_ecdf_and_certified_accuracy(ecdf, table5)
+    assert isinstance(fig, Figure)
+    assert _labels(fig) == [("$x$", r"$P(p_A\geq x$, correct$)$"), ("radius", "certified accuracy (%)")]
+    assert [len(ax.lines) for ax in fig.axes] == [2, 2]
+    assert list(fig.axes[1].lines[0].get_xdata()) == [0.0, 0.25]
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["gaussian (ACR 0.400)", "all (ACR 0.500)"]

@@ -1,0 +1,60 @@
+"""The benchmark scripts run and print their JSON summary (tiny sizes; timings are never asserted)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from robeval.core.paths import ROOT
+
+CASES = {
+    "bench_adaptive_mc.py": (["--quick"], ["results", "total_row_ratio", "max_gap_in_se_target"]),
+    "bench_realworld.py": (["--quick", "--rounds", "1"], ["ratios", "min_ratio", "results"]),
+    "bench_smoothing.py": (["--repeats", "1", "--batch-size", "40"], ["ratio", "ratio_to_floor"]),
+    "bench_msd.py": (["--images", "8", "--samples", "3", "--repeats", "1"], ["rates", "ratios_to_floor"]),
+    "bench_corruptions.py": (["--n", "20", "--only", "gaussian_noise", "fog", "ripple"], ["img_per_s"]),
+    "bench_sequential.py": (
+        ["--images", "3", "--n", "400", "--n0", "20", "--epochs", "1", "--n-train", "200", "--width", "4"],
+        ["results", "mean_forward_ratio", "min_forward_ratio"],
+    ),
+    "bench_mscr.py": (
+        ["--repeats", "1", "--n-jobs", "1", "--skip-brute", "--levels", "2"],
+        ["ratio_protocol_to_floor", "separation_2r_x255"],
+    ),
+}
+
+
+def _numbers(obj):
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from _numbers(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _numbers(v)
+    elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        yield obj
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", sorted(CASES))
+def test_benchmark_prints_json(script):
+    args, keys = CASES[script]
+    path = ROOT / "benchmarks" / script
+    proc = subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    last = proc.stdout.strip().splitlines()[-1]
+    out = json.loads(last)
+    for k in keys:
+        assert k in out, f"{script}: key {k!r} missing from {sorted(out)}"
+    nums = list(_numbers({k: out[k] for k in keys}))
+    assert nums and all(math.isfinite(v) and v >= 0 for v in nums)
+    if script == "bench_mscr.py":
+        # the CIFAR-10 subset's minimal L_inf class separation, in grey levels (a fact of the data)
+        assert out["separation_2r_x255"] == pytest.approx(71.0, abs=1e-6)
+    if script == "bench_realworld.py":
+        for r in out["results"]:
+            assert 0 < r["serial_bound"] <= 1 and r["ratio_min"] <= r["ratio"] <= r["ratio_max"]

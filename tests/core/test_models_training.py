@@ -1,0 +1,93 @@
+import numpy as np
+import pytest
+import torch
+
+from robeval.core import models, training
+
+
+@pytest.mark.parametrize("arch,dim", [("cnn_small", 128), ("resnet8", 64), ("resnet20", 64), ("wrn40_2", 128)])
+def test_models_shapes_and_features(arch, dim):
+    torch.manual_seed(0)
+    m = models.build(arch).eval()
+    x = torch.rand(2, 3, 32, 32)
+    assert m(x).shape == (2, 10)
+    f = m.features(x)
+    assert f.shape == (2, dim)
+    torch.testing.assert_close(m.head(f), m(x))
+
+
+def test_model_errors_and_mlp():
+    with pytest.raises(ValueError, match="Unknown architecture"):
+        models.build("vgg")
+    with pytest.raises(ValueError, match="6n\\+2"):
+        models.CifarResNet(10)
+    mlp = models.build("mlp", num_classes=2, in_features=32, hidden=(256, 256))
+    assert mlp(torch.zeros(5, 32)).shape == (5, 2) and mlp.features(torch.zeros(5, 32)).shape == (5, 256)
+
+
+def test_flip_crop_keeps_content_and_is_seeded():
+    x = torch.arange(2 * 3 * 8 * 8, dtype=torch.float32).reshape(2, 3, 8, 8)
+    a = training.flip_crop(x, torch.Generator().manual_seed(0), pad=2)
+    b = training.flip_crop(x, torch.Generator().manual_seed(0), pad=2)
+    assert torch.equal(a, b) and a.shape == x.shape
+    # with pad=0 the crop is the identity up to the flip
+    c = training.flip_crop(x, torch.Generator().manual_seed(1), pad=0)
+    for i in range(2):
+        assert torch.equal(c[i], x[i]) or torch.equal(c[i], x[i].flip(2))
+
+
+def test_to_float_tensor():
+    u = np.array([[[[0, 255]]]], dtype=np.uint8)
+    assert training.to_float_tensor(u).tolist() == [[[[0.0, 1.0]]]]
+    with pytest.raises(ValueError, match="uint8"):
+        training.to_float_tensor(np.zeros((1, 1, 1, 1), dtype=np.int32))
+
+
+def _fit(seed):
+    rng = np.random.default_rng(0)
+    # two linearly separable blobs of "images": class = brightness of the image
+    y = rng.integers(0, 2, 256)
+    x = (rng.random((256, 3, 8, 8)) * 0.3 + 0.6 * y[:, None, None, None]).astype(np.float32)
+    torch.manual_seed(seed)
+    m = models.build("cnn_small", num_classes=2, width=4)
+    training.train(m, x, y, epochs=3, batch_size=32, lr=0.05, seed=seed, progress=False)
+    return m, x, y
+
+
+def test_training_learns_and_is_deterministic():
+    m1, x, y = _fit(0)
+    m2, _, _ = _fit(0)
+    assert training.accuracy(m1, x, y) > 0.95
+    np.testing.assert_array_equal(training.predict_logits(m1, x), training.predict_logits(m2, x))
+    p = training.predict_proba(m1, x[:4])
+    np.testing.assert_allclose(p.sum(1), 1, rtol=1e-5)
+    assert training.extract_features(m1, x[:4]).shape == (4, 16)
+
+
+def test_training_does_not_depend_on_the_machines_thread_count(monkeypatch):
+    """Weight gradients are reduced in a thread-count-dependent order on CPU, so train() fixes the number of
+    threads: the same seed gives bit-identical weights whatever the process was started with."""
+    import numpy as np
+    import torch
+
+    from robeval.core import models, training
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (128, 3, 32, 32), dtype=np.uint8)
+    y = rng.integers(0, 10, 128)
+    weights = []
+    old = torch.get_num_threads()
+    try:
+        for outer in (1, 2):
+            torch.set_num_threads(outer)
+            torch.manual_seed(0)
+            m = models.build("cnn_small", width=8)
+            training.train(m, x, y, epochs=1, batch_size=32, lr=0.05, seed=0, progress=False)
+            weights.append(torch.cat([p.detach().flatten() for p in m.parameters()]).numpy())
+            assert torch.get_num_threads() == outer, "train() restores the caller's thread count"
+    finally:
+        torch.set_num_threads(old)
+    np.testing.assert_array_equal(weights[0], weights[1])
+    monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "0")
+    with pytest.raises(ValueError, match="ROBEVAL_TRAIN_THREADS"):
+        training.train_threads()

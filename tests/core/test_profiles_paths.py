@@ -1,0 +1,152 @@
+import pytest
+
+from robeval.core import paths, profiles
+
+
+def test_profiles_resolve_and_override():
+    s = profiles.resolve("data_and_environment", "smoke")
+    assert s.profile == "smoke" and s.require_all_files is True
+    assert "estimate" in s and "scaled_down" in s
+    s2 = profiles.resolve("data_and_environment", "smoke", require_all_files=False)
+    assert s2.require_all_files is False
+    # None means "not overridden" (papermill default)
+    assert profiles.resolve("data_and_environment", "smoke", require_all_files=None).require_all_files is True
+
+
+def test_settings_are_immutable():
+    s = profiles.resolve("data_and_environment", "default")
+    with pytest.raises(AttributeError, match="immutable"):
+        s.require_all_files = False
+
+
+@pytest.mark.parametrize("profile", ["fast", "", "Default"])
+def test_unknown_profile_names_choices(profile):
+    with pytest.raises(ValueError, match="smoke, default, paper"):
+        profiles.resolve("data_and_environment", profile)
+
+
+def test_unknown_experiment_and_setting():
+    with pytest.raises(ValueError, match="known experiments"):
+        profiles.resolve("no_such_experiment", "smoke")
+    with pytest.raises(ValueError, match="unknown setting 'n_runz'"):
+        profiles.resolve("data_and_environment", "smoke", n_runz=3)
+    with pytest.raises(ValueError, match="must be a bool"):
+        profiles.resolve("data_and_environment", "smoke", require_all_files=3)
+
+
+def test_every_experiment_resolves_under_every_profile():
+    for exp in profiles.experiments():
+        for prof in paths.PROFILES:
+            s = profiles.resolve(exp, prof)
+            assert isinstance(s.get("estimate"), str), f"{exp}/{prof} lacks an estimate"
+            assert isinstance(s.get("scaled_down"), str), f"{exp}/{prof} lacks scaled_down"
+
+
+def test_output_locations_keep_smoke_out_of_the_tree():
+    assert paths.figures_dir("default") == paths.ROOT / "figures"
+    assert paths.figures_dir("smoke").is_relative_to(paths.ROOT / "build")
+    assert paths.results_dir("smoke").is_relative_to(paths.ROOT / "build")
+    assert paths.results_dir("default") == paths.ROOT / "results" / "default"
+    with pytest.raises(ValueError, match="Unknown profile"):
+        paths.results_dir("huge")
+
+
+# ---------------------------------------------------------------------------------- setting validators
+@pytest.mark.parametrize(
+    "value,spec,error",
+    [
+        (True, "int >= 0", TypeError),  # a bool is not a seed
+        (-5, "int >= 1", ValueError),
+        ("l3", ["linf", "l2"], ValueError),
+        ("Z", ["A", "B", "C"], ValueError),
+        (5, "float > 0, < 1", ValueError),
+        (0.0, "float > 0, < 1", ValueError),
+        ([0.1, -0.2], "list[float >= 0]", ValueError),
+        ([1, "a"], "list[int]", TypeError),
+        (["none", "cutout"], "list[choice(none, augmix)]", ValueError),
+        ([], "list[int] >= 1", ValueError),
+        (float("nan"), "float", ValueError),
+    ],
+)
+def test_check_value_rejects(value, spec, error):
+    from robeval.core.profiles import check_value
+
+    with pytest.raises(error, match="setting 'x"):
+        check_value(value, spec, "x")
+
+
+@pytest.mark.parametrize(
+    "value,spec",
+    [
+        (3, "int >= 1"),
+        (0.2, "float > 0, < 1"),
+        (1, "float >= 0"),
+        ("l2", ["linf", "l2"]),
+        ([0.5, 1.0], "list[float > 0]"),
+        (["none", "augmix"], "list[choice(none, augmix)]"),
+        ([[1.0, 0.5], [0.5, 1.0]], "list[list[float]]"),
+        (False, "bool"),
+    ],
+)
+def test_check_value_accepts(value, spec):
+    from robeval.core.profiles import check_value
+
+    assert check_value(value, spec, "x") == value
+
+
+def test_every_setting_has_a_validator_that_its_values_pass():
+    """Each experiment's [validate] table covers every setting, and every profile's values pass it."""
+    from robeval.core.profiles import PROFILES, experiments, known_settings, resolve, validators
+
+    for exp in experiments():
+        missing = known_settings(exp) - set(validators(exp))
+        assert not missing, f"settings/{exp}.toml: no validator for {sorted(missing)}"
+        for profile in PROFILES:
+            resolve(exp, profile)  # raises if a profile's own value breaks its validator
+
+
+def test_overrides_are_validated():
+    from robeval.core.profiles import resolve
+
+    with pytest.raises(TypeError, match="seed"):
+        resolve("realworld_analytical", "smoke", seed=True)
+    with pytest.raises(ValueError, match="n_samples"):
+        resolve("realworld_analytical", "smoke", n_samples=-5)
+
+
+def test_the_library_works_outside_a_checkout(tmp_path):
+    """Installed from a wheel (no project root above it), the data layer uses the user cache and the
+    corruptions run; only what writes project results asks for a checkout, with a clear message."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import robeval
+
+    site = tmp_path / "site"
+    shutil.copytree(Path(robeval.__file__).parent, site / "robeval", ignore=shutil.ignore_patterns("__pycache__"))
+    code = (
+        "import numpy as np, robeval, robeval.core.paths as p\n"
+        "from robeval.core.data import load_frost_images\n"
+        "from robeval.transforms import corrupt\n"
+        "assert p.find_root() is None, p.find_root()\n"
+        f"assert str(p.cache_dir()).startswith({str(tmp_path / 'xdg')!r}), p.cache_dir()\n"
+        "assert len(load_frost_images()) == 6\n"
+        "x = np.full((2, 32, 32, 3), 128, np.uint8)\n"
+        "assert corrupt(x, 'frost', 1, seed=0).shape == x.shape\n"
+        "try:\n"
+        "    p.results_dir('smoke')\n"
+        "except RuntimeError as e:\n"
+        "    assert 'checkout' in str(e)\n"
+        "else:\n"
+        "    raise SystemExit('results_dir outside a checkout must fail')\n"
+        "print('ok')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("ROBEVAL_ROOT", "ROBEVAL_CACHE_DIR")}
+    env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -1,0 +1,53 @@
+"""What the README and results/ say must match the committed default-profile results (never typed by hand)."""
+
+import re
+
+import pytest
+
+from robeval.core import paths
+from robeval.core.ledger import load_ledgers
+from robeval.core.report import README_END, README_START, readme_block
+
+FINDING = re.compile(r"\(ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)\)")
+
+
+def _readme() -> str:
+    return (paths.ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_claims_summary_is_generated_from_the_ledgers():
+    text = _readme()
+    block = text.split(README_START, 1)[1].split(README_END, 1)[0].strip()
+    assert block == readme_block("default").strip(), "run `robeval report` to regenerate the README's summary"
+
+
+def test_every_finding_points_to_a_ledger_row_with_that_verdict():
+    text = _readme()
+    findings = text.split("<!-- findings:start -->", 1)[1].split("<!-- findings:end -->", 1)[0]
+    bullets = [b for b in findings.splitlines() if b.startswith("* ")]
+    assert bullets, "the README lists its findings beyond the papers"
+    verdicts = {(d["notebook"], c["id"]): c["verdict"] for d in load_ledgers("default") for c in d["claims"]}
+    for b in bullets:
+        refs = FINDING.findall(b)
+        assert refs, f"finding without a ledger reference: {b[:80]}"
+        for notebook, cid, verdict in refs:
+            assert verdicts.get((notebook, cid)) == verdict, (
+                f"{notebook}/{cid}: ledger says {verdicts.get((notebook, cid))!r}, README {verdict!r}"
+            )
+
+
+@pytest.mark.parametrize("ext", ["png", "pdf"])
+def test_every_committed_figure_has_a_manifest_entry(ext):
+    from robeval.core.plotting import load_manifest, resolve_reference
+
+    entries = {e["figure"]: e for e in load_manifest("default")}
+    listing = (paths.RESULTS_DIR / "FIGURES.md").read_text(encoding="utf-8")
+    for f in sorted(paths.FIGURES_DIR.glob(f"*.{ext}")):
+        assert f.stem in entries, (
+            f"figures/{f.name} has no manifest entry (saved outside robeval.core.plotting.savefig?)"
+        )
+        assert f"[{f.stem}]" in listing, f"results/FIGURES.md does not list {f.stem}"
+        e = entries[f.stem]
+        resolve_reference(e["data_from"])
+        if not e["plotted_by"].endswith("(notebook cell)"):
+            resolve_reference(e["plotted_by"])

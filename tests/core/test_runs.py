@@ -1,0 +1,296 @@
+import json
+
+import pytest
+
+from robeval.core import runs
+
+
+def square(cell, config):
+    # appends to a call log so tests can count real computations
+    with open(config["log"], "a") as fh:
+        fh.write(json.dumps(cell) + "\n")
+    if cell.get("fail"):
+        raise RuntimeError("boom")
+    return {"value": cell["x"] ** 2 * config.get("scale", 1), "seed": cell["seed"]}
+
+
+def many_rows(cell, config):
+    return [{"k": i, "v": cell["x"] + i} for i in range(3)]
+
+
+def calls(log):
+    return [json.loads(line) for line in open(log)] if log.exists() else []
+
+
+def test_grid_runs_and_resumes(tmp_path):
+    log = tmp_path / "log.txt"
+    cells = {"x": [1, 2, 3], "seed": [0, 1]}
+    df = runs.run_grid(square, cells, store=tmp_path / "g", config={"log": str(log)}, progress=False)
+    assert len(df) == 6 and sorted(df.value.unique()) == [1, 4, 9]
+    assert len(calls(log)) == 6
+    df2 = runs.run_grid(square, cells, store=tmp_path / "g", config={"log": str(log)}, progress=False)
+    assert len(calls(log)) == 6, "finished cells must never be recomputed"
+    assert df2.sort_values(["x", "seed"]).value.tolist() == df.sort_values(["x", "seed"]).value.tolist()
+
+
+def test_interrupted_grid_loses_only_the_failing_cell(tmp_path):
+    log = tmp_path / "log.txt"
+    cells = [{"x": 1, "seed": 0}, {"x": 2, "seed": 0, "fail": True}, {"x": 3, "seed": 0}]
+    grid = runs.Grid(square, cells, store=tmp_path / "g", config={"log": str(log)})
+    with pytest.raises(RuntimeError, match="boom"):
+        grid.run(progress=False)
+    assert len(grid.done()) == 1 and len(grid.pending()) == 2
+    with pytest.raises(RuntimeError, match="2 of 3 cells have no result"):
+        grid.collect()
+    partial = grid.collect(allow_missing=True)
+    assert partial.value.tolist() == [1]
+    # "repair" the failing cell's input: a fresh grid over the same store computes only what is missing
+    fixed = [{"x": 1, "seed": 0}, {"x": 3, "seed": 0}]
+    runs.run_grid(square, fixed, store=tmp_path / "g", config={"log": str(log)}, progress=False)
+    xs = [c["x"] for c in calls(log)]
+    assert xs == [1, 2, 3], "the finished cell x=1 was recomputed"
+    assert not list((tmp_path / "g").rglob("*.tmp")), "no half-written files may remain"
+
+
+def test_config_change_uses_a_new_store(tmp_path):
+    log = tmp_path / "log.txt"
+    a = runs.run_grid(
+        square, {"x": [2], "seed": [0]}, store=tmp_path / "g", config={"log": str(log), "scale": 1}, progress=False
+    )
+    b = runs.run_grid(
+        square, {"x": [2], "seed": [0]}, store=tmp_path / "g", config={"log": str(log), "scale": 10}, progress=False
+    )
+    assert a.value.item() == 4 and b.value.item() == 40 and len(calls(log)) == 2
+
+
+def test_list_results_and_joblib_backend(tmp_path):
+    df = runs.run_grid(many_rows, {"x": [0, 10]}, store=tmp_path / "g", backend="joblib", n_jobs=2, progress=False)
+    assert len(df) == 6 and sorted(df.v.tolist()) == [0, 1, 2, 10, 11, 12]
+
+
+def test_bad_grids(tmp_path):
+    with pytest.raises(ValueError, match="duplicate cells"):
+        runs.Grid(square, [{"x": 1}, {"x": 1}], store=tmp_path)
+    with pytest.raises(ValueError, match="empty"):
+        runs.Grid(square, [{}], store=tmp_path)
+    with pytest.raises(ValueError, match="Unknown backend"):
+        runs.Grid(many_rows, [{"x": 1}], store=tmp_path).run(backend="mpi", progress=False)
+    with pytest.raises(ValueError, match="Grid name"):
+        runs.grid_store("smoke", "../escape")
+
+
+def test_dask_local_cluster(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        df = runs.run_grid(
+            many_rows, {"x": [1, 2]}, store=tmp_path / "g", scheduler=cluster.scheduler_address, progress=False
+        )
+    assert sorted(df.v.tolist()) == [1, 2, 2, 3, 3, 4]
+
+
+def slow_cell(cell, config):
+    import time as _t
+
+    with open(config["log"], "a") as fh:
+        fh.write(json.dumps(cell) + "\n")
+    _t.sleep(0.3)
+    return {"v": cell["x"]}
+
+
+def test_sigkill_mid_grid_resumes_without_recomputing(tmp_path):
+    """Kill a running grid process with SIGKILL, rerun: finished cells are kept, no partial file remains."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    log = tmp_path / "log.txt"
+    store = tmp_path / "g"
+    here = str(__import__("pathlib").Path(__file__).parent)
+    script = (
+        f"import sys; sys.path.insert(0, {here!r})\n"
+        "from test_runs import slow_cell\n"
+        "from robeval.core import runs\n"
+        f"runs.run_grid(slow_cell, {{'x': list(range(12))}}, store={str(store)!r}, config={{'log': {str(log)!r}}}, "
+        "progress=False)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    grid = runs.Grid(slow_cell, {"x": list(range(12))}, store=store, config={"log": str(log)})
+    deadline = time.time() + 60
+    while len(grid.done()) < 3 and time.time() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = {c["x"] for c in grid.done()}
+    assert 3 <= len(finished) < 12
+    for path in store.rglob("*.json"):  # every visible result file is complete (temp files are hidden)
+        json.loads(path.read_text())
+    started_before = len(calls(log))
+    df = grid.run(progress=False)
+    recomputed = [c["x"] for c in calls(log)[started_before:]]
+    assert sorted(df.v.tolist()) == list(range(12))
+    assert not finished & set(recomputed), "a finished cell was recomputed after the kill"
+
+
+def test_grid_identity_survives_moving_the_cache(tmp_path, monkeypatch):
+    # configs that name cached files by absolute path (e.g. notebook 03's test sets) must keep their
+    # finished cells when the cache (or the checkout) moves; a different file is still a different grid
+    from robeval.core.runs import config_identity
+
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "a"))
+    ida = config_identity({"data_path": str(tmp_path / "a" / "msd" / "data.npz"), "epochs": 3})
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "b"))
+    idb = config_identity({"data_path": str(tmp_path / "b" / "msd" / "data.npz"), "epochs": 3})
+    assert ida == idb
+    assert config_identity({"data_path": str(tmp_path / "b" / "msd" / "other.npz"), "epochs": 3}) != idb
+    assert config_identity({"data_path": str(tmp_path / "b" / "msd" / "data.npz"), "epochs": 4}) != idb
+    # a path outside both anchors stays absolute
+    assert config_identity({"data_path": "/elsewhere/data.npz"}) != config_identity({"data_path": "/other/data.npz"})
+
+
+# ------------------------------------------------------------------------- identity = config + code
+def test_identity_canonicalises_config_key_order(tmp_path):
+    a = runs.Grid(many_rows, {"x": [1]}, store=tmp_path, config={"a": 1, "b": {"c": 2, "d": 3}})
+    b = runs.Grid(many_rows, {"x": [1]}, store=tmp_path, config={"b": {"d": 3, "c": 2}, "a": 1})
+    assert a.root == b.root
+
+
+def test_identity_changes_with_the_cell_function_and_its_code(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    mod = tmp_path / "cellmod_for_identity.py"
+    mod.write_text("def cell(c, cfg):\n    return {'v': c['x'] + 1}\n\ndef other(c, cfg):\n    return {'v': 0}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module("cellmod_for_identity")
+    g1 = runs.Grid(m.cell, {"x": [1]}, store=tmp_path / "g")
+    assert runs.Grid(m.other, {"x": [1]}, store=tmp_path / "g").root != g1.root, "another function, another store"
+    # a comment or docstring does not change the computation ...
+    mod.write_text(
+        '"""doc"""\n# note\ndef cell(c, cfg):\n    """Add one."""\n    return {\'v\': c[\'x\'] + 1}\n\n'
+        "def other(c, cfg):\n    return {'v': 0}\n"
+    )
+    runs._closure_digest.cache_clear()
+    assert runs.Grid(m.cell, {"x": [1]}, store=tmp_path / "g").root == g1.root
+    # ... an edit of the code does
+    mod.write_text("def cell(c, cfg):\n    return {'v': c['x'] + 2}\n\ndef other(c, cfg):\n    return {'v': 0}\n")
+    runs._closure_digest.cache_clear()
+    assert runs.Grid(m.cell, {"x": [1]}, store=tmp_path / "g").root != g1.root
+    del sys.modules["cellmod_for_identity"]
+
+
+def test_code_identity_follows_robeval_imports():
+    """A cell function's identity covers the robeval modules its module imports, transitively."""
+    from robeval.mscr import protocol
+
+    deps = runs._robeval_imports(
+        __import__("ast").parse(runs._module_source("robeval.mscr.protocol")), "robeval.mscr.protocol"
+    )
+    assert "robeval.mscr.noise" in deps
+    # one digest per module: two cell functions of the same module share it
+    assert runs.code_identity(protocol.run_cell_2d) == runs.code_identity(protocol.k_effect_cells)
+
+
+# ----------------------------------------------------------------------------------- concurrency
+def slow_logged_cell(cell, config):
+    import time as _time
+
+    with open(config["log"], "a") as fh:
+        fh.write(json.dumps(cell) + "\n")
+    _time.sleep(0.3)
+    return {"v": cell["x"] * 10}
+
+
+def test_two_processes_on_one_grid_compute_each_cell_once(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "log.txt"
+    here = str(__import__("pathlib").Path(__file__).parent)
+    script = (
+        f"import sys; sys.path.insert(0, {here!r})\n"
+        "from test_runs import slow_logged_cell\n"
+        "from robeval.core import runs\n"
+        f"df = runs.run_grid(slow_logged_cell, {{'x': list(range(8))}}, store={str(tmp_path / 'g')!r}, "
+        f"config={{'log': {str(log)!r}}}, progress=False)\n"
+        "print(sorted(df.v.tolist()))\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert outs[0] == outs[1] == str([10 * x for x in range(8)]), "both processes see every result"
+    xs = [c["x"] for c in calls(log)]
+    assert sorted(xs) == list(range(8)), f"cells computed more than once: {sorted(xs)}"
+    assert not list((tmp_path / "g").rglob("*.lock")), "locks are released"
+
+
+def test_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
+    import socket
+
+    log = tmp_path / "log.txt"
+    grid = runs.Grid(square, {"x": [1, 2], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)})
+    grid.root.mkdir(parents=True)
+    dead = {"host": socket.gethostname(), "pid": 2**22 + 12345, "time": 0}
+    runs._lock_path(grid.path({"x": 1, "seed": 0})).write_text(json.dumps(dead))
+    df = grid.run(progress=False, poll_s=0.01)
+    assert sorted(df.value) == [1, 4] and len(calls(log)) == 2
+
+
+def test_live_lock_makes_the_grid_wait_and_time_out_claims(tmp_path):
+    import os
+
+    log = tmp_path / "log.txt"
+    grid = runs.Grid(square, {"x": [1], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)}, lock_timeout=0.5)
+    grid.root.mkdir(parents=True)
+    import socket
+
+    lock = runs._lock_path(grid.path({"x": 1, "seed": 0}))
+    lock.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "time": 0}))
+    df = grid.run(progress=False, poll_s=0.1)  # our own pid is alive: the claim expires after 0.5 s
+    assert df.value.tolist() == [1] and len(calls(log)) == 1
+
+
+def test_leftover_tmp_files_are_cleaned_and_files_respect_the_umask(tmp_path):
+    import os
+    import stat
+    import time as _time
+
+    grid = runs.Grid(many_rows, {"x": [1]}, store=tmp_path / "g")
+    grid.root.mkdir(parents=True)
+    old = grid.root / ".x=1__abc.json.12345.tmp"
+    old.write_text("{half")
+    os.utime(old, (_time.time() - 3600, _time.time() - 3600))
+    grid.run(progress=False)
+    assert not old.exists()
+    mode = stat.S_IMODE(grid.path({"x": 1}).stat().st_mode)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert mode == 0o666 & ~mask
+
+
+def test_cells_that_are_not_a_grid_are_rejected(tmp_path):
+    with pytest.raises(ValueError, match="maps each parameter to a list"):
+        runs.Grid(square, {"seed": 3}, store=tmp_path)
+    with pytest.raises(ValueError, match="no cells"):
+        runs.Grid(square, [], store=tmp_path)
+    with pytest.raises(TypeError, match="must be a dict of parameters"):
+        runs.Grid(square, [1, 2], store=tmp_path)
+    with pytest.raises(TypeError, match="function"):
+        runs.Grid("square", [{"x": 1}], store=tmp_path)
+
+
+def test_dask_results_come_back_through_the_futures(tmp_path):
+    """On a Dask cluster the client writes the result files (workers need no shared disk); results equal the
+    serial run's."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        df = runs.run_grid(
+            many_rows, {"x": [0, 10, 20]}, store=tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False
+        )
+    serial = runs.run_grid(many_rows, {"x": [0, 10, 20]}, store=tmp_path / "serial", progress=False)
+    assert sorted(df.v.tolist()) == sorted(serial.v.tolist()) == [0, 1, 2, 10, 11, 12, 20, 21, 22]
+    assert len(list((tmp_path / "dask").rglob("x=*.json"))) == 3

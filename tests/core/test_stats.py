@@ -1,0 +1,63 @@
+"""Intervals over independent runs (robeval.core.stats): coverage, closed forms, determinism."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sst
+from statsmodels.stats.proportion import proportion_confint
+
+from robeval.core import stats
+
+
+def test_t_interval_matches_scipy_and_covers_at_its_level():
+    rng = np.random.default_rng(0)
+    v = rng.normal(3.0, 2.0, 10)
+    iv = stats.mean_interval(v)
+    lo, hi = sst.t.interval(0.95, 9, loc=v.mean(), scale=v.std(ddof=1) / math.sqrt(10))
+    assert iv.low == pytest.approx(lo) and iv.high == pytest.approx(hi) and iv.n == 10
+    covered = np.mean(
+        [(lambda i: i.low <= 3.0 <= i.high)(stats.mean_interval(rng.normal(3.0, 2.0, 6))) for _ in range(2000)]
+    )
+    assert 0.935 < covered < 0.965  # 95% nominal; binomial sd over 2000 draws is 0.005
+
+
+def test_paired_interval_is_the_interval_of_differences():
+    a, b = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.5, 1.5, 2.0, 3.5])
+    iv = stats.paired_interval(a, b)
+    ref = stats.mean_interval(a - b)
+    assert (iv.estimate, iv.low, iv.high) == (ref.estimate, ref.low, ref.high)
+    with pytest.raises(ValueError, match="same runs"):
+        stats.paired_interval(a, b[:3])
+
+
+def test_bootstrap_is_seeded_and_trend_sees_a_rise():
+    levels = np.arange(5)
+    runs = np.vstack([levels + np.random.default_rng(s).normal(0, 0.5, 5) for s in range(8)])
+    a = stats.trend_interval(levels, runs, seed=3)
+    assert a == stats.trend_interval(levels, runs, seed=3)
+    assert a.estimate == pytest.approx(1.0) and a.low > 0
+
+
+def test_wilson_interval_matches_statsmodels():
+    iv = stats.proportion_interval(7, 40)
+    lo, hi = proportion_confint(7, 40, alpha=0.05, method="wilson")
+    assert iv.low == pytest.approx(lo) and iv.high == pytest.approx(hi)
+
+
+def test_runs_needed_and_power_closed_forms():
+    iv = stats.Interval(0.0, -2.0, 2.0, 1.0, 10, 0.95, "t")
+    assert stats.runs_needed(iv, 1.0) == 40  # half-width ~ 1/sqrt(n)
+    z = sst.norm.ppf(0.975)
+    assert stats.power_to_detect(3.0, 1.0) == pytest.approx(sst.norm.cdf(3.0 - z))
+    assert stats.power_to_confirm(3.0, 1.0) == pytest.approx(2 * sst.norm.cdf(3.0 - z) - 1)
+    assert stats.power_to_confirm(1.0, 1.0) == 0.0
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="at least 2"):
+        stats.mean_interval([1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        stats.mean_interval([1.0, math.nan])
+    with pytest.raises(ValueError, match="successes"):
+        stats.proportion_interval(5, 3)

@@ -1,0 +1,279 @@
+"""Tests for robeval.mscr: MSCR arithmetic, CIs, splits, augmentation, seeds, the per-cell protocols (2D and
+CIFAR-10) and their input validation."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from scipy import stats
+
+from robeval.mscr.cifar import image_mlp, model_file, run_cell_cifar, uniform_linf_box
+from robeval.mscr.protocol import (
+    accuracy_matrix,
+    augment,
+    augment_shared,
+    check_predictions,
+    derived_seed,
+    evaluate_levels,
+    make_cells,
+    make_classifier,
+    mscr_per_run,
+    mscr_summary,
+    mscr_value,
+    resolve_eps_levels,
+    run_cell_2d,
+    run_seeds,
+    split_indices,
+)
+from robeval.mscr.published import corrected_cifar_eps_test
+from robeval.mscr.tables import printed_vs_csv
+
+MIRROR = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def test_mscr_value_closed_form():
+    assert mscr_value(0.99, 0.98) == pytest.approx(-100 / 99)
+    np.testing.assert_allclose(mscr_value([0.5, 0.8], [0.6, 0.8]), [20.0, 0.0])
+    # the paper's Table 2a, eps_train = 0: (99.405 - 99.531) / 99.531 = -0.1266 %
+    assert mscr_value(0.99531, 0.99405) == pytest.approx(-0.12659, abs=1e-5)
+    with pytest.raises(ValueError, match="clean accuracy"):
+        mscr_value(0.0, 0.5)
+
+
+@pytest.mark.parametrize(
+    "clean, rob, match",
+    [
+        (float("nan"), 0.5, "NaN"),
+        (0.9, float("nan"), "NaN"),
+        (0.85, 80, "fraction"),  # percent mixed with a fraction
+        (99.5, 99.4, "fraction"),  # percentages
+        ([0.9, -0.1], [0.9, 0.9], "fraction"),
+    ],
+)
+def test_mscr_value_rejects_nan_and_percentages(clean, rob, match):
+    with pytest.raises(ValueError, match=match):
+        mscr_value(clean, rob)
+
+
+def test_run_seeds_are_derived_and_prefix_stable():
+    a = run_seeds(0, 5)
+    assert a[:3] == run_seeds(0, 3)  # fewer runs = the first seeds of more runs (paired grids)
+    assert len(set(a)) == 5 and a != [0, 1, 2, 3, 4] and run_seeds(1, 5) != a
+    assert derived_seed(a[0], "model") != derived_seed(a[0], "init")
+    assert derived_seed(a[0], "test", 0.01) != derived_seed(a[0], "test", 0.02)
+    with pytest.raises(ValueError, match="role"):
+        derived_seed(0, "other")
+    with pytest.raises(ValueError, match="n_runs"):
+        run_seeds(0, -1)
+
+
+def _tidy():
+    # 3 runs x 2 models x eps_test {0, eps_min = 0.004, 0.01}
+    rows = []
+    acc = {
+        0.0: {0.0: [0.90, 0.92, 0.94], 0.004: [0.81, 0.92, 0.94], 0.01: [0.5, 0.5, 0.5]},
+        0.1: {0.0: [0.80, 0.80, 0.80], 0.004: [0.84, 0.88, 0.80], 0.01: [0.7, 0.7, 0.7]},
+    }
+    for e_tr, by_test in acc.items():
+        for e_te, vals in by_test.items():
+            for seed, a in enumerate(vals):
+                rows.append({"seed": seed, "eps_train": e_tr, "eps_test": e_te, "acc": a})
+    return pd.DataFrame(rows)
+
+
+def test_accuracy_matrix_mean_and_t_interval():
+    mat = accuracy_matrix(_tidy())
+    assert mat["mean"].loc[0.0, 0.0] == pytest.approx(92.0)
+    assert mat["std"].loc[0.0, 0.0] == pytest.approx(2.0)
+    t = stats.t.ppf(0.975, 2)
+    assert mat["margin"].loc[0.0, 0.0] == pytest.approx(t * 2.0 / math.sqrt(3))
+    assert mat["margin"].loc[0.01, 0.1] == pytest.approx(0.0)
+    assert int(mat["n"].loc[0.004, 0.1]) == 3
+
+
+def test_mscr_per_run_and_summary():
+    per = mscr_per_run(_tidy(), 0.004)
+    got = per.set_index(["eps_train", "seed"])["mscr"]
+    assert got[(0.0, 0)] == pytest.approx(-10.0)
+    assert got[(0.0, 1)] == pytest.approx(0.0)
+    assert got[(0.1, 0)] == pytest.approx(5.0)
+    summ = mscr_summary(_tidy(), 0.004).set_index("eps_train")
+    assert summ.loc[0.0, "mscr"] == pytest.approx(-10 / 3)
+    assert summ.loc[0.1, "mscr"] == pytest.approx((5 + 10 + 0) / 3)
+    v = np.array([-10.0, 0.0, 0.0])
+    assert summ.loc[0.0, "mscr_margin"] == pytest.approx(stats.t.ppf(0.975, 2) * v.std(ddof=1) / math.sqrt(3))
+    with pytest.raises(ValueError, match="eps_min"):
+        mscr_per_run(_tidy(), 0.005)
+
+
+def test_split_indices():
+    tr, te = split_indices(4674, 0.2, seed=3)
+    assert len(te) == 935 and len(tr) == 4674 - 935
+    assert np.intersect1d(tr, te).size == 0 and np.union1d(tr, te).size == 4674
+    tr2, te2 = split_indices(4674, 0.2, seed=3)
+    np.testing.assert_array_equal(te, te2)
+    assert not np.array_equal(te, split_indices(4674, 0.2, seed=4)[1])
+    with pytest.raises(ValueError, match="test_size"):
+        split_indices(10, 1.5, 0)
+
+
+def test_augment_iid_and_shared():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]])
+    y = np.array([0, 1, 1])
+    Xa, ya = augment(X, y, 0.1, 4, np.inf, np.random.default_rng(0))
+    assert Xa.shape == (12, 2)
+    np.testing.assert_array_equal(ya, [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1])
+    off = Xa.reshape(3, 4, 2) - X[:, None]
+    assert np.abs(off).max() <= 0.1
+    assert not np.allclose(off[0], off[1])  # iid: points get different offsets
+    unit = np.random.default_rng(1).uniform(-1, 1, (4, 2))
+    Xs, _ = augment_shared(X, y, 0.1, unit)
+    off_s = Xs.reshape(3, 4, 2) - X[:, None]
+    np.testing.assert_allclose(off_s[0], off_s[2])  # shared: every point gets the same offsets
+    np.testing.assert_allclose(off_s[1], 0.1 * unit)
+    Xc, yc = augment(X, y, 0.0, 4, np.inf, np.random.default_rng(0))
+    np.testing.assert_array_equal(Xc, X)
+    with pytest.raises(ValueError, match="eps"):
+        augment(X, y, -0.1, 4, np.inf, np.random.default_rng(0))
+
+
+def test_evaluate_levels_known_probability_and_single_predict_call():
+    # class 0 at x0 = -1, class 1 at x0 = +1; classifier sign(x0). L_inf noise of radius 2 flips a point
+    # with probability P(u < -1) = 1/4 for u ~ U[-2, 2]; radius 0.5 never flips.
+    n = 4000
+    X = np.zeros((n, 2))
+    y = np.arange(n) % 2
+    X[:, 0] = np.where(y == 1, 1.0, -1.0)
+    calls = []
+
+    def predict(Z):
+        calls.append(len(Z))
+        return (Z[:, 0] > 0).astype(int)
+
+    rows = evaluate_levels(predict, X, y, [0.0, 0.5, 2.0, 0.0], 5, np.inf, seed=0)
+    assert len(calls) == 1 and calls[0] == n + 2 * 5 * n  # clean predicted once, all levels in one call
+    acc = {r["eps_test"]: r["acc"] for r in rows}
+    assert acc[0.0] == 1.0 and acc[0.5] == 1.0
+    assert acc[2.0] == pytest.approx(0.75, abs=4 * math.sqrt(0.75 * 0.25 / (5 * n)))
+    assert [r["n_eval"] for r in rows] == [n, 5 * n, 5 * n, n]
+    with pytest.raises(ValueError, match="noise_mode"):
+        evaluate_levels(predict, X, y, [0.0], 1, np.inf, seed=0, noise_mode="bogus")
+
+
+@pytest.mark.parametrize(
+    "predict, match",
+    [
+        (lambda Z: 1, "one label per input row"),  # a scalar would broadcast to accuracy 0.5
+        (lambda Z: np.full(len(Z), np.nan), "NaN"),  # NaN labels would compare False everywhere
+        (lambda Z: np.zeros(len(Z) - 1, dtype=int), "one label per input row"),  # wrong length
+        (lambda Z: np.zeros((len(Z), 2)), "one label per input row"),  # predict_proba instead of predict
+    ],
+)
+def test_evaluate_levels_validates_the_predictions(predict, match):
+    X = np.zeros((10, 2))
+    y = np.arange(10) % 2
+    with pytest.raises(ValueError, match=match):
+        evaluate_levels(predict, X, y, [0.0, 0.1], 2, np.inf, seed=0)
+
+
+def test_check_predictions_accepts_labels():
+    np.testing.assert_array_equal(check_predictions([0, 1, 1], 3), [0, 1, 1])
+    np.testing.assert_array_equal(check_predictions(np.array(["a", "b"]), 2), ["a", "b"])
+    np.testing.assert_array_equal(check_predictions(np.array([1.0, 0.0]), 2), [1.0, 0.0])
+
+
+def test_resolve_eps_levels_and_cells():
+    assert resolve_eps_levels([0, -1, 0.03], 0.004) == [0.0, 0.004, 0.03]
+    with pytest.raises(ValueError, match=">= 0"):
+        resolve_eps_levels([-0.5], 0.004)
+    cells = make_cells(range(2), [0.0, 0.1], model="rf")
+    assert cells[1] == {"seed": 0, "eps_train": 0.1, "model": "rf"} and len(cells) == 4
+
+
+def test_uniform_linf_box_is_uniform_on_the_truncated_interval():
+    x = torch.full((20000,), 0.02)
+    z = uniform_linf_box(x, 0.05, torch.Generator().manual_seed(0)).numpy()
+    assert z.min() >= 0.0 and z.max() <= 0.07 + 1e-7
+    assert stats.kstest(z, stats.uniform(0.0, 0.07).cdf).pvalue > 1e-3
+
+
+def test_corrected_cifar_eps_test_and_printed_vs_csv():
+    levels = [0.0, 0.05, 0.1, 0.10588, 0.0125, 0.15]
+    assert corrected_cifar_eps_test(levels) == [0.0, 0.05, 0.1, 0.10588, 0.125, 0.15]
+    csv = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], index=[0.0, 0.5], columns=[0.0, 0.5])
+    printed = {
+        "eps_train": [0.0, "eps_min"],
+        "eps_test": [0.0, "eps_min"],
+        "acc": [[1.0, 2.0], [3.0, 9.0]],
+        "mscr": [1.0, 2.0],
+    }
+    d = printed_vs_csv(printed, csv, pd.Series([1.0, 2.0]), eps_min=0.5)
+    assert len(d) == 1 and d.iloc[0]["printed"] == 9.0 and d.iloc[0]["csv"] == 4.0
+
+
+def test_make_classifier():
+    assert make_classifier("rf", 3).n_estimators == 100
+    assert make_classifier("1nn", 3).n_neighbors == 1
+    with pytest.raises(ValueError, match="unknown model"):
+        make_classifier("svm", 0)
+
+
+@pytest.fixture
+def mirror(monkeypatch):
+    if not (MIRROR / "mscr_2d" / "B_sep.npz").exists():
+        pytest.skip("shared data mirror not present")
+    monkeypatch.setenv("ROBEVAL_DATA_DIR", str(MIRROR))
+
+
+def test_run_cell_2d_deterministic_and_modes(mirror):
+    cfg = dict(dataset="B", norm="linf", eps_test=[0.0, 0.004, 0.03], k_train=3, k_test=3, noise_mode="iid")
+    cell = {"seed": run_seeds(0, 1)[0], "eps_train": 0.01, "model": "1nn"}
+    a = run_cell_2d(cell, cfg)
+    b = run_cell_2d(cell, cfg)
+    assert a == b
+    assert [r["n_eval"] for r in a] == [935, 3 * 935, 3 * 935]
+    assert all(0.9 < r["acc"] <= 1.0 for r in a)
+    s = run_cell_2d(cell, dict(cfg, noise_mode="shared_offsets"))
+    assert s[0]["acc"] != a[0]["acc"] or s[2]["acc"] != a[2]["acc"]
+    with pytest.raises(ValueError, match="noise_mode"):
+        run_cell_2d(cell, dict(cfg, noise_mode="other"))
+    with pytest.raises(ValueError, match="k must be"):
+        run_cell_2d(dict(cell, k=0), cfg)
+
+
+def test_image_mlp_shapes():
+    net = image_mlp(hidden=(16,))
+    x = torch.rand(2, 3, 32, 32)
+    assert net(x).shape == (2, 10) and net.features(x).shape == (2, 16)
+
+
+def test_run_cell_cifar_pairs_columns_and_caches_models(mirror, monkeypatch, tmp_path):
+    """Same seed: the same test noise for every eps_train column and a cached network on the second call;
+    a trained network is stored once per (training settings, seed, eps_train)."""
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path))
+    config = dict(
+        arch="cnn_small",
+        width=4,
+        epochs=1,
+        batch_size=64,
+        lr=0.05,
+        milestones=[1],
+        n_train=128,
+        n_test=32,
+        full_data=False,
+        eps_test=[0.0, 0.05, 0.0],
+        train_threads=1,
+        torch_threads=1,
+        eval_batch_size=16,
+    )
+    cell = {"seed": run_seeds(0, 1)[0], "eps_train": 0.03}
+    f = model_file(cell, config)
+    assert not f.exists()
+    a = run_cell_cifar(cell, config)
+    assert f.exists() and [r["eps_test"] for r in a] == [0.0, 0.05, 0.0] and a[0] == a[2]
+    assert run_cell_cifar(cell, dict(config, eps_test=[0.0, 0.05, 0.0], eval_batch_size=8)) == a  # cached
+    assert model_file(cell, dict(config, eps_test=[0.2])) == f  # test levels do not name the network
+    assert model_file(dict(cell, eps_train=0.0), config) != f and model_file(cell, dict(config, epochs=2)) != f

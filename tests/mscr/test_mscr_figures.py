@@ -1,0 +1,127 @@
+"""Tests for robeval.mscr.figures: every figure function draws small hand-made inputs and returns a Figure
+with the expected axes and labels."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from robeval.mscr import figures
+
+EPS = [0.0, 0.01, 0.05]
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _labels(fig):
+    return [(ax.get_xlabel(), ax.get_ylabel()) for ax in fig.axes]
+
+
+def _summary(offset=0.0):
+    """An ``mscr_summary`` frame over EPS (percent)."""
+    return pd.DataFrame(
+        {
+            "eps_train": EPS,
+            "mscr": [-5.0 + offset, -2.0 + offset, 0.5 + offset],
+            "mscr_std": [1.0, 1.0, 1.0],
+            "mscr_margin": [0.8, 0.7, np.nan],
+            "acc_clean": [99.0 - offset, 98.5 - offset, 97.0 - offset],
+            "acc_clean_margin": [0.2, 0.3, 0.4],
+            "n_runs": [3, 3, 3],
+        }
+    )
+
+
+def _matrix(eps_test=(0.0, 0.02, 0.1), eps_train=EPS):
+    """An accuracy matrix (index eps_test, columns eps_train, percent) with a row optimum off the diagonal."""
+    rng = np.random.default_rng(0)
+    values = 90 - 100 * np.asarray(eps_test)[:, None] + rng.uniform(0, 1, (len(eps_test), len(eps_train)))
+    return pd.DataFrame(
+        values, index=pd.Index(eps_test, name="eps_test"), columns=pd.Index(eps_train, name="eps_train")
+    )
+
+
+def test_fig3_dataset():
+    X = np.array([[0.0, 0.0], [0.1, 0.2], [0.5, 0.5], [0.6, 0.4]])
+    y = np.array([0, 0, 1, 1])
+    sep = np.array([0.4, 0.3, 0.3, 0.5])
+    fig = figures.fig3_dataset(X, y, sep, "B", "Linf")
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    assert _labels(fig) == [("x[0]", "x[1]"), ("Linf distance to nearest other-class point", "points")]
+    assert fig.axes[0].get_title() == "2D dataset B"
+    assert fig.axes[1].get_legend().get_texts()[0].get_text() == "2r = 0.3000"
+    assert fig.robeval_plotted_by == "robeval.mscr.figures.fig3_dataset"
+
+
+def test_fig4_effect_of_k():
+    k_stats = pd.DataFrame({"mean": [99.1, 99.3, 99.4], "std": [0.3, 0.2, 0.2]}, index=pd.Index([1, 5, 10], name="k"))
+    fig = figures.fig4_effect_of_k(k_stats, 0.001)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    assert _labels(fig) == [("", "robust accuracy [%]"), ("noisy copies per point k", "std over runs [%]")]
+    assert fig.axes[0].get_title() == "Effect of k (eps_train = eps_test = 0.001)"
+
+
+def test_fig5_rf_vs_1nn():
+    fig = figures.fig5_rf_vs_1nn({"RF": _summary(), "1-NN": _summary(1.0)})
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    assert _labels(fig) == [("eps_train", ""), ("eps_train", "")]
+    assert [ax.get_title() for ax in fig.axes] == ["(a) clean accuracy [%]", "(b) MSCR [%]"]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["0", "0.01", "0.05"]
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["RF", "1-NN"]
+
+
+def test_fig6a_tradeoff_2d_with_and_without_reference():
+    summaries = {"iid": _summary(), "shared_offsets": _summary(0.5)}
+    fig = figures.fig6a_tradeoff_2d(summaries, "iid", ([-4.0, -1.0, 0.0], [99.2, 98.9, 97.5]))
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    assert _labels(fig) == [("MSCR [%]", "clean accuracy [%]")]
+    ax = fig.axes[0]
+    assert ax.get_title() == "Fig. 6a: trade-off over eps_train"
+    assert {t.get_text() for t in ax.get_legend().get_texts()} == {
+        "ours (iid)",
+        "ours (shared_offsets)",
+        "published (1200 runs)",
+    }
+    assert [t.get_text() for t in ax.texts] == ["0", "0.01", "0.05"]  # eps_train of the main mode
+    fig = figures.fig6a_tradeoff_2d({"iid": _summary()}, "iid")
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["ours (iid)"]
+
+
+def test_fig6b_tradeoff_cifar():
+    fig = figures.fig6b_tradeoff_cifar(
+        _summary(), "ours (cnn_small, 1 run(s))", ([-35.0, -20.0, 2.0], [91.7, 91.3, 82.0])
+    )
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    assert _labels(fig) == [("MSCR [%]", "clean accuracy [%]")]
+    assert fig.axes[0].get_title() == "Fig. 6b: trade-off over eps_train (CIFAR-10)"
+    assert {t.get_text() for t in fig.axes[0].get_legend().get_texts()} == {
+        "ours (cnn_small, 1 run(s))",
+        "authors' CSV (WRN-28-10, 20 runs)",
+    }
+
+
+def test_fig7_accuracy_surface():
+    fig = figures.fig7_accuracy_surface(_matrix(), _matrix((0.0, 0.05, 0.1, 0.2)), "ours (cnn_small)")
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    for ax, title in zip(fig.axes, ("ours (cnn_small)", "authors' CSV (WRN-28-10)")):
+        assert ax.name == "3d"
+        assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_zlabel()) == ("eps_train", "eps_test", "accuracy [%]")
+        assert ax.get_title() == title
+
+
+def test_table1_cifar_separation_distribution():
+    sep = np.array([54, 60, 71, 130, 200]) / 255
+    fig = figures.table1_cifar_separation_distribution(sep, 0.211765)
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    assert _labels(fig) == [("L_inf distance to the nearest other-class image", "images")]
+    ax = fig.axes[0]
+    assert ax.get_title() == "CIFAR-10 per-image class separation (5 images)"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "2r here = 0.2118",
+        "2r full CIFAR-10 (paper) = 0.2118",
+    ]

@@ -1,0 +1,286 @@
+"""Tests for robeval.msd: MMD/MSD identities and bounds, transform features on closed-form cases."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from robeval.msd.distance import (
+    corruption_features,
+    method_transform,
+    mixture_transform,
+    mmd,
+    mmd_many,
+    model_feature_fn,
+    msd,
+    msd_many,
+    scheme_transform,
+    transform_features,
+)
+from robeval.msd.powerset import make_corrupted_test_sets, powerset_cell, sample_powerset_schemes, toy_distances
+from robeval.msd.tables import average_over_severities, inclusion_effect, spearman_table
+from robeval.transforms import augmentations as A
+
+
+# a simple seeded "corruption" for tests: brighten every pixel by an amount drawn per call
+def brighten(images, rng):
+    k = int(rng.integers(1, 40))
+    return np.clip(images.astype(int) + k, 0, 255).astype(np.uint8)
+
+
+def channel_means(images):
+    """Linear feature extractor: per-channel mean, (N, 3) float."""
+    return images.reshape(len(images), -1, images.shape[-1]).mean(1).astype(np.float64)
+
+
+@pytest.fixture(scope="module")
+def images():
+    return np.random.default_rng(0).integers(0, 200, size=(10, 8, 8, 3)).astype(np.uint8)
+
+
+# ---------------------------------------------------------------- distances
+def test_mmd_of_identical_sets_is_zero():
+    f = np.random.default_rng(0).normal(size=(50, 16))
+    assert mmd(f, f) == 0.0
+    assert mmd(f, f[::-1]) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_hand_case():
+    a = np.array([[0.0, 0.0], [3.0, 4.0]])
+    c = np.array([[3.0, 4.0], [3.0, 4.0]])
+    assert msd(a, c) == 0.0
+    assert mmd(a, c) == pytest.approx(2.5)
+    # the schematic of Fig. 2a: samples on both sides of the corruption -> MMD 0 but MSD 1
+    a = np.array([[-1.0, 0.0], [1.0, 0.0]])
+    assert mmd(a, np.zeros((1, 2))) == 0.0 and msd(a, np.zeros((1, 2))) == 1.0
+
+
+def test_msd_bounds_random():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        a = rng.normal(size=(rng.integers(1, 60), 8)) * rng.uniform(0.1, 3)
+        c = rng.normal(size=(rng.integers(1, 30), 8)) + rng.normal(size=8)
+        mu_a, mu_c = a.mean(0), c.mean(0)
+        d = np.linalg.norm(a - mu_c, axis=1)
+        m_sd, m_md = msd(a, c), mmd(a, c)
+        assert np.all(m_sd <= d + 1e-12)  # MSD <= distance of any single sample
+        assert m_sd == pytest.approx(d.min())
+        spread = np.linalg.norm(a - mu_a, axis=1)
+        assert m_sd <= m_md + spread.min() + 1e-9  # triangle inequality via the sample nearest the mean
+        assert m_sd >= m_md - spread.max() - 1e-9
+        assert m_md <= d.mean() + 1e-9  # Jensen: MMD <= mean sample distance
+    one = rng.normal(size=(1, 8))
+    assert msd(one, c) == pytest.approx(mmd(one, c))
+
+
+def test_many_versions_match_single():
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=(20000, 5))  # > one 8192 chunk
+    centres = rng.normal(size=(7, 5)) * 3
+    np.testing.assert_allclose(msd_many(a, centres), [msd(a, c[None]) for c in centres], rtol=1e-9)
+    np.testing.assert_allclose(mmd_many(a, centres), [mmd(a, c[None]) for c in centres], rtol=1e-12)
+
+
+def test_distance_input_errors():
+    with pytest.raises(ValueError, match="feature sizes"):
+        msd(np.zeros((3, 4)), np.zeros((3, 5)))
+    with pytest.raises(ValueError, match="NaN"):
+        mmd(np.array([[np.nan, 0.0]]), np.zeros((1, 2)))
+    with pytest.raises(ValueError, match="n_samples, D"):
+        msd(np.zeros((2, 3, 4)), np.zeros((1, 4)))
+
+
+# ---------------------------------------------------------------- transform features
+def test_transform_features_closed_form(images):
+    # f(t) = mean f_hat(t(x)) - mean f_hat(x) = k on every channel for brightening by k (no clipping here)
+    rng = np.random.default_rng(5)
+    feats = transform_features(channel_means, images, brighten, rng, 25)
+    ks = np.random.default_rng(5).integers(1, 40, size=25)
+    assert feats.shape == (25, 3)
+    np.testing.assert_allclose(feats, np.repeat(ks[:, None], 3, axis=1).astype(float), atol=1e-9)
+
+
+def test_transform_features_identity_is_zero_and_batching_invariant(images):
+    zero = transform_features(channel_means, images, lambda x, rng: x.copy(), np.random.default_rng(0), 4)
+    np.testing.assert_array_equal(zero, 0.0)
+    a = transform_features(channel_means, images, brighten, np.random.default_rng(9), 13, batch_size=10)
+    b = transform_features(channel_means, images, brighten, np.random.default_rng(9), 13, batch_size=1000)
+    np.testing.assert_allclose(a, b)
+
+
+def test_scheme_transform_applies_one_instance_to_all_images(images):
+    x = np.repeat(images[:1], 5, axis=0)
+    out = scheme_transform({"rotate", "translate_x"})(x, np.random.default_rng(0))
+    assert all(np.array_equal(o, out[0]) for o in out)
+    assert not np.array_equal(out[0], x[0])
+
+
+def test_msd_detects_a_similar_augmentation(images):
+    # corruption = brightening; an augmentation scheme containing it gets a smaller MSD than one that
+    # does not, although its MMD can be larger (broad scheme)
+    corr = transform_features(channel_means, images, brighten, np.random.default_rng(0), 30)
+
+    def broad(x, rng):  # half brightening, half rotation
+        return brighten(x, rng) if rng.random() < 0.5 else A.apply_scheme(x, {"rotate"}, rng, same_instance=True)
+
+    aug_similar = transform_features(channel_means, images, broad, np.random.default_rng(1), 60)
+    aug_other = transform_features(channel_means, images, scheme_transform({"rotate"}), np.random.default_rng(1), 60)
+    assert msd(aug_similar, corr) < 0.3 * msd(aug_other, corr)
+    assert msd(aug_similar, corr) < mmd(aug_similar, corr)
+
+
+def test_corruption_features_and_transform_with_custom_corrupt(images):
+    def corrupt(x, name, severity, seed=None):
+        k = 10 * severity + int(np.random.default_rng(seed).integers(0, 3))
+        return np.clip(x.astype(int) + k, 0, 255).astype(np.uint8)
+
+    f = corruption_features(channel_means, images, ["bright"], [1, 3], 6, seed=0, corrupt_fn=corrupt, progress=False)
+    assert f.shape == (1, 2, 6, 3)
+    assert np.all((f[0, 0] > 10 - 1e-9) & (f[0, 0] < 12 + 1e-9))
+    assert np.all((f[0, 1] > 30 - 1e-9) & (f[0, 1] < 32 + 1e-9))
+    mix = mixture_transform(("a", "b"), (1.0, 0.0), severities=(2,), corrupt_fn=corrupt)
+    out = mix(images, np.random.default_rng(0))
+    assert out.dtype == np.uint8 and np.all(out.astype(int) - images >= 20)
+
+
+# ---------------------------------------------------------------- experiment helpers
+def test_sample_powerset_schemes():
+    s = sample_powerset_schemes(20, seed=0)
+    assert len(s) == 20 and len(set(s)) == 20
+    assert s[0] == frozenset() and all(len(x) == 1 for x in s[1:10])
+    assert s == sample_powerset_schemes(20, seed=0)
+    assert set(sample_powerset_schemes(512, 0)) == set(A.powerset_schemes())
+    assert sample_powerset_schemes(3, 0) == [frozenset(), {"solarize"}, {"translate_x"}]
+
+
+def test_toy_distances_mmd_linear_msd_flat():
+    rng = np.random.default_rng(0)
+    target = rng.normal(size=(2, 300, 4)) * 0.1 + 5.0
+    other = rng.normal(size=(2, 300, 4)) * 0.1
+    target_means = target.mean(1)
+    rows = pd.DataFrame(toy_distances(target, other, target_means, [0.0, 0.05, 0.25, 0.5, 0.75, 1.0], 4000, 0))
+    gap = np.linalg.norm(target_means.mean(0) - other.reshape(-1, 4).mean(0))
+    # binomial noise of the mixture: sd of the realised fraction <= 0.008 at 4000 samples
+    np.testing.assert_allclose(rows["mmd"], (1 - rows["fraction"]) * gap, atol=0.035 * gap)
+    assert rows["msd"].iloc[0] > 0.9 * gap  # no target samples: far
+    assert np.all(rows["msd"].iloc[1:] < 0.1 * gap)  # a few target samples suffice
+
+
+def test_spearman_table_perfect_ranking():
+    rows = []
+    for i, scheme in enumerate(["a", "b", "c", "d"]):
+        for c in ["x", "y"]:
+            for s in [1, 2]:
+                rows.append(
+                    {
+                        "scheme": scheme,
+                        "corruption": c,
+                        "severity": s,
+                        "error": 0.1 * i + 0.01 * s,
+                        "msd": float(i) if c == "x" else float(-i),
+                        "mmd": 1.0 * (i % 2),
+                    }
+                )
+    rows.append({"scheme": "a", "corruption": "clean", "severity": 0, "error": 0.1, "msd": np.nan, "mmd": np.nan})
+    t = spearman_table(pd.DataFrame(rows))
+    assert list(t.index) == ["x", "y"]
+    assert t.loc["x", "rho_msd"] == pytest.approx(1.0) and t.loc["y", "rho_msd"] == pytest.approx(-1.0)
+    assert t.loc["x", "n_schemes"] == 4
+
+
+def test_powerset_cell_end_to_end(tmp_path):
+    """A tiny real run: train a small CNN for one epoch with a scheme and score MSD and errors."""
+    import torch
+
+    from robeval.core import models
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
+    y = rng.integers(0, 10, size=64)
+    np.savez(tmp_path / "data.npz", x_train=x, y_train=y, x_test=x[:16], y_test=y[:16])
+    corrupted = np.stack([np.stack([np.clip(x[:16].astype(int) + 20 * s, 0, 255).astype(np.uint8) for s in (1, 2)])])
+    np.savez(tmp_path / "corr.npz", x=corrupted)
+    torch.manual_seed(0)
+    extractor = models.build("cnn_small")
+    torch.save(extractor.state_dict(), tmp_path / "fx.pt")
+    images = x[:4].transpose(0, 2, 3, 1).copy()
+    feature_fn = model_feature_fn(extractor)
+    dim = feature_fn(images).shape[1]
+    np.savez(tmp_path / "feats.npz", means=rng.normal(size=(1, 2, dim)), feature_images=images)
+    config = dict(
+        data_path=str(tmp_path / "data.npz"),
+        corrupted_test_path=str(tmp_path / "corr.npz"),
+        corr_features_path=str(tmp_path / "feats.npz"),
+        extractor_path=str(tmp_path / "fx.pt"),
+        extractor_arch="cnn_small",
+        corruptions=["bright"],
+        severities=[1, 2],
+        n_aug_samples=8,
+        severity=3.0,
+        mode="composite",
+        arch="cnn_small",
+        epochs=1,
+        batch_size=32,
+        lr=0.05,
+        weight_decay=5e-4,
+    )
+    rows = powerset_cell({"scheme": "solarize+translate_x", "seed": 0}, config)
+    df = pd.DataFrame(rows)
+    assert list(df["corruption"]) == ["clean", "bright", "bright"]
+    assert (df["family"] == "powerset").all() and (df["n_ops"] == 2).all()
+    assert df["error"].between(0, 1).all() and (df["msd"].iloc[1:] > 0).all()
+    assert (df["msd"].iloc[1:] <= df["mmd"].iloc[1:] + 50).all()
+    again = pd.DataFrame(powerset_cell({"scheme": "solarize+translate_x", "seed": 0}, config))
+    pd.testing.assert_frame_equal(df, again)  # reruns are identical
+
+
+def test_inclusion_effect_and_severity_average():
+    rows = []
+    for scheme, m, e in [
+        ("none", 3.0, 0.5),
+        ("solarize", 1.0, 0.2),
+        ("solarize+rotate", 2.0, 0.3),
+        ("rotate", 4.0, 0.6),
+    ]:
+        for s, d in [(1, -0.5), (2, 0.5)]:  # severity offsets average out
+            rows.append(
+                {
+                    "scheme": scheme,
+                    "n_ops": len(A.parse_scheme(scheme)),
+                    "corruption": "impulse_noise",
+                    "severity": s,
+                    "error": e + d / 10,
+                    "msd": m + d,
+                    "mmd": 0.0,
+                }
+            )
+    df = pd.DataFrame(rows)
+    avg = average_over_severities(df)
+    assert len(avg) == 4 and np.allclose(avg["msd"], [3.0, 1.0, 2.0, 4.0])
+    eff = inclusion_effect(df, "solarize", "impulse_noise")
+    assert eff["msd_with"] == pytest.approx(1.5) and eff["msd_without"] == pytest.approx(3.5)
+    assert eff["error_with"] == pytest.approx(0.25) and eff["n_with"] == 2 and eff["n_without"] == 2
+    with pytest.raises(ValueError, match="no rows"):
+        inclusion_effect(df, "solarize", "fog")
+
+
+def test_make_corrupted_test_sets_layout(tmp_path):
+    def corrupt(x, name, severity, seed=None):
+        assert x.ndim == 4 and x.shape[-1] == 3  # NHWC in
+        return np.clip(x.astype(int) + (10 if name == "a" else 20) * severity, 0, 255).astype(np.uint8)
+
+    x = np.random.default_rng(0).integers(0, 100, size=(5, 3, 8, 8)).astype(np.uint8)
+    path = make_corrupted_test_sets(x, ["a", "b"], [1, 3], 0, tmp_path / "c.npz", corrupt_fn=corrupt, progress=False)
+    out = np.load(path)["x"]
+    assert out.shape == (2, 2, 5, 3, 8, 8) and out.dtype == np.uint8
+    np.testing.assert_array_equal(out[1, 1].astype(int) - x, 60)
+
+
+@pytest.mark.parametrize("name", ["autoaugment", "augmix", "patch_gaussian"])
+def test_method_transforms_apply_one_instance(images, name):
+    x = np.repeat(images[:1], 4, axis=0)
+    out = method_transform(name)(x, np.random.default_rng(3))
+    assert out.shape == x.shape and out.dtype == np.uint8
+    if name != "patch_gaussian":  # patch noise is drawn per image; its patch and sigma are shared
+        assert all(np.array_equal(o, out[0]) for o in out)
+    with pytest.raises(ValueError, match="Unknown method"):
+        method_transform("cutout")

@@ -1,0 +1,417 @@
+"""Tests for the claims of notebooks 05-07 (robeval.realworld.claims) and the per-run statistics they are judged on
+(robeval.realworld.experiments), on small hand-made inputs: every rule reproduces on inputs that agree with the
+paper and flips when the input is flipped."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from robeval.core.ledger import CONSISTENCY, CONTRADICTED, ERRATUM, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, Ledger
+from robeval.realworld import claims as RC
+from robeval.realworld import experiments as RX
+from robeval.realworld.analytic import closed_form_maps
+
+PHI = stats.norm.cdf(0.5)
+
+
+def ledger(profile="default"):
+    return Ledger(paper="realworld", notebook="test_realworld_claims", profile=profile)
+
+
+def verdicts(claims):
+    return {c.id: c.verdict for c in claims}
+
+
+def test_claims_module_has_no_legacy_rule():
+    import inspect
+
+    src = inspect.getsource(RC)
+    assert "ledger.add(" not in src and ".reproduced" not in src
+
+
+@pytest.mark.parametrize("index", [RC.INDEX_05, RC.INDEX_06, RC.INDEX_07])
+def test_index_entries_name_claims_or_a_reason(index):
+    for e in index:
+        assert e["source"] and e["statement"]
+        assert bool(e.get("claims")) != bool(e.get("reason")), e["source"]
+
+
+# ================================================================== intervals over runs
+def test_run_interval():
+    iv, dropped = RC.run_interval([0.1, 0.2, np.nan, 0.3])
+    assert dropped == 1 and iv.n == 3 and iv.estimate == pytest.approx(0.2) and iv.low < 0.2 < iv.high
+    iv, _ = RC.run_interval([1.0, 2.0, 3.0], paired_with=[0.5, 1.5, 2.0])
+    assert iv.estimate == pytest.approx(2 / 3) and iv.method.startswith("paired")
+    iv, dropped = RC.run_interval([0.4, np.nan])  # one run: no interval, every rule inconclusive
+    assert dropped == 1 and iv.n == 1 and iv.estimate == 0.4 and (iv.low, iv.high) == (-math.inf, math.inf)
+    with pytest.raises(ValueError, match="same runs"):
+        RC.run_interval([1.0, 2.0], paired_with=[1.0])
+
+
+# ================================================================== notebook 05: statistics
+def _sweep_table(curves, scales=(0.001, 0.01, 0.1, 1.0, 10.0)):
+    return pd.DataFrame(
+        [{"run": r, "scale": s, "pearson": v} for r, curve in enumerate(curves) for s, v in zip(scales, curve)]
+    )
+
+
+def test_interior_peak_margins_leave_one_out():
+    peaked = _sweep_table([(0.2, 0.5, 0.8, 0.6, 0.4), (0.3, 0.6, 0.7, 0.5, 0.3), (0.1, 0.4, 0.9, 0.7, 0.5)])
+    m = RX.interior_peak_margins(peaked)
+    # every run's peak is chosen on the other two (scale 0.1): min(c(0.1) - c(first), c(0.1) - c(last))
+    assert m.tolist() == pytest.approx([0.4, 0.4, 0.4])
+    rising = _sweep_table([(0.1, 0.2, 0.3, 0.4, 0.5), (0.2, 0.3, 0.4, 0.5, 0.6)])
+    assert (RX.interior_peak_margins(rising) <= 0).all()  # monotone: no interior maximum
+    # a scale undefined in one run (constant P_r) is dropped for all runs
+    gap = _sweep_table([(np.nan, 0.5, 0.8, 0.6, 0.4), (0.3, 0.6, 0.7, 0.5, 0.3)])
+    assert RX.interior_peak_margins(gap).tolist() == pytest.approx([0.3, 0.1])
+    with pytest.raises(ValueError, match="at least 3"):
+        RX.interior_peak_margins(_sweep_table([(np.nan, np.nan, np.nan, 0.5, 0.4)]))
+
+
+def _points_table(run=0, n=6):
+    """Hand-made ``<dataset>_points.csv`` rows of one run (scatter scales 0.07, 0.43; two random covariances)."""
+    return pd.DataFrame(
+        {
+            "run": run,
+            "point": np.arange(n),
+            "adv_success": [True] * (n - 1) + [False],
+            "adv_robustness": [0.1, 0.3, 0.5, 0.95, 1.0, np.nan][:n],
+            "rw_peak": [0.6, 0.7, 0.8, 0.9, 1.0, 0.5][:n],
+            "rw_peak2": [0.61, 0.69, 0.81, 0.9, 1.0, 0.5][:n],
+            "rw_identity_0.07": [0.8, 0.95, 0.97, 1.0, 1.0, 0.9][:n],
+            "rw_identity2_0.07": [0.81, 0.95, 0.96, 1.0, 1.0, 0.9][:n],
+            "rw_identity_0.43": [0.55, 0.7, 0.8, 0.9, 0.95, 0.6][:n],
+            "rw_random0_0.07": [0.7, 0.95, 0.97, 1.0, 1.0, 0.8][:n],
+            "rw_random1_0.07": [0.9, 0.95, 0.97, 1.0, 1.0, 0.9][:n],
+        }
+    )
+
+
+def test_sec41_statistics_hand_computed():
+    points = _points_table()
+    sweep = _sweep_table([(0.2, 0.5, 0.8, 0.6, 0.4)])
+    runs = pd.DataFrame({"run": [0], "min_pairwise_corr": [0.9995]})
+    st = RX.sec41_statistics(points, sweep, runs, [0.07, 0.43]).loc[0]
+    # ranked: attack succeeded and both peak estimates < 1 -> points 0-3 (4 has P_r = 1, 5 failed)
+    assert st["n_ranked"] == 4
+    assert st["spearman_adv"] == pytest.approx(1.0) and st["spearman_ceiling"] == pytest.approx(1.0)
+    assert st["frac_rw_09"] == pytest.approx(4 / 5) and st["frac_adv_09"] == pytest.approx(2 / 5)
+    assert st["min_rw_a"] == 0.8 and st["min_rw_b"] == 0.55
+    assert (st["pearson_max"], st["pearson_min"]) == (0.8, 0.2)
+    assert st["interior_peak_margin"] == pytest.approx(0.4)  # one run: peak on its own curve
+    # Fig. 5: |0.8-0.7| and |0.9-0.8| on points 0 and 5 for covariance 0; |0.8-0.9| on point 0 for covariance 1
+    assert st["d_random"] == pytest.approx(np.mean([0.2 / 6, 0.1 / 6]))
+    assert st["d_noise"] == pytest.approx(0.02 / 6)
+    assert st["excess"] == pytest.approx(st["d_random"] - st["d_noise"])
+    assert st["min_pairwise_corr"] == 0.9995
+    with pytest.raises(ValueError, match="rw_random"):
+        RX.sec41_statistics(points.drop(columns=["rw_random0_0.07", "rw_random1_0.07"]), sweep, runs, [0.07, 0.43])
+
+
+def test_tidy_table_restores_types():
+    t = pd.DataFrame({"run": [0.0, 1.0], "point": [3.0, 4.0], "adv_success": [True, False], "x": [np.nan] * 2})
+    t["adv_success"] = t["adv_success"].astype(object)
+    out = RX.tidy_table(t)
+    assert list(out.columns) == ["run", "point", "adv_success"]
+    assert out["run"].dtype == np.int64 and out["adv_success"].dtype == bool
+
+
+# ================================================================== notebook 05: rules
+def _stats(n=3, **cols):
+    base = {
+        "spearman_adv": [0.80, 0.85, 0.78, 0.82, 0.83][:n],
+        "spearman_ceiling": [0.995, 0.993, 0.996, 0.994, 0.995][:n],
+        "frac_rw_09": [0.90, 0.85, 0.92, 0.88, 0.9][:n],
+        "frac_adv_09": [0.05, 0.03, 0.04, 0.06, 0.05][:n],
+        "interior_peak_margin": [0.30, 0.25, 0.35, 0.28, 0.3][:n],
+        "min_pairwise_corr": [0.9996, 0.9997, 0.9995, 0.9996, 0.9997][:n],
+        "min_rw_a": [0.80, 0.82, 0.79, 0.81, 0.8][:n],
+        "min_rw_b": [0.60, 0.62, 0.58, 0.61, 0.6][:n],
+        "pearson_max": [0.80, 0.78, 0.82, 0.79, 0.8][:n],
+        "pearson_min": [0.20, 0.25, 0.22, 0.21, 0.2][:n],
+        "d_random": [0.03, 0.035, 0.028, 0.03, 0.031][:n],
+        "d_noise": [0.002, 0.002, 0.0021, 0.002, 0.002][:n],
+    }
+    base.update({k: list(v)[:n] for k, v in cols.items()})
+    df = pd.DataFrame(base)
+    df["excess"] = df["d_random"] - df["d_noise"]
+    df.index.name = "run"
+    df.attrs["n_repeats"] = 3
+    return df
+
+
+SEC41_IDS = ["{d}-ranking-differs", "{d}-dense-near-1", "{d}-corr-peak", "{d}-mc-convergence"]
+
+
+def test_sec41_claims_reproduce_and_flip():
+    out = RC.record_sec41_claims(ledger(), "iris", _stats(), scatter_scale=0.07, n_samples=10000)
+    assert [c.id for c in out] == [i.format(d="iris") for i in SEC41_IDS]
+    assert set(verdicts(out).values()) == {REPRODUCED}
+    assert out[0].central and out[0].power is not None  # the paper's effect (1 - 0.8) gives the power
+    assert out[0].n_runs == 3 and out[0].kind == "comparison"
+    flipped = _stats(
+        spearman_adv=[0.999, 0.998, 0.999],  # adversarial robustness ranks like P_r, above the MC ceiling
+        spearman_ceiling=[0.99, 0.99, 0.99],
+        frac_rw_09=[0.1, 0.1, 0.1],
+        frac_adv_09=[0.5, 0.6, 0.55],
+        interior_peak_margin=[-0.2, -0.3, -0.25],  # monotone curves
+        min_pairwise_corr=[0.99, 0.98, 0.985],
+    )
+    out = RC.record_sec41_claims(ledger(), "ionosphere", flipped, scatter_scale=0.07, n_samples=10000)
+    assert set(verdicts(out).values()) == {CONTRADICTED}
+    assert out[0].source.startswith("Sec. 4.1.3 / Fig. 4") and out[0].power is None
+    # one run decides nothing, and says how many would
+    one = RC.record_sec41_claims(ledger(), "iris", _stats(n=1), scatter_scale=0.07, n_samples=10000)
+    assert set(verdicts(one).values()) == {INCONCLUSIVE}
+    assert all("this profile had 1" in c.decides for c in one)
+    smoke = RC.record_sec41_claims(ledger("smoke"), "iris", _stats(), scatter_scale=0.07, n_samples=1000)
+    assert set(verdicts(smoke).values()) == {NOT_COMPARABLE}
+    with pytest.raises(ValueError, match="dataset"):
+        RC.record_sec41_claims(ledger(), "wine", _stats(), scatter_scale=0.07, n_samples=1)
+
+
+def test_fig3_range_claims_reproduce_flip_and_need_the_papers_scales():
+    out = RC.record_fig3_range_claims(ledger(), _stats(), [0.07, 0.43])
+    assert [c.id for c in out] == ["fig3a-range", "fig3b-range", "fig3c-range"]
+    assert set(verdicts(out).values()) == {REPRODUCED}
+    below = _stats(min_rw_a=[0.55, 0.6, 0.5], min_rw_b=[0.4, 0.45, 0.42], pearson_max=[0.95, 0.93, 0.96])
+    assert set(verdicts(RC.record_fig3_range_claims(ledger(), below, [0.07, 0.43])).values()) == {CONTRADICTED}
+    other = verdicts(RC.record_fig3_range_claims(ledger(), _stats(), [0.1, 0.43]))
+    assert other["fig3a-range"] == NOT_COMPARABLE and other["fig3b-range"] == REPRODUCED
+
+
+def test_covariance_claims_reproduce_and_flip():
+    by = {"iris": _stats(), "ionosphere": _stats(d_random=[0.004, 0.0045, 0.0042])}
+    scales = {"iris": 0.07, "ionosphere": 0.07}
+    out = RC.record_covariance_claims(ledger(), by, scale_by_dataset=scales)
+    assert [c.id for c in out] == ["fig5-iris-differs", "fig5-iris-vs-ionosphere"]
+    assert set(verdicts(out).values()) == {REPRODUCED} and all(c.central for c in out)
+    # Iris: random covariance within MC noise; Ionosphere: the covariance matters more
+    flipped = {"iris": _stats(d_random=[0.0015, 0.0016, 0.0014]), "ionosphere": _stats()}
+    out = RC.record_covariance_claims(ledger(), flipped, scale_by_dataset=scales)
+    assert set(verdicts(out).values()) == {CONTRADICTED}
+    with pytest.raises(ValueError, match="ionosphere"):
+        RC.record_covariance_claims(ledger(), {"iris": _stats()}, scale_by_dataset=scales)
+
+
+def test_sec41_consistency_rows_are_errata_at_every_profile():
+    out = RC.record_sec41_consistency(ledger("smoke"), cov_trace="features")
+    assert verdicts(out) == {"fig3c-legend-n": ERRATUM, "sec41-trace-normalisation": ERRATUM}
+    assert "cov_trace = 'features'" in out[1].note
+    # a paper whose legend and text agreed, and whose identity were trace-normalised, would be consistent
+    agreeing = {**RC.PRINTED, "fig3c_legend_n": 10_000, "identity_diagonal": 0}
+    agreeing["stated_trace"] = 0
+    out = RC.record_sec41_consistency(ledger(), cov_trace="one", printed=agreeing)
+    assert set(verdicts(out).values()) == {CONSISTENCY}
+
+
+def _write_sec41_files(folder, n_runs=3):
+    """Result files of run_sec41_grid for both datasets, hand-made (6 points, 5 scales per run)."""
+    rng = np.random.default_rng(0)
+    for dataset in RX.SEC41_DATASETS:
+        pts = []
+        for r in range(n_runs):
+            p = _points_table(run=r)
+            p["rw_peak2"] = np.clip(p["rw_peak"] + rng.normal(0, 0.005, len(p)), 0, 1)
+            pts.append(p)
+        pd.concat(pts).to_csv(folder / f"{dataset}_points.csv", index=False)
+        _sweep_table([(0.2, 0.5, 0.8, 0.6, 0.4)] * n_runs).to_csv(folder / f"{dataset}_sweep.csv", index=False)
+        runs = pd.DataFrame({"run": range(n_runs), "n_repeats": 3, "min_pairwise_corr": 0.9995})
+        runs.to_csv(folder / f"{dataset}_runs.csv", index=False)
+
+
+def test_evaluate_sec41_covers_the_index(tmp_path):
+    _write_sec41_files(tmp_path)
+    cfg = {
+        "iris_scatter_scales": [0.07, 0.43],
+        "ionosphere_scatter_scales": [0.07, 0.43],
+        "n_samples": 10000,
+        "cov_trace": "features",
+    }
+    led = ledger()
+    out = RC.evaluate_sec41(led, cfg, tmp_path)
+    assert len(out) == 2 * 4 + 3 + 2 + 2
+    led.cover(RC.INDEX_05)
+    led.check_coverage()  # every row in the index, every pattern matched
+    assert sum(c.central for c in out) == 4
+
+
+# ================================================================== notebook 06
+def _fog_points(run, rw, rw2, adv, success):
+    n = len(rw)
+    return pd.DataFrame(
+        {
+            "run": run,
+            "adv_success": list(success),
+            "adv_robustness": list(adv),
+            "rw_robustness": list(rw),
+            "rw_robustness2": list(rw2),
+        },
+        index=range(n),
+    )
+
+
+def test_fog_statistics():
+    p = _fog_points(0, (1.0, 0.995, 0.6, 0.992, 0.3), (1.0, 0.994, 0.61, 0.99, 0.31), (0.9, 0.8, 0.1, 0.5, 0.2),
+                    (1, 1, 1, 0, 1))  # fmt: skip
+    runs = pd.DataFrame({"run": [0], "min_pairwise_corr": [0.9995]})
+    s = RX.fog_statistics(p, runs).loc[0]
+    assert s["test points"] == 5 and s["DeepFool success rate"] == 0.8
+    assert s["min P_r"] == 0.3 and s["min pairwise corr"] == 0.9995
+    assert s["fraction P_r > 0.99"] == pytest.approx(0.6) and s["fraction P_r < 0.5"] == pytest.approx(0.2)
+    # ranked: attack succeeded and both estimates < 1 -> hours 1, 2, 4: adv (0.8, 0.1, 0.2) vs P_r (0.995, 0.6, 0.3)
+    assert s["ranked points"] == 3
+    assert s["Spearman(adv, P_r)"] == pytest.approx(stats.spearmanr([0.8, 0.1, 0.2], [0.995, 0.6, 0.3]).statistic)
+    assert s["Spearman ceiling"] == pytest.approx(1.0)
+
+
+def _fog_stats(n=3, **cols):
+    base = {
+        "min P_r": [0.58, 0.6, 0.59],
+        "fraction P_r > 0.99": [0.7, 0.75, 0.72],
+        "Spearman(adv, P_r)": [0.6, 0.65, 0.62],
+        "Spearman ceiling": [0.99, 0.995, 0.99],
+        "min pairwise corr": [0.9995, 0.9996, 0.9994],
+    }
+    base.update(cols)
+    df = pd.DataFrame({k: list(v)[:n] for k, v in base.items()})
+    df.attrs["n_repeats"] = 3
+    return df
+
+
+FOG_IDS = ["fog-many-near-1", "fog-min-above-half", "fog-adv-differs", "fog-convergence"]
+
+
+def test_fog_claims_on_synthetic_data_are_not_comparable():
+    out = RC.record_fog_claims(ledger(), _fog_stats(), synthetic=True)
+    assert [c.id for c in out] == FOG_IDS
+    assert set(verdicts(out).values()) == {NOT_COMPARABLE}
+    assert all("synthetic stand-in: tests the pipeline only" in c.note for c in out)
+
+
+def test_fog_claims_on_real_data_reproduce_and_flip():
+    out = RC.record_fog_claims(ledger(), _fog_stats(), synthetic=False, data_path="graz.csv")
+    assert set(verdicts(out).values()) == {REPRODUCED} and "data: graz.csv" in out[0].note
+    assert [c.central for c in out] == [False, True, True, False]
+    flipped = _fog_stats(
+        **{
+            "min P_r": [0.3, 0.35, 0.4],
+            "fraction P_r > 0.99": [0.2, 0.25, 0.3],
+            "Spearman(adv, P_r)": [0.999, 0.999, 0.998],
+            "Spearman ceiling": [0.99, 0.99, 0.99],
+            "min pairwise corr": [0.99, 0.985, 0.98],
+        }
+    )
+    out = RC.record_fog_claims(ledger(), flipped, synthetic=False)
+    assert set(verdicts(out).values()) == {CONTRADICTED}
+    one = RC.record_fog_claims(ledger(), _fog_stats(n=1), synthetic=False)
+    assert set(verdicts(one).values()) == {INCONCLUSIVE}
+    with pytest.raises(ValueError, match="Spearman ceiling"):
+        RC.record_fog_claims(ledger(), _fog_stats().drop(columns="Spearman ceiling"), synthetic=True)
+
+
+def test_evaluate_fog_covers_the_index(tmp_path):
+    rng = np.random.default_rng(0)
+    parts = []
+    for r in range(3):
+        rw = rng.uniform(0.5, 1.0, 20)
+        parts.append(_fog_points(r, rw, np.clip(rw + rng.normal(0, 0.01, 20), 0, 1), rng.random(20), [1] * 20))
+    pd.concat(parts).to_csv(tmp_path / "fog_points.csv", index=False)
+    pd.DataFrame({"run": range(3), "n_repeats": 3, "min_pairwise_corr": 0.9995}).to_csv(
+        tmp_path / "fog_runs.csv", index=False
+    )
+    led = ledger()
+    out = RC.evaluate_fog(led, {"data_path": ""}, tmp_path)
+    assert [c.id for c in out] == FOG_IDS
+    led.cover(RC.INDEX_06)
+    led.check_coverage()
+
+
+# ================================================================== notebook 07
+def _analytic_inputs(n_grid=41, extent=4.0):
+    cov = np.eye(2)
+    linear = closed_form_maps("linear", extent, n_grid, cov, w=(0.0, 1.0), b=0.0)
+    right_angle = closed_form_maps("right_angle", extent, n_grid, cov, a=np.zeros(2))
+    edge = RX.equal_distance_edge((0.0, 0.0), cov, extent, distance=0.5)
+    rng = np.random.default_rng(0)
+    exact = rng.uniform(0.5, 1.0, 200)
+    checks = pd.DataFrame({"exact": exact, "mc": exact + rng.normal(0, 0.002, 200)})
+    return linear, right_angle, edge, checks
+
+
+ANALYTIC_KW = dict(corner=(0.0, 0.0), sigma=1.0, aniso_cov=[[1.0, 0.6], [0.6, 0.5]])
+
+
+def test_analytic_claims_on_the_closed_forms():
+    out = RC.record_analytic_claims(ledger("smoke"), *_analytic_inputs(), **ANALYTIC_KW)
+    v = verdicts(out)
+    assert v == {
+        "A1-eq8": CONSISTENCY,
+        "A1-x1-independent": REPRODUCED,
+        "A1-monotone": REPRODUCED,
+        "A1-cf-linear": REPRODUCED,
+        "A1-rw-exponential": ERRATUM,
+        "A1-same-ranking": REPRODUCED,
+        "S33-linear-anisotropic": REPRODUCED,
+        "A2-far-similar": REPRODUCED,
+        "A2-ranking-differs": REPRODUCED,
+        "A2-corner-divergence": REPRODUCED,
+        "A2-caption": ERRATUM,
+        "A-mc-converges": REPRODUCED,
+    }
+    by = {c.id: c for c in out}
+    # the decay rate of 1 - P_r (inverse Mills ratio) grows from sqrt(2/pi) at the boundary: no exponential
+    assert by["A1-rw-exponential"].estimate > 3
+    assert by["A2-corner-divergence"].estimate == pytest.approx(PHI - PHI**2, abs=1e-3)
+    led = ledger("smoke")
+    RC.record_analytic_claims(led, *_analytic_inputs(), **ANALYTIC_KW)
+    led.cover(RC.INDEX_07)
+    led.check_coverage()
+
+
+def test_analytic_claims_flip():
+    linear, right_angle, edge, checks = _analytic_inputs()
+    bad_linear = dict(linear)
+    g1 = np.asarray(linear["x1"])[None, :]
+    bad_linear["robustness"] = linear["robustness"] + 0.01 * np.tanh(g1)  # depends on x1, off Eq. (8)
+    bad_linear["distance"] = linear["distance"] ** 2  # not linear in the distance
+    bad_right = dict(right_angle)
+    # a right-angle "map" whose P_r is a function of the distance: no divergence near the corner
+    bad_right["robustness"] = stats.norm.cdf(right_angle["distance"])
+    bad_edge = edge.assign(robustness=edge["robustness"].iloc[-1])  # flat along the edge
+    biased = checks.assign(mc=checks["exact"] + 0.02)
+    out = RC.record_analytic_claims(
+        ledger(), bad_linear, bad_right, bad_edge, biased, corner=(0.0, 0.0), sigma=1.0, aniso_cov=np.eye(2)
+    )
+    v = verdicts(out)
+    assert v["A1-eq8"] == ERRATUM
+    assert v["A1-x1-independent"] == CONTRADICTED and v["A1-cf-linear"] == CONTRADICTED
+    assert v["S33-linear-anisotropic"] == CONTRADICTED  # isotropic uncertainty: orientation does not matter
+    assert v["A2-ranking-differs"] == CONTRADICTED and v["A2-corner-divergence"] == CONTRADICTED
+    assert v["A-mc-converges"] == CONTRADICTED
+    bad_linear["distance"] = -linear["distance"]  # falls with the distance to the boundary
+    bad_linear["robustness"] = linear["robustness"]
+    v = verdicts(RC.record_analytic_claims(ledger(), bad_linear, right_angle, edge, checks, **ANALYTIC_KW))
+    assert v["A1-monotone"] == CONTRADICTED and v["A1-same-ranking"] == CONTRADICTED
+    # a P_r map whose 1 - P_r declines exactly exponentially with the distance: the prose would be consistent
+    expo = dict(linear)
+    d = np.abs(np.asarray(linear["x2"]) - 0.5)[:, None] + 0 * np.asarray(linear["x1"])[None, :]
+    expo["robustness"] = 1 - 0.5 * np.exp(-1.3 * d)
+    v = verdicts(RC.record_analytic_claims(ledger(), expo, right_angle, edge, checks, **ANALYTIC_KW))
+    assert v["A1-rw-exponential"] == CONSISTENCY and v["A1-eq8"] == ERRATUM
+    # far from the corner, a map that misorders points by more than 0.01
+    wavy = dict(right_angle)
+    g1 = np.asarray(right_angle["x1"])[None, :]
+    wavy["robustness"] = np.clip(right_angle["robustness"] + 0.05 * np.sin(3 * g1), 0, 1)
+    v = verdicts(RC.record_analytic_claims(ledger(), linear, wavy, edge, checks, **ANALYTIC_KW))
+    assert v["A2-far-similar"] == CONTRADICTED
+    # a caption that named the right-angle model would be consistent
+    fixed = {**RC.PRINTED, "figA2_caption_model": "right_angle"}
+    out = RC.record_analytic_claims(ledger(), linear, right_angle, edge, checks, **ANALYTIC_KW, printed=fixed)
+    assert verdicts(out)["A2-caption"] == CONSISTENCY
+    with pytest.raises(ValueError, match="lacks 'x2'"):
+        RC.record_analytic_claims(ledger(), {"x1": 1}, right_angle, edge, checks, **ANALYTIC_KW)
