@@ -24,7 +24,12 @@ def test_readme_claims_summary_is_generated_from_the_ledgers():
 def test_every_finding_points_to_a_ledger_row_with_that_verdict():
     text = _readme()
     findings = text.split("<!-- findings:start -->", 1)[1].split("<!-- findings:end -->", 1)[0]
-    bullets = [b for b in findings.splitlines() if b.startswith("* ")]
+    bullets = []  # a bullet and its indented continuation lines
+    for line in findings.splitlines():
+        if line.startswith("* "):
+            bullets.append(line)
+        elif line.startswith("  ") and bullets:
+            bullets[-1] += " " + line.strip()
     assert bullets, "the README lists its findings beyond the papers"
     verdicts = {(d["notebook"], c["id"]): c["verdict"] for d in load_ledgers("default") for c in d["claims"]}
     for b in bullets:

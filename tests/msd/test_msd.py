@@ -4,19 +4,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from robeval.msd import nets
 from robeval.msd.distance import (
     corruption_features,
     method_transform,
     mixture_transform,
     mmd,
     mmd_many,
-    model_feature_fn,
     msd,
     msd_many,
     scheme_transform,
     transform_features,
 )
-from robeval.msd.powerset import make_corrupted_test_sets, powerset_cell, sample_powerset_schemes, toy_distances
+from robeval.msd.powerset import powerset_cell, sample_powerset_schemes, toy_distances
 from robeval.msd.tables import average_over_severities, inclusion_effect, spearman_table
 from robeval.transforms import augmentations as A
 
@@ -187,50 +187,88 @@ def test_spearman_table_perfect_ranking():
     assert t.loc["x", "n_schemes"] == 4
 
 
-def test_powerset_cell_end_to_end(tmp_path):
-    """A tiny real run: train a small CNN for one epoch with a scheme and score MSD and errors."""
+def _tiny_settings(**kw):
+    return {
+        "arch": "cnn_small",
+        "width": 4,
+        "epochs": 1,
+        "batch_size": 32,
+        "lr": 0.05,
+        "weight_decay": 5e-4,
+        "n_train": 64,
+        "full_data": False,
+        "train_threads": 1,
+        "n_runs": 1,
+        "seed": 0,
+        "n_test": 10,
+        "corruptions": ["impulse_noise", "brightness"],
+        "n_feature_images": 2,
+        "n_corruption_samples": 2,
+        "toy_pool_samples": 2,
+        "n_adapt": 16,
+        "n_aug_samples": 4,
+        "mode": "composite",
+        "severity": 3.0,
+        "retrain_init": "base",
+        "retrain_epochs": 1,
+        "toy_epochs": 1,
+        **kw,
+    }
+
+
+def test_powerset_cell_end_to_end(tmp_path, monkeypatch):
+    """A tiny real run: default-augmentation networks, features, batch-norm adaptation per scheme."""
+    from robeval.msd import powerset
+
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    config = powerset.prepare_powerset(_tiny_settings(), tmp_path / "work", progress=False)
+    assert set(config) >= {"base_key", "extractor_key", "test_path", "corr_features_path"}
+    assert config["base_key"] != config["extractor_key"]  # the feature extractor is a separate network
+    means = np.load(config["corr_features_path"])["means"]
+    assert means.shape[:2] == (2, 5)
+    # the empty scheme is the identity: its one transform feature is 0, so MSD = MMD = |mean corruption feature|
+    empty = pd.DataFrame(powerset_cell({"scheme": "none", "seed": 1}, config))
+    assert list(empty["corruption"]) == ["clean"] + ["impulse_noise"] * 5 + ["brightness"] * 5
+    assert empty["severity"].tolist() == [0] + [1, 2, 3, 4, 5] * 2
+    norms = np.linalg.norm(means, axis=-1).ravel()
+    np.testing.assert_allclose(empty["msd"].iloc[1:], norms, rtol=1e-9)
+    np.testing.assert_allclose(empty["mmd"].iloc[1:], norms, rtol=1e-9)
+    assert (empty["family"] == "powerset").all() and (empty["n_ops"] == 0).all()
+    # 10 test images: 2 per severity, so every error is 0, 0.5 or 1
+    assert set(empty["error"].iloc[1:]) <= {0.0, 0.5, 1.0}
+    rows = pd.DataFrame(powerset_cell({"scheme": "translate_x+solarize", "seed": 0}, config))
+    assert (rows["scheme"] == "solarize+translate_x").all() and (rows["n_ops"] == 2).all()
+    assert (rows["msd"].iloc[1:] > 0).all() and rows["error"].between(0, 1).all()
+    again = pd.DataFrame(powerset_cell({"scheme": "solarize+translate_x", "seed": 0}, config))
+    pd.testing.assert_frame_equal(rows, again)  # reruns are identical
+    pg = pd.DataFrame(powerset_cell({"scheme": "patch_gaussian", "seed": 0}, config))
+    assert (pg["family"] == "method").all() and (pg["n_ops"] == -1).all()
+    toy = powerset.toy_distance_runs(config, [0.0, 1.0], 8, 2)
+    assert toy.shape == (4, 4) and sorted(set(toy["run"])) == [0, 1]
+    base = powerset.base_network_errors(config)
+    assert len(base) == 11 and base["n"].iloc[1:].tolist() == [2] * 10
+
+
+def test_adapt_batchnorm_re_estimates_the_statistics():
     import torch
 
-    from robeval.core import models
-
-    rng = np.random.default_rng(0)
-    x = rng.integers(0, 255, size=(64, 3, 32, 32)).astype(np.uint8)
-    y = rng.integers(0, 10, size=64)
-    np.savez(tmp_path / "data.npz", x_train=x, y_train=y, x_test=x[:16], y_test=y[:16])
-    corrupted = np.stack([np.stack([np.clip(x[:16].astype(int) + 20 * s, 0, 255).astype(np.uint8) for s in (1, 2)])])
-    np.savez(tmp_path / "corr.npz", x=corrupted)
-    torch.manual_seed(0)
-    extractor = models.build("cnn_small")
-    torch.save(extractor.state_dict(), tmp_path / "fx.pt")
-    images = x[:4].transpose(0, 2, 3, 1).copy()
-    feature_fn = model_feature_fn(extractor)
-    dim = feature_fn(images).shape[1]
-    np.savez(tmp_path / "feats.npz", means=rng.normal(size=(1, 2, dim)), feature_images=images)
-    config = dict(
-        data_path=str(tmp_path / "data.npz"),
-        corrupted_test_path=str(tmp_path / "corr.npz"),
-        corr_features_path=str(tmp_path / "feats.npz"),
-        extractor_path=str(tmp_path / "fx.pt"),
-        extractor_arch="cnn_small",
-        corruptions=["bright"],
-        severities=[1, 2],
-        n_aug_samples=8,
-        severity=3.0,
-        mode="composite",
-        arch="cnn_small",
-        epochs=1,
-        batch_size=32,
-        lr=0.05,
-        weight_decay=5e-4,
-    )
-    rows = powerset_cell({"scheme": "solarize+translate_x", "seed": 0}, config)
-    df = pd.DataFrame(rows)
-    assert list(df["corruption"]) == ["clean", "bright", "bright"]
-    assert (df["family"] == "powerset").all() and (df["n_ops"] == 2).all()
-    assert df["error"].between(0, 1).all() and (df["msd"].iloc[1:] > 0).all()
-    assert (df["msd"].iloc[1:] <= df["mmd"].iloc[1:] + 50).all()
-    again = pd.DataFrame(powerset_cell({"scheme": "solarize+translate_x", "seed": 0}, config))
-    pd.testing.assert_frame_equal(df, again)  # reruns are identical
+    model = torch.nn.Sequential(torch.nn.BatchNorm2d(3))
+    with torch.no_grad():
+        model[0].weight.fill_(2.0)
+    gen = torch.Generator().manual_seed(0)
+    batches = [torch.rand(4, 3, 2, 2, generator=gen) + k for k in range(3)]
+    adapted = nets.adapt_batchnorm(model, batches)
+    bn = adapted[0]
+    # equal batches: the cumulative average of the batch means is the mean over all data
+    allx = torch.cat(batches)
+    torch.testing.assert_close(bn.running_mean, allx.mean(dim=(0, 2, 3)))
+    torch.testing.assert_close(bn.running_var, torch.stack([b.var(dim=(0, 2, 3)) for b in batches]).mean(0))
+    assert not bn.training and torch.all(bn.weight == 2.0)  # weights untouched, eval mode
+    assert torch.all(model[0].running_mean == 0)  # the original is not modified
+    with pytest.raises(ValueError, match="no batches"):
+        nets.adapt_batchnorm(model, [])
+    with pytest.raises(ValueError, match="no batch-norm"):
+        nets.adapt_batchnorm(torch.nn.Linear(2, 2), batches)
 
 
 def test_inclusion_effect_and_severity_average():
@@ -263,16 +301,30 @@ def test_inclusion_effect_and_severity_average():
         inclusion_effect(df, "solarize", "fog")
 
 
-def test_make_corrupted_test_sets_layout(tmp_path):
-    def corrupt(x, name, severity, seed=None):
-        assert x.ndim == 4 and x.shape[-1] == 3  # NHWC in
-        return np.clip(x.astype(int) + (10 if name == "a" else 20) * severity, 0, 255).astype(np.uint8)
+def test_diagonal_corruption_and_error_rates(tmp_path):
+    import torch
 
-    x = np.random.default_rng(0).integers(0, 100, size=(5, 3, 8, 8)).astype(np.uint8)
-    path = make_corrupted_test_sets(x, ["a", "b"], [1, 3], 0, tmp_path / "c.npz", corrupt_fn=corrupt, progress=False)
-    out = np.load(path)["x"]
-    assert out.shape == (2, 2, 5, 3, 8, 8) and out.dtype == np.uint8
-    np.testing.assert_array_equal(out[1, 1].astype(int) - x, 60)
+    assert nets.diagonal_severities(7).tolist() == [1, 2, 3, 4, 5, 1, 2]
+    x = np.random.default_rng(0).integers(0, 255, size=(10, 32, 32, 3)).astype(np.uint8)
+    out = nets.corrupt_diagonal(x, "gaussian_noise", seed=3)
+    # image i draws from its own keyed stream: the first 6 images come out the same from a shorter set
+    np.testing.assert_array_equal(nets.corrupt_diagonal(x[:6], "gaussian_noise", seed=3), out[:6])
+    noise = np.abs(out.astype(float) - x).mean(axis=(1, 2, 3))
+    assert noise[4] > noise[0] and noise[9] > noise[5]  # severity 5 is noisier than severity 1
+    # a constant classifier (always class 1): per severity, the error is the share of labels != 1
+    y = np.array([1, 0, 1, 1, 1, 0, 0, 1, 1, 1])
+    xs = np.stack([np.zeros((10, 3, 8, 8), np.uint8)])
+    np.savez(tmp_path / "t.npz", x=xs, y=y, severity=nets.diagonal_severities(10), names=np.array(["c"]))
+
+    class Const(torch.nn.Module):
+        def forward(self, x):
+            return torch.tensor([0.0, 1.0]).expand(x.shape[0], 2)
+
+    rows = nets.error_rates(Const(), tmp_path / "t.npz", clean=xs[0])
+    assert rows[0] == {"corruption": "clean", "severity": 0, "error": 0.3, "n": 10}
+    # severity s holds images (s − 1, s + 4): labels (1, 0), (0, 0), (1, 1), (1, 1), (1, 1)
+    assert [r["error"] for r in rows[1:]] == [0.5, 1.0, 0.0, 0.0, 0.0]
+    assert {r["n"] for r in rows[1:]} == {2}
 
 
 @pytest.mark.parametrize("name", ["autoaugment", "augmix", "patch_gaussian"])

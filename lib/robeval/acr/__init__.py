@@ -7,9 +7,14 @@ Sections implemented:
 * Sec. 3, 6, 7 — ACR, certified accuracy and their tables (:mod:`.metrics`);
 * Sec. 4.1-4.2, Theorem 1, Fig. 2 — closed forms (:mod:`.theory`);
 * Sec. 7, Figs. 3/9/11, Appendix B — the ECDF of p_A (:mod:`.ecdf`);
-* Sec. 5, Tables 2 and 5 — Gaussian training and the three easy-input modifications (:mod:`.training`);
+* Sec. 5, Tables 2 and 5 — Gaussian training and the three easy-input modifications (:mod:`.training`, its
+  building blocks in :mod:`.easy_inputs` and notebook 09's tables in :mod:`.training_tables`);
+* beyond the paper — sequential certification at fixed radii (:meth:`Smooth.certify_radius`) against fixed-N
+  CERTIFY on notebook 09's Gaussian model (:mod:`.sequential`);
 * the printed tables and published certification files (:mod:`.published`, :mod:`.files`), the claims
-  checked against them (:mod:`.claims`) and the figures (:mod:`.figures`).
+  checked against them (:mod:`.claims`: notebook 08 in :mod:`.claims_certifications` and
+  :mod:`.claims_consistency`, notebook 09 in :mod:`.claims_training`, the shared rules in :mod:`.claim_rules`)
+  and the figures (:mod:`.figures`).
 """
 
 from robeval.acr.ecdf import certified_accuracy_from_ecdf, ecdf_from_certification

@@ -8,7 +8,9 @@ Sections implemented:
 * Algorithm 1, Eq. 2 — the accuracy matrix over (eps_train, eps_test) and the MSCR on 2D data
   (:mod:`.protocol`) and on CIFAR-10 (:mod:`.cifar`);
 * Tables 1, 2a/2b, Figs. 3-7 — tables and figures (:mod:`.tables`, :mod:`.figures`);
-* what the authors printed and published (:mod:`.published`) and the claims checked against it (:mod:`.claims`).
+* what the authors printed and published (:mod:`.published`) and the claims checked against it (:mod:`.claims`:
+  notebook 01 in :mod:`.claims_2d`, notebook 02 in :mod:`.claims_cifar`, the accuracy-matrix statements of both
+  in :mod:`.claims_grid`, the shared helpers in :mod:`.claim_stats`).
 """
 
 from robeval.mscr.cifar import run_cell_cifar, uniform_linf_box

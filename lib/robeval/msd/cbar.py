@@ -573,7 +573,8 @@ def summarise_table1(per_model) -> pandas.DataFrame:
 
 def pixel_change_table(test_path, clean_nchw) -> pandas.DataFrame:
     """Mean absolute pixel change (0-255) of every corruption of a :func:`robeval.msd.nets.corrupted_test_set`
-    file at every severity (over the images at that severity). Columns corruption, sev1..sev5."""
+    file at every severity (over the images at that severity; NaN for a severity without images). Columns
+    corruption, sev1..sev5."""
     import pandas as pd
 
     with np.load(test_path) as f:
@@ -582,7 +583,8 @@ def pixel_change_table(test_path, clean_nchw) -> pandas.DataFrame:
     rows = []
     for k, name in enumerate(names):
         d = np.abs(x[k].astype(np.float32) - clean).mean(axis=(1, 2, 3))
-        rows.append({"corruption": name, **{f"sev{s}": float(d[sev == s].mean()) for s in range(1, 6)}})
+        means = {f"sev{s}": float(d[sev == s].mean()) if np.any(sev == s) else float("nan") for s in range(1, 6)}
+        rows.append({"corruption": name, **means})
     return pd.DataFrame(rows)
 
 

@@ -9,7 +9,9 @@ Sections implemented:
 * Sec. 4.1 — adversarial distances from CEML counterfactuals and ART's Brendel-Bethge/DeepFool
   (:mod:`.adversarial`) and the Iris/Ionosphere experiment (:mod:`.experiments`, Figs. 3-5);
 * Sec. 4.2 — the fog experiment on a documented synthetic stand-in (:mod:`.fog`, Fig. 6);
-* the claims checked against the paper (:mod:`.claims`) and the figures (:mod:`.figures`).
+* the claims checked against the paper (:mod:`.claims`: notebook 05 in :mod:`.claims_sec41`, 06 in
+  :mod:`.claims_fog`, 07 in :mod:`.claims_analytic`, the shared rules in :mod:`.claim_stats`) and the figures
+  (:mod:`.figures`).
 """
 
 from robeval.realworld.analytic import linear_robustness, right_angle_robustness

@@ -1,0 +1,119 @@
+"""Notebook 09's result tables from the records of the :func:`robeval.acr.training.run_variant` grid
+(Sun et al., Tables 5 and 2, scaled down).
+
+* :func:`per_seed_table`, :func:`variant_certification_table` — ACR and certified accuracy per (sigma, variant,
+  seed) and their seed means (Table 5);
+* :func:`variant_ecdfs` — the ECDF of ``p_A`` of every (sigma, variant);
+* :func:`gradient_norm_table` — gradient norms of easy and hard inputs (Table 2 / Fig. 5,
+  :data:`GRADIENT_COLUMNS`);
+* :func:`timing_table` — kept images and seconds spent (:data:`TIMING_COLUMNS`).
+
+All are importable from :mod:`robeval.acr.training` too.
+"""
+
+from __future__ import annotations
+
+from robeval.acr.ecdf import ecdf_curves
+from robeval.acr.metrics import certification_table
+from robeval.core.validation import check_frame
+
+# --------------------------------------------------------------------------------------------
+# result tables of the variant grid (notebook 09)
+# --------------------------------------------------------------------------------------------
+
+GRADIENT_COLUMNS = (
+    "n_easy",
+    "n_hard",
+    "grad_easy",
+    "grad_hard",
+    "grad_easy_attack",
+    "grad_hard_attack",
+)
+
+TIMING_COLUMNS = ("n_kept", "train_seconds", "warmup_seconds", "cert_seconds", "grad_seconds")
+
+
+def _check_columns(df, needed, name: str, hint: str) -> None:
+    check_frame(df, needed, name, non_empty=True, hint=hint)
+
+
+def per_seed_table(cert, radii):
+    """ACR and certified accuracy (percent) of every (sigma, variant, seed) of the :func:`run_variant` grid.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``(sigma, variant, seed)`` (order of appearance), columns ``ACR`` and one per radius (percent).
+    """
+    _check_columns(cert, ("sigma", "variant", "seed"), "cert", "pass the 'cert' records of run_variant.")
+    frames = {key: g for key, g in cert.groupby(["sigma", "variant", "seed"], sort=False)}
+    tab = certification_table(frames, radii)
+    tab.index.names = ["sigma", "variant", "seed"]
+    return tab
+
+
+def variant_certification_table(cert, radii):
+    """Table 5 (scaled): ACR and certified accuracy (percent) per variant, averaged over seeds.
+
+    Parameters
+    ----------
+    cert : pandas.DataFrame
+        The ``record == "cert"`` rows of the :func:`run_variant` grid: one row per certified test image with
+        ``sigma``, ``variant``, ``seed`` and the certification columns (``label predict radius correct``).
+    radii : array_like of float, shape (R,)
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``(sigma, variant)`` (order of appearance), columns ``ACR`` and one per radius (percent): the
+        mean over seeds of :func:`robeval.acr.metrics.certification_table`.
+    """
+    return per_seed_table(cert, radii).groupby(level=["sigma", "variant"], sort=False).mean()
+
+
+def variant_ecdfs(cert, n: int, alpha: float):
+    """ECDF of ``p_A`` of every (sigma, variant) from its certification rows (all seeds pooled).
+
+    The certification budget is this profile's own ``(n, alpha)``, and the read-out is the strict
+    ``p_hat_A >= x`` (``count_offset=0``): these files are not the published ones.
+
+    Returns
+    -------
+    pandas.DataFrame with columns ``x``, ``y``, ``sigma``, ``variant`` (501 rows per curve).
+    """
+    _check_columns(cert, ("sigma", "variant"), "cert", "pass the 'cert' records of run_variant.")
+    frames = {key: g for key, g in cert.groupby(["sigma", "variant"], sort=False)}
+    return ecdf_curves(frames, int(n), float(alpha), count_offset=0, key_names=("sigma", "variant"))
+
+
+def gradient_norm_table(summary):
+    """Table 2 / Fig. 5 (scaled): mean gradient norms of easy and hard inputs per (sigma, variant) that has them.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The ``record == "summary"`` rows of the :func:`run_variant` grid (one per variant, sigma and seed); only
+        the variants of ``grad_variants`` carry gradient norms.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``(sigma, variant)``; the seed means of :data:`GRADIENT_COLUMNS`, plus ``ratio``
+        (``grad_easy / grad_hard``) and ``ratio_attack`` (the same under the adaptive attack).
+    """
+    _check_columns(
+        summary, ("sigma", "variant", *GRADIENT_COLUMNS), "summary", "pass the 'summary' records of run_variant."
+    )
+    has = summary.dropna(subset=["grad_easy", "grad_hard"], how="all")
+    t2 = has.groupby(["sigma", "variant"], sort=False)[list(GRADIENT_COLUMNS)].mean()
+    t2["ratio"] = t2.grad_easy / t2.grad_hard
+    t2["ratio_attack"] = t2.grad_easy_attack / t2.grad_hard_attack
+    return t2
+
+
+def timing_table(summary):
+    """Kept training images and seconds spent per (sigma, variant), means over seeds (``train_seconds`` of a
+    variant that trained a seed's shared warm-up includes it; cached models count 0)."""
+    cols = [c for c in TIMING_COLUMNS if c in summary.columns]
+    _check_columns(summary, ("sigma", "variant", "n_kept"), "summary", "pass the 'summary' records of run_variant.")
+    return summary.groupby(["sigma", "variant"], sort=False)[cols].mean()

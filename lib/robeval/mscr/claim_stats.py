@@ -1,0 +1,283 @@
+"""Shared helpers of the MSCR claims (:mod:`robeval.mscr.claims`, notebooks 01 and 02): the per-run
+accuracy grid :class:`RunCube`, the interval rules every claim is judged by and the display table.
+
+* :class:`RunCube` / :func:`run_cube` — per-run accuracies ``acc[run, i_test, j_train]`` of one grid, paired by
+  run seed (:func:`common_seeds`);
+* equivalence margins and intervals over runs — :func:`neighbour_gap`, :func:`mean_iv`, the paired difference
+  to the runner-up column (:func:`best_vs_runner_up`, :func:`group_contrast`) and the Spearman trend
+  (:func:`fast_spearman`, :func:`spearman_rho`), :func:`regret` of a set of optima, :func:`level_name`;
+* :func:`best_columns_table` — which eps_train columns are statistically the best of each eps_test row.
+
+The comparability profiles (``_ALWAYS``, ``_RUNS``, ``_PAPER_ONLY``) say at which profiles a claim's numbers
+can be compared with the paper's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from robeval.core import stats
+from robeval.core.paths import PROFILES
+from robeval.core.validation import check_frame
+from robeval.mscr.protocol import mscr_value
+
+_ALWAYS = PROFILES  # exact computations: comparable at every profile
+_RUNS = ("default", "paper")  # the paper's protocol with fewer runs (smoke: 10 trees, 2 runs)
+_PAPER_ONLY = ("paper",)  # CIFAR-10 values: only the paper's network on the full data is comparable
+
+
+# --------------------------------------------------------------------------------------------- helpers
+def level_name(eps: float, eps_min: float) -> str:
+    """The claim-id name of a noise level: ``"eps_min"`` for eps_min, else ``f"{eps:g}"`` (0.007 -> "0.007")."""
+    return "eps_min" if np.isclose(eps, eps_min, rtol=1e-6, atol=1e-9) else f"{eps:g}"
+
+
+def neighbour_gap(values, j: int) -> float:
+    """The smallest absolute difference between ``values[j]`` and its neighbours ``values[j-1]``,
+    ``values[j+1]`` (a row of a published table): the equivalence margin of that cell."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 1 or v.size < 2 or not 0 <= j < v.size:
+        raise ValueError(f"need a 1-D row of >= 2 values and a valid position, got shape {v.shape}, j={j}")
+    gaps = [abs(v[j] - v[i]) for i in (j - 1, j + 1) if 0 <= i < v.size]
+    return float(min(gaps))
+
+
+def _one_run(values) -> stats.Interval:
+    """Stand-in interval for a single run: no CI (the ledger records the row as inconclusive)."""
+    v = float(np.asarray(values, dtype=np.float64).reshape(-1)[0])
+    return stats.Interval(v, -math.inf, math.inf, math.nan, 1, 0.95, "one run: no interval")
+
+
+def mean_iv(values, level: float = 0.95) -> stats.Interval:
+    """:func:`robeval.core.stats.mean_interval` over runs, or a no-CI stand-in for a single run."""
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    if v.size == 0:
+        raise ValueError("no runs to summarise")
+    return stats.mean_interval(v, level) if v.size >= 2 else _one_run(v)
+
+
+def _fix_single(claim, n_needed: int = 2):
+    """A row resting on one run says how many runs decide it."""
+    if claim.n_runs == 1 and claim.verdict == "inconclusive":
+        claim.decides = f">= {n_needed} runs (now 1): one run has no confidence interval"
+    return claim
+
+
+@dataclass(frozen=True)
+class RunCube:
+    """Per-run accuracies of one grid: ``acc[run, i_test, j_train]`` in percent, runs in ``seeds`` order."""
+
+    seeds: np.ndarray
+    eps_test: np.ndarray
+    eps_train: np.ndarray
+    acc: np.ndarray
+
+    def col(self, eps_train: float) -> int:
+        hit = np.flatnonzero(np.isclose(self.eps_train, eps_train, rtol=1e-6, atol=1e-12))
+        if hit.size == 0:
+            raise ValueError(f"eps_train {eps_train} is not a column of this grid ({list(self.eps_train)})")
+        return int(hit[0])
+
+    def row(self, eps_test: float) -> int:
+        hit = np.flatnonzero(np.isclose(self.eps_test, eps_test, rtol=1e-6, atol=1e-12))
+        if hit.size == 0:
+            raise ValueError(f"eps_test {eps_test} is not a row of this grid ({list(self.eps_test)})")
+        return int(hit[0])
+
+    def mscr(self, eps_min: float) -> np.ndarray:
+        """Per-run MSCR in percent, shape (runs, eps_train) (Eq. 2 on the clean and the eps_min rows)."""
+        return mscr_value(self.acc[:, self.row(0.0), :] / 100, self.acc[:, self.row(eps_min), :] / 100)
+
+    def subset(self, seeds) -> RunCube:
+        """The runs with the given seeds, in that order (for pairing two grids)."""
+        pos = {int(s): i for i, s in enumerate(self.seeds)}
+        idx = [pos[int(s)] for s in seeds]
+        return RunCube(np.asarray(seeds), self.eps_test, self.eps_train, self.acc[idx])
+
+
+def run_cube(df: pd.DataFrame) -> RunCube:
+    """A :class:`RunCube` from tidy grid rows (``seed``, ``eps_train``, ``eps_test``, ``acc`` as a fraction).
+
+    Only complete runs (every eps_train x eps_test cell present) are kept, so every comparison is paired."""
+    df = check_frame(df, ("seed", "eps_train", "eps_test", "acc"), "df", non_empty=True)
+    t = df.pivot_table(index="seed", columns=["eps_test", "eps_train"], values="acc", aggfunc="mean")
+    e_te = np.array(sorted(set(t.columns.get_level_values(0))), dtype=float)
+    e_tr = np.array(sorted(set(t.columns.get_level_values(1))), dtype=float)
+    full = pd.MultiIndex.from_product([e_te, e_tr])
+    t = t.reindex(columns=full).dropna(axis=0, how="any")
+    if t.empty:
+        raise ValueError("no complete run (every eps_train x eps_test cell) in the grid rows")
+    acc = 100.0 * t.to_numpy(dtype=float).reshape(len(t), len(e_te), len(e_tr))
+    return RunCube(t.index.to_numpy(), e_te, e_tr, acc)
+
+
+def common_seeds(*cubes: RunCube) -> np.ndarray:
+    """Seeds present in every cube, in the order of the first (the pairing of two grids)."""
+    keep = set(int(s) for s in cubes[0].seeds)
+    for c in cubes[1:]:
+        keep &= set(int(s) for s in c.seeds)
+    return np.array([int(s) for s in cubes[0].seeds if int(s) in keep])
+
+
+def _paired(a, b) -> stats.Interval:
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return stats.paired_interval(a, b) if a.size >= 2 else _one_run(a - b)
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """Ranks 1..n with ties given their average rank (as scipy.stats.rankdata)."""
+    n = len(v)
+    order = np.argsort(v, kind="mergesort")
+    r = np.empty(n, dtype=np.float64)
+    r[order] = np.arange(1, n + 1, dtype=np.float64)
+    sv = v[order]
+    tie = sv[1:] == sv[:-1]
+    if not tie.any():
+        return r
+    start = 0
+    for i in range(1, n + 1):  # average the ranks of each run of equal values
+        if i == n or sv[i] != sv[start]:
+            r[order[start:i]] = (start + i + 1) / 2
+            start = i
+    return r
+
+
+def fast_spearman(x, y) -> float:
+    """Spearman rank correlation of two short 1-D sequences (NaN when one is constant); equal to
+    :func:`robeval.core.stats.spearman`, much faster inside bootstrap loops."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.max() == x.min() or y.max() == y.min():
+        return math.nan
+    rx, ry = _ranks(x), _ranks(y)
+    rx -= rx.mean()
+    ry -= ry.mean()
+    return float(np.dot(rx, ry) / math.sqrt(np.dot(rx, rx) * np.dot(ry, ry)))
+
+
+def _trend(levels, per_run, n_boot: int, seed: int = 0) -> stats.Interval:
+    """:func:`robeval.core.stats.trend_interval` (Spearman rho between ``levels`` and the mean curve, percentile
+    bootstrap over runs with the same resampling), computed with :func:`fast_spearman`."""
+    levels = np.asarray(levels, dtype=np.float64)
+    per_run = np.asarray(per_run, dtype=np.float64)
+    if per_run.ndim != 2 or per_run.shape[1] != len(levels):
+        raise ValueError(f"per_run must have shape (runs, {len(levels)}), got {per_run.shape}")
+    if per_run.shape[0] < 2:
+        return _one_run([fast_spearman(levels, per_run.mean(axis=0))])
+    return stats.bootstrap_interval(lambda a: fast_spearman(levels, a.mean(axis=0)), per_run, n_boot=n_boot, seed=seed)
+
+
+def _boot(statistic, *samples, n_boot: int, seed: int = 0) -> stats.Interval:
+    if len(samples[0]) < 2:
+        return _one_run([statistic(*samples)])
+    return stats.bootstrap_interval(statistic, *samples, n_boot=n_boot, seed=seed)
+
+
+def best_vs_runner_up(acc_row_runs, j: int) -> tuple[stats.Interval, int]:
+    """Paired difference ``column j − runner-up`` over runs for one row of a run cube (``acc_row_runs``:
+    (runs, columns)); the runner-up is the column with the highest mean other than ``j``. Returns
+    ``(interval, runner-up position)``: > 0 says column ``j`` beats every other column."""
+    a = np.asarray(acc_row_runs, dtype=np.float64)
+    means = a.mean(axis=0)
+    others = [i for i in range(a.shape[1]) if i != j]
+    r = others[int(np.argmax(means[others]))]
+    return _paired(a[:, j], a[:, r]), r
+
+
+def group_contrast(acc_row_runs, group_a, group_b) -> tuple[stats.Interval, int, int]:
+    """Paired difference over runs between the best column (by mean) of ``group_a`` and the best of
+    ``group_b`` (positions in one row): > 0 says the optimum lies in group A. Returns ``(interval, a, b)``."""
+    a = np.asarray(acc_row_runs, dtype=np.float64)
+    if not group_a or not group_b:
+        raise ValueError("both groups need at least one column")
+    means = a.mean(axis=0)
+    ia = group_a[int(np.argmax(means[group_a]))]
+    ib = group_b[int(np.argmax(means[group_b]))]
+    return _paired(a[:, ia], a[:, ib]), ia, ib
+
+
+def _pooled_contrast(cube: RunCube, rows, above: bool):
+    """Per-run mean over ``rows`` (eps_test values) of the contrast 'best column above the diagonal − best column
+    at or below it' (``above``) or 'best column below the diagonal − best at or above it' (not ``above``)."""
+    diffs, parts = [], []
+    for e in rows:
+        i = cube.row(e)
+        up = [j for j, t in enumerate(cube.eps_train) if t > e + 1e-12]
+        down = [j for j, t in enumerate(cube.eps_train) if t <= e + 1e-12]
+        if not above:
+            up = [j for j, t in enumerate(cube.eps_train) if t < e - 1e-12]
+            down = [j for j, t in enumerate(cube.eps_train) if t >= e - 1e-12]
+        if not up or not down:
+            raise ValueError(f"row eps_test = {e} has no column on one side of the diagonal")
+        _, ia, ib = group_contrast(cube.acc[:, i, :], up, down)
+        diffs.append(cube.acc[:, i, ia] - cube.acc[:, i, ib])
+        parts.append((e, cube.eps_train[ia], cube.eps_train[ib]))
+    return np.mean(diffs, axis=0), parts
+
+
+def regret(mean_matrix, optima) -> float:
+    """Sum over rows of (best mean accuracy − mean accuracy of the column ``optima[i]``) in pp: how much worse
+    the given optima (e.g. the published ones) are than the best columns of ``mean_matrix``; 0 when they agree."""
+    m = np.asarray(mean_matrix, dtype=np.float64)
+    o = np.asarray(optima, dtype=int)
+    if m.ndim != 2 or o.shape != (m.shape[0],):
+        raise ValueError(f"need a 2-D matrix and one optimum per row, got {m.shape} and {o.shape}")
+    return float(np.sum(m.max(axis=1) - m[np.arange(m.shape[0]), o]))
+
+
+def spearman_rho(x, y) -> float:
+    """Spearman rank correlation of two 1-D sequences of equal length; NaN for fewer than 2 points."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"x and y must be 1-D of the same length, got shapes {x.shape} and {y.shape}")
+    if x.size < 2:
+        return float("nan")
+    return fast_spearman(x, y)
+
+
+def _pick(ref_levels, ours) -> list[int]:
+    ref = np.asarray(ref_levels, dtype=float)
+    out = []
+    for e in np.asarray(ours, dtype=float):
+        hit = np.flatnonzero(np.isclose(ref, e, rtol=1e-3, atol=5e-5))  # sheet row labels have 4 decimals
+        if hit.size == 0:
+            raise ValueError(f"noise level {e} has no counterpart in the published levels {list(ref)}")
+        out.append(int(hit[0]))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ display
+def best_columns_table(
+    cube: RunCube, eps_min: float, ref_acc=None, ref_eps_train=None, ref_eps_test=None, level: float = 0.95
+) -> pd.DataFrame:
+    """Which eps_train columns are statistically the best of each eps_test row: our best column by mean, every
+    column whose paired difference to it (over runs) has a ``level`` CI reaching 0 (tied with the best), and,
+    with the published matrix, its best column and whether it is among ours. One row per eps_test."""
+    rows = []
+    if ref_acc is not None:
+        ra = np.asarray(ref_acc, dtype=np.float64)[
+            np.ix_(_pick(ref_eps_test, cube.eps_test), _pick(ref_eps_train, cube.eps_train))
+        ]
+    for i, e in enumerate(cube.eps_test):
+        a = cube.acc[:, i, :]
+        jb = int(np.argmax(a.mean(axis=0)))
+        tied = [jb]
+        for j in range(a.shape[1]):
+            if j != jb and (a.shape[0] < 2 or stats.paired_interval(a[:, jb], a[:, j], level).low <= 0):
+                tied.append(j)
+        row = {
+            "eps_test": level_name(e, eps_min),
+            "our best": level_name(cube.eps_train[jb], eps_min),
+            "statistically tied with it": ", ".join(level_name(cube.eps_train[j], eps_min) for j in sorted(tied)),
+        }
+        if ref_acc is not None:
+            pb = int(np.argmax(ra[i]))
+            row["published best"] = level_name(cube.eps_train[pb], eps_min)
+            row["published best among ours"] = pb in tied
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("eps_test")
