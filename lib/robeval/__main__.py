@@ -1,4 +1,4 @@
-"""Command line: ``python -m robeval run|report|data|strip`` (also installed as ``robeval``)."""
+"""Command line: ``python -m robeval run|verify|report|compare|data|strip|corrupt`` (also installed as ``robeval``)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ def _parser() -> argparse.ArgumentParser:
         "report", help="aggregate the claims and figure manifest of a profile into CLAIMS.md and FIGURES.md"
     )
     rep.add_argument("--profile", default="default", help="smoke, default or paper")
+    cmp = sub.add_parser(
+        "compare", help="list the claims whose verdict differs between this checkout's ledgers and another run's"
+    )
+    cmp.add_argument("other", help="the other run's ledger folder, e.g. /tmp/clone/results/default/claims")
+    cmp.add_argument("--profile", default="default", help="smoke, default or paper (this checkout's ledgers)")
     sub.add_parser("data", help="list registered data files, whether they verify, and how to fix those that do not")
     s = sub.add_parser("strip", help="remove outputs from notebooks (before committing)")
     s.add_argument("paths", nargs="*", help="notebooks (default: all of notebooks/)")
@@ -96,6 +101,19 @@ def main(argv=None) -> int:
             figures_report(args.profile)
             if args.profile == "default":
                 update_readme(args.profile)
+        elif args.cmd == "compare":
+            from robeval.core.paths import check_profile, results_dir
+            from robeval.core.report import compare_ledgers
+
+            check_profile(args.profile)
+            diffs = compare_ledgers(results_dir(args.profile) / "claims", args.other)
+            for d in diffs:
+                print(
+                    f"{d['notebook']}: {d['id']}: ours {d['ours']!r} ({d['ours_estimate']}), "
+                    f"other {d['other']!r} ({d['other_estimate']})"
+                )
+            print(f"robeval compare: {len(diffs)} verdict(s) differ")
+            return 1 if diffs else 0
         elif args.cmd == "data":
             from robeval.core.data import status
 

@@ -719,3 +719,19 @@ def test_evaluate_msd_cifar10_c_bar_covers_its_index(tmp_path, profile):
         assert set(judged.values()) == {NC}
     else:
         assert v["T1_gain_c_augmix"] == OK and v["T1_c_err_none"] == NC
+
+
+def test_retrained_schemes_without_a_batchnorm_row_are_left_out(tmp_path):
+    """A retrained scheme the batch-norm grid did not run has no MSD: the retraining statistics use the schemes
+    that have both (the default profile retrains two multi-op schemes outside its batch-norm draw)."""
+    cfg = _write_powerset_results(tmp_path)
+    retrain = pd.read_csv(tmp_path / "powerset_retrain.csv")
+    extra = retrain[retrain["scheme"] == SCHEMES[0]].assign(scheme="not_in_the_bn_grid")
+    pd.concat([retrain, extra]).to_csv(tmp_path / "powerset_retrain.csv", index=False)
+    led = ledger("default")
+    out = {c.id: c for c in MC.evaluate_msd_powerset(led, cfg, tmp_path)}
+    reference = ledger("default")
+    _write_powerset_results(tmp_path)
+    ref = {c.id: c for c in MC.evaluate_msd_powerset(reference, cfg, tmp_path)}
+    assert out["S4.2_retrain_n_above"].estimate == ref["S4.2_retrain_n_above"].estimate
+    assert out["S4.2_retrain_n_above"].ci == ref["S4.2_retrain_n_above"].ci

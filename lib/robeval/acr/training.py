@@ -686,8 +686,18 @@ def run_variant(cell: dict, config: dict) -> list:
 
 
 # settings that are not part of the grid's shared config: the cells enumerate variants and seeds, and the
-# time estimate / scaled-down note are descriptions only (so neither changes the grid's identity)
-_NOT_GRID_CONFIG = ("estimate", "scaled_down", "variants", "seeds")
+# time estimate / scaled-down note are descriptions only, the seq_* settings belong to robeval.acr.sequential's
+# grid (so none of them changes this grid's identity)
+_NOT_GRID_CONFIG = (
+    "estimate",
+    "scaled_down",
+    "variants",
+    "seeds",
+    "seq_radii",
+    "seq_n_max",
+    "seq_images",
+    "seq_fixed_images",
+)
 
 
 def grid_config(cfg, out_dir) -> dict:

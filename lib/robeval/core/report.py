@@ -112,8 +112,11 @@ def report(profile: str, path=None) -> str:
     if df.empty:
         lines.append("No claims recorded yet for this profile.")
     else:
+        _summary_chart(df, profile)
         lines += [
             "## Summary",
+            "",
+            f"![verdicts per paper]({_relative_link(figures_dir(profile) / 'claims_summary.png', profile)})",
             "",
             "| paper | " + " | ".join(VERDICTS) + " | rows |",
             "|---|" + "---:|" * (len(VERDICTS) + 1),
@@ -257,3 +260,51 @@ def update_readme(profile: str = "default", path=None) -> bool:
     if new != text:
         atomic_write_text(path, new)
     return new != text
+
+
+def compare_ledgers(ours, other) -> list[dict]:
+    """Claims whose verdict differs between two folders of saved ledgers (``results/<profile>/claims`` of two
+    runs, e.g. a rerun on another machine or with another thread count).
+
+    Parameters
+    ----------
+    ours, other : path
+        Folders holding ``<notebook>.json`` ledgers.
+
+    Returns
+    -------
+    list of dict
+        One entry per claim present in either folder whose verdict differs (a claim missing from one side
+        counts, with verdict ``None``): ``notebook``, ``id``, ``ours``, ``other``, and the two estimates.
+    """
+    from pathlib import Path
+
+    from robeval.core.io import read_json
+
+    def claims(folder):
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise FileNotFoundError(f"{folder} is not a folder of ledgers (results/<profile>/claims).")
+        return {
+            (d["notebook"], c["id"]): c
+            for f in sorted(folder.glob("*.json"))
+            for d in [read_json(f)]
+            for c in d["claims"]
+        }
+
+    a, b = claims(ours), claims(other)
+    diffs = []
+    for key in sorted(set(a) | set(b)):
+        va, vb = a.get(key, {}).get("verdict"), b.get(key, {}).get("verdict")
+        if va != vb:
+            diffs.append(
+                {
+                    "notebook": key[0],
+                    "id": key[1],
+                    "ours": va,
+                    "other": vb,
+                    "ours_estimate": a.get(key, {}).get("estimate"),
+                    "other_estimate": b.get(key, {}).get("estimate"),
+                }
+            )
+    return diffs

@@ -101,7 +101,8 @@ def fig5_rf_vs_1nn(summaries):
 
 def _tradeoff(ax, curves, reference, reference_label: str, annotate: str | None) -> None:
     """MSCR (x) against clean accuracy (y): one error-bar line per summary in ``curves``, the published
-    values as black triangles, and the eps_train of every point of ``curves[annotate]`` written beside it."""
+    values as black triangles, and the eps_train of the points of ``curves[annotate]`` written beside them (where
+    the labels do not overprint each other)."""
     for label, s in curves.items():
         ax.errorbar(
             s["mscr"],
@@ -116,9 +117,15 @@ def _tradeoff(ax, curves, reference, reference_label: str, annotate: str | None)
         ref_mscr, ref_clean = reference
         ax.plot(np.asarray(ref_mscr), np.asarray(ref_clean), "k^--", label=reference_label)
     if annotate is not None:
+        # label a point only where it does not overprint an earlier label (points crowd near eps_train = 0)
+        ax.autoscale_view()
         s = curves[annotate]
+        placed = []
         for e, xv, yv in zip(s["eps_train"], s["mscr"], s["acc_clean"]):
-            ax.annotate(f"{e:.3g}", (xv, yv), fontsize=7, xytext=(3, 3), textcoords="offset points")
+            px = ax.transData.transform((xv, yv))
+            if all(np.hypot(*(px - q)) > 28 for q in placed):
+                ax.annotate(f"{e:.3g}", (xv, yv), fontsize=7, xytext=(3, 3), textcoords="offset points")
+                placed.append(px)
     ax.set(xlabel="MSCR [%]", ylabel="clean accuracy [%]")
 
 

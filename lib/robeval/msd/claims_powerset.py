@@ -120,11 +120,18 @@ APPA_PAIRS = (
 
 
 def _matrices(avg, corruptions=None):
-    return (
+    """Error, MSD and (if present) MMD matrices (schemes x corruptions) over the schemes that have all of them:
+    a retrained scheme has an MSD only if the batch-norm grid also ran it, and the bootstrap pairs rows."""
+    mats = [
         tables.scheme_matrix(avg, "error", corruptions),
         tables.scheme_matrix(avg, "msd", corruptions),
         tables.scheme_matrix(avg, "mmd", corruptions) if "mmd" in avg else None,
-    )
+    ]
+    common = mats[0].index
+    for m in mats[1:]:
+        if m is not None:
+            common = common.intersection(m.index, sort=False)
+    return tuple(None if m is None else m.loc[common] for m in mats)
 
 
 def record_spearman_claims(ledger, bn_avg, retrain_avg, *, seed: int, n_boot: int = 2000) -> list[Claim]:

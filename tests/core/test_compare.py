@@ -1,0 +1,40 @@
+"""`robeval compare`: the verdicts that differ between two runs' ledgers (the rerun check of the README)."""
+
+import json
+
+from robeval.__main__ import main
+from robeval.core.report import compare_ledgers
+
+
+def _write(folder, claims):
+    folder.mkdir(parents=True)
+    (folder / "01_x.json").write_text(
+        json.dumps({"notebook": "01_x", "claims": [{"id": i, "verdict": v, "estimate": e} for i, v, e in claims]})
+    )
+
+
+def test_compare_lists_changed_missing_and_added_claims(tmp_path):
+    _write(tmp_path / "a", [("c1", "reproduced", 1.0), ("c2", "inconclusive", 0.1), ("c3", "contradicted", 2.0)])
+    _write(tmp_path / "b", [("c1", "reproduced", 1.01), ("c2", "reproduced", 0.3), ("c4", "consistency", None)])
+    diffs = compare_ledgers(tmp_path / "a", tmp_path / "b")
+    assert [(d["id"], d["ours"], d["other"]) for d in diffs] == [
+        ("c2", "inconclusive", "reproduced"),
+        ("c3", "contradicted", None),
+        ("c4", None, "consistency"),
+    ]
+    assert diffs[0]["ours_estimate"] == 0.1 and diffs[0]["other_estimate"] == 0.3
+    assert compare_ledgers(tmp_path / "a", tmp_path / "a") == []
+
+
+def test_compare_command_exit_codes(tmp_path, capsys, monkeypatch):
+    from robeval.core import paths
+
+    _write(tmp_path / "smoke" / "claims", [("c1", "reproduced", 1.0)])
+    _write(tmp_path / "other", [("c1", "contradicted", 0.0)])
+    monkeypatch.setattr(paths, "results_dir", lambda profile: tmp_path / profile)
+    assert main(["compare", str(tmp_path / "smoke" / "claims"), "--profile", "smoke"]) == 0
+    assert "0 verdict(s) differ" in capsys.readouterr().out
+    assert main(["compare", str(tmp_path / "other"), "--profile", "smoke"]) == 1
+    assert "01_x: c1: ours 'reproduced' (1.0), other 'contradicted' (0.0)" in capsys.readouterr().out
+    assert main(["compare", str(tmp_path / "missing"), "--profile", "smoke"]) == 2
+    assert "not a folder of ledgers" in capsys.readouterr().err
