@@ -125,3 +125,18 @@ def test_table1_cifar_separation_distribution():
         "2r here = 0.2118",
         "2r full CIFAR-10 (paper) = 0.2118",
     ]
+
+
+def test_accuracy_heatmaps_box_each_rows_best_column():
+    import pandas as pd
+    from matplotlib.patches import Rectangle
+
+    from robeval.mscr.figures import accuracy_heatmaps
+
+    m = pd.DataFrame([[90.0, 95.0, 80.0], [70.0, 60.0, 85.0]], index=[0.0, 0.1], columns=[0.0, 0.05, 0.1])
+    fig = accuracy_heatmaps({"ours": m, "published": m + 1}, "toy", shared_scale=False)
+    heat = [ax for ax in fig.axes if ax.get_title() in ("ours", "published")]
+    assert [ax.get_title() for ax in heat] == ["ours", "published"]
+    boxes = [(p.get_x(), p.get_y()) for p in heat[0].patches if isinstance(p, Rectangle) and not p.get_fill()]
+    assert boxes == [(1, 0), (2, 1)]  # row 0's best is column 1 (95), row 1's is column 2 (85)
+    assert len(fig.axes) == 4  # two panels, one colour bar each

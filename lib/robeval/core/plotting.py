@@ -173,18 +173,18 @@ VERDICT_COLOURS = {
 
 @plotter
 def claims_summary(counts):
-    """Stacked bars of the verdict counts per paper (``counts``: DataFrame, index paper titles, columns
+    """Stacked bars of the verdict counts per paper (``counts``: DataFrame, index short paper labels, columns
     verdicts) — the chart at the top of the claims report."""
     import matplotlib.pyplot as plt
 
     verdicts = [v for v in VERDICT_COLOURS if v in counts.columns]
-    fig, ax = plt.subplots(figsize=(8, 0.55 * len(counts) + 1.6))
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(counts) + 1.4), layout="constrained")
     left = [0] * len(counts)
     for v in verdicts:
         ax.barh(counts.index, counts[v], left=left, color=VERDICT_COLOURS[v], edgecolor="0.4", linewidth=0.5, label=v)
         left = [a + b for a, b in zip(left, counts[v])]
     ax.invert_yaxis()
-    ax.set(xlabel="claims", title="Verdicts of the claims ledger")
-    ax.legend(ncol=3, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18))
+    ax.set(xlabel="rows of the claims ledger (default profile)", title="Verdicts per paper")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax.grid(axis="y", visible=False)
     return fig

@@ -70,8 +70,13 @@ def _summary_chart(df, profile: str) -> None:
 
     from robeval.core.plotting import claims_summary, savefig
 
-    counts = pd.crosstab(df["paper"].map(lambda p: PAPERS.get(p, p)), df["verdict"]).reindex(
-        columns=VERDICTS, fill_value=0
+    short = {"mscr": "MSCR (Siedel 2022)", "msd": "MSD (Mintun 2021)", "realworld": "real-world (Scher)",
+             "acr": "ACR (Sun 2025)", "core": "data & environment"}  # fmt: skip
+    order = [short.get(p, p) for p in dict.fromkeys(df["paper"])]
+    counts = (
+        pd.crosstab(df["paper"].map(lambda p: short.get(p, p)), df["verdict"])
+        .reindex(columns=VERDICTS, fill_value=0)
+        .reindex(order)
     )
     fig = claims_summary(counts)
     savefig(

@@ -217,3 +217,43 @@ def table1_cifar_separation_distribution(sep, two_r_paper: float):
     )
     ax.legend()
     return fig
+
+
+@plotter
+def accuracy_heatmaps(panels: dict, title: str, decimals: int = 2, shared_scale: bool = True):
+    """Table 2a/2b as heatmaps: accuracy [%] per (eps_test row, eps_train column), one panel per matrix of
+    ``panels`` (label -> DataFrame indexed by eps_test with eps_train columns, e.g. ours and the published
+    sheet); each row's best eps_train is boxed (the optima the paper discusses). ``shared_scale``: one colour
+    scale for all panels (else one per panel, for models of very different accuracy)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    from matplotlib.patches import Rectangle
+
+    mats = list(panels.values())
+    lo = min(float(np.nanmin(m.to_numpy())) for m in mats)
+    hi = max(float(np.nanmax(m.to_numpy())) for m in mats)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), layout="constrained", squeeze=False)
+    for i, (ax, (label, m)) in enumerate(zip(axes[0], panels.items())):
+        if not shared_scale:
+            lo, hi = float(np.nanmin(m.to_numpy())), float(np.nanmax(m.to_numpy()))
+        sns.heatmap(
+            m,
+            ax=ax,
+            vmin=lo,
+            vmax=hi,
+            cmap="viridis",
+            annot=True,
+            fmt=f".{decimals}f",
+            annot_kws={"fontsize": 6},
+            cbar=i == len(panels) - 1 or not shared_scale,
+            cbar_kws={"label": "accuracy [%]"},
+            xticklabels=[f"{e:.3g}" for e in m.columns],
+            yticklabels=[f"{e:.3g}" for e in m.index],
+        )
+        for r, j in enumerate(np.nanargmax(m.to_numpy(), axis=1)):
+            ax.add_patch(Rectangle((j, r), 1, 1, fill=False, edgecolor="white", lw=2))
+        ax.set(title=label, xlabel="eps_train", ylabel="eps_test" if i == 0 else "")
+        ax.tick_params(axis="y", labelrotation=0, labelsize=7)
+        ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+    fig.suptitle(f"{title} (boxed: the best eps_train of each row)")
+    return fig

@@ -9,7 +9,7 @@ Sections implemented:
 * Sec. 4.1 — adversarial distances from CEML counterfactuals and ART's Brendel-Bethge/DeepFool
   (:mod:`.adversarial`) and the Iris/Ionosphere experiment (:mod:`.experiments`, Figs. 3-5);
 * Sec. 4.2 — the fog experiment on a documented synthetic stand-in (:mod:`.fog`, Fig. 6);
-* the claims checked against the paper (:mod:`.claims`: notebook 05 in :mod:`.claims_sec41`, 06 in
+* the paper's printed numbers (:mod:`.published`) and the claims checked against them (:mod:`.claims`: notebook 05 in :mod:`.claims_sec41`, 06 in
   :mod:`.claims_fog`, 07 in :mod:`.claims_analytic`, the shared rules in :mod:`.claim_stats`) and the figures
   (:mod:`.figures`).
 """

@@ -1,5 +1,5 @@
 """Shared rules of the real-world robustness claims (:mod:`robeval.realworld.claims`, notebooks 05-07):
-the thresholds taken from the paper and the intervals over runs.
+the thresholds and the intervals over runs (the paper's printed numbers are in :mod:`.published`).
 
 * ``RESOLUTION`` (0.01: twice the binomial standard error of one estimate of P_r = 1/2 with the paper's
   N = 10^4 samples), ``CONVERGENCE`` (0.999), the Fig. 3 axis bounds (``FIG3_AXIS_FLOOR``, ``FIG3C_AXIS``)
@@ -15,27 +15,16 @@ import math
 import numpy as np
 
 from robeval.core.ledger import Claim
+from robeval.realworld.published import (  # noqa: F401  (the paper's numbers, re-exported for the claims)
+    CONVERGENCE,
+    FIG3_AXIS_FLOOR,
+    FIG3C_AXIS,
+    PRINTED,
+    SEC41_FIGURES,
+)
 
 RESOLUTION = 2 * math.sqrt(0.25 / 10_000)  # 0.01: 2 SE of one P_r = 1/2 estimate with the paper's N = 10^4
-CONVERGENCE = 0.999  # Sec. 4.1.3 / 4.2: "the correlation was larger than 0.999 for all pairs of runs"
-SEC41_FIGURES = {"iris": 3, "ionosphere": 4}
-# Fig. 3a/3b: the lowest y tick and the tick spacing bound the axis' lower end, hence the plotted minimum
-# (no point of a scatter plot lies below its axis): 3a ticks 0.80, 0.85, ... -> axis starts above 0.75;
-# 3b ticks 0.6, 0.7, ... -> above 0.5. Keyed by the perturbation scale of the panel.
-FIG3_AXIS_FLOOR = {0.07: (0.75, "Fig. 3a", "lowest y tick 0.80, ticks every 0.05"),
-                   0.43: (0.5, "Fig. 3b", "lowest y tick 0.6, ticks every 0.1")}  # fmt: skip
-# Fig. 3c: y ticks 0.2 ... 0.8 every 0.1, so the plotted correlations lie inside (0.1, 0.9)
-FIG3C_AXIS = (0.1, 0.9)
 SMOKE_NOTE = "smoke profile: checks the pipeline only (few points, samples and runs)"
-# what the paper prints, for the consistency rows (the paper against itself)
-PRINTED = {
-    "text_n_samples": 10_000,  # Sec. 4.1: "N = 10000 samples ... for each test point"
-    "fig3c_legend_n": 100_000,  # Fig. 3c legend: "brute force n:1.0e+05"
-    "stated_trace": 1,  # Sec. 4.1: covariance "normalized to a trace of 1"
-    "identity_diagonal": 1,  # Sec. 4.1: identity with "all diagonal terms 1", same trace (Fig. 5)
-    "figA2_caption_model": "linear",  # Fig. A.2 caption: "2-dimensional linear decision boundary, w1 = 0, w2 = 1"
-    "figA2_model": "right_angle",  # App. A.2: the right-angle rule model
-}
 
 
 # --------------------------------------------------------------------------------------------------
