@@ -474,7 +474,7 @@ def record_toy_claims(ledger, toy_errors, toy_distances, *, small: float) -> lis
         ledger.comparison(
             "Fig2b_mmd_linear",
             "Fig. 2b",
-            "MMD to impulse noise falls linearly as the impulse fraction rises (Pearson r(fraction, MMD) < −0.95)",
+            "MMD to impulse noise falls linearly as the impulse fraction rises (Pearson r(fraction, MMD) + 0.95 < 0)",
             interval=mean_over_runs(lin + 0.95),
             direction="<",
             central=True,
