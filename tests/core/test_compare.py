@@ -38,3 +38,10 @@ def test_compare_command_exit_codes(tmp_path, capsys, monkeypatch):
     assert "01_x: c1: ours 'reproduced' (1.0), other 'contradicted' (0.0)" in capsys.readouterr().out
     assert main(["compare", str(tmp_path / "missing"), "--profile", "smoke"]) == 2
     assert "not a folder of ledgers" in capsys.readouterr().err
+
+
+def test_compare_can_be_restricted_to_some_notebooks(tmp_path):
+    _write(tmp_path / "a", [("c1", "reproduced", 1.0)])
+    _write(tmp_path / "b", [("c1", "contradicted", 0.0)])
+    assert len(compare_ledgers(tmp_path / "a", tmp_path / "b")) == 1
+    assert compare_ledgers(tmp_path / "a", tmp_path / "b", notebooks=["02_y"]) == []

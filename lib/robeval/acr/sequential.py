@@ -40,13 +40,6 @@ def sequential_config(cfg) -> dict:
     return {k: v for k, v in cfg.as_dict().items() if k not in ("estimate", "scaled_down")}
 
 
-def _test_indices(n_test_set: int, n: int) -> np.ndarray:
-    """``n`` evenly spaced test indices (the first ones are those of a smaller ``n``'s prefix only when ``n``
-    divides evenly, so every cell uses this one list and takes prefixes)."""
-    step = max(1, n_test_set // n)
-    return np.arange(0, n_test_set, step)[:n]
-
-
 def sequential_cell(cell: dict, config: dict) -> list[dict]:
     """Certify the Gaussian model of notebook 09 by fixed-N CERTIFY or by ``certify_radius`` — a ``run_grid`` cell.
 
@@ -65,7 +58,13 @@ def sequential_cell(cell: dict, config: dict) -> list[dict]:
         ``certified_radius`` (fixed) or ``certified`` (sequential), ``forward_passes`` (selection + estimation).
     """
     from robeval.acr.smoothing import Smooth
-    from robeval.acr.training import ChannelsLastInference, rs_config, trained_model
+    from robeval.acr.training import (
+        ChannelsLastInference,
+        certified_test_indices,
+        rs_config,
+        train_subset,
+        trained_model,
+    )
     from robeval.core import data
     from robeval.core.env import torch_device
     from robeval.core.training import to_float_tensor
@@ -73,13 +72,12 @@ def sequential_cell(cell: dict, config: dict) -> list[dict]:
     seed, sigma = int(config["seeds"][0]), float(config["sigmas"][0])
     rs_cfg = rs_config({"variant": "gaussian", "sigma": sigma, "seed": seed}, config)
     xtr, ytr, xte, yte = data.load_cifar10_any(bool(config.get("full_cifar10", False)))
-    rng = np.random.default_rng(keyed(seed, "train-subset"))  # the training subset of notebook 09's grid
-    tr = np.sort(rng.permutation(len(ytr))[: int(config["n_train"])])
+    tr, _ = train_subset(seed, len(ytr), int(config["n_train"]))  # the model of notebook 09's grid
     dev = torch_device()
     model, _ = trained_model(rs_cfg, config, xtr[tr], ytr[tr], dev)
     sm = Smooth(ChannelsLastInference(model), 10, sigma, device=dev)
     n0, n_max, alpha = int(config["cert_n0"]), int(config["seq_n_max"]), float(config["cert_alpha"])
-    te = _test_indices(len(yte), int(config["seq_images"]))
+    te = certified_test_indices(len(yte), int(config["seq_images"]))
     stream = keyed(seed, "sequential-certify")
     if cell["method"] == "fixed":
         te = te[: int(config["seq_fixed_images"])]

@@ -574,6 +574,18 @@ def trained_model(rs_cfg: RSTrainConfig, config: dict, x, y, device=None, progre
     }
 
 
+def train_subset(seed, n_total: int, n_train: int):
+    """The ``n_train`` training images (sorted indices into ``n_total``) every model of ``seed`` trains on, and
+    the generator that drew them (:func:`run_variant` goes on drawing the gradient-norm pool from it)."""
+    rng = np.random.default_rng(keyed(seed, "train-subset"))
+    return np.sort(rng.permutation(n_total)[:n_train]), rng
+
+
+def certified_test_indices(n_total: int, n: int) -> np.ndarray:
+    """``n`` evenly spaced test indices into ``n_total`` (a smaller ``n`` with the same spacing is a prefix)."""
+    return np.arange(0, n_total, max(1, n_total // n))[:n]
+
+
 def run_variant(cell: dict, config: dict) -> list:
     """Train one Table-5 variant, certify it and (for ``config["grad_variants"]``) measure easy/hard gradient
     norms — a ``run_grid`` cell.
@@ -607,9 +619,8 @@ def run_variant(cell: dict, config: dict) -> list:
     if config.get("threads"):
         torch.set_num_threads(int(config["threads"]))
     xtr, ytr, xte, yte = data.load_cifar10_any(bool(config.get("full_cifar10", False)))
-    rng = np.random.default_rng(keyed(seed, "train-subset"))
-    tr = np.sort(rng.permutation(len(ytr))[: int(config["n_train"])])
-    te = np.arange(0, len(yte), max(1, len(yte) // int(config["n_test"])))[: int(config["n_test"])]
+    tr, rng = train_subset(seed, len(ytr), int(config["n_train"]))
+    te = certified_test_indices(len(yte), int(config["n_test"]))
     dev = torch_device()
     model, info = trained_model(rs_cfg, config, xtr[tr], ytr[tr], dev, progress=bool(config.get("progress", False)))
 

@@ -173,30 +173,25 @@ def verify(profile: str, only=None) -> list[dict]:
     """
     import os
 
-    from robeval.core.io import read_json
     from robeval.core.paths import BUILD_DIR, results_dir
+    from robeval.core.report import compare_ledgers
 
     check_profile(profile)
     saved_dir = results_dir(profile) / "claims"
     scratch = BUILD_DIR / "verify" / profile
     os.environ["ROBEVAL_LEDGER_DIR"] = str(scratch / "claims")  # read by Ledger.path in the kernels
     os.environ["ROBEVAL_FIGURES_DIR"] = str(scratch / "figures")
+    chosen = [p for p in notebook_paths(only) if (saved_dir / f"{p.stem}.json").is_file()]
     try:
-        for path in notebook_paths(only):
-            if (saved_dir / f"{path.stem}.json").is_file():
-                run_notebook(path, profile, output_dir=scratch / "notebooks", replot=True)
+        for path in chosen:
+            run_notebook(path, profile, output_dir=scratch / "notebooks", replot=True)
     finally:
         os.environ.pop("ROBEVAL_LEDGER_DIR", None)
         os.environ.pop("ROBEVAL_FIGURES_DIR", None)
-    diffs = []
-    for new in sorted((scratch / "claims").glob("*.json")):
-        old_path = saved_dir / new.name
-        old = {c["id"]: c["verdict"] for c in read_json(old_path)["claims"]} if old_path.is_file() else {}
-        now = {c["id"]: c["verdict"] for c in read_json(new)["claims"]}
-        for cid in sorted(set(old) | set(now)):
-            if old.get(cid) != now.get(cid):
-                diffs.append({"notebook": new.stem, "id": cid, "saved": old.get(cid), "rebuilt": now.get(cid)})
-    return diffs
+    return [
+        {"notebook": d["notebook"], "id": d["id"], "saved": d["ours"], "rebuilt": d["other"]}
+        for d in compare_ledgers(saved_dir, scratch / "claims", notebooks=[p.stem for p in chosen])
+    ]
 
 
 def strip_outputs(path: Path, dry_run: bool = False) -> bool:

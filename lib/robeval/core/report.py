@@ -267,7 +267,7 @@ def update_readme(profile: str = "default", path=None) -> bool:
     return new != text
 
 
-def compare_ledgers(ours, other) -> list[dict]:
+def compare_ledgers(ours, other, notebooks=None) -> list[dict]:
     """Claims whose verdict differs between two folders of saved ledgers (``results/<profile>/claims`` of two
     runs, e.g. a rerun on another machine or with another thread count).
 
@@ -275,6 +275,8 @@ def compare_ledgers(ours, other) -> list[dict]:
     ----------
     ours, other : path
         Folders holding ``<notebook>.json`` ledgers.
+    notebooks : iterable of str, optional
+        Compare only these notebooks (stems); default: every ledger of either folder.
 
     Returns
     -------
@@ -298,8 +300,12 @@ def compare_ledgers(ours, other) -> list[dict]:
         }
 
     a, b = claims(ours), claims(other)
+    keys = set(a) | set(b)
+    if notebooks is not None:
+        keep = set(notebooks)
+        keys = {k for k in keys if k[0] in keep}
     diffs = []
-    for key in sorted(set(a) | set(b)):
+    for key in sorted(keys):
         va, vb = a.get(key, {}).get("verdict"), b.get(key, {}).get("verdict")
         if va != vb:
             diffs.append(

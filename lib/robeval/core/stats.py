@@ -112,6 +112,16 @@ def trend_interval(levels, per_run, level: float = 0.95, n_boot: int = 2000, see
     return bootstrap_interval(lambda a: spearman(levels, a.mean(axis=0)), m, level=level, n_boot=n_boot, seed=seed)
 
 
+def wilson_half_width(successes, trials, z: float):
+    """Half-width of the Wilson interval for ``successes`` of ``trials`` at normal quantile ``z``; vectorised
+    over arrays (numpy broadcasting), a float for scalars. Positive even at 0 or all successes."""
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    p = k / n
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(half) if half.ndim == 0 else half
+
+
 def proportion_interval(successes: int, trials: int, level: float = 0.95) -> Interval:
     """Wilson interval for a proportion of independent trials."""
     check_probability(level, "level")
@@ -121,7 +131,7 @@ def proportion_interval(successes: int, trials: int, level: float = 0.95) -> Int
     p = successes / trials
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    half = wilson_half_width(successes, trials, z)
     se = math.sqrt(max(p * (1 - p), 1e-12) / trials)
     return Interval(
         p, max(0.0, centre - half), min(1.0, centre + half), se, trials, level, f"Wilson over {trials} trials"

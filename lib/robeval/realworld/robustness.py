@@ -469,11 +469,10 @@ def wilson_se(k, n) -> np.ndarray:
     Unlike ``sqrt(p(1-p)/n)`` it is positive at ``k = 0`` and ``k = n`` (about ``0.96 / n`` there), so it
     can serve as a stopping rule for points whose draws never changed the label.
     """
-    k = np.asarray(k, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
+    from robeval.core.stats import wilson_half_width
+
     z = 1.959963984540054
-    p = k / n
-    return np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    return wilson_half_width(k, n, z) / z
 
 
 def adaptive_sample_sizes(n_min: int, n_max: int) -> list[int]:
