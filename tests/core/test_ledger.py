@@ -18,6 +18,10 @@ from robeval.core.ledger import (
 )
 from robeval.core.report import report
 
+R = dict(evidence="replication", unit="forest runs")  # a replication row over independent runs
+X = dict(evidence="replication")  # an exact replication row (no interval)
+MB = "the test's margin"
+
 
 def _iv(est, lo, hi, n=8, se=None):
     return stats.Interval(est, lo, hi, (hi - lo) / 4 if se is None else se, n, 0.95, "test")
@@ -31,37 +35,43 @@ def ledger(profile="default"):
 def test_value_rule_returns_each_verdict():
     led = ledger()
     # CI inside paper ± margin: reproduced
-    assert led.value("a", "T", "x", paper=10.0, margin=0.5, interval=_iv(10.1, 9.8, 10.4)).verdict == REPRODUCED
+    assert (
+        led.value("a", "T", "x", paper=10.0, margin=0.5, interval=_iv(10.1, 9.8, 10.4), margin_basis=MB, **R).verdict
+        == REPRODUCED
+    )
     # CI entirely outside paper ± margin: contradicted
-    assert led.value("b", "T", "x", paper=10.0, margin=0.5, interval=_iv(12.0, 11.0, 13.0)).verdict == CONTRADICTED
+    assert (
+        led.value("b", "T", "x", paper=10.0, margin=0.5, interval=_iv(12.0, 11.0, 13.0), margin_basis=MB, **R).verdict
+        == CONTRADICTED
+    )
     # CI contains the paper value but is wider than the margin: inconclusive, with the runs that would decide
-    c = led.value("c", "T", "x", paper=10.0, margin=0.5, interval=_iv(10.2, 8.0, 12.4, n=8))
+    c = led.value("c", "T", "x", paper=10.0, margin=0.5, interval=_iv(10.2, 8.0, 12.4, n=8), margin_basis=MB, **R)
     assert c.verdict == INCONCLUSIVE and "runs" in c.decides
     # the half-width 2.2 must shrink to 0.3 (margin minus the distance 0.2): 8 * (2.2/0.3)^2 = 431 runs
     assert c.decides.startswith("≈431 runs")
     # an exact estimate: |Δ| <= margin
-    assert led.value("d", "T", "x", paper=0.008026, margin=5e-7, estimate=0.0080262).verdict == REPRODUCED
-    assert led.value("e", "T", "x", paper=0.008026, margin=5e-7, estimate=0.0081).verdict == CONTRADICTED
+    assert led.value("d", "T", "x", paper=0.008026, margin=5e-7, estimate=0.0080262, **X).verdict == REPRODUCED
+    assert led.value("e", "T", "x", paper=0.008026, margin=5e-7, estimate=0.0081, **X).verdict == CONTRADICTED
     assert 0 <= led.claims[0].power <= 1 and led.claims[0].rule.startswith("equivalence")
 
 
 def test_value_rule_power_is_the_chance_to_confirm_a_true_value():
     led = ledger()
-    narrow = led.value("a", "T", "x", paper=0.0, margin=1.0, interval=_iv(0.0, -0.2, 0.2, se=0.1))
-    wide = led.value("b", "T", "x", paper=0.0, margin=1.0, interval=_iv(0.0, -2.0, 2.0, se=1.0))
+    narrow = led.value("a", "T", "x", paper=0.0, margin=1.0, interval=_iv(0.0, -0.2, 0.2, se=0.1), margin_basis=MB, **R)
+    wide = led.value("b", "T", "x", paper=0.0, margin=1.0, interval=_iv(0.0, -2.0, 2.0, se=1.0), margin_basis=MB, **R)
     assert narrow.power > 0.99 and wide.power == 0.0
 
 
 # ------------------------------------------------------------------------------ comparisons and trends
 def test_comparison_rule_returns_each_verdict():
     led = ledger()
-    assert led.comparison("a", "S", "A > B", interval=_iv(0.5, 0.1, 0.9)).verdict == REPRODUCED
-    assert led.comparison("b", "S", "A > B", interval=_iv(-0.5, -0.9, -0.1)).verdict == CONTRADICTED
-    c = led.comparison("c", "S", "A > B", interval=_iv(0.05, -0.3, 0.4), effect=0.5)
+    assert led.comparison("a", "S", "A > B", interval=_iv(0.5, 0.1, 0.9), **R).verdict == REPRODUCED
+    assert led.comparison("b", "S", "A > B", interval=_iv(-0.5, -0.9, -0.1), **R).verdict == CONTRADICTED
+    c = led.comparison("c", "S", "A > B", interval=_iv(0.05, -0.3, 0.4), effect=0.5, **R)
     assert c.verdict == INCONCLUSIVE and c.power is not None and 0 < c.power < 1
     # the claimed direction matters
-    assert led.comparison("d", "S", "A < B", interval=_iv(0.5, 0.1, 0.9), direction="<").verdict == CONTRADICTED
-    t = led.comparison("e", "S", "rises", interval=_iv(0.9, 0.6, 1.0), kind="trend")
+    assert led.comparison("d", "S", "A < B", interval=_iv(0.5, 0.1, 0.9), direction="<", **R).verdict == CONTRADICTED
+    t = led.comparison("e", "S", "rises", interval=_iv(0.9, 0.6, 1.0), kind="trend", **R)
     assert t.verdict == REPRODUCED and t.kind == "trend" and "rank correlation" in t.rule
 
 
@@ -72,28 +82,28 @@ def test_trend_and_paired_intervals_from_runs_decide_as_they_should():
     flat = rng.normal(0, 1.0, size=(10, 6))
     led = ledger()
     assert (
-        led.comparison("up", "S", "rises", interval=stats.trend_interval(levels, rising), kind="trend").verdict
+        led.comparison("up", "S", "rises", interval=stats.trend_interval(levels, rising), kind="trend", **R).verdict
         == REPRODUCED
     )
     assert (
         led.comparison(
-            "down", "S", "falls", interval=stats.trend_interval(levels, rising), kind="trend", direction="<"
+            "down", "S", "falls", interval=stats.trend_interval(levels, rising), kind="trend", direction="<", **R
         ).verdict
         == CONTRADICTED
     )
     assert (
-        led.comparison("flat", "S", "rises", interval=stats.trend_interval(levels, flat), kind="trend").verdict
+        led.comparison("flat", "S", "rises", interval=stats.trend_interval(levels, flat), kind="trend", **R).verdict
         == INCONCLUSIVE
     )
     a, b = rng.normal(1.0, 0.1, 12), rng.normal(0.0, 0.1, 12)
     iv = stats.paired_interval(a, b)
-    assert iv.low > 0.8 and led.comparison("ab", "S", "A > B", interval=iv).verdict == REPRODUCED
+    assert iv.low > 0.8 and led.comparison("ab", "S", "A > B", interval=iv, **R).verdict == REPRODUCED
 
 
 def test_fact_and_consistency_rules():
     led = ledger()
-    assert led.fact("a", "T1", "2r", holds=True, basis="exhaustive search").verdict == REPRODUCED
-    assert led.fact("b", "T1", "2r", holds=False, basis="exhaustive search").verdict == CONTRADICTED
+    assert led.fact("a", "T1", "2r", holds=True, basis="exhaustive search", **X).verdict == REPRODUCED
+    assert led.fact("b", "T1", "2r", holds=False, basis="exhaustive search", **X).verdict == CONTRADICTED
     assert (
         led.consistency("c", "T3", "printed = file", holds=True, check="recomputed from the file").verdict
         == CONSISTENCY
@@ -102,12 +112,12 @@ def test_fact_and_consistency_rules():
         led.consistency("d", "T3", "printed = file", holds=False, check="recomputed from the file").verdict == ERRATUM
     )
     with pytest.raises(ValueError, match="basis"):
-        led.fact("e", "T1", "x", holds=True, basis="")
+        led.fact("e", "T1", "x", holds=True, basis="", **X)
 
 
 def test_profiles_that_scale_the_protocol_down_are_not_comparable():
     led = ledger("smoke")
-    c = led.value("a", "T", "x", paper=1.0, margin=0.1, interval=_iv(1.0, 0.95, 1.05))
+    c = led.value("a", "T", "x", paper=1.0, margin=0.1, interval=_iv(1.0, 0.95, 1.05), margin_basis=MB, **R)
     assert c.verdict == NOT_COMPARABLE and "default" in c.decides
     # consistency checks of the authors' artefacts hold or fail at every profile
     assert led.consistency("b", "T", "x", holds=False, check="c", comparable_at=("paper",)).verdict == ERRATUM
@@ -117,26 +127,26 @@ def test_profiles_that_scale_the_protocol_down_are_not_comparable():
 def test_bad_claims_are_refused():
     led = ledger()
     with pytest.raises(ValueError, match="finite"):
-        led.value("a", "T", "x", paper=math.nan, margin=0.1, estimate=1.0)
+        led.value("a", "T", "x", paper=math.nan, margin=0.1, estimate=1.0, **X)
     with pytest.raises(ValueError, match="finite"):
-        led.value("a", "T", "x", paper=1.0, margin=0.1, estimate=math.nan)
+        led.value("a", "T", "x", paper=1.0, margin=0.1, estimate=math.nan, **X)
     with pytest.raises(ValueError, match="margin must be >= 0"):
-        led.value("a", "T", "x", paper=1.0, margin=-0.1, estimate=1.0)
+        led.value("a", "T", "x", paper=1.0, margin=-0.1, estimate=1.0, **X)
     with pytest.raises(ValueError, match="either interval"):
-        led.value("a", "T", "x", paper=1.0, margin=0.1)
+        led.value("a", "T", "x", paper=1.0, margin=0.1, **X)
     with pytest.raises(TypeError, match="Interval"):
-        led.comparison("a", "T", "x", interval=(0.1, 0.2))
+        led.comparison("a", "T", "x", interval=(0.1, 0.2), **R)
     with pytest.raises(ValueError, match="low <= high"):
-        led.comparison("a", "T", "x", interval=_iv(0.0, 1.0, -1.0))
+        led.comparison("a", "T", "x", interval=_iv(0.0, 1.0, -1.0), **R)
     with pytest.raises(ValueError, match="direction"):
-        led.comparison("a", "T", "x", interval=_iv(0.1, 0.0, 0.2), direction="bigger")
-    led.fact("ok", "T", "x", holds=True, basis="b")
+        led.comparison("a", "T", "x", interval=_iv(0.1, 0.0, 0.2), direction="bigger", **R)
+    led.fact("ok", "T", "x", holds=True, basis="b", **X)
     with pytest.raises(ValueError, match="recorded twice"):
-        led.fact("ok", "T", "x", holds=True, basis="b")
+        led.fact("ok", "T", "x", holds=True, basis="b", **X)
     with pytest.raises(ValueError, match="plain name"):
-        led.fact("../x", "T", "x", holds=True, basis="b")
+        led.fact("../x", "T", "x", holds=True, basis="b", **X)
     with pytest.raises(ValueError, match="unknown profile"):
-        led.fact("p", "T", "x", holds=True, basis="b", comparable_at=("laptop",))
+        led.fact("p", "T", "x", holds=True, basis="b", comparable_at=("laptop",), **X)
 
 
 def test_ledger_validates():
@@ -151,7 +161,7 @@ def test_ledger_validates():
 # ------------------------------------------------------------------------------- coverage and report
 def test_claims_index_must_match_the_recorded_claims(tmp_results):
     led = ledger("smoke")
-    led.fact("t1_a", "Table 1", "x", holds=True, basis="b")
+    led.fact("t1_a", "Table 1", "x", holds=True, basis="b", **X)
     led.cover(
         [
             {"source": "Table 1", "statement": "s", "claims": ["t1_*"]},
@@ -159,7 +169,7 @@ def test_claims_index_must_match_the_recorded_claims(tmp_results):
         ]
     )
     led.save()
-    led.fact("stray", "T", "x", holds=True, basis="b")
+    led.fact("stray", "T", "x", holds=True, basis="b", **X)
     with pytest.raises(ValueError, match="in no index entry"):
         led.save()
     with pytest.raises(ValueError, match="no claims and gives no reason"):
@@ -177,17 +187,221 @@ def test_ledger_roundtrip_and_report(tmp_results):
         estimate=0.008026,
         comparable_at=("smoke",),
         central=True,
+        **X,
     )
     led.value(
-        "b", "Table 2", "clean acc", paper=99.53, margin=0.1, interval=_iv(97.0, 96.5, 97.5), comparable_at=("smoke",)
+        "b",
+        "Table 2",
+        "clean acc",
+        paper=99.53,
+        margin=0.1,
+        interval=_iv(97.0, 96.5, 97.5),
+        comparable_at=("smoke",),
+        margin_basis=MB,
+        **R,
     )
-    led.value("c", "Table 2", "clean acc default-only", paper=99.53, margin=0.1, estimate=99.5)
+    led.value("c", "Table 2", "clean acc default-only", paper=99.53, margin=0.1, estimate=99.5, **X)
     led.consistency("d", "Table 3", "printed = file", holds=False, check="recomputed")
     led.cover([{"source": "Tables 1-3", "statement": "all", "claims": ["*"]}])
     led.save()
     df = load_claims("smoke")
     assert df.verdict.tolist() == [REPRODUCED, CONTRADICTED, NOT_COMPARABLE, ERRATUM]
     text = report("smoke")
-    assert "| Siedel et al. 2022 — class separation and MSCR | 1 | 1 | 0 | 1 | 0 | 1 | 4 |" in text
+    assert "| Siedel et al. 2022 — class separation and MSCR | 1 | 1 | 0 | 1 | 0 | 1 | 0 | 0 | 4 |" in text
+    assert "| Siedel et al. 2022 — class separation and MSCR | reanalysis | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 1 |" in text
+    assert "### Verdicts per evidence class" in text and "equivalent within ± margin" in text
     assert "### Central claims" in text and "### Coverage of the paper's statements" in text
     assert (tmp_results / "build_dir" / "smoke" / "results" / "CLAIMS.md").is_file()
+
+
+# ------------------------------------------------------------------------- evidence classes (issue 19)
+from robeval.core.ledger import (  # noqa: E402
+    ALLOWED,
+    DERIVATION,
+    ENVIRONMENT,
+    EVIDENCE,
+    FAILED,
+    REANALYSIS,
+    REPLICATION,
+    SCALED,
+    VERDICTS,
+    VERIFIED,
+    Claim,
+    check_verdict,
+    holm,
+    is_scaled,
+    p_value,
+)
+
+
+@pytest.mark.parametrize("evidence", EVIDENCE)
+@pytest.mark.parametrize("verdict", VERDICTS)
+def test_every_evidence_verdict_combination_is_allowed_or_refused(evidence, verdict):
+    allowed = {
+        REPLICATION: {REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE},
+        SCALED: {REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE},
+        REANALYSIS: {CONSISTENCY, ERRATUM, INCONCLUSIVE, NOT_COMPARABLE},
+        DERIVATION: {CONSISTENCY, ERRATUM, INCONCLUSIVE, NOT_COMPARABLE},
+        ENVIRONMENT: {VERIFIED, FAILED},
+    }[evidence]
+    assert (verdict in ALLOWED[evidence]) == (verdict in allowed)
+    fields = dict(Claim.__dataclass_fields__)
+    row = {k: None for k in fields} | dict(
+        id="x", paper="mscr", source="s", description="d", kind="fact", rule="r", decides="", central=False,
+        profile="default", notebook="n", note="", evidence=evidence, verdict=verdict, unit=None, scaling="",
+        mechanism="", unadjusted="",
+    )  # fmt: skip
+    if verdict in allowed:
+        Claim(**row)
+        check_verdict(evidence, verdict)
+    else:
+        with pytest.raises(ValueError, match="not allowed"):
+            Claim(**row)
+
+
+def test_reanalysis_and_derivation_rows_cannot_reproduce():
+    led = ledger()
+    # the same numbers: a replication reproduces, a reanalysis is consistency, a derivation an erratum when false
+    assert led.fact("a", "T", "x", holds=True, basis="b", evidence=REPLICATION).verdict == REPRODUCED
+    assert led.fact("b", "T", "x", holds=True, basis="b", evidence=REANALYSIS).verdict == CONSISTENCY
+    assert led.fact("c", "T", "x", holds=False, basis="b", evidence=DERIVATION).verdict == ERRATUM
+    c = led.comparison("d", "T", "x", interval=_iv(0.5, 0.1, 0.9), evidence=REANALYSIS, unit="test images")
+    assert c.verdict == CONSISTENCY and c.evidence == REANALYSIS
+    assert led.value("e", "T", "x", paper=1.0, margin=0.1, estimate=1.5, evidence=DERIVATION).verdict == ERRATUM
+    # consistency() only ever gives consistency/erratum, and says which class it is
+    assert led.consistency("f", "T", "x", holds=True, check="c").evidence == REANALYSIS
+    with pytest.raises(ValueError, match="not allowed"):
+        led.consistency("g", "T", "x", holds=True, check="c", evidence=REPLICATION)
+
+
+def test_environment_rows_are_checks():
+    led = ledger()
+    assert led.fact("a", "data", "sha256", holds=True, basis="b", evidence=ENVIRONMENT).verdict == VERIFIED
+    assert led.fact("b", "data", "sha256", holds=False, basis="b", evidence=ENVIRONMENT).verdict == FAILED
+
+
+def test_labels_are_required_and_validated():
+    led = ledger()
+    with pytest.raises(TypeError, match="evidence= is required"):
+        led.fact("a", "T", "x", holds=True, basis="b")
+    with pytest.raises(ValueError, match="not one of"):
+        led.fact("a", "T", "x", holds=True, basis="b", evidence="vibes")
+    with pytest.raises(TypeError, match="unit= is required"):
+        led.comparison("a", "T", "x", interval=_iv(0.5, 0.1, 0.9), evidence=REPLICATION)
+    with pytest.raises(ValueError, match="unit 'seeds'"):
+        led.comparison("a", "T", "x", interval=_iv(0.5, 0.1, 0.9), evidence=REPLICATION, unit="seeds")
+    with pytest.raises(TypeError, match="unknown keyword"):
+        led.fact("a", "T", "x", holds=True, basis="b", evidence=REPLICATION, evidnce="x")
+    with pytest.raises(ValueError, match="margin_basis"):
+        led.value("a", "T", "x", paper=1.0, margin=0.1, interval=_iv(1.0, 0.95, 1.05), **R)
+
+
+def test_scaled_replication_states_its_mechanism_or_is_not_comparable():
+    led = Ledger(paper="mscr", notebook="99_test", profile="default", scaling="24 runs instead of 1200")
+    with pytest.raises(ValueError, match="mechanism="):
+        led.comparison("a", "T", "x", interval=_iv(0.5, 0.1, 0.9), **R)
+    ok = led.comparison("b", "T", "x", interval=_iv(0.5, 0.1, 0.9), mechanism="fewer runs: same model", **R)
+    assert ok.evidence == SCALED and ok.verdict == REPRODUCED and ok.scaling == "24 runs instead of 1200"
+    lost = led.comparison(
+        "c", "T", "x", interval=_iv(0.5, 0.1, 0.9), survives=False, mechanism="BN adaptation, not retraining", **R
+    )
+    assert lost.verdict == NOT_COMPARABLE and "BN adaptation" in lost.mechanism
+    # a notebook-level mechanism is the default; a row's own scaling adds to the profile's
+    led2 = Ledger(paper="mscr", notebook="99_test", profile="default", scaling="subset", mechanism="kept: why")
+    r = led2.comparison("d", "T", "x", interval=_iv(0.5, 0.1, 0.9), scaled="48 samples", **R)
+    assert r.mechanism == "kept: why" and r.scaling == "subset; 48 samples"
+    # the paper's scale: a replication stays a replication
+    full = Ledger(paper="mscr", notebook="99_test", profile="paper")
+    assert full.comparison("e", "T", "x", interval=_iv(0.5, 0.1, 0.9), **R).evidence == REPLICATION
+    assert is_scaled("default", "nothing") and not is_scaled("paper", "nothing: the published protocol")
+    assert is_scaled("paper", "synthetic data instead of ERA5")
+
+
+def test_claims_about_models_need_three_independent_trainings():
+    led = ledger()
+    one_model = led.comparison(
+        "a", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=10000), evidence=REPLICATION, unit="test images",
+        about_models=True,
+    )  # fmt: skip
+    assert one_model.verdict == INCONCLUSIVE and "independent trainings" in one_model.decides
+    two = led.comparison("b", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=2), about_models=True, **R)
+    assert two.verdict == INCONCLUSIVE
+    three = led.comparison("c", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=3), about_models=True, **R)
+    assert three.verdict == REPRODUCED
+    files = led.comparison(
+        "d", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=10000), evidence=REANALYSIS, unit="test images",
+        about_models=True,
+    )  # fmt: skip
+    assert files.verdict == INCONCLUSIVE
+
+
+def test_a_small_n_bootstrap_cannot_decide():
+    led = ledger()
+    boot3 = stats.Interval(0.9, 0.6, 0.9, 0.1, 3, 0.95, "percentile bootstrap over 3 runs")
+    c = led.comparison("a", "T", "rises", interval=boot3, kind="trend", **R)
+    assert c.verdict == INCONCLUSIVE and "valid at n = 3" in c.decides
+    boot30 = stats.Interval(0.9, 0.6, 0.95, 0.1, 30, 0.95, "percentile bootstrap over 30 runs")
+    assert led.comparison("b", "T", "rises", interval=boot30, kind="trend", **R).verdict == REPRODUCED
+
+
+def test_p_values_and_holm_by_hand():
+    # t-interval: p from Student t with n-1 df; estimate 2, se 1, n 5 -> 2 * t.sf(2, 4) = 0.11612
+    iv = stats.Interval(2.0, 0.0, 4.0, 1.0, 5, 0.95, "t-interval over 5 runs")
+    assert p_value(iv) == pytest.approx(0.116117, abs=1e-6)
+    assert p_value(stats.Interval(1.96, 0, 4, 1.0, 50, 0.95, "bootstrap")) == pytest.approx(0.05, abs=1e-3)
+    assert p_value(stats.Interval(1.0, 0, 2, math.nan, 5, 0.95, "x")) is None
+    # Holm at 0.05 over (0.01, 0.04, 0.03): 0.01 <= 0.05/3 rejected; 0.03 > 0.05/2 stops
+    assert holm([0.01, 0.04, 0.03], 0.05) == [True, False, False]
+    assert holm([0.01, 0.02, 0.03], 0.06) == [True, True, True]
+
+
+def test_holm_demotes_central_comparisons_that_fail_the_family_correction():
+    led = ledger()
+    ivs = [stats.mean_interval(v) for v in ([1.0, 1.1, 0.9, 1.05], [0.2, 0.5, -0.05, 0.4, 0.3], [2, 2.2, 1.9, 2.1])]
+    a = led.comparison("a", "T", "x", interval=ivs[0], central=True, **R)
+    b = led.comparison("b", "T", "x", interval=ivs[1], central=True, **R)
+    led.comparison("c", "T", "x", interval=ivs[1], central=True, **R)
+    # b and c: p in (0.025, 0.05): significant alone; Holm over 3 compares the second smallest with 0.05 / 2
+    assert b.verdict == REPRODUCED and 0.05 / 2 < b.p_value < 0.05
+    led.adjust()
+    assert a.verdict == REPRODUCED and b.verdict == INCONCLUSIVE and b.unadjusted == REPRODUCED
+    assert "Holm" in b.decides
+    led.adjust()  # idempotent
+    assert b.verdict == INCONCLUSIVE and b.decides.count("Holm") == 1
+    # a non-central row is not in the family
+    d = led.comparison("d", "T", "x", interval=ivs[1], **R)
+    led.adjust()
+    assert d.verdict == REPRODUCED
+
+
+def test_readings_decide_only_when_every_reading_agrees():
+    led = ledger()
+    led.comparison("r.identity", "T", "x", interval=_iv(-0.5, -0.9, -0.1), **R)
+    led.comparison("r.trace1", "T", "x", interval=_iv(0.1, -0.2, 0.4), **R)
+    c = led.readings("r", "T", "x", parts=["r.identity", "r.trace1"], ambiguity="covariance: identity or trace 1")
+    assert c.verdict == INCONCLUSIVE and "covariance" in c.decides
+    led.comparison("s.a", "T", "x", interval=_iv(-0.5, -0.9, -0.1), **R)
+    led.comparison("s.b", "T", "x", interval=_iv(-0.4, -0.8, -0.2), **R)
+    assert led.readings("s", "T", "x", parts=["s.a", "s.b"], ambiguity="budget").verdict == CONTRADICTED
+    with pytest.raises(KeyError, match="no claim"):
+        led.readings("t", "T", "x", parts=["s.a", "nope"], ambiguity="a")
+
+
+def test_errata_need_to_exceed_the_papers_own_noise():
+    led = ledger()
+    # a -0.126 -> -0.127 dip inside the sheet's +-0.007: consistency
+    dip = led.consistency("a", "T2a", "monotone", discrepancy=-0.001, noise=0.007, check="sheet")
+    assert dip.verdict == CONSISTENCY and "noise" in dip.rule
+    assert led.consistency("b", "T1", "delta", discrepancy=1.0, noise=0.05, check="printed").verdict == ERRATUM
+    with pytest.raises(ValueError, match="not both"):
+        led.consistency("c", "T", "x", holds=True, discrepancy=1.0, noise=0.1, check="c")
+
+
+def test_full_scale_rows_stay_replications_and_exact_rows_name_their_unit():
+    led = Ledger(paper="mscr", notebook="99_test", profile="default", scaling="24 runs", mechanism="fewer runs")
+    exact = led.value("a", "T1", "2r", paper=1.0, margin=0.1, estimate=1.0, evidence=REPLICATION, full_scale=True)
+    assert exact.evidence == REPLICATION and exact.unit == "none (exact)" and exact.verdict == REPRODUCED
+    scaled = led.value("b", "T1", "2r", paper=1.0, margin=0.1, estimate=1.0, evidence=REPLICATION)
+    assert scaled.evidence == SCALED and scaled.scaling == "24 runs"
+    with pytest.raises(TypeError, match="full_scale"):
+        led.value("c", "T1", "2r", paper=1.0, margin=0.1, estimate=1.0, evidence=REPLICATION, full_scale="yes")

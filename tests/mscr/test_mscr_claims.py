@@ -272,6 +272,11 @@ def _led(profile="default"):
     return Ledger(paper="mscr", notebook="t", profile=profile)
 
 
+def _scaled(profile="default", mechanism="only the number of runs is scaled"):
+    """A ledger as notebooks.setup builds it under a scaled profile (the settings' scaled_down / mechanism)."""
+    return Ledger(paper="mscr", notebook="t", profile=profile, scaling="fewer runs", mechanism=mechanism)
+
+
 # robust accuracies [%]: rows eps_test, columns eps_train; the best column of rows 0 .. 0.004 is 0.004 (above
 # the diagonal for rows 0.001), the row 0.01 is best at 0.004 (below the diagonal)
 BASE = np.array(
@@ -312,10 +317,18 @@ def test_table1_2d_flips():
 def test_printed_table2a_against_the_sheet_flips():
     sheet = np.asarray(PAPER_TABLE_2A["acc"], dtype=float) + 0.0004
     mscr = np.asarray(PAPER_TABLE_2A["mscr"], dtype=float)
-    got = mc.record_printed_table2a(_led(), sheet, mscr)
-    assert got[0].verdict == CONS and got[1].verdict == ERR  # the printed MSCR row falls at 0 -> 0.001
+    hw = np.array([0.007, 0.006, 0.006, 0.005, 0.005, 0.006, 0.010, 0.015, 0.024])  # the printed ± of the row
+    got = mc.record_printed_table2a(_led(), sheet, mscr, hw)
+    # the printed MSCR row dips from -0.126 to -0.127: 0.001, inside the paper's own ± 0.007 -> no erratum
+    assert got[0].verdict == CONS and got[1].verdict == CONS
+    assert got[1].estimate == pytest.approx(-0.001) and "0.007" in got[1].rule
+    assert {c.evidence for c in got} == {"reanalysis"}
+    # the same dip beyond the paper's noise is an erratum
+    assert mc.record_printed_table2a(_led(), sheet, mscr, hw / 10)[1].verdict == ERR
     sheet[4, 4] += 0.01
-    assert mc.record_printed_table2a(_led(), sheet, mscr)[0].verdict == ERR
+    assert mc.record_printed_table2a(_led(), sheet, mscr, hw)[0].verdict == ERR
+    with pytest.raises(ValueError, match="half-width"):
+        mc.record_printed_table2a(_led(), sheet, mscr, hw[:3])
 
 
 def test_table2a_cells_equivalence_flips():
@@ -334,6 +347,17 @@ def test_table2a_cells_equivalence_flips():
     assert {c.id: c.verdict for c in wide}["T2a_acc_0_eps_min"] == INC
     smoke = mc.record_table2a_cells(_led("smoke"), _cube(BASE), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS)
     assert {c.verdict for c in smoke} == {NC}
+    # every cell: a replication over forest runs, with the defence of its margin
+    assert {(c.evidence, c.unit) for c in got.values()} == {("replication", "forest runs")}
+    assert all("nearest" in c.rule and "row optima" in c.rule for c in got.values() if c.id.startswith("T2a_acc"))
+    # equivalence within ± margin: a CI that excludes the published value still reproduces inside the margin
+    near = mc.record_table2a_cells(_led(), _cube(BASE + 0.2), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS)
+    c = {c.id: c for c in near}["T2a_acc_0_eps_min"]
+    assert c.ci[0] > c.paper_value and c.verdict == OK
+    # under a scaled profile whose mechanism survives (only the runs are scaled) the verdict stands
+    sc = {c.id: c for c in mc.record_table2a_cells(_scaled(), _cube(BASE), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS)}
+    assert sc["T2a_acc_0_eps_min"].evidence == "scaled replication" and sc["T2a_acc_0_eps_min"].verdict == OK
+    assert sc["T2a_acc_0_eps_min"].mechanism == "only the number of runs is scaled"
 
 
 def test_row_best_flips():
@@ -366,6 +390,23 @@ def test_mscr_trend_steps_and_sign_flip():
     sign[2, 0], sign[2, 3] = 99.5, 98.0
     got = mc.record_mscr_sign(_led(), _cube_noise(sign), EPS_MIN, ref_mscr, LEVELS, low=0.0, high=0.01)
     assert [c.verdict for c in got] == [NO, NO]
+    assert {(c.evidence, c.unit) for c in got} == {("replication", "forest runs")}
+
+
+def test_small_n_trend_uses_a_t_interval_over_per_run_rho():
+    """3 runs: no percentile bootstrap (its upper bound can equal the estimate) but a t-interval over the runs'
+    own Spearman rho, which can decide; from 10 runs on the bootstrap of the mean curve's rho."""
+    ref_mscr = 100 * (BASE[2] - BASE[0]) / BASE[0]
+    up = mc.record_mscr_trend(_led(), _cube_noise(BASE, n=3), EPS_MIN, ref_mscr, LEVELS, n_boot=300)[0]
+    assert "t-interval" in up.rule and "per-run Spearman rho" in up.rule and up.n_runs == 3
+    assert up.verdict == OK and up.ci[1] > up.estimate
+    assert not up.decides
+    many = mc.record_mscr_trend(_led(), _cube_noise(BASE, n=12), EPS_MIN, ref_mscr, LEVELS, n_boot=300)[0]
+    assert "percentile bootstrap" in many.rule
+    iv = mc.per_run_trend([0, 1, 2, 3], np.array([[0, 1, 2, 3], [0, 1, 3, 2], [0, 2, 1, 3]], float))
+    assert iv.n == 3 and iv.estimate == pytest.approx(np.mean([1.0, 0.8, 0.8]))
+    flat = mc.per_run_trend([0, 1, 2], np.array([[1, 1, 1], [0, 1, 2]], float))
+    assert math.isinf(flat.high)  # a constant run has no rho: unbounded, inconclusive
 
 
 def test_max_overall_and_diagonal_flip():
@@ -463,10 +504,15 @@ def test_k_effect_flips():
 def test_modes_flip():
     ref = pd.DataFrame(BASE)
     ref_mscr = 100 * (BASE[2] - BASE[0]) / BASE[0]
-    close = _cube_noise(BASE, sd=0.02, n=8, seed=3)
+    close = _cube_noise(BASE, sd=0.02, n=12, seed=3)
     off = BASE.copy()
     off[:, 1] += 0.6  # moves the optimum of every row to 0.001 and the matrix away from the published one
-    far = _cube_noise(off, sd=0.02, n=8, seed=4)
+    far = _cube_noise(off, sd=0.02, n=12, seed=4)
+    # a percentile bootstrap over fewer than 10 runs cannot decide (the ledger makes it inconclusive)
+    few = mc.record_modes(
+        _led(), far.subset(range(8)), close.subset(range(8)), EPS_MIN, ref, ref_mscr, LEVELS, LEVELS, n_boot=300
+    )
+    assert {c.verdict for c in few} == {INC} and "percentile bootstrap needs" in few[0].decides
     got = mc.record_modes(_led(), far, close, EPS_MIN, ref, ref_mscr, LEVELS, LEVELS, n_boot=300)
     assert [c.id for c in got] == ["X_modes_optima_regret", "X_modes_mscr_distance", "X_modes_matrix_distance"]
     assert got[0].verdict == OK and got[2].verdict == OK
@@ -479,11 +525,28 @@ def test_sheets_flip():
     acc = pd.DataFrame(BASE, index=LEVELS, columns=LEVELS)
     sheet = {"acc": acc, "mscr": [-0.3, -0.2, 0.0, 0.1], "eps_train": LEVELS, "eps_test": LEVELS}
     got = mc.record_sheets(_led(), {"B_Linf": sheet})
-    assert [c.verdict for c in got] == [CONS, CONS, CONS]
+    assert [c.id for c in got] == [
+        "X_sheets_B_Linf_mscr_rises_steadily",
+        "X_sheets_B_Linf_mscr_rises_to_positive",
+        "X_sheets_B_Linf_mscr_rises",
+        "X_sheets_B_Linf_tradeoff_overcome",
+        "X_sheets_B_Linf_offdiag_low",
+    ]
+    assert [c.verdict for c in got] == [CONS] * 5
+    assert {c.evidence for c in got} == {"reanalysis"}  # the authors' sheets: never "reproduced"
+    # the readings disagree (negative to positive, but not a steady rise, like sheet A): inconclusive, not erratum
+    zigzag = dict(sheet, mscr=[-0.2, 0.3, -0.25, 0.05])
+    got = {c.id: c for c in mc.record_sheets(_led(), {"A_Linf": zigzag})}
+    assert got["X_sheets_A_Linf_mscr_rises_steadily"].verdict == ERR
+    assert got["X_sheets_A_Linf_mscr_rises_to_positive"].verdict == CONS
+    assert (
+        got["X_sheets_A_Linf_mscr_rises"].verdict == INC
+        and "similar fundamental" in got["X_sheets_A_Linf_mscr_rises"].decides
+    )
     bad = dict(sheet, mscr=[0.1, 0.0, -0.2, -0.3], acc=acc.assign(**{}).copy())
     bad["acc"].iloc[1] = [99.9, 99.0, 99.0, 99.0]  # row 0.001 best at eps_train = 0
     bad["acc"].iloc[0] = [99.9, 99.0, 99.0, 99.0]  # no column beats eps_train = 0
-    assert [c.verdict for c in mc.record_sheets(_led(), {"A_L2": bad})] == [ERR, ERR, ERR]
+    assert [c.verdict for c in mc.record_sheets(_led(), {"A_L2": bad})] == [ERR] * 5
 
 
 def test_single_run_rows_are_inconclusive_and_say_what_decides():
@@ -503,6 +566,14 @@ def test_table1_cifar_and_arithmetic_flip():
     assert sub[0].verdict == NC and "60000" in sub[0].decides and sub[1].verdict == OK
     assert mc.record_table1_cifar(_led(), np.array([50, 90]) / 255, 6000)[1].verdict == NO
     assert {c.verdict for c in mc.record_paper_arithmetic(_led())} == {CONS}
+    assert {c.evidence for c in mc.record_paper_arithmetic(_led())} == {"derivation"}
+    assert {c.evidence for c in full} == {"replication"}  # exact on the data: a replication without sampling
+    # under a scaled profile the exact rows keep their verdict (their mechanism: exact, nothing scaled)
+    sc = mc.record_table1_cifar(_scaled("smoke"), np.full(60000, 54 / 255), 60000)
+    assert [c.verdict for c in sc] == [OK, OK] and all("exact" in c.mechanism for c in sc)
+    # a subset loses the mechanism (the minimum over all pairs): not comparable whatever the numbers
+    sub = mc.record_table1_cifar(_scaled(), np.array([54, 90]) / 255, 6000)
+    assert sub[0].verdict == NC and sub[0].evidence == "scaled replication" and "6000" in sub[0].scaling
     assert [c.verdict for c in mc.record_paper_arithmetic(_led(), eps_min_cifar=0.2, eps_min_2d=0.004013)][::2] == [
         ERR,
         ERR,
@@ -512,6 +583,11 @@ def test_table1_cifar_and_arithmetic_flip():
 def test_printed_table2b_flips():
     assert mc.record_printed_table2b(_led(), pd.DataFrame())[0].verdict == CONS
     assert mc.record_printed_table2b(_led(), pd.DataFrame({"what": ["accuracy"]}))[0].verdict == ERR
+    # with the CSV's 95% margins: an erratum only beyond the paper's own noise
+    margin = pd.DataFrame([[0.4, 0.5]], index=[0.03], columns=[0.0, 0.01])
+    diff = lambda d: pd.DataFrame({"what": ["accuracy"], "eps_test": [0.03], "eps_train": [0.01], "diff": [d]})
+    small, big = (mc.record_printed_table2b(_led(), diff(d), margin)[0] for d in (0.3, 3.0))
+    assert small.verdict == CONS and big.verdict == ERR and big.evidence == "reanalysis"
     with pytest.raises(TypeError, match="printed_vs_csv"):
         mc.record_printed_table2b(_led(), [])
 
@@ -532,6 +608,7 @@ def test_csv_statements_flip(csv):
     acc, mscr, margin, eps_min = csv
     got = mc.record_csv_statements(_led(), acc, mscr, margin, eps_min)
     assert {c.verdict for c in got} == {CONS}
+    assert {(c.evidence, c.unit) for c in got} == {("reanalysis", "training runs")}
     flipped = acc.copy()
     flipped.iloc[0, 0] = 95.0  # eps_train = 0 now best and maximal, a 'significant' loss for 0.01, no 3 pp drop
     flipped.iloc[1:5, 0] = 99.0  # weak noise (0.005 .. 0.02): optima at eps_train = 0, below the diagonal
@@ -564,6 +641,17 @@ def test_cifar_runs_flip(csv):
         assert got[cid].verdict == OK, cid
     assert got["S53_cifar_mscr_zero_at_0.07"].verdict == NC and got["S4_cifar_clean_best_0.01"].verdict == NC
     assert got["S4_cifar_noise_training_helps"].central and got["F6b_clean_gain_0.01"].central
+    assert {c.unit for c in got.values()} == {"training runs"}
+    trend = got["S4_cifar_mscr_increases"]  # the CIFAR-10 row: Table 2b / Fig. 6b, a valid 3-run interval
+    assert "Table 2b" in trend.source and "Fig. 6b" in trend.source and "CIFAR-10" in trend.description
+    assert "t-interval" in trend.rule and "bootstrap" not in trend.rule and trend.verdict == OK
+    # under the scaled (small-CNN) profile: the MSCR statements keep their mechanism, the trade-off and the
+    # optima's positions do not -> not comparable, whatever the numbers
+    got = {c.id: c for c in mc.record_cifar_runs(_scaled(), _cifar_cube(acc), eps_min, acc, mscr, n_boot=300)}
+    assert got["S4_cifar_mscr_increases"].verdict == OK and got["S4_cifar_noise_training_helps"].verdict == OK
+    assert got["S4_cifar_mscr_increases"].evidence == "scaled replication"
+    for cid in ("F6b_clean_gain_0.01", "F6b_mscr_gain_0.02", "S56_cifar_offdiag_low", "S56_cifar_below_diag_high"):
+        assert got[cid].verdict == NC and "WRN-28-10" in got[cid].mechanism, cid
     rev = pd.DataFrame(acc.to_numpy()[:, ::-1], index=acc.index, columns=acc.columns)  # columns reversed
     got = {c.id: c for c in mc.record_cifar_runs(_led(), _cifar_cube(rev), eps_min, acc, mscr, n_boot=300)}
     for cid in (
@@ -618,9 +706,21 @@ def test_committed_default_ledger_is_rebuilt_from_its_csvs(stem, experiment, fn,
     from robeval.core import profiles
 
     cfg = profiles.resolve(experiment, "default")
-    led = Ledger(paper="mscr", notebook=stem, profile="default")
+    led = Ledger(paper="mscr", notebook=stem, profile="default", scaling=cfg["scaled_down"], mechanism=cfg["mechanism"])
     getattr(mc, fn)(led, cfg, ROOT / "results" / "default" / experiment)
     led.cover(mc.INDEX_01 if stem.startswith("01") else mc.INDEX_02)
     led.check_coverage()
-    rebuilt = {c.id: (c.verdict, asdict(c)["estimate"]) for c in led.claims}
-    assert rebuilt == {c["id"]: (c["verdict"], c["estimate"]) for c in saved["claims"]}
+    led.adjust()  # Holm's correction, as on save
+    rebuilt = {c.id: (c.verdict, c.evidence, asdict(c)["estimate"]) for c in led.claims}
+    assert rebuilt == {c["id"]: (c["verdict"], c.get("evidence"), c["estimate"]) for c in saved["claims"]}
+
+
+def test_every_row_of_the_default_ledgers_is_labelled():
+    """Every saved row says what its verdict rests on; every row with an interval says what n counts."""
+    for stem in ("01_mscr_2d", "02_mscr_cifar10"):
+        saved = _committed(stem)
+        for c in saved["claims"]:
+            assert c.get("evidence") in claims.EVIDENCE, c["id"]
+            assert c["ci"] is None or c.get("unit") in claims.UNITS, c["id"]
+            if c["evidence"] in ("reanalysis", "derivation"):
+                assert c["verdict"] in (CONS, ERR, INC, NC), c["id"]

@@ -11,7 +11,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from robeval.core.ledger import CONSISTENCY, CONTRADICTED, ERRATUM, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, Ledger
+from robeval.core.ledger import (
+    ALLOWED,
+    CONSISTENCY,
+    CONTRADICTED,
+    ERRATUM,
+    INCONCLUSIVE,
+    NOT_COMPARABLE,
+    REPRODUCED,
+    UNITS,
+    Ledger,
+)
 from robeval.msd import cbar as X
 from robeval.msd import claims as MC
 from robeval.msd import tables as T
@@ -26,6 +36,14 @@ OK, NO, INC, NC = REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE
 
 def ledger(profile="default"):
     return Ledger(paper="msd", notebook="test_msd_claims", profile=profile)
+
+
+def scaled_ledger(profile="default"):
+    """A ledger under a scaled profile (as robeval.core.notebooks.setup makes it from the settings): its
+    replication rows become scaled replications carrying the notebook-level mechanism."""
+    return Ledger(
+        paper="msd", notebook="test_msd_claims", profile=profile, scaling="a test scaling", mechanism="a test mechanism"
+    )
 
 
 def verdicts(claims):
@@ -273,7 +291,10 @@ def test_spearman_claims_verdicts_follow_the_correlations():
     assert v["S4.2_retrain_n_above"].estimate == 12 and v["S4.2_retrain_n_above"].ci == (12, 12)
     assert v["AppB_bn_n_above"].estimate == 12 - 7.5
     assert v["S4.2_brightness_low_bn"].estimate == pytest.approx(-1.6)  # rho −1 minus 0.6
-    assert set(verdicts(out).values()) == {OK}
+    # App. B's MMD statement is about retrained models: its batch-norm rows are not comparable at every profile
+    mmd_rows = {"AppB_mmd_worse_bn", "AppB_mmd_poor_bn"}
+    assert {v[i].verdict for i in mmd_rows} == {NC} and "retrained" in v["AppB_mmd_worse_bn"].mechanism
+    assert {x.verdict for k, x in v.items() if k not in mmd_rows} == {OK}
     # 6 of 15 above, brightness correlated, MMD as good as MSD and above 0.6 everywhere
     flipped = MC.record_spearman_claims(
         ledger("paper"), _powerset_avg(_spearman_value(5, True, True)), retrain, seed=0, n_boot=N_BOOT
@@ -282,12 +303,12 @@ def test_spearman_claims_verdicts_follow_the_correlations():
     # only the noise and blur categories have a correlated corruption left
     assert f["AppB_bn_n_above"] == f["S4.2_brightness_low_bn"] == f["S4.2_all_categories_bn"] == NO
     assert f["S4.2_retrain_n_above"] == OK  # the retrained rows are unchanged
-    assert f["AppB_mmd_worse_bn"] == INC  # MSD and MMD identical: the gap is exactly 0
+    assert f["AppB_mmd_worse_bn"] == NC  # not comparable, whatever the numbers
     # MMD ranks the schemes like the error on the 12 correlated corruptions: a majority, not a minority
     good_mmd = MC.record_spearman_claims(
         ledger("paper"), _powerset_avg(_spearman_value(mmd_good=True)), retrain, seed=0, n_boot=N_BOOT
     )
-    assert verdicts(good_mmd)["AppB_mmd_poor_bn"] == NO
+    assert verdicts(good_mmd)["AppB_mmd_poor_bn"] == NC
     # the retrained count is judged in the paper profile only
     d = verdicts(MC.record_spearman_claims(ledger(), bn, retrain, seed=0, n_boot=N_BOOT))
     assert d["S4.2_retrain_n_above"] == d["S4.2_brightness_low_retrain"] == NC and d["AppB_bn_n_above"] == OK
@@ -296,6 +317,33 @@ def test_spearman_claims_verdicts_follow_the_correlations():
     }
     with pytest.raises(ValueError, match="brightness"):
         MC.record_spearman_claims(ledger(), bn[bn["corruption"] != "brightness"], retrain, seed=0, n_boot=N_BOOT)
+
+
+def test_mmd_rows_are_not_comparable_under_the_scaled_default():
+    """App. B's MMD statement is about retrained models; the batch-norm-adapted 48-sample proxy cannot decide it,
+    whatever the numbers (issue 19): its rows are scaled replications whose mechanism does not survive."""
+    bn = _powerset_avg(_spearman_value())
+    retrain = bn[bn["scheme"].isin(SCHEMES[:20])][["scheme", "family", "corruption", "error", "msd"]]
+    for good in (False, True):  # MMD worse than MSD, or as good: the row cannot be decided either way
+        out = {
+            c.id: c
+            for c in MC.record_spearman_claims(
+                scaled_ledger(),
+                _powerset_avg(_spearman_value(mmd_good=good)),
+                retrain,
+                seed=0,
+                n_boot=N_BOOT,
+                n_aug_samples=48,
+            )
+        }
+        for cid in ("AppB_mmd_worse_bn", "AppB_mmd_poor_bn"):
+            c = out[cid]
+            assert c.verdict == NC and c.evidence == "scaled replication" and c.unit == "schemes"
+            assert "retrained" in c.mechanism and "48 augmentation samples" in c.mechanism
+    # the other batch-norm rows keep the notebook's mechanism and are decided
+    assert out["AppB_bn_n_above"].verdict == OK and out["AppB_bn_n_above"].mechanism == "a test mechanism"
+    assert out["S4.2_retrain_n_above"].unit == "training runs"
+    assert "samples" not in MC.mmd_lost(100_000) and "retrained" in MC.mmd_lost(100_000)
 
 
 def _inclusion_value(swap=False):
@@ -356,6 +404,12 @@ def test_single_op_claims():
     assert v["Fig1_geometric_beat_colour"].estimate == pytest.approx(0.3, abs=0.01)
     assert v["Fig1_geometric_beat_baseline"].estimate == pytest.approx(0.2, abs=0.01)
     assert set(verdicts(out).values()) == {OK}
+    # nine single-op schemes: t-intervals (valid at small n), not a percentile bootstrap the ledger would void
+    assert all("t-interval over 9 schemes" in c.rule or "t-interval over 5 schemes" in c.rule for c in out)
+    assert {c.unit for c in out} == {"schemes"}
+    assert set(
+        verdicts(MC.record_single_op_claims(scaled_ledger(), _powerset_avg(_single_value(0.3)), seed=0)).values()
+    ) == {OK}
     # single geometric ops worse than both the colour ops and the empty scheme
     out = MC.record_single_op_claims(ledger(), _powerset_avg(_single_value(0.7)), seed=0, n_boot=N_BOOT)
     assert set(verdicts(out).values()) == {NO}
@@ -441,10 +495,28 @@ def test_toy_claims():
     # (2 − 0.1) / (2 − 0.1) − 0.5 and (0.9 − 0.25) / (0.9 − 0.2) − 0.5 in every run
     assert out[1].estimate == pytest.approx(0.5) and out[2].estimate == pytest.approx(0.65 / 0.7 - 0.5, rel=1e-5)
     assert out[0].estimate == pytest.approx(-1 + 0.95) and out[0].n_runs == 3
-    assert set(verdicts(out).values()) == {OK}
+    # the MMD row holds by the linearity of the mean: a derivation, consistency (never "reproduced")
+    assert out[0].evidence == "derivation" and out[0].unit == "Monte-Carlo repetitions"
+    assert verdicts(out) == {"Fig2b_mmd_linear": CONSISTENCY, "Fig2b_msd_low": OK, "Fig2b_error_low": OK}
+    assert out[2].unit == "fine-tuning runs"
     # MMD a step, MSD and error still near their fraction-0 values at 5%
     errors, dist = _toy_frames(msd_small=1.9, err_small=0.85, mmd_linear=False)
-    assert set(verdicts(MC.record_toy_claims(ledger(), errors, dist, small=0.05)).values()) == {NO}
+    flipped = verdicts(MC.record_toy_claims(ledger(), errors, dist, small=0.05))
+    assert flipped == {"Fig2b_mmd_linear": ERRATUM, "Fig2b_msd_low": NO, "Fig2b_error_low": NO}
+
+
+def test_toy_error_row_is_not_comparable_when_fine_tuning_is_too_short():
+    """Three one-epoch fine-tunings stand in for training from scratch: the memorisation mechanism is lost."""
+    lost = MC.toy_error_lost({"toy_epochs": 1}, 0.05)
+    assert "memorises" in lost and MC.toy_error_lost({"toy_epochs": 100}, 0.05) == ""
+    for frames in (_toy_frames(), _toy_frames(msd_small=1.9, err_small=0.85)):
+        out = {c.id: c for c in MC.record_toy_claims(scaled_ledger(), *frames, small=0.05, error_lost=lost)}
+        assert out["Fig2b_error_low"].verdict == NC and out["Fig2b_error_low"].mechanism == lost
+        assert out["Fig2b_error_low"].evidence == "scaled replication"
+        assert out["Fig2b_mmd_linear"].evidence == "derivation"  # not a replication: never scaled
+    # at the paper's epochs the row is decided again
+    out = {c.id: c for c in MC.record_toy_claims(scaled_ledger(), *_toy_frames(), small=0.05)}
+    assert out["Fig2b_error_low"].verdict == OK and out["Fig2b_error_low"].mechanism == "a test mechanism"
 
 
 def _write_powerset_results(folder):
@@ -472,6 +544,7 @@ def _write_powerset_results(folder):
         "n_boot": N_BOOT,
         "methods": ["autoaugment", "patch_gaussian"],
         "toy_error_fractions": [0.0, 0.05, 1.0],
+        "toy_epochs": 1,
     }
 
 
@@ -653,6 +726,16 @@ def test_table1_claims_flip():
     assert v["T1_less_gain_cbar_patch_gaussian"] == v["T1_delta_patch_gaussian_gt_autoaugment"] == NO
     assert v["T1_rank_cbar"] == NO and v["T1_bsmpl_gain_autoaugment"] == NO
     assert v["T1_less_gain_cbar_augmix"] == OK and v["T1_bsmpl_gain_augmix"] == OK
+    # scaled: a method without an established CIFAR-10-C gain cannot test the blue-noise-sample sentence
+    pm, pc = _tables(
+        c={"autoaugment": 27.0}, bsmpl={"none": 42.9, "autoaugment": 45.0, "augmix": 9.8, "patch_gaussian": 9.0}
+    )
+    s = {c.id: c for c in MC.record_table1_claims(scaled_ledger(), pm, pc, unit="fine-tuning runs")}
+    assert s["T1_bsmpl_gain_autoaugment"].verdict == NC and "no established CIFAR-10-C gain" in (
+        s["T1_bsmpl_gain_autoaugment"].mechanism
+    )
+    assert s["T1_bsmpl_gain_augmix"].verdict == OK and s["T1_bsmpl_gain_augmix"].unit == "fine-tuning runs"
+    assert s["T1_gain_c_augmix"].evidence == "scaled replication"
     # one run: no interval, nothing decided
     one = verdicts(MC.record_table1_claims(ledger(), *_tables(runs=1)))
     assert one["T1_gain_c_augmix"] == one["T1_baseline_delta"] == INC
@@ -668,6 +751,13 @@ def test_paper_consistency_finds_the_augmix_delta_erratum():
     assert {c.id: c.estimate for c in out}["T1_printed_delta_c10_augmix"] == pytest.approx(4.9)
     assert v["T1_printed_delta_in_DA_AM"] == v["S5_text_delta_range"] == CONSISTENCY
     assert len(out) == 8 + 8 + 4 + 2 + 1 and set(v.values()) == {CONSISTENCY, ERRATUM}
+    # reanalyses of the printed numbers: consistency / erratum, an erratum only beyond the printed rounding
+    c = {x.id: x for x in out}
+    assert {x.evidence for x in out} == {"reanalysis"}
+    assert "|1| vs 0.15" in c["T1_printed_delta_c10_augmix"].rule  # |5.9 − 4.9| = 1.0 > 3 × 0.05
+    # DA+AM on inverse sparkles: 76.7 − 74.3 = 2.4 vs printed 2.3, within the rounding: no erratum
+    assert c["S5_text_da_am_ISprk"].verdict == CONSISTENCY
+    assert not any(x.verdict in (OK, NO) for x in MC.record_paper_consistency(scaled_ledger()))
 
 
 def _distances(published_far=True):
@@ -699,7 +789,7 @@ def test_construction_claims():
 @pytest.mark.parametrize("profile", ["smoke", "default"])
 def test_evaluate_msd_cifar10_c_bar_covers_its_index(tmp_path, profile):
     values = {}
-    for r in range(2):
+    for r in range(3):
         for a in PAPER_TABLE1:
             values[(a, r)] = (0.05, PAPER_TABLE1[a]["c"] / 100 + 0.001 * r, PAPER_TABLE1[a]["cbar"] / 100 - 0.001 * r)
     _t1_rows(values).to_csv(tmp_path / "table1_rows.csv", index=False)
@@ -709,7 +799,8 @@ def test_evaluate_msd_cifar10_c_bar_covers_its_index(tmp_path, profile):
         scan.append({"corruption": n, "kind": "cbar", "level": 1.0, "error": 0.2, "feature": [1.0 + k, 0.0]})
     (tmp_path / "scan.json").write_text(json.dumps(scan))
     led = ledger(profile)
-    out = MC.evaluate_msd_cifar10_c_bar(led, {"seed": 0, "n_boot": N_BOOT, "scan_candidate_limit": 12}, tmp_path)
+    cfg = {"seed": 0, "n_boot": N_BOOT, "scan_candidate_limit": 12, "finetune_epochs": 5}
+    out = MC.evaluate_msd_cifar10_c_bar(led, cfg, tmp_path)
     led.cover(MC.INDEX_04)
     led.check_coverage()
     v = verdicts(out)
@@ -719,6 +810,14 @@ def test_evaluate_msd_cifar10_c_bar_covers_its_index(tmp_path, profile):
         assert set(judged.values()) == {NC}
     else:
         assert v["T1_gain_c_augmix"] == OK and v["T1_c_err_none"] == NC
+    # every row says what it rests on and what n counts; the verdict is one its class allows
+    for c in led.claims:
+        assert c.verdict in ALLOWED[c.evidence]
+        assert c.unit in UNITS or (c.unit is None and c.ci is None)
+        if c.id.startswith(("T1_c_", "T1_gain", "T1_less", "T1_delta", "T1_rank", "T1pc")):
+            assert c.unit == "fine-tuning runs"
+        if c.id.startswith(("T1_printed", "S5_text")):
+            assert c.evidence == "reanalysis"
 
 
 def test_retrained_schemes_without_a_batchnorm_row_are_left_out(tmp_path):

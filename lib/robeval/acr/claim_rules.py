@@ -131,3 +131,44 @@ def _parts_text(parts, fmt="{:+.4f}") -> str:
     return "; ".join(
         f"{label}: {fmt.format(iv.estimate)} [{fmt.format(iv.low)}, {fmt.format(iv.high)}]" for label, iv in parts
     )
+
+
+def per_run_trend_interval(levels, per_run, level: float = LEVEL) -> Interval:
+    """A trend over ``levels`` valid at a few runs: the Spearman correlation of each run's curve with the levels
+    (``per_run``: shape (runs, k)), and the t-interval of their mean over the runs (a percentile bootstrap over
+    3-4 runs has no useful coverage). All runs with the same rho give a zero-width interval at that rho."""
+    from robeval.core.stats import spearman
+
+    x = np.asarray(levels, dtype=np.float64)
+    m = np.asarray(per_run, dtype=np.float64)
+    if m.ndim != 2 or m.shape[1] != len(x):
+        raise ValueError(f"per_run must have shape (runs, {len(x)}), got {m.shape}.")
+    rho = np.array([spearman(x, row) for row in m], dtype=np.float64)
+    iv = single_run_interval(rho)
+    return Interval(iv.estimate, iv.low, iv.high, iv.se, iv.n, iv.level, f"{iv.method} of the per-run Spearman rho")
+
+
+EFFECT_RADIUS = 2.0  # in units of sigma: the radii where the paper's ACR gains live (p_A >= Phi(2) ~ 0.977)
+
+
+def largest_radius(n: int, alpha: float, sigma: float) -> float:
+    """``sigma * Phi^-1(alpha^(1/N))``: the largest radius a budget ``(N, alpha)`` can certify."""
+    from scipy.stats import norm
+
+    return float(sigma * norm.ppf(float(alpha) ** (1 / int(n))))
+
+
+def radius_mechanism(n: int, alpha: float, sigma: float) -> tuple[bool, str]:
+    """Whether the p_A -> 1 mechanism of the paper's ACR gains survives a certification budget: the budget must
+    certify the radii where the paper's effect lives (``EFFECT_RADIUS * sigma``, e.g. 1.0 at sigma=0.5; Table 5
+    reads its gains there and beyond). Returns ``(survives, the reason)`` for the ledger's ``mechanism``."""
+    r_max, need = largest_radius(n, alpha, sigma), EFFECT_RADIUS * float(sigma)
+    if r_max >= need:
+        return True, (
+            f"N={n} certifies radii up to {r_max:.2f} >= {need:g} at sigma={sigma}: the easy inputs whose p_A -> 1 "
+            "the components reward still reach the large radii where the paper's ACR gains live"
+        )
+    return False, (
+        f"N={n} caps the certified radius at {r_max:.2f} < {need:g} at sigma={sigma}: the p_A -> 1 mechanism the "
+        "ablation is about (easy inputs pushed to large radii) is cut off by the budget, so the ACR gains the paper reports cannot show at this budget"
+    )

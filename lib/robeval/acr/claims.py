@@ -19,22 +19,28 @@ This module re-exports them, with every ``record_*`` function, from where they l
 * :mod:`robeval.acr.claim_rules` — shared: the method, sigma and variant names and the rules deciding a
   statement (:func:`decide`, :func:`weakest`, :func:`best_of`, :func:`single_run_interval`).
 
-Kinds of rows
--------------
-``consistency`` / ``erratum``
-    The authors' artefacts against each other: a printed table against the authors' certification or ECDF
-    files, the text against its own tables, a closed form against the files. Never counted as reproductions.
-``fact``
-    A statement decided exactly by our own computation (Theorem 1 evaluated numerically, the budget toy
-    example, the slope of the radius).
-``comparison`` / ``value`` over test images (notebook 08)
-    Statements about the published *models* (method A certifies more points than B, the share of points with
-    ``p_A < 1/2``), decided on the certification files with their sampling error over test images: the
-    models are fixed, the 10 000 CIFAR-10 (500 ImageNet) test images are a sample. Models certified on the
-    same images are compared image by image (:func:`robeval.core.stats.paired_interval` over images).
-``comparison`` / ``value`` over seeds (notebook 09)
-    Our training runs: intervals over independent seeds, paired by seed (every variant of a seed shares its
-    training images, initialisation, warm-up and certification noise).
+Evidence of the rows (:mod:`robeval.core.ledger`)
+-------------------------------------------------
+``reanalysis`` (notebook 08)
+    The authors' artefacts: a printed table against the authors' certification or ECDF files, the text
+    against its own tables; and the statements about the published models decided on the certification files
+    with their sampling error over test images (``unit`` "test images": the models are fixed, the 10 000
+    CIFAR-10 (500 ImageNet) test images are a sample; models certified on the same images are compared image
+    by image, :func:`robeval.core.stats.paired_interval`). A statement about training *methods* ("every SOTA
+    method ...", "Ours has the best ACR") rests on one released model per method: ``about_models=True``, so
+    it is never decided "consistent" on those files (it can still be an erratum). Statements describing the
+    released models themselves (Figs. 3 and 9, the ImageNet recovery share) are decided.
+``derivation`` (notebook 08)
+    Closed forms and identities evaluated exactly (Theorem 1 at the proof's budget, the slope of the radius,
+    the budget toy example, Appendix B's maps). Where the paper's parameters were lost, every reasonable
+    reading is a row, combined with :meth:`~robeval.core.ledger.Ledger.readings` (``B1_plugin_is_expectation``
+    over cheap budgets, ``S41_toy_order_flips`` over the ACR's plug-in and expected readings).
+``replication`` / ``scaled replication`` (notebook 09)
+    Our training runs: intervals over independent seeds (``unit`` "training runs"), paired by seed (every
+    variant of a seed shares its training images, initialisation, warm-up and certification noise), all
+    about training methods. The Table 5 ACR and large-radius rows keep their mechanism only when the budget
+    certifies the radii where the paper's gains live (:func:`radius_mechanism`); otherwise they are "not
+    comparable".
 
 Statements with several parts ("every SOTA method is below Gaussian", "A's ECDF is above B's for every x")
 are decided by their weakest part (:func:`weakest`), each part at the Bonferroni level ``1 - 0.05 / parts``:
@@ -57,6 +63,8 @@ from robeval.acr.claim_rules import (
     VARIANT_NAMES,
     best_of,
     decide,
+    per_run_trend_interval,
+    radius_mechanism,
     single_run_interval,
     weakest,
 )
@@ -88,6 +96,7 @@ from robeval.acr.claims_consistency import (
     ACR_UNIT as ACR_UNIT,
 )
 from robeval.acr.claims_consistency import (
+    plugin_expectation_gaps,
     record_ablation_table_consistency,
     record_appendix_b_claims,
     record_ecdf_file_consistency,
@@ -118,6 +127,9 @@ __all__ = [
     "evaluate_rs_training",
     "index_08",
     "index_09",
+    "per_run_trend_interval",
+    "plugin_expectation_gaps",
+    "radius_mechanism",
     "record_ablation_table_consistency",
     "record_appb3_claims",
     "record_appendix_b_claims",

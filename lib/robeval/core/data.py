@@ -463,6 +463,7 @@ def record_data_claims(ledger, files, facts, *, require_all_files: bool = True) 
         "every registered data file present and sha256-verified",
         holds=bool(files.verified.all()) or not require_all_files,
         basis="sha256 of every registered file against the registry",
+        evidence="environment",
     )
     for row in facts.itertuples():
         ledger.fact(
@@ -473,4 +474,5 @@ def record_data_claims(ledger, files, facts, *, require_all_files: bool = True) 
             basis="counted on the loaded arrays",
             paper=int(row.expected),
             estimate=int(row.found),
+            evidence="environment",
         )

@@ -223,7 +223,7 @@ def setup(experiment: str, profile: str, **params):
     Returns ``(settings, result folder, ledger)``.
     """
     from robeval.core import plotting
-    from robeval.core.ledger import Ledger
+    from robeval.core.ledger import Ledger, is_scaled
     from robeval.core.paths import results_dir
     from robeval.core.profiles import describe, resolve
 
@@ -236,4 +236,12 @@ def setup(experiment: str, profile: str, **params):
     plotting.CONTEXT["notebook"] = meta["notebook"]
     out_dir = results_dir(profile) / experiment
     out_dir.mkdir(parents=True, exist_ok=True)
-    return cfg, out_dir, Ledger(paper=meta["paper"], notebook=meta["notebook"], profile=profile)
+    scaled_down = str(getattr(cfg, "scaled_down", "") or "")
+    ledger = Ledger(
+        paper=meta["paper"],
+        notebook=meta["notebook"],
+        profile=profile,
+        scaling=scaled_down if is_scaled(profile, scaled_down) else "",
+        mechanism=str(getattr(cfg, "mechanism", "") or ""),
+    )
+    return cfg, out_dir, ledger

@@ -168,6 +168,8 @@ VERDICT_COLOURS = {
     "not comparable": "#f0f0f0",
     "consistency": "#7570b3",
     "erratum": "#e7298a",
+    "verified": "#a6cee3",
+    "failed": "#e31a1c",
 }
 
 

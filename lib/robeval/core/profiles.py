@@ -26,7 +26,7 @@ from robeval.core.paths import PROFILES, check_profile
 if TYPE_CHECKING:
     import pandas
 
-RESERVED = ("estimate", "scaled_down")
+RESERVED = ("estimate", "scaled_down", "mechanism")
 
 
 class Settings(Mapping):
@@ -219,6 +219,8 @@ def describe(settings: Settings, file=None) -> None:
         print(f"  estimated time: {settings['estimate']}", file=out)
     if "scaled_down" in settings:
         print(f"  scaled down:    {settings['scaled_down']}", file=out)
+    if "mechanism" in settings:
+        print(f"  mechanism:      {settings['mechanism']}", file=out)
     for key, value in settings.items():
         if key not in RESERVED:
             print(f"  {key} = {value!r}", file=out)

@@ -10,12 +10,19 @@ from robeval.core.io import atomic_write_text
 from robeval.core.ledger import (
     CONSISTENCY,
     CONTRADICTED,
+    DERIVATION,
     ERRATUM,
+    EVIDENCE,
+    FAILED,
     INCONCLUSIVE,
     NOT_COMPARABLE,
     PAPERS,
+    REANALYSIS,
+    REPLICATION,
     REPRODUCED,
+    SCALED,
     VERDICTS,
+    VERIFIED,
     load_claims,
     load_ledgers,
 )
@@ -41,7 +48,93 @@ _BADGE = {
     NOT_COMPARABLE: "*not comparable*",
     CONSISTENCY: "consistency",
     ERRATUM: "**erratum**",
+    VERIFIED: "verified",
+    FAILED: "**failed**",
 }
+
+DEFINITIONS = (
+    "Every row says what its verdict rests on (its *evidence class*): **replication** (our own experiment under "
+    "the paper's protocol), **scaled replication** (ours at reduced scale; the row states what was scaled and why "
+    "the mechanism the claim is about survives — if it does not, the row is *not comparable*), **reanalysis** "
+    "(the authors' released files and printed tables), **derivation** (closed forms, theorems, identities, our "
+    "estimator against our closed form) and **environment** (data files and counts; outside the paper tallies). "
+    "Only replications are **reproduced** or **contradicted**: for a number, our 95% CI lies inside (outside) "
+    "paper ± margin — *equivalent within ± margin*, the margin defended on the row; for a statement, the CI of "
+    "the paired difference (trend) excludes 0 on the claimed (other) side, Holm-corrected over each notebook's "
+    "central comparisons; a claim about training methods is decided only over ≥ 3 independent trainings. "
+    "Reanalyses and derivations are consistency / **erratum** (an erratum exceeds the paper's own noise). "
+    "*inconclusive*: the evidence cannot decide, the row says what would. n counts the row's *unit*."
+)
+
+
+def counted(df):
+    """The rows that count in the tallies: every row except the single readings of an ambiguous statement
+    (``part_of``; their combined row counts)."""
+    part = df["part_of"].astype(object).fillna("") if "part_of" in df else None
+    return df if part is None else df[part.map(lambda v: not (isinstance(v, str) and v))]
+
+
+def _decided(df):
+    """Rows whose verdict decides their claim (reproduced/contradicted, consistency/erratum)."""
+    return df["verdict"].isin([REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM])
+
+
+def _class(c) -> str:
+    ev = getattr(c, "evidence", None)
+    ev = ev if isinstance(ev, str) else "—"
+    unit = getattr(c, "unit", None)
+    return ev + (f" ({unit})" if isinstance(unit, str) and unit else "")
+
+
+def central_by_evidence(df):
+    """Central claims per paper: how many are decided by a replication at the paper's scale, by a scaled
+    replication, by a reanalysis or derivation, and how many stay undecided (a DataFrame, one row per paper)."""
+    import pandas as pd
+
+    rows = []
+    for paper, g in df.groupby("paper", sort=False):
+        c = g[g["central"].astype(bool)]
+        if paper == "core" or c.empty:
+            continue
+        dec = _decided(c)
+        ev = c["evidence"].astype(object).fillna("—")
+        rows.append(
+            {
+                "paper": PAPERS.get(paper, paper),
+                "central claims": len(c),
+                "replication": int((dec & (ev == REPLICATION)).sum()),
+                "scaled replication": int((dec & (ev == SCALED)).sum()),
+                "reanalysis / derivation": int((dec & ev.isin([REANALYSIS, DERIVATION])).sum()),
+                "inconclusive": int((c["verdict"] == INCONCLUSIVE).sum()),
+                "not comparable": int((c["verdict"] == NOT_COMPARABLE).sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _md_table(frame) -> list[str]:
+    cols = list(frame.columns)
+    out = ["| " + " | ".join(cols) + " |", "|---|" + "---:|" * (len(cols) - 1)]
+    out += ["| " + " | ".join(str(v) for v in r) + " |" for r in frame.itertuples(index=False)]
+    return out
+
+
+def _evidence_tally(df, verdicts=VERDICTS) -> list[str]:
+    """Verdict counts per paper and evidence class (Markdown rows)."""
+    lines = ["| paper | evidence | " + " | ".join(verdicts) + " | rows |", "|---|---|" + "---:|" * (len(verdicts) + 1)]
+    for paper, g in df.groupby("paper", sort=False):
+        ev = g["evidence"].astype(object).fillna("—")
+        for cls in [*EVIDENCE, "—"]:
+            sub = g[ev == cls]
+            if sub.empty:
+                continue
+            counts = sub["verdict"].value_counts()
+            lines.append(
+                f"| {PAPERS.get(paper, paper)} | {cls} | "
+                + " | ".join(str(counts.get(v, 0)) for v in verdicts)
+                + f" | {len(sub)} |"
+            )
+    return lines
 
 
 def _evidence(c) -> str:
@@ -60,6 +153,10 @@ def _rule(c) -> str:
         text += f"; power {c.power:.2f}"
     if c.decides:
         text += f"; decided by {c.decides}"
+    scaling = getattr(c, "scaling", None)
+    if isinstance(scaling, str) and scaling:
+        mech = getattr(c, "mechanism", "")
+        text += f"; mechanism: {mech}" if isinstance(mech, str) and mech else ""
     return text
 
 
@@ -99,16 +196,14 @@ def report(profile: str, path=None) -> str:
     from robeval.core.notebooks import notebook_paths
 
     ledgers = load_ledgers(profile)
-    df = load_claims(profile)
+    everything = load_claims(profile)
+    df = counted(everything)
     lines = [
         f"# Claims ledger — profile `{profile}`",
         "",
         "Generated by `make reproduce` (or `make report`) from the notebooks' ledgers (`robeval.core.ledger`). "
-        "Verdicts: **reproduced** (our interval from independent runs agrees with the paper and was narrow enough "
-        "to have failed); **contradicted** (our evidence excludes the paper's value or statement); *inconclusive* "
-        "(this profile's runs cannot decide; the row says what would); *not comparable* (the protocol is scaled "
-        "beyond comparability here); consistency / **erratum** (the authors' own artefacts checked against each "
-        "other; never counted as reproductions). Every row states its test, confidence level, runs and power.",
+        + DEFINITIONS
+        + " Every row states its test, confidence level, n with its unit, and power.",
         "",
     ]
     missing = [p.stem for p in notebook_paths() if p.stem not in {d["notebook"] for d in ledgers}]
@@ -133,14 +228,25 @@ def report(profile: str, path=None) -> str:
                 + " | ".join(str(counts.get(v, 0)) for v in VERDICTS)
                 + f" | {len(g)} |"
             )
-        for paper, g in df.groupby("paper", sort=False):
+        central = central_by_evidence(df)
+        if len(central):
+            lines += ["", "### Central claims: what decides them", "", *_md_table(central)]
+        lines += ["", "### Verdicts per evidence class", "", *_evidence_tally(df)]
+        for paper, g_all in everything.groupby("paper", sort=False):
+            g = counted(g_all)
             lines += ["", f"## {PAPERS.get(paper, paper)}", ""]
             central = g[g["central"].astype(bool)]
             if len(central):
-                lines += ["### Central claims", "", "| claim | source | verdict | evidence |", "|---|---|---|---|"]
+                lines += [
+                    "### Central claims",
+                    "",
+                    "| claim | source | verdict | rests on | numbers |",
+                    "|---|---|---|---|---|",
+                ]
                 for c in central.itertuples():
                     lines.append(
-                        f"| {_fmt(c.description)} | {c.source} | {_BADGE.get(c.verdict, c.verdict)} | {_fmt(_evidence(c))} |"
+                        f"| {_fmt(c.description)} | {c.source} | {_BADGE.get(c.verdict, c.verdict)} | "
+                        f"{_fmt(_class(c))} | {_fmt(_evidence(c))} |"
                     )
                 lines.append("")
             index = [(d["notebook"], e) for d in ledgers if d["paper"] == paper for e in d["index"]]
@@ -165,14 +271,16 @@ def report(profile: str, path=None) -> str:
             lines += [
                 "### All rows",
                 "",
-                "| id | source | claim | evidence | test | verdict | notebook |",
-                "|---|---|---|---|---|---|---|",
+                "| id | source | claim | rests on | numbers | test | verdict | notebook |",
+                "|---|---|---|---|---|---|---|---|",
             ]
-            for c in g.itertuples():
+            for c in g_all.itertuples():
                 desc = c.description + (f" ({c.note})" if c.note else "")
+                if isinstance(c.part_of, str) and c.part_of:
+                    desc += f" [one reading of {c.part_of}]"
                 lines.append(
-                    f"| {c.id} | {_fmt(c.source)} | {_fmt(desc)} | {_fmt(_evidence(c))} | {_fmt(_rule(c))} | "
-                    f"{_BADGE.get(c.verdict, c.verdict)} | {c.notebook} |"
+                    f"| {c.id} | {_fmt(c.source)} | {_fmt(desc)} | {_fmt(_class(c))} | {_fmt(_evidence(c))} | "
+                    f"{_fmt(_rule(c))} | {_BADGE.get(c.verdict, c.verdict)} | {c.notebook} |"
                 )
     text = "\n".join(lines) + "\n"
     if path is None:
@@ -232,22 +340,29 @@ README_END = "<!-- claims:end -->"
 def readme_block(profile: str = "default") -> str:
     """The README's summary of the claims ledger, generated from the saved ledgers of ``profile``: verdict
     counts per paper, then each paper's central claims with their verdicts."""
-    df = load_claims(profile)
+    df = counted(load_claims(profile))
     if df.empty:
         return "No claims recorded yet."
-    lines = ["| paper | " + " | ".join(VERDICTS) + " |", "|---|" + "---:|" * len(VERDICTS)]
-    for paper, g in df.groupby("paper", sort=False):
-        if paper == "core":
-            continue
-        counts = g["verdict"].value_counts()
-        lines.append(f"| {PAPERS.get(paper, paper)} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS) + " |")
-    for paper, g in df.groupby("paper", sort=False):
+    papers = df[df["paper"] != "core"]
+    lines = [
+        f"Central claims per paper and what decides them at the `{profile}` profile (a claim counts under "
+        "*replication* only when our own experiment ran at the paper's scale):",
+        "",
+        *_md_table(central_by_evidence(papers)),
+        "",
+        "All rows, by evidence class (reproduced/contradicted only occur for replications):",
+        "",
+    ]
+    lines += _evidence_tally(papers, VERDICTS[:6])
+    for paper, g in papers.groupby("paper", sort=False):
         central = g[g["central"].astype(bool)]
-        if paper == "core" or central.empty:
+        if central.empty:
             continue
         lines += ["", f"**{PAPERS.get(paper, paper)}** — central claims:", ""]
         for c in central.itertuples():
-            lines.append(f"* {_BADGE.get(c.verdict, c.verdict)}: {c.description} ({c.source}; {_evidence(c)})")
+            lines.append(
+                f"* {_BADGE.get(c.verdict, c.verdict)} — {_class(c)}: {c.description} ({c.source}; {_evidence(c)})"
+            )
     return "\n".join(lines)
 
 

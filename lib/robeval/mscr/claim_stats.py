@@ -161,15 +161,51 @@ def fast_spearman(x, y) -> float:
 
 
 def _trend(levels, per_run, n_boot: int, seed: int = 0) -> stats.Interval:
-    """:func:`robeval.core.stats.trend_interval` (Spearman rho between ``levels`` and the mean curve, percentile
-    bootstrap over runs with the same resampling), computed with :func:`fast_spearman`."""
+    """The trend of a per-run curve over ``levels``, with an interval valid at the number of runs.
+
+    With at least :data:`robeval.core.ledger.MIN_BOOTSTRAP_N` runs: :func:`robeval.core.stats.trend_interval`
+    (Spearman rho between ``levels`` and the mean curve, percentile bootstrap over runs), computed with
+    :func:`fast_spearman`. With fewer runs (e.g. 3 trainings per column) a percentile bootstrap has no useful
+    coverage (its upper bound can equal the estimate), so: :func:`per_run_trend` — the t-interval over runs of
+    each run's own Spearman rho (:func:`per_run_trend`)."""
+    from robeval.core.ledger import MIN_BOOTSTRAP_N
+
     levels = np.asarray(levels, dtype=np.float64)
     per_run = np.asarray(per_run, dtype=np.float64)
     if per_run.ndim != 2 or per_run.shape[1] != len(levels):
         raise ValueError(f"per_run must have shape (runs, {len(levels)}), got {per_run.shape}")
     if per_run.shape[0] < 2:
         return _one_run([fast_spearman(levels, per_run.mean(axis=0))])
+    if per_run.shape[0] < MIN_BOOTSTRAP_N:
+        return per_run_trend(levels, per_run)
     return stats.bootstrap_interval(lambda a: fast_spearman(levels, a.mean(axis=0)), per_run, n_boot=n_boot, seed=seed)
+
+
+def per_run_trend(levels, per_run, level: float = 0.95) -> stats.Interval:
+    """Small-n trend interval: each run's Spearman rho between ``levels`` and its own curve (``per_run``: runs x
+    levels), summarised by a t-interval over the independent runs (valid from 2 runs on, unlike a percentile
+    bootstrap). A run whose curve is constant has no rho: the interval is then unbounded (inconclusive)."""
+    levels = np.asarray(levels, dtype=np.float64)
+    per_run = np.asarray(per_run, dtype=np.float64)
+    rhos = np.array([fast_spearman(levels, r) for r in per_run])
+    n = len(rhos)
+    if n < 2 or not np.all(np.isfinite(rhos)):
+        est = float(np.nanmean(rhos)) if np.any(np.isfinite(rhos)) else 0.0
+        return stats.Interval(est, -math.inf, math.inf, math.nan, n, level, "per-run Spearman rho: undefined run")
+    iv = stats.mean_interval(rhos, level)
+    return stats.Interval(
+        iv.estimate, iv.low, iv.high, iv.se, n, level, f"t-interval over {n} runs of the per-run Spearman rho"
+    )
+
+
+def run_labels(labels: dict | None = None) -> dict:
+    """The ledger labels of a row resting on our own runs (:mod:`robeval.core.ledger`): a replication over
+    independent random-forest / 1-NN fits (``unit`` "forest runs") of a claim about training methods
+    (``about_models``); ``labels`` overrides or adds keys (e.g. ``unit="training runs"`` for CIFAR-10 networks,
+    ``survives=False`` with ``mechanism=`` where the scaled protocol loses the mechanism)."""
+    out = {"evidence": "replication", "unit": "forest runs", "about_models": True}
+    out.update(labels or {})
+    return out
 
 
 def _boot(statistic, *samples, n_boot: int, seed: int = 0) -> stats.Interval:

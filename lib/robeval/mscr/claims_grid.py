@@ -27,6 +27,7 @@ from robeval.mscr.claim_stats import (
     group_contrast,
     level_name,
     mean_iv,
+    run_labels,
     spearman_rho,
 )
 
@@ -41,11 +42,19 @@ def record_mscr_trend(
     n_boot: int,
     cid: str = "S4_mscr_increases",
     label: str = "",
+    source: str = "Sec. 4 / Table 2a",
+    description: str = "",
     central: bool = True,
     comparable_at=_RUNS,
+    labels: dict | None = None,
 ) -> list:
-    """Sec. 4: MSCR increases with eps_train — bootstrap interval (over runs) of the Spearman correlation
-    between eps_train and the mean MSCR curve; effect = the published row's own Spearman rho."""
+    """Sec. 4: MSCR increases with eps_train — the Spearman correlation between eps_train and the MSCR, with an
+    interval over runs valid at their number (:func:`robeval.mscr.claim_stats._trend`: a percentile bootstrap
+    of the mean curve's rho from 10 runs on, else a t-interval over the per-run rho); effect = the published
+    row's own Spearman rho. ``source`` / ``description`` name the table the row tests (2D: Table 2a). The trend
+    over training noise of one model family is not a comparison of training methods (``about_models`` False).
+    """
+    lab = run_labels({"about_models": False, **(labels or {})})
     M = cube.mscr(eps_min)
     rm = np.asarray(ref_mscr, dtype=np.float64)[_pick(ref_eps_train, cube.eps_train)]
     rho_paper = spearman_rho(cube.eps_train, rm)
@@ -53,22 +62,26 @@ def record_mscr_trend(
         _fix_single(
             ledger.comparison(
                 cid,
-                "Sec. 4 / Table 2a",
-                f"MSCR increases with eps_train{label}",
+                source,
+                description or f"MSCR increases with eps_train{label}",
                 interval=_trend(cube.eps_train, M, n_boot),
                 kind="trend",
                 effect=rho_paper,
                 central=central,
                 comparable_at=comparable_at,
+                **lab,
                 note=f"the published row has Spearman rho = {rho_paper:.3f}",
             )
         )
     ]
 
 
-def record_mscr_steps(ledger, cube: RunCube, eps_min: float, ref_mscr, ref_eps_train, comparable_at=_RUNS) -> list:
+def record_mscr_steps(
+    ledger, cube: RunCube, eps_min: float, ref_mscr, ref_eps_train, comparable_at=_RUNS, labels: dict | None = None
+) -> list:
     """Table 2 caption ('constant increase'): every step between neighbouring eps_train columns raises the MSCR
     (paired over runs; effect = the published step)."""
+    lab = run_labels(labels)
     M = cube.mscr(eps_min)
     rm = np.asarray(ref_mscr, dtype=np.float64)[_pick(ref_eps_train, cube.eps_train)]
     out = []
@@ -83,6 +96,7 @@ def record_mscr_steps(ledger, cube: RunCube, eps_min: float, ref_mscr, ref_eps_t
                     interval=_paired(M[:, j], M[:, j - 1]),
                     effect=float(rm[j] - rm[j - 1]),
                     comparable_at=comparable_at,
+                    **lab,
                     note="paired over runs; effect = the published step",
                 )
             )
@@ -102,8 +116,10 @@ def record_mscr_sign(
     prefix: str = "S4",
     source: str = "Sec. 4",
     comparable_at=_RUNS,
+    labels: dict | None = None,
 ) -> list:
     """Sec. 4: MSCR < 0 at eps_train = ``low`` and > 0 at eps_train = ``high`` (t-intervals over runs)."""
+    lab = run_labels(labels)
     M = cube.mscr(eps_min)
     rm = np.asarray(ref_mscr, dtype=np.float64)
     jr = _pick(ref_eps_train, cube.eps_train)
@@ -118,6 +134,7 @@ def record_mscr_sign(
                 direction="<",
                 effect=float(rm[jr[jl]]),
                 comparable_at=comparable_at,
+                **lab,
             )
         ),
         _fix_single(
@@ -129,6 +146,7 @@ def record_mscr_sign(
                 direction=">",
                 effect=float(rm[jr[jh]]),
                 comparable_at=comparable_at,
+                **lab,
             )
         ),
     ]
@@ -145,9 +163,11 @@ def record_max_overall(
     cid: str = "S4_max_overall",
     source: str = "Sec. 4",
     comparable_at=_RUNS,
+    labels: dict | None = None,
 ) -> list:
     """Sec. 4: the published cell of maximal accuracy (over the whole matrix) beats our best other cell
     (paired over runs); effect = the published gap to the second-best cell."""
+    lab = run_labels(labels)
     ra = np.asarray(ref_acc, dtype=np.float64)[
         np.ix_(_pick(ref_eps_test, cube.eps_test), _pick(ref_eps_train, cube.eps_train))
     ]
@@ -171,6 +191,7 @@ def record_max_overall(
                 effect=float(srt[-1] - srt[-2]),
                 paper=f"maximum at {name(ib, jb)}",
                 comparable_at=comparable_at,
+                **lab,
                 note="paired difference over runs; effect = the published gap to the second-best cell",
             )
         )
@@ -188,11 +209,13 @@ def record_diagonal(
     source: str = "Sec. 4 / 5.6",
     comparable_at=_RUNS,
     central: bool = True,
+    labels: dict | None = None,
 ) -> list:
     """Sec. 4 / 5.6, optima off the diagonal. For every row of ``low_rows`` the best column with eps_train >
     eps_test beats the best column with eps_train <= eps_test; for ``high_rows`` the best column with eps_train <
     eps_test beats the best with eps_train >= eps_test (paired over runs), per row and pooled (per-run mean of
     the rows' differences)."""
+    lab = run_labels(labels)
     out = []
     for rows, above, tag, text in (
         (low_rows, True, "offdiag_low", "the best eps_train is above eps_test"),
@@ -210,6 +233,7 @@ def record_diagonal(
                     interval=_paired(pooled, np.zeros_like(pooled)),
                     central=central,
                     comparable_at=comparable_at,
+                    **lab,
                     note="per run, the mean over these rows of (best column on the claimed side − best on the other side)",
                 )
             )
@@ -225,15 +249,19 @@ def record_diagonal(
                         f"column on the other side of the diagonal ({level_name(b, eps_min)})",
                         interval=_paired(d, np.zeros_like(d)),
                         comparable_at=comparable_at,
+                        **lab,
                     )
                 )
             )
     return out
 
 
-def record_robustness_trends(ledger, cube: RunCube, eps_min: float, *, n_boot: int, comparable_at=_RUNS) -> list:
+def record_robustness_trends(
+    ledger, cube: RunCube, eps_min: float, *, n_boot: int, comparable_at=_RUNS, labels: dict | None = None
+) -> list:
     """Sec. 5.2: the robustness increase with eps_train also holds at other test levels — for every eps_test
     other than 0 and eps_min, the trend of the relative accuracy change (acc(eps_test) − clean) / clean."""
+    lab = run_labels(labels)
     i0 = cube.row(0.0)
     out = []
     for i, e in enumerate(cube.eps_test):
@@ -249,6 +277,7 @@ def record_robustness_trends(ledger, cube: RunCube, eps_min: float, *, n_boot: i
                     interval=_trend(cube.eps_train, rel, n_boot),
                     kind="trend",
                     comparable_at=comparable_at,
+                    **lab,
                 )
             )
         )
@@ -268,9 +297,11 @@ def record_gains(
     source: str = "Fig. 6a / Sec. 4",
     central_level: float | None = None,
     comparable_at=_RUNS,
+    labels: dict | None = None,
 ) -> list:
     """Fig. 6: for every eps_train in ``levels`` both the clean accuracy and the MSCR beat eps_train = 0
     (paired over runs); effect = the published difference."""
+    lab = run_labels(labels)
     M = cube.mscr(eps_min)
     i0, j0 = cube.row(0.0), cube.col(0.0)
     jr = dict(zip(range(len(cube.eps_train)), _pick(ref_eps_train, cube.eps_train)))
@@ -291,6 +322,7 @@ def record_gains(
                     effect=float(rc[jr[j]] - rc[jr[j0]]),
                     central=central,
                     comparable_at=comparable_at,
+                    **lab,
                     note="paired over runs; effect = the published difference",
                 )
             )
@@ -305,6 +337,7 @@ def record_gains(
                     effect=float(rm[jr[j]] - rm[jr[j0]]),
                     central=central,
                     comparable_at=comparable_at,
+                    **lab,
                     note="paired over runs; effect = the published difference",
                 )
             )
@@ -313,11 +346,12 @@ def record_gains(
 
 
 def record_optimum_vs_eps_min(
-    ledger, cube: RunCube, eps_min: float, ref_acc_clean, ref_eps_train, comparable_at=_RUNS
+    ledger, cube: RunCube, eps_min: float, ref_acc_clean, ref_eps_train, comparable_at=_RUNS, labels: dict | None = None
 ) -> list:
     """Sec. 5.4: the clean-accuracy optimum lies above eps_min — best column with eps_train > eps_min minus best
     column with eps_train <= eps_min, clean row, paired over runs; and the clean error at eps_train = 0.007 is
     less than half the error at eps_train = 0."""
+    lab = run_labels(labels)
     i0 = cube.row(0.0)
     up = [j for j, t in enumerate(cube.eps_train) if t > eps_min * (1 + 1e-9)]
     down = [j for j, t in enumerate(cube.eps_train) if t <= eps_min * (1 + 1e-9)]
@@ -336,6 +370,7 @@ def record_optimum_vs_eps_min(
                 interval=iv,
                 effect=eff,
                 comparable_at=comparable_at,
+                **lab,
                 note="paired over runs; effect = the published difference",
             )
         ),
@@ -347,6 +382,7 @@ def record_optimum_vs_eps_min(
                 interval=_paired(err0 / 2, err7),
                 effect=float((100 - rc[j0]) / 2 - (100 - rc[j7])),
                 comparable_at=comparable_at,
+                **lab,
                 note="paired over runs: error(0) / 2 − error(0.007) > 0",
             )
         ),

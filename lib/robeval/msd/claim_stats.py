@@ -8,6 +8,7 @@ unbounded interval, which the ledger rules turn into an inconclusive verdict.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -24,14 +25,16 @@ def unbounded(estimate: float, n: int, why: str) -> stats.Interval:
     return stats.Interval(est, -math.inf, math.inf, math.nan, int(n), LEVEL, why)
 
 
-def bootstrap(statistic, *samples, seed: int, n_boot: int = 2000) -> stats.Interval:
-    """:func:`robeval.core.stats.bootstrap_interval` over the rows of ``samples`` (the independent units), or
-    an unbounded interval with fewer than two rows or a non-finite estimate."""
+def bootstrap(statistic, *samples, seed: int, n_boot: int = 2000, unit: str = "runs") -> stats.Interval:
+    """:func:`robeval.core.stats.bootstrap_interval` over the rows of ``samples`` (the independent units, named
+    ``unit`` in the interval's method), or an unbounded interval with fewer than two rows or a non-finite
+    estimate."""
     n = len(samples[0])
     est = float(statistic(*[np.asarray(s, dtype=float) for s in samples])) if n else math.nan
     if n < 2 or not np.isfinite(est):
-        return unbounded(est, n, f"no interval ({n} unit(s))")
-    return stats.bootstrap_interval(statistic, *samples, level=LEVEL, n_boot=int(n_boot), seed=int(seed))
+        return unbounded(est, n, f"no interval ({n} {unit})")
+    iv = stats.bootstrap_interval(statistic, *samples, level=LEVEL, n_boot=int(n_boot), seed=int(seed))
+    return dataclasses.replace(iv, method=iv.method.replace(f"over {n} runs", f"over {n} {unit}"))
 
 
 def mean_over_runs(values) -> stats.Interval:
@@ -53,3 +56,34 @@ def paired_over_runs(a, b) -> stats.Interval:
 
 def claim_seed(cfg_seed: int, claim_id: str) -> int:
     return run_seed(cfg_seed, "bootstrap", claim_id)
+
+
+def welch_over_units(a, b, unit: str = "schemes") -> stats.Interval:
+    """Welch t-interval of ``mean(a) − mean(b)`` over two groups of independent units (valid at small n, where a
+    percentile bootstrap is not), or an unbounded interval with fewer than two units in a group."""
+    from scipy import stats as st
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    n = len(a) + len(b)
+    if len(a) < 2 or len(b) < 2:
+        est = float(a.mean() - b.mean()) if len(a) and len(b) else math.nan
+        return unbounded(est, n, f"no interval ({len(a)} and {len(b)} {unit})")
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    se = math.sqrt(va + vb)
+    est = float(a.mean() - b.mean())
+    if se == 0:
+        return stats.Interval(est, est, est, 0.0, n, LEVEL, f"Welch t-interval over {n} {unit} (no spread)")
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    t = float(st.t.ppf(0.5 + LEVEL / 2, df))
+    return stats.Interval(est, est - t * se, est + t * se, se, n, LEVEL, f"Welch t-interval over {n} {unit}")
+
+
+def shifted_mean(values, shift: float, unit: str = "schemes") -> stats.Interval:
+    """t-interval of ``shift − mean(values)`` over independent units (a fixed reference minus a group mean)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if len(v) < 2:
+        return unbounded(float(shift - v.mean()) if len(v) else math.nan, len(v), f"no interval ({len(v)} {unit})")
+    iv = stats.mean_interval(shift - v, LEVEL)
+    return stats.Interval(iv.estimate, iv.low, iv.high, iv.se, iv.n, LEVEL, f"t-interval over {iv.n} {unit}")

@@ -9,7 +9,14 @@ the claim ids that test it or the reason none does; pass it to ``ledger.cover``.
 :mod:`robeval.msd.claim_stats`.
 """
 
-from robeval.msd.claim_stats import LEVEL, bootstrap, mean_over_runs, paired_over_runs
+from robeval.msd.claim_stats import (
+    LEVEL,
+    bootstrap,
+    mean_over_runs,
+    paired_over_runs,
+    shifted_mean,
+    welch_over_units,
+)
 from robeval.msd.claims_cbar import (
     INDEX_04,
     T1_MARGIN,
@@ -28,12 +35,14 @@ from robeval.msd.claims_powerset import (
     N_ABOVE_MARGIN,
     NOISE,
     evaluate_msd_powerset,
+    mmd_lost,
     record_appendix_a_claims,
     record_inclusion_claims,
     record_method_claims,
     record_single_op_claims,
     record_spearman_claims,
     record_toy_claims,
+    toy_error_lost,
 )
 
 __all__ = [
@@ -52,7 +61,10 @@ __all__ = [
     "evaluate_msd_cifar10_c_bar",
     "evaluate_msd_powerset",
     "mean_over_runs",
+    "mmd_lost",
     "paired_over_runs",
+    "shifted_mean",
+    "welch_over_units",
     "record_appendix_a_claims",
     "record_construction_claims",
     "record_inclusion_claims",
@@ -62,4 +74,5 @@ __all__ = [
     "record_spearman_claims",
     "record_table1_claims",
     "record_toy_claims",
+    "toy_error_lost",
 ]
