@@ -103,7 +103,7 @@ def main(argv=None):
     x_tr, y_tr, x_te, y_te = data.load_cifar10_subset()
     Xc, yc = np.concatenate([x_tr, x_te]), np.concatenate([y_tr, y_te])
     t0 = time.perf_counter()
-    two_r = separation.min_class_separation(Xc, yc, np.inf) / 255
+    two_r = separation.min_class_separation(Xc, yc, np.inf, pixel_units=True) / 255
     t_sep = time.perf_counter() - t0
     brute_est = None
     if not args.skip_brute:

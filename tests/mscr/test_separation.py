@@ -63,7 +63,7 @@ def test_high_dimensional_branch_and_bound_is_exact(norm, dtype):
     if dtype == np.float64:
         X = X / 255.0
     y = rng.integers(0, 3, size=240)
-    got = nearest_other_class_distance(X, y, norm, chunk_size=70)
+    got = nearest_other_class_distance(X, y, norm, chunk_size=70, pixel_units=dtype == np.uint8)
     np.testing.assert_allclose(got, _brute(X, y, norm), rtol=1e-12, atol=1e-9)
 
 

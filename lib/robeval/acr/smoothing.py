@@ -31,8 +31,10 @@ from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
 from robeval.core.seeding import as_seed_sequence, keyed
+from robeval.core.validation import as_model, check_labels
 
 ABSTAIN = -1
+_INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
 
 
 def check_sigma(sigma) -> float:
@@ -242,6 +244,14 @@ class RadiusResult:
     radius: float
     threshold: float
 
+    def certified_correct(self, labels) -> np.ndarray:
+        """Bool (B,): certified at ``radius`` *and* predicting the label (numpy, list or torch-tensor labels).
+
+        ``certified_correct(y).mean()`` is the certified accuracy at ``radius``.
+        """
+        y = check_labels(labels, name="labels", n=len(self.prediction), integer=True)
+        return self.certified & (self.prediction == y)
+
 
 NOISE_BLOCK = 100  # draws generated per call from an image's own stream (fixed: results do not depend on batching)
 
@@ -258,27 +268,31 @@ def image_generators(seed, idx, stage: int, device) -> list[torch.Generator]:
 
 
 class Smooth:
-    """A smoothed classifier ``g`` around a torch base classifier ``f`` (Cohen et al., 2019).
+    """A smoothed classifier ``g`` around a base classifier ``f`` (Cohen et al., 2019).
 
     Parameters
     ----------
-    base_classifier : torch.nn.Module
-        Maps a float tensor ``(B, *input_shape)`` to logits ``(B, num_classes)``. Noise is added in
-        the classifier's input space (for robeval image models: pixel space [0, 1]).
+    base_classifier : torch.nn.Module, scikit-learn estimator or callable
+        A torch module maps a float tensor ``(B, *input_shape)`` to logits ``(B, num_classes)``; a callable
+        maps a float32 numpy array (or, for a torch module, a tensor) to logits ``(B, num_classes)`` or to
+        votes, i.e. integer classes ``(B,)`` in ``[0, num_classes)``; an estimator's ``predict`` gives the votes
+        (its classes must be ``0..num_classes-1``). Every batch it returns is checked: one row per input,
+        ``num_classes`` finite columns or in-range integer votes; anything else raises ValueError, so a broken
+        model is never certified. Noise is added in the classifier's input space (robeval image models:
+        pixel space [0, 1]).
     num_classes : int
         Number of classes.
     sigma : float
         Noise standard deviation (> 0).
     device : str or torch.device, optional
         Where draws are generated and evaluated; default: the device of the model's first parameter
-        (CPU for parameter-free models).
+        (CPU for parameter-free models, estimators and plain functions).
     """
 
     ABSTAIN = ABSTAIN
 
-    def __init__(self, base_classifier: torch.nn.Module, num_classes: int, sigma: float, device=None):
-        if not callable(base_classifier):
-            raise TypeError("base_classifier must be a callable torch module mapping inputs to logits.")
+    def __init__(self, base_classifier, num_classes: int, sigma: float, device=None):
+        self._model = as_model(base_classifier, name="base_classifier")
         if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
             raise TypeError(f"num_classes must be an integer >= 2, got {num_classes!r}.")
         if num_classes < 2:
@@ -289,7 +303,7 @@ class Smooth:
         if device is None:
             try:
                 device = next(base_classifier.parameters()).device
-            except (AttributeError, StopIteration):
+            except (AttributeError, StopIteration, TypeError):
                 device = torch.device("cpu")
         self.device = torch.device(device)
 
@@ -323,24 +337,66 @@ class Smooth:
         idx = np.arange(len(x)) if idx is None else np.asarray(idx).reshape(-1)
         if len(idx) != len(x):
             raise ValueError(f"idx has {len(idx)} entries for {len(x)} inputs; pass one index per input.")
-        self.base_classifier.eval()
+        if self._model.kind == "torch":
+            self.base_classifier.eval()
         return n, alpha, batch_size, x, idx
 
     def _forward(self, batch: torch.Tensor) -> torch.Tensor:
-        """Top class of the base classifier for a batch of noisy inputs, checking the logits' width."""
+        """Top class of the base classifier for a batch of noisy inputs (its output checked by :meth:`top_class`)."""
         try:
-            logits = self.base_classifier(batch)
+            if self._model.kind == "torch":
+                out = self.base_classifier(batch)
+            else:
+                out = self._model.outputs(batch.cpu().numpy())
         except RuntimeError as exc:
             raise ValueError(
                 f"the base classifier failed on a batch of shape {tuple(batch.shape)}: {exc}. Smooth takes a "
                 "batch (B, *input_shape); for a single image of shape (C, H, W) pass x[None]."
             ) from exc
-        if logits.ndim != 2 or logits.shape[1] != self.num_classes:
+        return self.top_class(out, len(batch)).to(batch.device)
+
+    def top_class(self, out, batch_len: int) -> torch.Tensor:
+        """The class each input votes for, from the base classifier's output ``out`` for ``batch_len`` inputs.
+
+        ``out`` is logits of shape ``(batch_len, num_classes)`` (finite) or integer votes of shape
+        ``(batch_len,)`` in ``[0, num_classes)``, as a torch tensor or numpy array. Anything else raises
+        ValueError naming the problem: counts from such a batch would certify garbage.
+
+        Returns
+        -------
+        torch.Tensor of int64, shape (batch_len,)
+        """
+        t = out if isinstance(out, torch.Tensor) else torch.as_tensor(np.asarray(out))
+        where = f"the base classifier returned {tuple(t.shape)} for a batch of {batch_len} inputs"
+        if t.ndim not in (1, 2) or t.shape[0] != batch_len:
             raise ValueError(
-                f"the base classifier returns logits of shape {tuple(logits.shape)}, but Smooth was built with "
-                f"num_classes={self.num_classes}; pass the classifier's number of outputs (counts would mix classes)."
+                f"{where}; it must return one row per input, logits (B, {self.num_classes}) or votes (B,). "
+                "A model that ignores its batch (e.g. returns (1, C)) cannot be certified."
             )
-        return logits.argmax(dim=1)
+        if not (t.is_floating_point() or t.dtype in _INT_DTYPES or t.dtype == torch.bool):
+            raise ValueError(f"{where} of dtype {t.dtype}; return float logits or integer class votes.")
+        if t.is_floating_point() and not torch.isfinite(t).all():
+            bad = int((~torch.isfinite(t)).sum())
+            raise ValueError(
+                f"{where} with {bad} NaN or infinite values; no certificate can rest on non-finite outputs. "
+                "Check the model (and its input scaling) before smoothing it."
+            )
+        if t.ndim == 2:
+            if t.shape[1] != self.num_classes:
+                raise ValueError(
+                    f"{where}, but Smooth was built with num_classes={self.num_classes}; pass the classifier's "
+                    "number of outputs (counts would mix classes)."
+                )
+            return t.argmax(dim=1)
+        if t.is_floating_point() and not torch.equal(t, torch.round(t)):
+            raise ValueError(f"{where}: votes must be integer classes, got a fractional value; return class indices.")
+        votes = t.to(torch.int64)
+        if ((votes < 0) | (votes >= self.num_classes)).any():
+            raise ValueError(
+                f"{where}: a vote lies outside [0, {self.num_classes}) (num_classes={self.num_classes}); return "
+                "class indices 0..num_classes-1 or pass the right num_classes."
+            )
+        return votes
 
     @torch.no_grad()
     def sample_counts(self, x: torch.Tensor, num: int, batch_size: int, gens: list) -> np.ndarray:
@@ -571,7 +627,8 @@ class Smooth:
         Parameters
         ----------
         x : array, shape (M, *input_shape), float
-        labels : array_like of int, shape (M,)
+        labels : array_like, list or torch tensor of int, shape (M,)
+            Class indices in ``[0, num_classes)``; float, NaN or out-of-range labels raise ValueError.
         n0, n, alpha, batch_size : see :meth:`certify`
         images_per_step : int, optional
             Inputs certified together (default: enough to fill ``batch_size`` with ``n0`` draws,
@@ -588,10 +645,12 @@ class Smooth:
             Columns ``idx, label, predict, radius, correct, time`` (the published format; time in
             seconds) plus ``n_a, N, p_a_lower``.
         """
-        labels = np.asarray(labels).astype(np.int64).reshape(-1)
+        try:
+            n_x = len(x)
+        except TypeError:
+            raise TypeError(f"x must be a batch (M, *input_shape) array or tensor, got {type(x).__name__}.") from None
+        labels = check_labels(labels, name="labels", n=n_x, num_classes=self.num_classes)
         m = len(labels)
-        if len(x) != m:
-            raise ValueError(f"x has {len(x)} inputs but labels has {m}; pass one label per input.")
         idx = np.arange(m) if idx is None else np.asarray(idx).reshape(-1)
         if len(idx) != m:
             raise ValueError("idx must have one entry per input.")

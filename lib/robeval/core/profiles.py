@@ -118,12 +118,14 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
     return [x.strip() for x in out + [cur] if x.strip()]
 
 
-def check_value(value: Any, spec: Any, name: str) -> Any:
+def check_value(value: Any, spec: Any, name: str, *, allow_large: bool = False) -> Any:
     """Check one setting against its validator ``spec`` from the ``[validate]`` table; returns the value.
 
     A spec is a list of allowed values (``["linf", "l2"]``) or a string: a type — ``int``, ``float``, ``bool``,
     ``str``, ``list[<spec>]`` (each element checked), ``choice(a, b, ...)`` — optionally followed by bounds
-    (``"int >= 1"``, ``"float > 0, < 1"``). TypeError for a wrong type, ValueError for a value out of range.
+    (``"int >= 1"``, ``"float > 0, < 1"``) and a size cap ``max N`` (``"int >= 1, max 10000000"``): a value above
+    it is almost surely a typo that would run for days, so it raises unless ``allow_large``. TypeError for a
+    wrong type, ValueError for a value out of range.
     """
     if isinstance(spec, list):
         if value not in spec:
@@ -136,7 +138,7 @@ def check_value(value: Any, spec: Any, name: str) -> Any:
         if not isinstance(value, (list, tuple)):
             raise TypeError(f"setting {name!r} must be a list ({spec}), got {value!r}.")
         for i, v in enumerate(value):
-            check_value(v, inner, f"{name}[{i}]")
+            check_value(v, inner, f"{name}[{i}]", allow_large=allow_large)
         if tail.strip():
             check_value(len(value), "int " + tail.strip(), f"{name} (length)")
         return value
@@ -153,6 +155,15 @@ def check_value(value: Any, spec: Any, name: str) -> Any:
     if head == "float" and not math.isfinite(value):
         raise ValueError(f"setting {name!r} must be finite, got {value!r}.")
     for cond in _split_top(rest):
+        if cond.startswith("max "):
+            cap = float(cond[4:])
+            if value > cap and not allow_large:
+                raise ValueError(
+                    f"setting {name!r} = {value!r} exceeds its size cap {cond[4:].strip()}: at that size the run "
+                    "would take days or more (the paper profile's value is far below it). Check for a typo, or "
+                    "pass allow_large=True to resolve() to run it anyway."
+                )
+            continue
         op = next((o for o in (">=", "<=", ">", "<") if cond.startswith(o)), None)
         if op is None:
             raise ValueError(f"bad validator {spec!r} for {name!r} in a settings file.")
@@ -175,12 +186,15 @@ def known_settings(experiment: str) -> set[str]:
     return names - set(RESERVED)
 
 
-def resolve(experiment: str, profile: str, **overrides: Any) -> Settings:
+def resolve(experiment: str, profile: str, *, allow_large: bool = False, **overrides: Any) -> Settings:
     """Concrete settings of ``experiment`` under ``profile`` with ``overrides`` applied.
 
     Overrides whose value is ``None`` are ignored, so a notebook can pass its papermill parameters
-    straight through. Unknown keys and values of the wrong type raise ``ValueError``.
+    straight through. Unknown keys and values of the wrong type raise ``ValueError``, and so do sizes above
+    their ``max`` cap in the ``[validate]`` table (e.g. ``n_samples=10**15``) unless ``allow_large=True``.
     """
+    if not isinstance(allow_large, bool):
+        raise TypeError(f"allow_large must be True or False, got {allow_large!r}.")
     check_profile(profile)
     table = load_table(experiment)
     values: dict[str, Any] = dict(table.get("common", {}))
@@ -202,7 +216,7 @@ def resolve(experiment: str, profile: str, **overrides: Any) -> Settings:
     for key, spec in specs.items():
         if key in values:
             try:
-                check_value(values[key], spec, key)
+                check_value(values[key], spec, key, allow_large=allow_large)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"{experiment}: {exc}") from None
     return Settings(experiment, profile, values, table.get("meta", {}))

@@ -221,3 +221,172 @@ def check_choice(value, name: str, choices) -> object:
     if not ok:
         raise ValueError(f"Unknown {name} {value!r}; valid choices are: {', '.join(map(str, choices))}.")
     return value
+
+
+# ------------------------------------------------------------------------------------------- labels and models
+def _torch():
+    """The torch module if it is imported (a user cannot hold a torch object otherwise), else None."""
+    import sys
+
+    return sys.modules.get("torch")
+
+
+def is_torch_tensor(x) -> bool:
+    t = _torch()
+    return t is not None and isinstance(x, t.Tensor)
+
+
+def is_torch_module(m) -> bool:
+    t = _torch()
+    return t is not None and isinstance(m, t.nn.Module)
+
+
+def to_numpy(x) -> np.ndarray:
+    """``x`` as a numpy array: torch tensors are detached and copied to the CPU, lists converted."""
+    if is_torch_tensor(x):
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def check_labels(y, *, name: str = "y", n: int | None = None, num_classes: int | None = None, integer: bool = False):
+    """Class labels as a 1-D numpy array, checked.
+
+    Parameters
+    ----------
+    y : array_like, list or torch tensor, shape (n,)
+        Labels. NaN or None labels are always rejected (a NaN would become a class of its own).
+    name : str
+        Name used in the error messages.
+    n : int, optional
+        Required number of labels (one per input row).
+    num_classes : int, optional
+        Labels must be integers in ``[0, num_classes)`` (implies ``integer``).
+    integer : bool
+        Labels must be integer-valued (ints, bools, or floats without a fractional part); returned as int64.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,): int64 when ``integer`` or ``num_classes``, else the labels' own dtype.
+    """
+    if isinstance(y, (str, bytes)) or np.ndim(y) == 0 and not is_torch_tensor(y):
+        raise TypeError(f"{name} must be a 1-D sequence of labels (numpy array, list or torch tensor), got {y!r}.")
+    arr = to_numpy(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (n,), got shape {arr.shape}; use {name}.ravel().")
+    if len(arr) == 0:
+        raise ValueError(f"{name} is empty; pass one label per input.")
+    if n is not None and len(arr) != n:
+        raise ValueError(f"{name} has {len(arr)} labels for {n} inputs; pass exactly one label per input row.")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr)))
+        raise ValueError(f"{name} contains {bad} NaN or infinite labels; drop those rows (a NaN is not a class).")
+    if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not math.isfinite(v)) for v in arr):
+        raise ValueError(f"{name} contains None or NaN labels; drop those rows (a missing label is not a class).")
+    if not (integer or num_classes is not None):
+        return arr
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold integer class indices, got dtype {arr.dtype}; map other labels to 0..C-1 with "
+            f"np.unique({name}, return_inverse=True)[1]."
+        )
+    if arr.dtype.kind == "f":
+        frac = arr != np.round(arr)
+        if np.any(frac):
+            raise ValueError(
+                f"{name} must hold integer class indices, got the non-integer value {float(arr[frac][0]):g}; pass class "
+                "labels, not probabilities or regression targets (they would be truncated to a class)."
+            )
+    out = arr.astype(np.int64)
+    if num_classes is not None and (np.any(out < 0) or np.any(out >= num_classes)):
+        bad = out[(out < 0) | (out >= num_classes)][0]
+        raise ValueError(
+            f"{name} holds the label {int(bad)}, outside [0, {num_classes}) for num_classes={num_classes}; "
+            "labels must be class indices 0..num_classes-1 (pass the right num_classes or remap the labels)."
+        )
+    return out
+
+
+class ModelAdapter:
+    """One adapter for every model the library accepts: a scikit-learn estimator, a torch module or a callable.
+
+    * estimator (anything with a ``predict`` method): :meth:`predict` calls ``model.predict`` and
+      :meth:`scores` ``model.predict_proba``;
+    * ``torch.nn.Module``: the module runs in eval mode under ``no_grad`` on its own device in batches of
+      ``batch_size`` rows, inputs as float tensors of the module's dtype; outputs (logits, shape (m, C)) come back
+      as float64 numpy; :meth:`predict` returns ``argmax`` over the classes (or the single column squeezed);
+    * any other callable: called with the numpy array; a torch tensor it returns is converted to numpy.
+
+    Raises TypeError when ``model`` is none of these.
+    """
+
+    def __init__(self, model, *, name: str = "model", batch_size: int = 4096):
+        if isinstance(model, ModelAdapter):
+            model = model.model
+        if is_torch_module(model):
+            kind = "torch"
+        elif callable(getattr(model, "predict", None)):
+            kind = "estimator"
+        elif callable(model):
+            kind = "callable"
+        else:
+            raise TypeError(
+                f"{name} must be a fitted scikit-learn estimator (with .predict), a torch.nn.Module or a function "
+                f"mapping an (m, d) array to m labels; got {type(model).__name__}."
+            )
+        self.model, self.kind, self.name = model, kind, name
+        self.batch_size = check_positive(batch_size, "batch_size", integer=True)
+
+    def __repr__(self) -> str:
+        return f"ModelAdapter({self.kind}: {type(self.model).__name__})"
+
+    def _torch_outputs(self, X) -> np.ndarray:
+        torch = _torch()
+        module = self.model
+        params = next(iter(module.parameters()), None)
+        device = params.device if params is not None else torch.device("cpu")
+        dtype = params.dtype if params is not None and params.is_floating_point() else torch.float32
+        was_training = module.training
+        module.eval()
+        try:
+            with torch.no_grad():
+                Xt = X if is_torch_tensor(X) else torch.from_numpy(np.ascontiguousarray(X))
+                outs = [
+                    module(Xt[s : s + self.batch_size].to(device=device, dtype=dtype)).detach().cpu()
+                    for s in range(0, len(Xt), self.batch_size)
+                ]
+        finally:
+            module.train(was_training)
+        return torch.cat(outs).double().numpy() if outs else np.zeros((0,))
+
+    def outputs(self, X) -> np.ndarray:
+        """The model's raw output on ``X`` as numpy (logits of a torch module, ``predict`` of an estimator)."""
+        if self.kind == "torch":
+            return self._torch_outputs(X)
+        if self.kind == "estimator":
+            return to_numpy(self.model.predict(to_numpy(X)))
+        return to_numpy(self.model(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Labels (or regression values) for the rows of ``X``; a torch module's logits go through argmax."""
+        out = self.outputs(X)
+        if self.kind == "torch" and out.ndim == 2:
+            out = out[:, 0] if out.shape[1] == 1 else out.argmax(axis=1)
+        return out
+
+    __call__ = predict
+
+    def scores(self, X) -> np.ndarray:
+        """Class scores (m, C): ``predict_proba`` of an estimator, logits of a torch module, a callable's output."""
+        if self.kind == "estimator":
+            if not callable(getattr(self.model, "predict_proba", None)):
+                raise TypeError(
+                    f"{self.name} ({type(self.model).__name__}) has no predict_proba, but class scores are needed; "
+                    "use an estimator with predict_proba (e.g. SVC(probability=True)) or pass a scoring function."
+                )
+            return to_numpy(self.model.predict_proba(to_numpy(X)))
+        return self.outputs(X)
+
+
+def as_model(model, *, name: str = "model", batch_size: int = 4096) -> ModelAdapter:
+    """:class:`ModelAdapter` around ``model`` (a scikit-learn estimator, torch module or callable)."""
+    return ModelAdapter(model, name=name, batch_size=batch_size)

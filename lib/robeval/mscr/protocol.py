@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from robeval.core.seeding import keyed
-from robeval.core.validation import check_eps
+from robeval.core.validation import as_model, check_eps, check_features, check_labels, check_positive
 from robeval.mscr.noise import unit_ball_offsets
 from robeval.mscr.separation import check_norm
 
@@ -139,33 +139,72 @@ def make_classifier(model: str, seed: int, *, n_estimators: int = 100, n_jobs: i
 def evaluate_levels(
     predict, X_test, y_test, eps_test, k: int, norm, *, seed: int, noise_mode: str = "iid", unit_offsets=None
 ) -> list[dict]:
-    """Accuracy of ``predict`` on clean and on every eps_test-augmented copy of the test set.
+    """Accuracy of a classifier on clean and on every eps_test-augmented copy of the test set.
 
-    All noisy test sets go through ``predict`` in ONE call (cheap per-call overhead), and the clean
+    All noisy test sets go through the classifier in ONE call (cheap per-call overhead), and the clean
     test set is predicted once however often ``0`` appears.
+
+    Parameters
+    ----------
+    predict : scikit-learn estimator, torch.nn.Module or callable
+        A fitted estimator (its ``predict`` is used), a torch module mapping float (m, d) to logits (m, C)
+        (argmax is the label), or a function mapping an (m, d) float64 array to m labels
+        (:class:`robeval.core.validation.ModelAdapter`).
+    X_test : array_like, shape (n, d)
+        Finite test points in data units (NaN or inf raise ValueError).
+    y_test : array_like, list or torch tensor, shape (n,)
+        Test labels (NaN labels raise ValueError).
+    eps_test : sequence of float >= 0
+        Noise radii (0 = clean); at least one.
+    k : int >= 1
+        Noisy copies per test point and level.
+    norm : {np.inf, 2, 1} or "linf" / "l2" / "l1"
+    seed : int
+        Run seed of the test noise.
+    noise_mode : {"iid", "shared_offsets"}
+    unit_offsets : ndarray (>= k, d), required with ``noise_mode="shared_offsets"``
 
     Returns
     -------
     list of dicts ``{"eps_test": float, "acc": float in [0, 1], "n_eval": int}``, in the order of eps_test.
     """
+    model = as_model(predict, name="predict")
     if noise_mode not in NOISE_MODES:
         raise ValueError(f"noise_mode must be one of {NOISE_MODES}, got {noise_mode!r}")
+    X_test = check_features(X_test, "X_test")
+    y_test = check_labels(y_test, name="y_test", n=len(X_test))
+    if isinstance(eps_test, (str, bytes)) or np.ndim(eps_test) != 1:
+        raise TypeError(f"eps_test must be a sequence of noise radii, e.g. [0.0, eps_min]; got {eps_test!r}.")
+    if len(eps_test) == 0:
+        raise ValueError("eps_test is empty; pass at least one noise radius (0 for clean accuracy).")
+    eps_test = [check_eps(e, "eps_test") for e in eps_test]
+    k = check_positive(k, "k", integer=True)
+    norm = check_norm(norm)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer (the run seed of the test noise), got {seed!r}.")
+    if noise_mode == "shared_offsets":
+        unit = None if unit_offsets is None else np.asarray(unit_offsets, dtype=np.float64)
+        if unit is None or unit.ndim != 2 or unit.shape[0] < k or unit.shape[1] != X_test.shape[1]:
+            raise ValueError(
+                f"noise_mode='shared_offsets' needs unit_offsets of shape (>= {k}, {X_test.shape[1]}), got "
+                f"{None if unit is None else unit.shape}; draw them with unit_ball_offsets(1, k, d, norm, rng)[0]."
+            )
     blocks, labels, slices = [X_test], [y_test], {}
     pos = len(X_test)
-    for e in dict.fromkeys(float(v) for v in eps_test):
+    for e in dict.fromkeys(eps_test):
         if e == 0:
             slices[e] = slice(0, len(X_test))
             continue
         if noise_mode == "iid":
             Xa, ya = augment(X_test, y_test, e, k, norm, noise_generator(seed, "test", e))
         else:
-            Xa, ya = augment_shared(X_test, y_test, e, unit_offsets[:k])
+            Xa, ya = augment_shared(X_test, y_test, e, unit[:k])
         blocks.append(Xa)
         labels.append(ya)
         slices[e] = slice(pos, pos + len(Xa))
         pos += len(Xa)
     X_all, y_all = np.concatenate(blocks), np.concatenate(labels)
-    correct = check_predictions(predict(X_all), len(X_all)) == y_all
+    correct = check_predictions(model.predict(X_all), len(X_all)) == y_all
     return [
         {
             "eps_test": float(e),
@@ -244,14 +283,32 @@ def run_cell_2d(cell: dict, config: dict) -> list[dict]:
     return rows
 
 
+def _accuracy(value, name: str):
+    """An accuracy, or the ``"acc"`` of a row of :func:`evaluate_levels` (so ``mscr_value(acc[0], acc[1])`` works)."""
+    if isinstance(value, dict):
+        if "acc" not in value:
+            raise TypeError(
+                f"{name} is a dict without an 'acc' entry ({sorted(value)}); pass an accuracy in [0, 1] "
+                "or a row of evaluate_levels."
+            )
+        value = value["acc"]
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be an accuracy in [0, 1] (a number, an array or a row of evaluate_levels), got {value!r}."
+        ) from None
+
+
 def mscr_value(acc_clean, acc_rob):
     """MSCR in percent, Eq. (2): ``100 * (acc_rob - acc_clean) / acc_clean`` (elementwise, arrays ok).
 
-    Both accuracies are *fractions* in [0, 1] (0.85, not 85): a NaN, a value outside [0, 1] (e.g. a
-    percentage mixed with a fraction) or a clean accuracy of 0 raises ValueError.
+    Both accuracies are *fractions* in [0, 1] (0.85, not 85), or rows ``{"eps_test", "acc", ...}`` of
+    :func:`evaluate_levels` (their ``"acc"`` is used): a NaN, a value outside [0, 1] (e.g. a percentage mixed
+    with a fraction) or a clean accuracy of 0 raises ValueError.
     """
-    acc_clean = np.asarray(acc_clean, dtype=np.float64)
-    acc_rob = np.asarray(acc_rob, dtype=np.float64)
+    acc_clean = _accuracy(acc_clean, "acc_clean")
+    acc_rob = _accuracy(acc_rob, "acc_rob")
     for name, a in (("acc_clean", acc_clean), ("acc_rob", acc_rob)):
         if not np.all(np.isfinite(a)):
             raise ValueError(f"{name} contains NaN or infinite values; drop failed runs before computing the MSCR.")

@@ -26,7 +26,7 @@ import math
 import numpy as np
 import torch
 
-from robeval.core.validation import check_positive, check_X_y
+from robeval.core.validation import check_labels, check_positive, check_X_y, to_numpy
 
 __all__ = [
     "NORMS",
@@ -59,7 +59,17 @@ def check_norm(norm) -> float:
     return value
 
 
-def _check_labelled(X, y):
+def _check_labelled(X, y, pixel_units: bool = False):
+    if isinstance(pixel_units, (bool, np.bool_)) is False:
+        raise TypeError(f"pixel_units must be True or False, got {pixel_units!r}.")
+    X = to_numpy(X)
+    y = check_labels(y, name="y")
+    if X.dtype == np.uint8 and not pixel_units:
+        raise ValueError(
+            "X is uint8 (pixel values 0..255), but distances are returned in the units of X, and noise radii "
+            "(eps_min) are in [0, 1] intensity units. Pass X.astype(np.float64) / 255, or pass pixel_units=True "
+            "to compute exactly in pixel units and divide the result by 255 yourself."
+        )
     X, y = check_X_y(X, y, X_ndim=None, min_ndim=2, min_rows=2, min_classes=2)
     return X.reshape(len(X), -1), y
 
@@ -147,16 +157,18 @@ def nearest_other_class_distance(
     n_candidates: int = 32,
     subset_dims: int = 256,
     progress: bool = False,
+    pixel_units: bool = False,
 ) -> np.ndarray:
     """Distance of every point to the nearest point of another class (exact).
 
     Parameters
     ----------
     X : array_like, shape (n, d) or (n, *shape)
-        Points; images are flattened. Any real dtype; distances are in the units of ``X`` (pass uint8
-        images and divide by 255 to get pixel-intensity units exactly).
-    y : array_like, shape (n,)
-        Class labels (at least two classes).
+        Points; images are flattened. Any real dtype; distances are in the units of ``X``. uint8 images
+        raise ValueError unless ``pixel_units=True`` (then distances are in pixel units 0..255, exact; divide
+        them by 255 for [0, 1] intensity units).
+    y : array_like, list or torch tensor, shape (n,)
+        Class labels (at least two classes; NaN labels raise).
     norm : {np.inf, 2, 1}
         The L_p norm of the distance.
     chunk_size : int
@@ -169,6 +181,8 @@ def nearest_other_class_distance(
         Coordinates used for the first lower bound of L_inf / L1 (high-dimensional path only).
     progress : bool
         Show a tqdm bar over query chunks.
+    pixel_units : bool
+        Accept uint8 images and return distances in pixel units (see ``X``).
 
     Returns
     -------
@@ -176,7 +190,7 @@ def nearest_other_class_distance(
         ``dist[i] = min_{j : y_j != y_i} ||X_i - X_j||_p``.
     """
     p = check_norm(norm)
-    X2, y = _check_labelled(X, y)
+    X2, y = _check_labelled(X, y, pixel_units)
     check_positive(chunk_size, "chunk_size", integer=True)
     check_positive(n_candidates, "n_candidates", integer=True)
     check_positive(subset_dims, "subset_dims", integer=True)

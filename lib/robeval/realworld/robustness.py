@@ -42,7 +42,7 @@ import numpy as np
 from scipy import stats
 
 from robeval.core.seeding import as_generator
-from robeval.core.validation import check_covariance, check_features
+from robeval.core.validation import as_model, check_covariance, check_features
 
 __all__ = [
     "trace_normalized",
@@ -54,6 +54,7 @@ __all__ = [
     "CategoricalPerturbation",
     "RobustnessEstimate",
     "real_world_robustness",
+    "MAX_DRAWS",
     "adaptive_sample_sizes",
     "wilson_se",
     "rescale_distances",
@@ -64,6 +65,10 @@ __all__ = [
 ]
 
 Sampler = Callable[[np.ndarray, int, int, np.random.Generator], np.ndarray]
+
+#: Largest number of Monte-Carlo draws (points x samples per point) one call makes without ``allow_large=True``:
+#: 1e9 draws are minutes to hours for a fast model; a typo (n_samples=10**13) would be months.
+MAX_DRAWS = 10**9
 
 
 # ----------------------------------------------------------------------------
@@ -452,6 +457,28 @@ def _chunked(pieces, chunk_rows: int) -> list[list[tuple[int, int]]]:
     return [c for c in chunks if c]
 
 
+def _check_budget(predict, X: np.ndarray, draws: int, allow_large: bool) -> None:
+    """Raise ValueError when ``draws`` Monte-Carlo draws exceed :data:`MAX_DRAWS` and ``allow_large`` is not set,
+    with the time the classifier alone would take (measured on 1024 copies of the first point)."""
+    if not isinstance(allow_large, (bool, np.bool_)):
+        raise TypeError(f"allow_large must be True or False, got {allow_large!r}.")
+    if draws <= MAX_DRAWS or allow_large:
+        return
+    import time
+
+    probe = np.repeat(X[:1], 1024, axis=0)
+    t0 = time.perf_counter()
+    predict(probe)
+    seconds = (time.perf_counter() - t0) / len(probe) * draws
+    days = seconds / 86400
+    when = f"{days:.3g} days" if days >= 1 else f"{seconds / 3600:.3g} hours"
+    raise ValueError(
+        f"this call would make {draws:.3g} Monte-Carlo draws (points x samples per point), more than "
+        f"MAX_DRAWS = {MAX_DRAWS:.0e}; classifying them alone would take about {when} at this model's measured "
+        "speed. Check n_samples / n_max (the paper uses 10000 per point), or pass allow_large=True to run it."
+    )
+
+
 def _check_adaptive(n_min, n_max, se_target) -> tuple[int, int, float]:
     for name, v in (("n_min", n_min), ("n_max", n_max)):
         if isinstance(v, bool) or int(v) != v or v < 1:
@@ -515,6 +542,7 @@ def real_world_robustness(
     return_se: bool = False,
     progress: bool = False,
     prefetch: bool = True,
+    allow_large: bool = False,
 ):
     """Monte-Carlo real-world robustness ``P_r = 1 - P(f(x + x') != f(x))`` per point.
 
@@ -527,9 +555,11 @@ def real_world_robustness(
 
     Parameters
     ----------
-    predict : callable
-        ``predict(Z) -> labels``; ``Z`` is float64 of shape (m, d), the result has
-        shape (m,) (class labels; or real values when ``threshold`` is given).
+    predict : callable, scikit-learn estimator or torch.nn.Module
+        The black box: a function ``predict(Z) -> labels`` with ``Z`` float64 of shape (m, d) and a result of
+        shape (m,) (class labels; or real values when ``threshold`` is given), a fitted estimator (its
+        ``predict`` is used) or a torch module returning logits (m, C) (argmax is the label) or values (m, 1)
+        (:class:`robeval.core.validation.ModelAdapter`).
     X : array_like, shape (n, d)
         Unperturbed points (finite reals; converted to float64).
     cov : array_like, shape (d, d) or (n, d, d), optional
@@ -568,6 +598,9 @@ def real_world_robustness(
         Sample the next chunk in a background thread while ``predict`` runs on the
         current one (results are identical; set False if ``sampler`` and ``predict``
         share mutable state).
+    allow_large : bool
+        Allow more than :data:`MAX_DRAWS` draws in total (``n * n_samples``, or ``n * n_max`` with "auto").
+        Without it such a call raises ValueError with the estimated time of the classifier calls.
 
     Returns
     -------
@@ -600,8 +633,11 @@ def real_world_robustness(
         sampler = GaussianPerturbation(C)
     elif not callable(sampler):
         raise ValueError("sampler must be callable as sampler(x, index, n_samples, rng).")
+    model = as_model(predict, name="predict")
+    predict = model.predict
     rngs = point_rngs(rng, n)
     regression = threshold is not None
+    _check_budget(predict, X, n * (n_max if adaptive else n_samples), allow_large)
 
     # base predictions f(x_t), chunked like the samples
     base = np.concatenate([_call_predict(predict, X[s : s + chunk_rows], regression) for s in range(0, n, chunk_rows)])

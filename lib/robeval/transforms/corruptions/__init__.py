@@ -157,7 +157,7 @@ def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndar
     return out
 
 
-def corrupt(images, name: str, severity: int, seed=None, idx=None) -> np.ndarray:
+def corrupt(images, name: str, severity: int, seed=None, idx=None, *, layout: str = "NHWC") -> np.ndarray:
     """Apply a CIFAR-10-C or CIFAR-10-C-bar corruption at benchmark severity 1..5.
 
     Parameters
@@ -171,13 +171,23 @@ def corrupt(images, name: str, severity: int, seed=None, idx=None) -> np.ndarray
         ``robeval.core.seeding.keyed(seed, idx[i])``.
     idx : int array (N,), optional
         Stream keys of the images (default ``arange(N)``); see :func:`corrupt_with_param`.
+    layout : {"NHWC", "NCHW"}
+        Layout of ``images`` and of the result. ``"NCHW"`` takes batches as the CIFAR-10 loaders of
+        :mod:`robeval.core.data` return them by default (uint8 (N, 3, 32, 32)); the corruption is the same.
 
     Returns
     -------
-    uint8 array of the same shape.
+    uint8 array of the same shape (and layout).
     """
+    from robeval.core.images import LAYOUTS, to_nchw, to_nhwc
+
+    if layout not in LAYOUTS:
+        raise ValueError(f"Unknown layout {layout!r}; use 'NHWC' (N, H, W, C) or 'NCHW' (N, C, H, W).")
     _check_name(name)
     severity = check_severity(severity)
+    if layout == "NCHW":
+        out = corrupt_with_param(to_nhwc(images), name, severity_params(name)[severity - 1], seed=seed, idx=idx)
+        return to_nchw(out)
     return corrupt_with_param(images, name, severity_params(name)[severity - 1], seed=seed, idx=idx)
 
 

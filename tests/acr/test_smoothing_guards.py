@@ -1,0 +1,133 @@
+"""Issue 20: Smooth never certifies a broken model, and accepts the models and labels users have."""
+
+import numpy as np
+import pytest
+import torch
+from sklearn.linear_model import LogisticRegression
+
+from robeval.acr.smoothing import ABSTAIN, Smooth
+
+D = 6
+
+
+class Const(torch.nn.Module):
+    """Logits from a fixed function of the batch; subclasses break the contract on purpose."""
+
+    def __init__(self, k=3):
+        super().__init__()
+        self.k = k
+
+    def forward(self, x):
+        logits = torch.zeros(len(x), self.k)
+        logits[:, 0] = 1.0
+        return logits
+
+
+class NaNLogits(Const):
+    def forward(self, x):
+        return torch.full((len(x), self.k), float("nan"))
+
+
+class OneRow(Const):
+    def forward(self, x):
+        return super().forward(x)[:1]
+
+
+class ExtraColumn(Const):
+    def forward(self, x):
+        return torch.zeros(len(x), self.k + 1)
+
+
+X = np.zeros((4, D), np.float32)
+
+
+@pytest.mark.parametrize(
+    "model, match",
+    [(NaNLogits(), "NaN or infinite"), (OneRow(), "one row per input"), (ExtraColumn(), "num_classes=3")],
+)
+def test_broken_models_are_never_certified(model, match):
+    sm = Smooth(model, 3, 0.25)
+    for call in (
+        lambda: sm.certify(X, 10, 100, 0.001, seed=0),
+        lambda: sm.predict(X, 100, 0.001, seed=0),
+        lambda: sm.certify_radius(X, 0.1, 10, 200, 0.001, seed=0),
+        lambda: sm.certify_dataset(X, [0, 1, 2, 0], n0=10, n=100, progress=False),
+    ):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_a_sound_constant_model_is_certified_with_the_closed_form_radius():
+    # every vote is class 0: n_A = N, p_lower = alpha ** (1 / N), radius = sigma * Phi^-1(p_lower)
+    from scipy.stats import norm
+
+    res = Smooth(Const(), 3, 0.25).certify(X, 10, 100, 0.001, seed=0)
+    assert (res.prediction == 0).all()
+    np.testing.assert_allclose(res.radius, 0.25 * norm.ppf(0.001 ** (1 / 100)), rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "labels, match",
+    [
+        ([0.5, 1, 2, 0], "non-integer value 0.5"),
+        ([0, 1, 42, 0], r"label 42, outside \[0, 3\)"),
+        ([0, 1, -1, 0], r"label -1, outside \[0, 3\)"),
+        (np.array([0, np.nan, 1, 2]), "NaN"),
+        ([0, 1, 2], "3 labels for 4 inputs"),
+        (["cat", "dog", "cat", "dog"], "integer class indices"),
+    ],
+)
+def test_bad_labels_raise(labels, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        Smooth(Const(), 3, 0.25).certify_dataset(X, labels, n0=10, n=100, progress=False)
+
+
+def test_torch_list_and_numpy_labels_give_the_same_frame():
+    sm = Smooth(Const(), 3, 0.25)
+    frames = [
+        sm.certify_dataset(X, y, n0=10, n=100, progress=False)
+        for y in (np.array([0, 1, 2, 0]), [0, 1, 2, 0], torch.tensor([0, 1, 2, 0]), np.array([0.0, 1.0, 2.0, 0.0]))
+    ]
+    for f in frames[1:]:
+        assert f.drop(columns="time").equals(frames[0].drop(columns="time"))
+    assert frames[0]["correct"].tolist() == [1, 0, 0, 1]
+
+
+def test_certified_correct_accepts_torch_labels():
+    res = Smooth(Const(), 3, 0.25).certify_radius(X, 0.1, 10, 400, 0.001, seed=0)
+    assert res.certified.all()
+    assert res.certified_correct(torch.tensor([0, 1, 0, 2])).tolist() == [True, False, True, False]
+    with pytest.raises(ValueError, match="2 labels for 4 inputs"):
+        res.certified_correct([0, 1])
+
+
+def test_sklearn_estimator_and_callables_are_accepted_and_checked():
+    rng = np.random.default_rng(0)
+    Xtr = rng.normal(size=(200, D))
+    ytr = (Xtr[:, 0] > 0).astype(int)
+    est = LogisticRegression().fit(Xtr, ytr)
+    x = np.array([[3.0] + [0.0] * (D - 1), [-3.0] + [0.0] * (D - 1)], np.float32)
+    # votes from predict: far from the boundary both points are certified with their class
+    res = Smooth(est, 2, 0.25).certify(x, 10, 200, 0.001, seed=0)
+    assert res.prediction.tolist() == [1, 0]
+    # a numpy function returning logits gives the same decision as the estimator's votes
+    res2 = Smooth(lambda z: est.decision_function(z)[:, None] * np.array([-1.0, 1.0]), 2, 0.25).certify(
+        x, 10, 200, 0.001, seed=0
+    )
+    assert res2.prediction.tolist() == [1, 0]
+    # votes out of range / fractional votes / a vote per batch raise
+    with pytest.raises(ValueError, match=r"outside \[0, 2\)"):
+        Smooth(lambda z: np.full(len(z), 5), 2, 0.25).predict(x, 50, 0.01, seed=0)
+    with pytest.raises(ValueError, match="fractional"):
+        Smooth(lambda z: np.full(len(z), 0.5), 2, 0.25).predict(x, 50, 0.01, seed=0)
+    with pytest.raises(ValueError, match="one row per input"):
+        Smooth(lambda z: np.array([0]), 2, 0.25).predict(x, 50, 0.01, seed=0)
+    with pytest.raises(TypeError, match="scikit-learn estimator"):
+        Smooth("model.pt", 2, 0.25)
+
+
+def test_predict_still_abstains_on_a_fair_coin_but_never_on_nan():
+    coin = Smooth(lambda z: (z[:, 0] > 0).astype(np.int64), 2, 1.0)
+    assert coin.predict(np.zeros((1, D), np.float32), 100, 0.001, seed=0).tolist() == [ABSTAIN]
+    with pytest.raises(ValueError, match="NaN"):
+        Smooth(lambda z: np.full((len(z), 2), np.nan), 2, 1.0).predict(np.zeros((1, D), np.float32), 100, 0.001, seed=0)
