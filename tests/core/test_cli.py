@@ -139,7 +139,7 @@ def test_check_injected_parameters():
         notebooks.check_injected_parameters(bad)
     assert "parameters are n_samples, profile, seed" in str(info.value)
     # names passed to setup count as declared even without a parameters cell before the injected one
-    notebooks.check_injected_parameters(['# Parameters\nseed = 1\n'], declared={"seed": None})
+    notebooks.check_injected_parameters(["# Parameters\nseed = 1\n"], declared={"seed": None})
     with pytest.raises(TypeError, match="list of cell sources"):
         notebooks.check_injected_parameters("x = 1")
 
@@ -207,7 +207,12 @@ def test_kernel_environment_is_pinned_and_restored(monkeypatch):
 
 def test_show_ledger_wraps_text():
     table = pd.DataFrame(
-        {"id": ["a", "b"], "description": ["x " * 200, "short"], "estimate": [0.123456, np.nan], "central": [True, False]}
+        {
+            "id": ["a", "b"],
+            "description": ["x " * 200, "short"],
+            "estimate": [0.123456, np.nan],
+            "central": [True, False],
+        }
     )
     html = notebooks.show_ledger(table, max_width_em=30).to_html()
     assert "white-space: pre-wrap" in html and "max-width: 30em" in html and "table-layout: fixed" in html

@@ -115,6 +115,13 @@ def to_nhwc(x: np.ndarray, layout: str = "auto", echo=None) -> np.ndarray:
         layout = "NHWC" if last else "NCHW"
         if layout == "NCHW" and echo is not None:
             echo(f"images have NCHW layout {x.shape}; transposed to NHWC (pass --layout to state it).")
+    axis = 1 if layout == "NCHW" else 3
+    if x.shape[axis] != 3:
+        other = "NHWC" if layout == "NCHW" else "NCHW"
+        raise ValueError(
+            f"images of shape {x.shape} have {x.shape[axis]} channels on axis {axis}, not 3, so they are not "
+            f"{layout}; pass --layout {other} (or auto)."
+        )
     return np.ascontiguousarray(x.transpose(0, 2, 3, 1)) if layout == "NCHW" else x
 
 
