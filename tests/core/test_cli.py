@@ -223,3 +223,16 @@ def test_show_ledger_wraps_text():
         notebooks.show_ledger([1, 2])
     with pytest.raises(ValueError, match="max_width_em"):
         notebooks.show_ledger(table, max_width_em=2)
+
+
+def test_makefile_kernel_and_git_filter():
+    """`make venv` installs the notebooks' kernel with the same CPU pins as robeval.core.env, and the
+    nbstripout git filter that strips notebooks as `robeval strip` does."""
+    root = project.find_root()
+    makefile = (root / "Makefile").read_text()
+    for key, value in env.PINNED_CPU_ENV.items():
+        assert f'--env {key} "{value}"' in makefile or f"--env {key} {value} " in makefile + " ", key
+    assert "$(KERNEL_ENV)" in makefile and "git-filter" in makefile
+    assert "nbstripout --keep-id --extra-keys cell.metadata.execution" in makefile
+    attributes = (root / ".gitattributes").read_text().splitlines()
+    assert "*.ipynb filter=nbstripout" in attributes
