@@ -201,7 +201,7 @@ def _main(args) -> int:
         ours, other = results_dir(args.profile) / "claims", Path(args.other)
         for folder, what in ((other, "the other run"), (ours, f"this checkout (profile {args.profile!r})")):
             if not folder.is_dir():
-                raise ValueError(f"{folder} is not a folder; pass the other run's results/<profile>/claims.")
+                raise ValueError(f"{folder} is not a folder of ledgers (results/<profile>/claims) ({what}).")
             if not any(folder.glob("*.json")):
                 raise ValueError(
                     f"no ledgers found in {folder} ({what}); pass a results/<profile>/claims folder holding "

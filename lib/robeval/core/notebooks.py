@@ -378,7 +378,8 @@ def setup(experiment: str, profile: str, **params):
     """The first call of every notebook: ``cfg, out_dir, ledger = setup("mscr_2d", profile, **params)``.
 
     Checks that papermill injected no parameter the notebook's ``parameters`` cell lacks
-    (:func:`check_injected_parameters`), resolves the experiment's settings under ``profile`` with the
+    (:func:`check_injected_parameters`), pins the CPU kernels in a kernel started without them
+    (:func:`robeval.core.env.pin_cpu_kernels`), resolves the experiment's settings under ``profile`` with the
     notebook's papermill parameters (``None`` values are ignored, unknown names raise), prints them with the time estimate and what the
     profile scales down, applies the plotting style, creates the experiment's result folder
     (``results_dir(profile) / experiment``) and opens the notebook's claims ledger.
@@ -386,6 +387,7 @@ def setup(experiment: str, profile: str, **params):
     Returns ``(settings, result folder, ledger)``.
     """
     from robeval.core import plotting
+    from robeval.core.env import pin_cpu_kernels
     from robeval.core.ledger import Ledger
     from robeval.core.paths import results_dir
     from robeval.core.profiles import describe, resolve
@@ -393,6 +395,9 @@ def setup(experiment: str, profile: str, **params):
     history = _kernel_history()
     if history is not None:
         check_injected_parameters(history, declared=params)
+        # the robeval kernel and `robeval run` set these at start; another kernel is pinned here for torch,
+        # with a warning when numpy was imported unpinned
+        pin_cpu_kernels()
     cfg = resolve(experiment, profile, **params)
     meta = cfg.meta
     if "paper" not in meta or "notebook" not in meta:
