@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -59,9 +60,9 @@ PRELUDE = {
 import numpy as np
 import torch
 torch.manual_seed(0)
-model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3 * 8 * 8, 10)).eval()
-x_test = torch.rand(3, 3, 8, 8)
-y_test = torch.tensor([0, 1, 2])
+model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3 * 4 * 4, 10)).eval()
+x_test = torch.rand(2, 3, 4, 4)
+y_test = torch.tensor([0, 1])
 """,
     "usage.md::corrupt-your-images-cifar-10-c-and-cifar-10-c-bar": """
 import numpy as np
@@ -103,7 +104,14 @@ XFAIL = {
     # fixed on branch i20-lib
     "usage.md::mscr-of-any-classifier-siedel-et-al-2022": "fixed on branch i20-lib (mscr_value of dicts)",
 }
-BUDGET_S = 30  # per block; all blocks together stay well under a minute
+# Blocks importing a name they never use (a reader copies dead imports, or a removed API).
+XFAIL_IMPORTS = {
+    # fixed on branch i20-lib
+    "usage.md::real-world-robustness-of-individual-predictions-scher-tr-gler": "fixed on branch i20-lib",
+    # `import torch` only says the model is a torch module; not among the snippets issue 20 lists
+    "usage.md::randomized-smoothing-certify-your-classifier-cohen-et-al-2019": "unused `import torch`",
+}
+BUDGET_S = 60  # per block, generous for a loaded machine; all blocks together take ~15-30 s
 
 CASES = [(page, *b) for page in PAGES for b in blocks(page)]
 
@@ -134,7 +142,7 @@ def test_the_runner_finds_the_blocks():
     ids = [c[1] for c in CASES]
     assert len(ids) == len(set(ids)), "block ids must be unique"
     assert {"usage.md::corrupt-your-images-cifar-10-c-and-cifar-10-c-bar", "corruptions.md::using-it"} <= set(ids)
-    assert set(PRELUDE) <= set(ids) and set(XFAIL) <= set(ids), "stale ids in PRELUDE or XFAIL"
+    assert set(PRELUDE) | set(XFAIL) | set(XFAIL_IMPORTS) <= set(ids), "stale ids in PRELUDE or XFAIL"
     assert "install.md::same-numbers-as-the-compendium" in ids
     assert not any(i.startswith("install.md::with-conda") for i in ids)  # bash blocks are not run
 
@@ -155,5 +163,31 @@ def test_docs_block_runs(page, block_id, source, line, skip, sessions, monkeypat
         exec(compile(PRELUDE[block_id], f"<prelude {block_id}>", "exec"), ns)
     code = compile(_strip_placeholders(source, ns), f"{page.name}:{line}", "exec")
     t0 = time.perf_counter()
-    exec(code, ns)
+    with warnings.catch_warnings():  # pytest imported numpy long ago: pinning now is late, as the page says
+        warnings.filterwarnings("ignore", message="pin_cpu_kernels", category=RuntimeWarning)
+        exec(code, ns)
     assert time.perf_counter() - t0 < BUDGET_S, f"{block_id} took longer than {BUDGET_S} s on small data"
+
+
+def unused_imports(source: str) -> list[str]:
+    """Names a block imports and never mentions (``import a.b`` binds ``a``)."""
+    tree = ast.parse(source)
+    imported = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                imported[alias.asname or alias.name.split(".")[0]] = node.lineno
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return sorted(name for name in imported if name not in used)
+
+
+def test_unused_imports_detector():
+    assert unused_imports("import numpy as np\nfrom a import b, c\nprint(np.pi, c)") == ["b"]
+    assert unused_imports("import os.path\nos.path.join('a')") == []
+
+
+@pytest.mark.parametrize(("page", "block_id", "source", "line", "skip"), CASES, ids=[c[1] for c in CASES])
+def test_docs_block_imports_are_used(page, block_id, source, line, skip, request):
+    if block_id in XFAIL_IMPORTS:
+        request.applymarker(pytest.mark.xfail(reason=XFAIL_IMPORTS[block_id], strict=False))
+    assert not unused_imports(source), f"{page.name}:{line} imports {unused_imports(source)} and never uses them"
