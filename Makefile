@@ -9,7 +9,7 @@ STAMP    := $(VENV)/.robeval-installed
 # exact, tested versions (pyproject.toml states compatible ranges only)
 CONSTRAINTS := requirements/constraints.txt
 
-.PHONY: venv reproduce figures verify test lint lab constraints docs unit notebooks-smoke report benchmarks strip clean-build data
+.PHONY: venv git-filter reproduce figures verify test lint lab constraints docs unit notebooks-smoke report benchmarks strip clean-build data
 
 venv: $(STAMP)
 
@@ -22,8 +22,26 @@ $(STAMP): pyproject.toml Makefile $(CONSTRAINTS)
 	$(PY) -m pip install --quiet -c $(CONSTRAINTS) torch torchvision
 	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[notebooks,distributed,adversarial,test,lint,docs]"
 	$(PY) -m pip install --quiet --no-deps -c $(CONSTRAINTS) ceml
-	$(PY) -m ipykernel install --sys-prefix --name robeval --display-name "Python (robeval)" >/dev/null
+	$(PY) -m ipykernel install --sys-prefix --name robeval --display-name "Python (robeval)" $(KERNEL_ENV) >/dev/null
+	@$(MAKE) --no-print-directory git-filter
 	@touch $(STAMP)
+
+# The notebooks' kernel pins the CPU kernels before anything imports numpy or torch (bit-identical reruns
+# across x86 machines; robeval.core.env.PINNED_CPU_ENV, which `robeval run` applies too). A plain
+# `import robeval` elsewhere changes nothing.
+KERNEL_ENV := --env NPY_DISABLE_CPU_FEATURES "X86_V4 AVX512_ICL AVX512_SPR" --env OPENBLAS_CORETYPE Haswell \
+	--env ATEN_CPU_CAPABILITY avx2 --env ONEDNN_MAX_CPU_ISA AVX2 --env MKL_CBWR AVX2
+
+# nbstripout as a git filter (.gitattributes): a notebook saved with outputs is committed without them, stripped
+# exactly as `robeval strip` does (cell ids kept). Equivalent to `nbstripout --install --attributes
+# .gitattributes` plus the flags that command cannot record.
+git-filter:
+	@if git rev-parse --git-dir >/dev/null 2>&1; then \
+	  git config filter.nbstripout.clean '"$(abspath $(PY))" -m nbstripout --keep-id --extra-keys cell.metadata.execution'; \
+	  git config filter.nbstripout.smudge cat; \
+	  git config filter.nbstripout.required true; \
+	  git config diff.ipynb.textconv '"$(abspath $(PY))" -m nbstripout -t --keep-id'; \
+	fi
 
 reproduce: $(STAMP)
 	$(PY) -m robeval run --profile $(PROFILE) $(if $(NOTEBOOKS),--only $(NOTEBOOKS),)

@@ -11,13 +11,10 @@ One package per paper, one for the foundation, one for the image transforms two 
 
 No paper package imports another; :mod:`robeval.core` imports none of them. Heavy dependencies (torch,
 dask, papermill) are imported by the modules that need them.
+
+Importing robeval changes nothing in the process. The compendium's own runs (``robeval run``, the
+notebooks' kernel) pin the CPU kernels for bit-identical reruns; call
+:func:`robeval.core.env.pin_cpu_kernels` before importing numpy or torch to do the same.
 """
-
-import os as _os
-
-# Same numbers on every x86 machine: CPU kernels dispatch to AVX2 code paths (not AVX-512/AMX), which only
-# takes effect when robeval is imported before torch. Users may override any of these.
-for _key, _value in (("ATEN_CPU_CAPABILITY", "avx2"), ("ONEDNN_MAX_CPU_ISA", "AVX2"), ("MKL_CBWR", "AVX2")):
-    _os.environ.setdefault(_key, _value)
 
 __version__ = "0.1.0"

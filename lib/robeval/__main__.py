@@ -15,6 +15,16 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--only", default=None, help="comma-separated notebook numbers or names, e.g. 01,08")
     r.add_argument("--keep-going", action="store_true", help="continue after a failing notebook")
     r.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help="a notebook parameter, as papermill -p (repeatable); checked against each notebook's parameters "
+        "cell and settings validators before anything runs",
+    )
+    r.add_argument(
         "--replot", action="store_true", help="skip the compute cells: re-plot and rebuild claims from stored results"
     )
     v = sub.add_parser(
@@ -48,8 +58,45 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--names", default="all", help="comma list of corruptions, or C, C-bar or all (default: all)")
     c.add_argument("--severities", default="1,2,3,4,5", help="comma list of severities in 1..5 (default: 1,2,3,4,5)")
     c.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    c.add_argument(
+        "--layout",
+        choices=("auto", "NHWC", "NCHW"),
+        default="auto",
+        help="axis order of --images: NHWC (the release's), NCHW (torch's, as robeval.core.data returns with "
+        "layout='NCHW'), or auto: detect from which axis has 3 channels (default)",
+    )
+    c.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="empty --out first when it holds files made from other images or labels (otherwise refused)",
+    )
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
+
+
+CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "strip")
+# the extra of pyproject.toml that installs a missing optional module
+EXTRAS = {
+    "papermill": "notebooks",
+    "nbformat": "notebooks",
+    "nbclient": "notebooks",
+    "ipykernel": "notebooks",
+    "IPython": "notebooks",
+    "nbstripout": "lint",
+    "dask": "distributed",
+    "distributed": "distributed",
+    "art": "adversarial",
+}
+
+
+def _missing_module_message(exc: ImportError) -> str:
+    name = (getattr(exc, "name", None) or "").split(".")[0]
+    extra = EXTRAS.get(name)
+    if extra is None:
+        return f"{exc}"
+    return (
+        f'this command needs {name}, which is not installed: pip install "robeval[{extra}]" (in a checkout: make venv).'
+    )
 
 
 def _strip(paths, check: bool) -> int:
@@ -70,74 +117,127 @@ def _strip(paths, check: bool) -> int:
     return 0
 
 
+def _needs_checkout(args) -> bool:
+    return args.cmd in CHECKOUT_COMMANDS and not (args.cmd == "strip" and args.paths)
+
+
 def main(argv=None) -> int:
+    """Run one command; returns its exit status (0 ok, 1 a failed check, 2 a user error, 130 interrupted).
+
+    User errors print one line ``robeval: ...`` on stderr, never a traceback."""
     args = _parser().parse_args(argv)
     try:
-        if args.cmd == "run":
-            from robeval.core.notebooks import NotebookFailed, run_all
-
-            try:
-                results = run_all(args.profile, only=args.only, keep_going=args.keep_going, replot=args.replot)
-            except NotebookFailed as exc:
-                print(f"robeval: {exc}", file=sys.stderr)
-                return 1
-            print(json.dumps({"profile": args.profile, "notebooks": results}))
-        elif args.cmd == "verify":
-            from robeval.core.notebooks import NotebookFailed, verify
-
-            try:
-                diffs = verify(args.profile, only=args.only)
-            except NotebookFailed as exc:
-                print(f"robeval: {exc}", file=sys.stderr)
-                return 1
-            for d in diffs:
-                print(f"{d['notebook']}: {d['id']}: saved {d['saved']!r}, rebuilt {d['rebuilt']!r}")
-            print(f"robeval verify: {len(diffs)} verdict(s) differ from the saved ledgers of profile {args.profile!r}")
-            return 1 if diffs else 0
-        elif args.cmd == "report":
-            from robeval.core.report import figures_report, report, update_readme
-
-            print(report(args.profile))
-            figures_report(args.profile)
-            if args.profile == "default":
-                update_readme(args.profile)
-        elif args.cmd == "compare":
-            from robeval.core.paths import check_profile, results_dir
-            from robeval.core.report import compare_ledgers
-
-            check_profile(args.profile)
-            diffs = compare_ledgers(results_dir(args.profile) / "claims", args.other)
-            for d in diffs:
-                print(
-                    f"{d['notebook']}: {d['id']}: ours {d['ours']!r} ({d['ours_estimate']}), "
-                    f"other {d['other']!r} ({d['other_estimate']})"
-                )
-            print(f"robeval compare: {len(diffs)} verdict(s) differ")
-            return 1 if diffs else 0
-        elif args.cmd == "data":
-            from robeval.core.data import status
-
-            df = status()
-            print(df.drop(columns=["source"]).to_string(index=False))
-            return 0 if df.verified.all() else 1
-        elif args.cmd == "strip":
-            return _strip(args.paths, args.check)
-        elif args.cmd == "corrupt":
-            from robeval.transforms.release import corrupt_command
-
-            return corrupt_command(
-                out=args.out,
-                images=args.images,
-                labels=args.labels,
-                subset=args.subset,
-                names=args.names,
-                severities=args.severities,
-                seed=args.seed,
-                progress=not args.no_progress,
-            )
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"robeval: {exc}", file=sys.stderr)
+        return _main(args)
+    except KeyboardInterrupt:
+        # temporary files are removed where they are written (core.io, the corrupt command)
+        print(f"robeval {args.cmd}: interrupted (Ctrl-C); finished files are kept, a rerun resumes.", file=sys.stderr)
+        return 130
+    except ImportError as exc:
+        print(f"robeval: {_missing_module_message(exc)}", file=sys.stderr)
         return 2
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"robeval: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+
+
+def _main(args) -> int:
+    from robeval.core.paths import find_root
+
+    if _needs_checkout(args) and find_root() is None:
+        print(
+            f"robeval {args.cmd}: needs the robeval project checkout (notebooks/, results/); robeval is installed "
+            "outside one. Clone the project and run `make venv`, or set ROBEVAL_ROOT to a checkout.",
+            file=sys.stderr,
+        )
+        return 2
+    if args.cmd == "run":
+        from robeval.core.notebooks import NotebookFailed, parse_parameter_value, run_all
+
+        names = [name for name, _ in args.parameter]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"parameter {', '.join(dup)} given twice with -p; give each once.")
+        if "profile" in names:
+            raise ValueError("set the profile with --profile, not -p profile.")
+        params = {name: parse_parameter_value(value) for name, value in args.parameter}
+        try:
+            results = run_all(
+                args.profile,
+                only=args.only,
+                parameters=params,
+                keep_going=args.keep_going,
+                replot=args.replot,
+            )
+        except NotebookFailed as exc:
+            print(f"robeval: {exc}", file=sys.stderr)
+            return 1
+        print(json.dumps({"profile": args.profile, "notebooks": results}))
+    elif args.cmd == "verify":
+        from robeval.core.notebooks import NotebookFailed, verify
+
+        try:
+            diffs = verify(args.profile, only=args.only)
+        except NotebookFailed as exc:
+            print(f"robeval: {exc}", file=sys.stderr)
+            return 1
+        for d in diffs:
+            print(f"{d['notebook']}: {d['id']}: saved {d['saved']!r}, rebuilt {d['rebuilt']!r}")
+        print(f"robeval verify: {len(diffs)} verdict(s) differ from the saved ledgers of profile {args.profile!r}")
+        return 1 if diffs else 0
+    elif args.cmd == "report":
+        from robeval.core.report import figures_report, report, update_readme
+
+        print(report(args.profile))
+        figures_report(args.profile)
+        if args.profile == "default":
+            update_readme(args.profile)
+    elif args.cmd == "compare":
+        from pathlib import Path
+
+        from robeval.core.paths import check_profile, results_dir
+        from robeval.core.report import compare_ledgers
+
+        check_profile(args.profile)
+        ours, other = results_dir(args.profile) / "claims", Path(args.other)
+        for folder, what in ((other, "the other run"), (ours, f"this checkout (profile {args.profile!r})")):
+            if not folder.is_dir():
+                raise ValueError(f"{folder} is not a folder of ledgers (results/<profile>/claims) ({what}).")
+            if not any(folder.glob("*.json")):
+                raise ValueError(
+                    f"no ledgers found in {folder} ({what}); pass a results/<profile>/claims folder holding "
+                    "<notebook>.json ledgers."
+                )
+        diffs = compare_ledgers(ours, other)
+        for d in diffs:
+            print(
+                f"{d['notebook']}: {d['id']}: ours {d['ours']!r} ({d['ours_estimate']}), "
+                f"other {d['other']!r} ({d['other_estimate']})"
+            )
+        print(f"robeval compare: {len(diffs)} verdict(s) differ")
+        return 1 if diffs else 0
+    elif args.cmd == "data":
+        from robeval.core.data import status
+
+        df = status()
+        print(df.drop(columns=["source"]).to_string(index=False))
+        return 0 if df.verified.all() else 1
+    elif args.cmd == "strip":
+        return _strip(args.paths, args.check)
+    elif args.cmd == "corrupt":
+        from robeval.transforms.release import corrupt_command
+
+        return corrupt_command(
+            out=args.out,
+            images=args.images,
+            labels=args.labels,
+            subset=args.subset,
+            names=args.names,
+            severities=args.severities,
+            seed=args.seed,
+            progress=not args.no_progress,
+            layout=args.layout,
+            overwrite=args.overwrite,
+        )
     return 0
 
 

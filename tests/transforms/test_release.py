@@ -168,3 +168,100 @@ def test_load_released(tmp_path):
     np.save(bad / "labels.npy", np.zeros(10, np.uint8))
     with pytest.raises(ValueError, match=r"labels \(20,\)"):
         release.load_released(bad, "fog")
+
+
+def _sha256(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_corrupt_manifest_records_inputs_and_outputs(six, tmp_path):
+    import hashlib
+    import json
+
+    d, x, y = six
+    out = tmp_path / "o"
+    argv = ["corrupt", "--images", str(d / "x.npy"), "--labels", str(d / "y.npy"), "--out", str(out)]
+    assert main(argv + ["--names", "contrast,ripple", "--severities", "1,3", "--no-progress"]) == 0
+    manifest = json.loads((out / "corruptions.json").read_text())
+    assert manifest["inputs"] == {
+        "images_sha256": hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest(),
+        "labels_sha256": hashlib.sha256(y.astype(np.uint8).tobytes()).hexdigest(),
+        "n_images": 6,
+        "severities": [1, 3],
+    }
+    assert manifest["labels"]["sha256"] == _sha256(out / "labels.npy")
+    for name in ("contrast", "ripple"):
+        assert manifest["corruptions"][name]["sha256"] == _sha256(out / f"{name}.npy")
+    # labels are written once: adding a corruption leaves labels.npy untouched
+    before = (out / "labels.npy").stat().st_mtime_ns
+    assert main(argv + ["--names", "fog", "--severities", "1,3", "--no-progress"]) == 0
+    assert (out / "labels.npy").stat().st_mtime_ns == before
+    assert set(json.loads((out / "corruptions.json").read_text())["corruptions"]) == {"contrast", "ripple", "fog"}
+
+
+def test_corrupt_refuses_other_inputs_unless_overwrite(six, tmp_path, capsys):
+    d, x, y = six
+    out = tmp_path / "o"
+    base = ["corrupt", "--out", str(out), "--no-progress", "--severities", "2"]
+    assert main(base + ["--images", str(d / "x.npy"), "--labels", str(d / "y.npy"), "--names", "contrast"]) == 0
+    capsys.readouterr()
+    kept = _sha256(out / "contrast.npy")
+    np.save(tmp_path / "x2.npy", x[::-1].copy())
+    np.save(tmp_path / "y2.npy", np.zeros(6, np.int64))
+    other = ["--images", str(tmp_path / "x2.npy"), "--labels", str(tmp_path / "y2.npy"), "--names", "ripple"]
+    assert main(base + other) == 2
+    err = capsys.readouterr().err
+    assert "holds corruptions of other inputs (images_sha256, labels_sha256" in err and "--overwrite" in err
+    assert err.count("\n") == 1 and _sha256(out / "contrast.npy") == kept and not (out / "ripple.npy").exists()
+    # other labels alone, or other severities, are other inputs too
+    same_x_other_y = ["--images", str(d / "x.npy"), "--labels", str(tmp_path / "y2.npy"), "--names", "contrast"]
+    assert main(base + same_x_other_y) == 2
+    assert "labels_sha256" in capsys.readouterr().err
+    # --overwrite starts afresh: the stale corruption of the old images is gone
+    assert main(base + other + ["--overwrite"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["corruptions.json", "labels.npy", "ripple.npy"]
+    assert np.array_equal(np.load(out / "labels.npy"), np.zeros(6, np.uint8))
+    # a folder of unrecorded .npy files (e.g. an older version's) is refused too
+    (tmp_path / "legacy").mkdir()
+    np.save(tmp_path / "legacy" / "labels.npy", np.zeros(3, np.uint8))
+    assert main(["corrupt", "--out", str(tmp_path / "legacy"), "--no-progress"] + other) == 2
+    assert "did not record" in capsys.readouterr().err
+
+
+def test_corrupt_removes_stale_temporaries(six, tmp_path):
+    d, _, _ = six
+    out = tmp_path / "o"
+    out.mkdir()
+    stale = [out / ".contrast.npy.k2j3x.tmp", out / "partial.tmp", out / ".corruptions.json.a1.tmp"]
+    for p in stale:
+        p.write_bytes(b"\0" * 1000)
+    keep = out / "notes.txt"
+    keep.write_text("mine")
+    argv = ["corrupt", "--images", str(d / "x.npy"), "--labels", str(d / "y.npy"), "--out", str(out)]
+    assert main(argv + ["--names", "contrast", "--severities", "1", "--no-progress"]) == 0
+    assert not any(p.exists() for p in stale) and keep.read_text() == "mine"
+
+
+def test_corrupt_layout(six, tmp_path, capsys):
+    d, x, y = six
+    np.save(tmp_path / "nchw.npy", x.transpose(0, 3, 1, 2))
+    args = ["--labels", str(d / "y.npy"), "--names", "contrast", "--severities", "1", "--no-progress"]
+    assert main(["corrupt", "--images", str(d / "x.npy"), "--out", str(tmp_path / "a")] + args) == 0
+    capsys.readouterr()
+    assert main(["corrupt", "--images", str(tmp_path / "nchw.npy"), "--out", str(tmp_path / "b")] + args) == 0
+    assert "NCHW layout (6, 3, 32, 32); transposed to NHWC" in capsys.readouterr().out
+    assert np.array_equal(np.load(tmp_path / "a" / "contrast.npy"), np.load(tmp_path / "b" / "contrast.npy"))
+    nchw = ["--images", str(tmp_path / "nchw.npy"), "--layout", "NCHW", "--out", str(tmp_path / "c")]
+    assert main(["corrupt"] + nchw + args) == 0
+    assert np.array_equal(np.load(tmp_path / "a" / "contrast.npy"), np.load(tmp_path / "c" / "contrast.npy"))
+    # stated wrongly: said, with the fix
+    wrong = ["--images", str(d / "x.npy"), "--layout", "NCHW", "--out", str(tmp_path / "e")]
+    assert main(["corrupt"] + wrong + args) == 2
+    assert "not NCHW; pass --layout NHWC" in capsys.readouterr().err
+    np.save(tmp_path / "amb.npy", np.zeros((2, 3, 32, 3), np.uint8))
+    with pytest.raises(ValueError, match="cannot tell the layout"):
+        release.to_nhwc(np.load(tmp_path / "amb.npy"))
+    with pytest.raises(ValueError, match="layout must be"):
+        release.to_nhwc(x, "HWC")

@@ -5,16 +5,37 @@
 * :mod:`.data` (+ ``data_registry.tsv``) — checksum-verified, offline-first data files;
 * :mod:`.runs` — resumable grids of independent cells; :mod:`.io` — atomic result files;
 * :mod:`.ledger`, :mod:`.report` — the claims ledger and its Markdown report;
-* :mod:`.notebooks` — :func:`setup` (the first call of every notebook) and the papermill runner;
+* :mod:`.notebooks` — :func:`setup` (the first call of every notebook), :func:`show_ledger` and the
+  papermill runner;
 * :mod:`.plotting` — style, :func:`savefig` and the figure manifest;
 * :mod:`.validation` — input checks; :mod:`.models`, :mod:`.training`, :mod:`.env` — torch models,
   training loops and the environment (imported on demand: they load torch).
 """
 
-from robeval.core.ledger import Ledger
-from robeval.core.notebooks import setup
-from robeval.core.paths import PROFILES, results_dir
-from robeval.core.plotting import savefig
-from robeval.core.profiles import resolve
+import importlib as _importlib
 
-__all__ = ["PROFILES", "Ledger", "resolve", "results_dir", "savefig", "setup"]
+# Loaded on first use (PEP 562), so that `robeval.core.env.pin_cpu_kernels` can run before numpy is imported.
+_EXPORTS = {
+    "Ledger": "ledger",
+    "setup": "notebooks",
+    "show_ledger": "notebooks",
+    "PROFILES": "paths",
+    "results_dir": "paths",
+    "savefig": "plotting",
+    "resolve": "profiles",
+}
+
+__all__ = ["PROFILES", "Ledger", "resolve", "results_dir", "savefig", "setup", "show_ledger"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'robeval.core' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"robeval.core.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,11 +1,70 @@
-"""Hardware and devices."""
+"""Hardware, devices, and the CPU-kernel pins of the compendium's own runs.
+
+:func:`pin_cpu_kernels` makes numpy, OpenBLAS, torch, oneDNN and MKL choose the same (AVX2) code paths on
+every x86 machine, so that reruns elsewhere give the same bits. ``robeval run`` and the notebooks' kernel
+apply it; a plain ``import robeval`` changes nothing in the user's process.
+"""
 
 from __future__ import annotations
 
 import os
 import platform
+import sys
+import warnings
 
-import numpy as np
+# Environment read once by each library when it is imported (so they must be set before that import).
+# NPY_DISABLE_CPU_FEATURES: numpy's SIMD dispatch (its AVX-512 loops of exp/log/sin/... round differently);
+# OPENBLAS_CORETYPE: OpenBLAS's kernels (the bundled, dynamic-arch build); the other three: torch's ATen,
+# oneDNN and MKL. Names as numpy >= 2.4 spells its feature groups (`np.show_runtime()`).
+PINNED_CPU_ENV: dict[str, str] = {
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+    "MKL_CBWR": "AVX2",
+}
+# which already-imported module a variable can no longer affect
+_READ_BY = {
+    "NPY_DISABLE_CPU_FEATURES": "numpy",
+    "OPENBLAS_CORETYPE": "numpy",
+    "ATEN_CPU_CAPABILITY": "torch",
+    "ONEDNN_MAX_CPU_ISA": "torch",
+    "MKL_CBWR": "torch",
+}
+
+
+def pin_cpu_kernels(environ=None, *, warn: bool = True) -> list[str]:
+    """Pin the CPU kernels of numpy/OpenBLAS/torch to AVX2 code paths for bit-identical reruns across x86.
+
+    Sets each variable of :data:`PINNED_CPU_ENV` in ``environ`` (default ``os.environ``) unless it is already
+    set (a user's own value wins). The libraries read them when first imported, so call this before
+    importing numpy or torch, or pass a copy of the environment of a subprocess (a kernel) to be started.
+    Costs speed on machines with AVX-512 (numpy's transcendental functions, BLAS).
+
+    Returns the names of the variables set too late for ``os.environ``: those whose library was already
+    imported in this process (with ``warn`` a ``RuntimeWarning`` says so). Empty for another ``environ``.
+    """
+    target = os.environ if environ is None else environ
+    if not hasattr(target, "setdefault"):
+        raise TypeError(f"environ must be a mutable mapping such as os.environ or a dict, got {type(target).__name__}.")
+    late = []
+    for key, value in PINNED_CPU_ENV.items():
+        if key in target:
+            continue
+        target[key] = value
+        if environ is None and _READ_BY[key] in sys.modules:
+            late.append(key)
+    if late and warn:
+        mods = sorted({_READ_BY[k] for k in late})
+        warnings.warn(
+            f"pin_cpu_kernels: {', '.join(mods)} was imported before the CPU kernels were pinned, so "
+            f"{', '.join(late)} take no effect in this process and numbers may differ from other machines in the "
+            "last bits. Start the 'Python (robeval)' kernel (make venv installs it with these variables) or run "
+            "`robeval run`.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return late
 
 
 def torch_device(prefer: str | None = None):
@@ -18,13 +77,16 @@ def torch_device(prefer: str | None = None):
 
 
 def hardware_info() -> dict:
-    """CPU, memory and accelerator of this machine, plus library versions."""
+    """CPU, memory and accelerator of this machine, plus library versions and the pinned CPU variables."""
+    import numpy as np
+
     info = {
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpu": platform.processor() or platform.machine(),
         "cpu_count": os.cpu_count(),
         "numpy": np.__version__,
+        "cpu_pins": {k: os.environ.get(k) for k in PINNED_CPU_ENV},
     }
     try:
         with open("/proc/meminfo") as fh:

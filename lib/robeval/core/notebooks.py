@@ -15,8 +15,10 @@ def notebook_paths(only: str | list[str] | None = None) -> list[Path]:
     """Notebooks ``NN_name.ipynb`` in order; ``only`` selects by number prefix or name (e.g. "01,03" or
     ["01_mscr_2d"])."""
     paths = sorted(p for p in project.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
-    if not only:
+    if only is None:
         return paths
+    if not isinstance(only, (str, list, tuple)):
+        raise TypeError(f"only must be a comma-separated str or a list of str, got {type(only).__name__}.")
     wanted = [w.strip() for w in (only.split(",") if isinstance(only, str) else only) if w.strip()]
     if not wanted:
         raise ValueError(f"--only {only!r} selects no notebook; name numbers or names, e.g. --only 01,08.")
@@ -77,8 +79,7 @@ def run_notebook(
     stored result files without recomputing. With ``progress`` the cells' progress and outputs are shown in
     the terminal as they run.
     """
-    import papermill as pm
-
+    pm = require_papermill()
     check_profile(profile)
     out_dir = Path(output_dir) if output_dir is not None else executed_notebooks_dir(profile)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -90,23 +91,97 @@ def run_notebook(
         raise ValueError(f"{path.name} has no parameter(s) {unknown}; its parameters cell declares {sorted(declared)}.")
     source = replot_copy(path, out_dir / "replot-sources") if replot else path
     try:
-        pm.execute_notebook(
-            str(source),
-            str(out),
-            parameters=params,
-            kernel_name=KERNEL,
-            cwd=str(path.parent),
-            progress_bar=progress,
-            log_output=progress,
-            execution_timeout=timeout,
-            request_save_on_cell_execute=True,
-        )
+        with _kernel_environment():
+            pm.execute_notebook(
+                str(source),
+                str(out),
+                parameters=params,
+                kernel_name=KERNEL,
+                cwd=str(path.parent),
+                progress_bar=progress,
+                log_output=progress,
+                execution_timeout=timeout,
+                request_save_on_cell_execute=True,
+            )
     except pm.PapermillExecutionError as exc:
         raise NotebookFailed(
             f"Notebook {path.name} failed under profile '{profile}'{' (replot)' if replot else ''} at "
             f"{_failing_cell(out)}\nExecuted copy: {out}"
         ) from exc
     return out
+
+
+def require_papermill():
+    """The papermill module, or an ImportError naming the extra that installs it."""
+    try:
+        import papermill
+    except ImportError:
+        raise ImportError(
+            'running notebooks needs papermill and a Jupyter kernel: pip install "robeval[notebooks]" '
+            "(in a checkout: make venv)."
+        ) from None
+    return papermill
+
+
+class _kernel_environment:
+    """Within the block, ``os.environ`` holds the CPU-kernel pins (:func:`robeval.core.env.pin_cpu_kernels`),
+    so a kernel started there inherits them before it imports numpy or torch; restored afterwards."""
+
+    def __enter__(self):
+        import os
+
+        from robeval.core.env import PINNED_CPU_ENV
+
+        self._added = [k for k in PINNED_CPU_ENV if k not in os.environ]
+        for k in self._added:
+            os.environ[k] = PINNED_CPU_ENV[k]
+
+    def __exit__(self, *exc):
+        import os
+
+        for k in self._added:
+            os.environ.pop(k, None)
+        return False
+
+
+def parse_parameter_value(text: str):
+    """A ``-p NAME VALUE`` value as papermill's own command line reads it: int, float, True/False, None, or
+    else the string itself (``"0.5"`` → 0.5, ``"iid"`` → ``"iid"``, ``"[1, 2]"`` → [1, 2])."""
+    import ast
+
+    if not isinstance(text, str):
+        raise TypeError(f"a parameter value must be a str from the command line, got {type(text).__name__}.")
+    if text in ("True", "False", "None", "true", "false", "none"):
+        return {"true": True, "false": False, "none": None}[text.lower()]
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    return value if isinstance(value, (int, float, str, list, tuple, dict)) else text
+
+
+def check_parameters(paths: list[Path], profile: str, parameters: dict) -> None:
+    """Validate ``parameters`` for each notebook before any runs: every name must be in its parameters cell,
+    and every value must pass the settings' validators under ``profile`` (as the notebook's ``setup`` would
+    check it). Raises ValueError naming the notebook, the parameter and the accepted names or values."""
+    from robeval.core.profiles import experiments, load_table, resolve
+
+    pm = require_papermill()
+    by_notebook = {load_table(e).get("meta", {}).get("notebook"): e for e in experiments()}
+    for path in paths:
+        declared = set(pm.inspect_notebook(str(path))) - {"profile"}
+        unknown = sorted(set(parameters) - declared)
+        if unknown:
+            raise ValueError(
+                f"{path.stem} has no parameter {', '.join(map(repr, unknown))}; its parameters are "
+                f"{', '.join(sorted(declared))}. Fix the name, or select notebooks with --only."
+            )
+        exp = by_notebook.get(path.stem)
+        if exp is not None and parameters:
+            try:
+                resolve(exp, profile, **parameters)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{path.stem}: {exc}") from None
 
 
 def _estimate(path: Path, profile: str) -> str:
@@ -135,6 +210,7 @@ def run_all(
     check_profile(profile)
     results, failures = [], []
     chosen = notebook_paths(only)
+    check_parameters(chosen, profile, dict(parameters or {}))
     for k, path in enumerate(chosen, 1):
         t0 = time.perf_counter()
         est = "" if replot else _estimate(path, profile)
@@ -212,21 +288,116 @@ def strip_outputs(path: Path, dry_run: bool = False) -> bool:
     return changed
 
 
+PAPERMILL_MARKER = "# Parameters"  # first line of the cell papermill injects after the `parameters` cell
+
+
+def _assigned_names(source: str) -> list[str]:
+    """Names bound by top-level assignments of a cell's source (``a = 1``, ``a: int = 1``)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = []
+    for node in tree.body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return names
+
+
+def check_injected_parameters(history, declared=()) -> None:
+    """Raise ValueError when papermill injected a parameter the notebook does not declare.
+
+    ``history``: the sources of the cells executed so far, in order (IPython's ``In``); papermill's injected
+    cell starts with ``# Parameters`` and directly follows the notebook's ``parameters`` cell, whose assigned
+    names (plus ``declared``) are the known parameters. Papermill itself only warns about unknown names, and
+    the run would ignore them (``-p n_sample 100`` for ``n_samples``). No injected cell: nothing to check.
+    """
+    if isinstance(history, str) or not isinstance(history, (list, tuple)):
+        raise TypeError(f"history must be a list of cell sources (IPython's In), got {type(history).__name__}.")
+    cells = [c for c in history if isinstance(c, str) and c.strip()]
+    injected = [i for i, c in enumerate(cells) if c.lstrip().startswith(PAPERMILL_MARKER)]
+    if not injected:
+        return
+    i = injected[-1]
+    known = set(declared) | {"profile"}
+    if i > 0:
+        known |= set(_assigned_names(cells[i - 1]))
+    unknown = [n for n in _assigned_names(cells[i]) if n not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown notebook parameter(s) {', '.join(map(repr, unknown))}; this notebook's parameters are "
+            f"{', '.join(sorted(known))}. Fix the name given with papermill -p (or robeval run -p)."
+        )
+
+
+def _kernel_history():
+    """IPython's list of executed cell sources when running in a kernel, else None."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    ip = get_ipython()
+    return None if ip is None else list(ip.user_ns.get("In", []) or [])
+
+
+def show_ledger(ledger, central_only: bool = False, max_width_em: int = 40):
+    """A readable display of a ledger for notebooks: a pandas Styler with wrapped text and fixed column widths
+    (long descriptions wrap instead of widening the table behind a scrollbar).
+
+    ``ledger``: a :class:`robeval.core.ledger.Ledger` or its ``table()`` DataFrame; ``central_only`` keeps the
+    central claims; ``max_width_em``: the width of the widest (text) columns in em.
+    """
+    import pandas as pd
+
+    from robeval.core.ledger import Ledger
+
+    if isinstance(ledger, Ledger):
+        table = ledger.table()
+    elif isinstance(ledger, pd.DataFrame):
+        table = ledger
+    else:
+        raise TypeError(f"ledger must be a Ledger or its table() DataFrame, got {type(ledger).__name__}.")
+    if isinstance(max_width_em, bool) or not isinstance(max_width_em, int) or max_width_em < 5:
+        raise ValueError(f"max_width_em must be an int >= 5 (em), got {max_width_em!r}.")
+    if central_only and "central" in table:
+        table = table[table["central"].astype(bool)]
+    wide = {"description": max_width_em, "decides": max_width_em, "note": max_width_em, "rule": max_width_em // 2}
+    styler = table.style.format(precision=4, na_rep="").hide(axis="index")
+    styler = styler.set_properties(**{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top"})
+    for col in table.columns:
+        width = wide.get(col, 8 if col not in ("id", "source", "estimate", "paper_value", "ci") else 14)
+        styler = styler.set_properties(subset=[col], **{"min-width": f"{width // 2}em", "max-width": f"{width}em"})
+    return styler.set_table_styles([{"selector": "table", "props": "table-layout: fixed;"}])
+
+
 def setup(experiment: str, profile: str, **params):
     """The first call of every notebook: ``cfg, out_dir, ledger = setup("mscr_2d", profile, **params)``.
 
-    Resolves the experiment's settings under ``profile`` with the notebook's papermill parameters
-    (``None`` values are ignored, unknown names raise), prints them with the time estimate and what the
+    Checks that papermill injected no parameter the notebook's ``parameters`` cell lacks
+    (:func:`check_injected_parameters`), pins the CPU kernels in a kernel started without them
+    (:func:`robeval.core.env.pin_cpu_kernels`), resolves the experiment's settings under ``profile`` with the
+    notebook's papermill parameters (``None`` values are ignored, unknown names raise), prints them with the time estimate and what the
     profile scales down, applies the plotting style, creates the experiment's result folder
     (``results_dir(profile) / experiment``) and opens the notebook's claims ledger.
 
     Returns ``(settings, result folder, ledger)``.
     """
     from robeval.core import plotting
+    from robeval.core.env import pin_cpu_kernels
     from robeval.core.ledger import Ledger, is_scaled
     from robeval.core.paths import results_dir
     from robeval.core.profiles import describe, resolve
 
+    history = _kernel_history()
+    if history is not None:
+        check_injected_parameters(history, declared=params)
+        # the robeval kernel and `robeval run` set these at start; another kernel is pinned here for torch,
+        # with a warning when numpy was imported unpinned
+        pin_cpu_kernels()
     cfg = resolve(experiment, profile, **params)
     meta = cfg.meta
     if "paper" not in meta or "notebook" not in meta:

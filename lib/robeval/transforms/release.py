@@ -21,7 +21,15 @@ import numpy as np
 
 from robeval.transforms import corruptions as C
 
-__all__ = ["RELEASED_C_EXTRA", "corrupt_command", "load_images", "load_released", "parse_names", "parse_severities"]
+__all__ = [
+    "RELEASED_C_EXTRA",
+    "corrupt_command",
+    "load_images",
+    "load_released",
+    "parse_names",
+    "parse_severities",
+    "to_nhwc",
+]
 
 # Files of the CIFAR-10-C release beyond the 15 benchmark corruptions (its "extra" held-out corruptions).
 RELEASED_C_EXTRA: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "saturate")
@@ -87,11 +95,43 @@ def _load_npy(path, what: str) -> np.ndarray:
         raise ValueError(f"{what} file {str(path)!r} is not a readable .npy array ({reason}).") from None
 
 
-def load_images(images=None, labels=None, *, subset: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def to_nhwc(x: np.ndarray, layout: str = "auto", echo=None) -> np.ndarray:
+    """Images in NHWC order, (N, H, W, 3), from NHWC or NCHW (N, 3, H, W) input.
+
+    ``layout``: ``"NHWC"``, ``"NCHW"`` (transposed), or ``"auto"``: the axis holding 3 channels decides (said
+    through ``echo`` when it transposes); ambiguous shapes raise ValueError asking for an explicit layout.
+    """
+    if layout not in ("auto", "NHWC", "NCHW"):
+        raise ValueError(f"layout must be 'auto', 'NHWC' or 'NCHW', got {layout!r}.")
+    if not isinstance(x, np.ndarray) or x.ndim != 4:
+        shape = getattr(x, "shape", None)
+        raise ValueError(f"images must be a 4-d array (N, 32, 32, 3) or (N, 3, 32, 32), got shape {shape}.")
+    if layout == "auto":
+        last, second = x.shape[3] == 3, x.shape[1] == 3
+        if last == second:
+            raise ValueError(
+                f"cannot tell the layout of images of shape {x.shape}; pass --layout NHWC or --layout NCHW."
+            )
+        layout = "NHWC" if last else "NCHW"
+        if layout == "NCHW" and echo is not None:
+            echo(f"images have NCHW layout {x.shape}; transposed to NHWC (pass --layout to state it).")
+    axis = 1 if layout == "NCHW" else 3
+    if x.shape[axis] != 3:
+        other = "NHWC" if layout == "NCHW" else "NCHW"
+        raise ValueError(
+            f"images of shape {x.shape} have {x.shape[axis]} channels on axis {axis}, not 3, so they are not "
+            f"{layout}; pass --layout {other} (or auto)."
+        )
+    return np.ascontiguousarray(x.transpose(0, 2, 3, 1)) if layout == "NCHW" else x
+
+
+def load_images(images=None, labels=None, *, subset: bool = False, layout: str = "auto", echo=None):
     """The images (N, 32, 32, 3) uint8 and labels (N,) to corrupt.
 
-    ``images`` and ``labels``: paths of .npy files, given together; otherwise the CIFAR-10 test set
-    (``robeval.core.data.load_cifar10``), or its 1000-image subset with ``subset=True``.
+    ``images`` and ``labels``: paths of .npy files, given together, images in ``layout`` (``"NHWC"``,
+    ``"NCHW"`` as ``robeval.core.data`` returns by default, or ``"auto"``: detected, see :func:`to_nhwc`);
+    otherwise the CIFAR-10 test set (``robeval.core.data.load_cifar10``), or its 1000-image subset with
+    ``subset=True``.
     """
     from robeval.transforms.corruptions.common import check_images
 
@@ -100,7 +140,7 @@ def load_images(images=None, labels=None, *, subset: bool = False) -> tuple[np.n
     if images is not None:
         if subset:
             raise ValueError("--subset selects the CIFAR-10 subset; it cannot be combined with --images.")
-        x = _load_npy(images, "--images")
+        x = to_nhwc(_load_npy(images, "--images"), layout, echo)
         y = _load_npy(labels, "--labels")
     else:
         from robeval.core import data
@@ -126,13 +166,18 @@ def corrupt_command(
     seed: int = 0,
     progress: bool = True,
     chunk_size: int = 1000,
+    layout: str = "auto",
+    overwrite: bool = False,
     echo=print,
 ) -> int:
     """``robeval corrupt``: write ``<corruption>.npy`` (severities stacked) and ``labels.npy`` into ``out``.
 
     A corruption whose file is already there, recorded for the same images, seed and severities and intact
     (sha256), is skipped; the others are (re)generated and written atomically, so an interrupted run
-    resumes. Bad input raises ValueError (or FileNotFoundError for missing registered data) with a
+    resumes. ``corruptions.json`` records the sha256 of the input images and labels and of every output; a
+    folder of other inputs is refused unless ``overwrite`` (which empties it of them); a killed run's
+    temporary files are removed first (see :func:`robeval.transforms.corruptions.generate_dataset`).
+    ``layout`` of ``images``: see :func:`to_nhwc`. Bad input raises ValueError (or FileNotFoundError for missing registered data) with a
     one-line message; the command line turns it into exit code 2. Returns 0.
     """
     if out is None or not str(out).strip():
@@ -144,21 +189,24 @@ def corrupt_command(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {str(out)!r} exists and is not a folder.")
-    x, y = load_images(images, labels, subset=subset)
+    x, y = load_images(images, labels, subset=subset, layout=layout, echo=echo)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"cannot create --out folder {str(out)!r} ({exc.strerror}).") from None
     if not os.access(out, os.W_OK):
         raise ValueError(f"--out folder {str(out)!r} is not writable.")
+    C._check_folder(out, C.folder_inputs(x, y, sev), overwrite)  # before reporting anything as skipped
     done = [n for n in name_list if C.is_generated(out, n, x, seed, sev)]
     todo = [n for n in name_list if n not in done]
     for n in done:
         echo(f"skipped (already written and verified): {out / (n + '.npy')}")
-    C.generate_dataset(x, y, todo, out, seed, severities=sev, chunk_size=chunk_size, progress=progress)
+    C.generate_dataset(
+        x, y, todo, out, seed, severities=sev, chunk_size=chunk_size, progress=progress, overwrite=overwrite
+    )
     for n in todo:
         echo(f"wrote {out / (n + '.npy')}  ({len(sev) * len(x)}, 32, 32, 3) uint8, severities {list(sev)}")
-    echo(f"labels: {out / 'labels.npy'}  ({len(sev) * len(x)},) uint8")
+    echo(f"labels: {out / 'labels.npy'}  ({len(sev) * len(x)},) uint8; manifest with sha256: {out / C.MANIFEST}")
     return 0
 
 

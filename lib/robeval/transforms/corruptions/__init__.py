@@ -219,6 +219,12 @@ def _digest(data) -> str:
     return hashlib.sha256(memoryview(np.ascontiguousarray(data)).cast("B")).hexdigest()
 
 
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
 def _file_digest(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -227,16 +233,79 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _read_manifest(out_dir: Path) -> dict:
+def _read_manifest_full(out_dir: Path) -> dict:
+    """The whole ``corruptions.json`` ({} when missing or unreadable)."""
     from robeval.core.io import read_json
 
-    path = out_dir / MANIFEST
     try:
-        data = read_json(path)
+        data = read_json(out_dir / MANIFEST)
     except (OSError, ValueError):
         return {}
-    entries = data.get("corruptions") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _read_manifest(out_dir: Path) -> dict:
+    entries = _read_manifest_full(out_dir).get("corruptions")
     return entries if isinstance(entries, dict) else {}
+
+
+def _write_manifest(out_dir: Path, **parts) -> None:
+    from robeval.core.io import atomic_write_json
+
+    data = _read_manifest_full(out_dir)  # re-read: keep entries of files written meanwhile
+    data.update(parts)
+    if isinstance(data.get("corruptions"), dict):
+        data["corruptions"] = dict(sorted(data["corruptions"].items()))
+    atomic_write_json(out_dir / MANIFEST, data)
+
+
+def _stale_temporaries(out_dir: Path) -> list[Path]:
+    """Temporary files a killed writer left (``core.io`` writes ``.<name>.<random>.tmp`` and renames it)."""
+    return sorted(p for p in out_dir.glob("*.tmp") if p.is_file()) + sorted(
+        p for p in out_dir.glob(".*.tmp") if p.is_file()
+    )
+
+
+def _own_files(out_dir: Path, manifest: dict) -> list[Path]:
+    """Files of a generated folder: the manifest, labels, every recorded or known corruption file."""
+    names = set(manifest.get("corruptions", {}) if isinstance(manifest.get("corruptions"), dict) else {})
+    names |= set(C_CORRUPTIONS) | set(CBAR_CORRUPTIONS) | set(VARIANTS)
+    files = [out_dir / MANIFEST, out_dir / "labels.npy"] + [out_dir / f"{n}.npy" for n in sorted(names)]
+    return [p for p in files if p.is_file()]
+
+
+def folder_inputs(images, labels, severities) -> dict:
+    """What a generated folder is made from: sha256 of the uint8 images (N, 32, 32, 3) and of the labels as
+    uint8 (N,), N, and the severities (``labels.npy`` repeats the labels once per severity)."""
+    images = check_images(images)
+    return {
+        "images_sha256": _digest(images),
+        "labels_sha256": _digest(np.asarray(labels).astype(np.uint8)),
+        "n_images": len(images),
+        "severities": list(_check_severities(severities)),
+    }
+
+
+def _check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
+    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``."""
+    manifest = _read_manifest_full(out_dir)
+    own = _own_files(out_dir, manifest)
+    recorded = manifest.get("inputs")
+    if not own or recorded == inputs:
+        return
+    if overwrite:
+        for p in own:
+            p.unlink()
+        return
+    if recorded is None:
+        why = "files this version did not record (no inputs in corruptions.json)"
+    else:
+        diff = [k for k in inputs if recorded.get(k) != inputs[k]]
+        why = f"corruptions of other inputs ({', '.join(diff)} differ from this run's)"
+    raise ValueError(
+        f"{out_dir} holds {why}; mixing them would pair images with the wrong labels. Write to another folder, "
+        "or pass --overwrite (overwrite=True) to delete them and start the folder afresh."
+    )
 
 
 def _recipe(images: np.ndarray, seed: int, severities: tuple[int, ...], images_digest: str) -> dict:
@@ -283,6 +352,7 @@ def generate_dataset(
     severities=(1, 2, 3, 4, 5),
     chunk_size: int = 1000,
     progress: bool = True,
+    overwrite: bool = False,
 ) -> dict[str, Path]:
     """Write a corrupted copy of a test set in the CIFAR-10-C release layout.
 
@@ -294,7 +364,11 @@ def generate_dataset(
     Files are written atomically and recorded, with their sha256 and what made them (seed, severities,
     images, generator version), in ``corruptions.json``. A corruption whose file is recorded for the same
     recipe and still hashes to the recorded digest is skipped, so an interrupted run resumes; any other
-    existing file (older generator, other seed or images, truncated) is regenerated.
+    existing file (other generator or seed, truncated) is regenerated. The manifest also records the folder's
+    inputs (sha256 of the images and of the uint8 labels, N, severities) and the sha256 of ``labels.npy``,
+    which is written once. A folder holding files of other inputs is refused (ValueError) unless
+    ``overwrite``, which deletes them first; temporary files of a killed run are removed at the start.
+    One writer per folder.
 
     Parameters
     ----------
@@ -305,12 +379,13 @@ def generate_dataset(
     seed : int
     severities : iterable of int in 1..5 (default all five)
     chunk_size : int, images corrupted per step
+    overwrite : bool, start the folder afresh when it holds files of other inputs
 
     Returns
     -------
     dict name → path of the written (or existing) file, plus ``"labels"``.
     """
-    from robeval.core.io import atomic_write_bytes, atomic_write_json, save_npy
+    from robeval.core.io import atomic_write_bytes
 
     images = check_images(images)
     labels = np.asarray(labels)
@@ -326,10 +401,24 @@ def generate_dataset(
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, Integral) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}.")
     severities = _check_severities(severities)
+    if not isinstance(overwrite, bool):
+        raise TypeError(f"overwrite must be True or False, got {overwrite!r}.")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    for tmp in _stale_temporaries(out_dir):
+        tmp.unlink(missing_ok=True)
     n = len(images)
-    recipe = _recipe(images, seed, severities, _digest(images))
+    inputs = folder_inputs(images, labels, severities)
+    images_digest = inputs["images_sha256"]
+    labels_u8 = labels.astype(np.uint8)
+    _check_folder(out_dir, inputs, overwrite)
+    label_path = out_dir / "labels.npy"
+    label_bytes = _npy_bytes(np.tile(labels_u8, len(severities)))
+    label_digest = hashlib.sha256(label_bytes).hexdigest()
+    if not label_path.is_file() or _file_digest(label_path) != label_digest:
+        atomic_write_bytes(label_path, label_bytes)
+    _write_manifest(out_dir, inputs=inputs, labels={"file": "labels.npy", "sha256": label_digest})
+    recipe = _recipe(images, seed, severities, images_digest)
     manifest = _read_manifest(out_dir)
     paths: dict[str, Path] = {name: out_dir / f"{name}.npy" for name in names}
     todo = [name for name in names if not _is_verified(paths[name], manifest.get(name), recipe)]
@@ -350,18 +439,14 @@ def generate_dataset(
                 if bar is not None:
                     bar.update(stop - start)
                     bar.set_postfix_str(f"{name} s{sev}")
-        buf = io.BytesIO()
-        np.save(buf, out)
-        data = buf.getvalue()
-        del out, buf
+        data = _npy_bytes(out)
+        del out
         atomic_write_bytes(paths[name], data)
-        manifest = _read_manifest(out_dir)  # re-read: keep entries of files written meanwhile
+        manifest = _read_manifest(out_dir)
         manifest[name] = {**recipe, "sha256": hashlib.sha256(data).hexdigest()}
-        atomic_write_json(out_dir / MANIFEST, {"corruptions": dict(sorted(manifest.items()))})
+        _write_manifest(out_dir, corruptions=manifest)
     if bar is not None:
         bar.close()
-    label_path = out_dir / "labels.npy"
-    save_npy(label_path, np.tile(labels.astype(np.uint8), len(severities)))
     paths["labels"] = label_path
     return paths
 

@@ -1,0 +1,239 @@
+"""The command line's user errors (one line, exit 2, never a traceback), Ctrl-C, `run -p`, the papermill
+unknown-parameter check of the notebooks, the CPU pins of the compendium's own runs, and show_ledger."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from robeval.__main__ import main
+from robeval.core import env, notebooks
+from robeval.core import paths as project
+
+
+def _one_line_error(capsys, *needles):
+    err = capsys.readouterr().err
+    assert err.startswith("robeval") and err.count("\n") == 1 and "Traceback" not in err, err
+    for needle in needles:
+        assert needle in err, (needle, err)
+    return err
+
+
+def test_only_empty_is_an_error(capsys):
+    with pytest.raises(ValueError, match="selects no notebook"):
+        notebooks.notebook_paths("")
+    with pytest.raises(ValueError, match="selects no notebook"):
+        notebooks.notebook_paths(" , ")
+    with pytest.raises(TypeError, match="comma-separated str"):
+        notebooks.notebook_paths(3)
+    assert main(["run", "--only", ""]) == 2
+    _one_line_error(capsys, "--only '' selects no notebook")
+    assert main(["verify", "--only", ","]) == 2
+    _one_line_error(capsys, "selects no notebook")
+
+
+def test_compare_without_ledgers(tmp_path, capsys):
+    assert main(["compare", str(tmp_path)]) == 2
+    _one_line_error(capsys, f"no ledgers found in {tmp_path}")
+    assert main(["compare", str(tmp_path / "missing")]) == 2
+    _one_line_error(capsys, "is not a folder")
+
+
+@pytest.mark.parametrize("cmd", [["run"], ["report"], ["verify"], ["compare", "x"], ["strip"]])
+def test_checkout_commands_outside_a_checkout(cmd, monkeypatch, capsys):
+    monkeypatch.setattr(project, "find_root", lambda: None)
+    assert main(cmd) == 2
+    _one_line_error(capsys, f"robeval {cmd[0]}: needs the robeval project checkout", "ROBEVAL_ROOT")
+
+
+def test_missing_extra_is_named(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "papermill", None)  # makes `import papermill` fail
+    with pytest.raises(ImportError, match=r'pip install "robeval\[notebooks\]"'):
+        notebooks.require_papermill()
+    assert main(["run", "--only", "00"]) == 2
+    _one_line_error(capsys, 'pip install "robeval[notebooks]"')
+    monkeypatch.setitem(sys.modules, "nbstripout", None)
+    assert main(["strip", "--check"]) == 2
+    _one_line_error(capsys, "needs nbstripout", 'pip install "robeval[lint]"')
+
+
+def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
+    from robeval.transforms import release
+
+    def interrupted(**kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(release, "corrupt_command", interrupted)
+    assert main(["corrupt", "--out", "unused"]) == 130
+    _one_line_error(capsys, "robeval corrupt: interrupted (Ctrl-C)")
+
+
+def test_ctrl_c_in_corrupt_leaves_no_temporary_files(tmp_path):
+    """A real SIGINT in the middle of `robeval corrupt`: status 130, one line, no temporary file left."""
+    from robeval.core.data import load_cifar10_subset
+
+    _, _, x, y = load_cifar10_subset(layout="NHWC")
+    np.save(tmp_path / "x.npy", x[:40])
+    np.save(tmp_path / "y.npy", y[:40])
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "robeval", "corrupt", "--images", str(tmp_path / "x.npy")]
+    cmd += ["--labels", str(tmp_path / "y.npy"), "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (out / "corruptions.json").exists() and time.monotonic() < deadline:  # labels are written
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().startswith("robeval corrupt: interrupted") and err.count("\n") == 1 and "Traceback" not in err
+    assert not list(out.glob("*.tmp")) and not list(out.glob(".*.tmp"))
+
+
+def test_parse_parameter_value():
+    p = notebooks.parse_parameter_value
+    assert p("100") == 100 and isinstance(p("100"), int)
+    assert p("0.5") == 0.5 and p("1e-3") == 0.001
+    assert p("True") is True and p("false") is False and p("None") is None
+    assert p("iid") == "iid" and p("[1, 2]") == [1, 2] and p("'A'") == "A"
+    with pytest.raises(TypeError, match="must be a str"):
+        p(3)
+
+
+def test_run_parameters_are_checked_before_anything_runs(capsys, monkeypatch):
+    def no_run(*a, **k):
+        raise AssertionError("nothing may run when a parameter is wrong")
+
+    monkeypatch.setattr(notebooks, "run_notebook", no_run)
+    assert main(["run", "--only", "07", "-p", "n_sample", "100"]) == 2
+    _one_line_error(capsys, "07_realworld_analytical has no parameter 'n_sample'", "n_samples", "seed")
+    assert main(["run", "--only", "07", "-p", "n_samples", "-3"]) == 2
+    _one_line_error(capsys, "07_realworld_analytical: realworld_analytical:", "n_samples")
+    assert main(["run", "--only", "07", "-p", "seed", "1", "-p", "seed", "2"]) == 2
+    _one_line_error(capsys, "seed given twice")
+    assert main(["run", "--only", "07", "-p", "profile", "smoke"]) == 2
+    _one_line_error(capsys, "--profile")
+    # a valid parameter reaches the notebook run, with its parsed value
+    seen = []
+    monkeypatch.setattr(notebooks, "run_notebook", lambda path, profile, params, **k: seen.append(params))
+    monkeypatch.setattr("robeval.core.report.report", lambda profile: "")
+    monkeypatch.setattr("robeval.core.report.figures_report", lambda profile: None)
+    assert main(["run", "--profile", "smoke", "--only", "07", "-p", "n_samples", "2000"]) == 0
+    assert seen == [{"n_samples": 2000}]
+
+
+def test_check_injected_parameters():
+    params = 'profile = "default"\nseed = None\nn_samples = None  # draws'
+    ok = ["", params, '# Parameters\nprofile = "smoke"\nseed = 3\n', "cfg = setup(...)"]
+    notebooks.check_injected_parameters(ok)
+    notebooks.check_injected_parameters(["", params, "x = 1"])  # not run by papermill: nothing injected
+    bad = ["", params, '# Parameters\nprofile = "smoke"\nn_sample = 100\nbogus = 1\n', "cfg = setup(...)"]
+    with pytest.raises(ValueError, match=r"unknown notebook parameter\(s\) 'n_sample', 'bogus'") as info:
+        notebooks.check_injected_parameters(bad)
+    assert "parameters are n_samples, profile, seed" in str(info.value)
+    # names passed to setup count as declared even without a parameters cell before the injected one
+    notebooks.check_injected_parameters(["# Parameters\nseed = 1\n"], declared={"seed": None})
+    with pytest.raises(TypeError, match="list of cell sources"):
+        notebooks.check_injected_parameters("x = 1")
+
+
+@pytest.mark.notebook
+def test_papermill_rejects_an_unknown_parameter(tmp_path):
+    """Papermill itself, on notebook 00: an unknown parameter fails the run, naming it and the known ones."""
+    import papermill as pm
+
+    path = project.NOTEBOOKS_DIR / "00_data_and_environment.ipynb"
+    with pytest.raises(pm.PapermillExecutionError) as info:
+        pm.execute_notebook(
+            str(path),
+            str(tmp_path / "out.ipynb"),
+            parameters={"profile": "smoke", "bogus": 1},
+            kernel_name=notebooks.KERNEL,
+            cwd=str(path.parent),
+            progress_bar=False,
+        )
+    message = str(info.value)
+    assert "unknown notebook parameter(s) 'bogus'" in message
+    assert "parameters are profile, require_all_files" in message
+
+
+def test_import_sets_no_environment():
+    env_vars = ", ".join(repr(k) for k in env.PINNED_CPU_ENV)
+    code = f"import os, robeval, robeval.core; print([os.environ.get(k) for k in ({env_vars},)])"
+    clean = {k: v for k, v in os.environ.items() if k not in env.PINNED_CPU_ENV}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean, check=True)
+    assert out.stdout.strip() == str([None] * len(env.PINNED_CPU_ENV))
+    code = "import robeval, os; print(os.environ.get('ATEN_CPU_CAPABILITY'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean, check=True)
+    assert out.stdout.strip() == "None"
+
+
+def test_pin_cpu_kernels_sets_defaults_and_keeps_user_values():
+    target = {"OPENBLAS_CORETYPE": "Zen"}
+    assert env.pin_cpu_kernels(target) == []
+    assert target["OPENBLAS_CORETYPE"] == "Zen" and target["ATEN_CPU_CAPABILITY"] == "avx2"
+    assert target["NPY_DISABLE_CPU_FEATURES"] == env.PINNED_CPU_ENV["NPY_DISABLE_CPU_FEATURES"]
+    with pytest.raises(TypeError, match="mutable mapping"):
+        env.pin_cpu_kernels(["x"])
+    # in a fresh process before numpy: nothing late, and numpy then dispatches no AVX-512 loops
+    clean = {k: v for k, v in os.environ.items() if k not in env.PINNED_CPU_ENV}
+    code = (
+        "from robeval.core.env import pin_cpu_kernels; late = pin_cpu_kernels(); import numpy as np; "
+        "from numpy._core._multiarray_umath import __cpu_features__ as f; print(late, f.get('X86_V4', False))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean, check=True)
+    assert out.stdout.strip() == "[] False"
+    # after numpy: said, and returned
+    code = "import numpy; from robeval.core.env import pin_cpu_kernels; print(pin_cpu_kernels(warn=False))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean, check=True)
+    assert out.stdout.strip() == "['NPY_DISABLE_CPU_FEATURES', 'OPENBLAS_CORETYPE']"
+
+
+def test_kernel_environment_is_pinned_and_restored(monkeypatch):
+    for k in env.PINNED_CPU_ENV:
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")
+    with notebooks._kernel_environment():
+        assert os.environ["ATEN_CPU_CAPABILITY"] == "avx2" and os.environ["MKL_CBWR"] == "COMPATIBLE"
+    assert "ATEN_CPU_CAPABILITY" not in os.environ and os.environ["MKL_CBWR"] == "COMPATIBLE"
+
+
+def test_show_ledger_wraps_text():
+    table = pd.DataFrame(
+        {
+            "id": ["a", "b"],
+            "description": ["x " * 200, "short"],
+            "estimate": [0.123456, np.nan],
+            "central": [True, False],
+        }
+    )
+    html = notebooks.show_ledger(table, max_width_em=30).to_html()
+    assert "white-space: pre-wrap" in html and "max-width: 30em" in html and "table-layout: fixed" in html
+    assert "0.1235" in html and html.count("<tr>") == 3  # header + 2 rows
+    central = notebooks.show_ledger(table, central_only=True).to_html()
+    assert central.count("<tr>") == 2 and "short" not in central
+    with pytest.raises(TypeError, match="Ledger or its table"):
+        notebooks.show_ledger([1, 2])
+    with pytest.raises(ValueError, match="max_width_em"):
+        notebooks.show_ledger(table, max_width_em=2)
+
+
+def test_makefile_kernel_and_git_filter():
+    """`make venv` installs the notebooks' kernel with the same CPU pins as robeval.core.env, and the
+    nbstripout git filter that strips notebooks as `robeval strip` does."""
+    root = project.find_root()
+    makefile = (root / "Makefile").read_text()
+    for key, value in env.PINNED_CPU_ENV.items():
+        assert re.search(rf'--env {key} ("{value}"|{value}\s)', makefile), key
+    assert "$(KERNEL_ENV)" in makefile and "git-filter" in makefile
+    assert "nbstripout --keep-id --extra-keys cell.metadata.execution" in makefile
+    attributes = (root / ".gitattributes").read_text().splitlines()
+    assert "*.ipynb filter=nbstripout" in attributes
