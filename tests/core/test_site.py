@@ -381,3 +381,26 @@ def test_ledger_page_filters_in_a_browser(smoke_site):
     finally:
         driver.quit()
         server.shutdown()
+
+
+def test_citation_and_licence_metadata_agree_with_pyproject():
+    """CITATION.cff, .zenodo.json and LICENSE match pyproject's version and licence, and the four papers are the
+    references. (The CFF schema check is `cffconvert --validate`, run in its own environment: cffconvert 2.0 pins
+    jsonschema < 4, which Jupyter cannot use; see the README's "How to cite".)"""
+    import yaml
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    from robeval.core import paths
+
+    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+    cff = yaml.safe_load((paths.ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    zenodo = json.loads((paths.ROOT / ".zenodo.json").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and cff["type"] == "software"
+    assert cff["version"] == zenodo["version"] == project["version"]
+    assert cff["license"] == zenodo["license"] == project["license"] == "MIT"
+    assert (paths.ROOT / "LICENSE").read_text().startswith("MIT License\n\nCopyright (c) 2026 the robeval authors")
+    refs = cff["references"]
+    assert [r["authors"][0]["family-names"] for r in refs] == ["Siedel", "Mintun", "Scher", "Sun"]
+    assert [r["year"] for r in refs] == [2022, 2021, 2022, 2025]
+    assert all(r["title"] and r["type"] for r in refs) and len(zenodo["references"]) == 4

@@ -387,8 +387,8 @@ make site                                    # this website, into build/site (PR
 **The paper profile** runs the published protocols with the same code: `make reproduce PROFILE=paper`
 (each notebook prints its estimate first; the image experiments need a GPU and full CIFAR-10).
 
-Publishing this site: `make site-deploy` pushes `build/site` to the `gh-pages` branch (`mkdocs gh-deploy`), or the
-GitHub Pages workflow `.github/workflows/site.yml` builds and publishes it on every push to `main`.
+Publishing this site: the GitHub Pages workflow `.github/workflows/site.yml` builds and publishes it on every push
+to `main`; by hand, `make site && make site-deploy` pushes `build/site` to the `gh-pages` branch (ghp-import).
 """
 
 
