@@ -413,3 +413,10 @@ def test_citation_and_licence_metadata_agree_with_pyproject():
     assert [r["authors"][0]["family-names"] for r in refs] == ["Siedel", "Mintun", "Scher", "Sun"]
     assert [r["year"] for r in refs] == [2022, 2021, 2022, 2025]
     assert all(r["title"] and r["type"] for r in refs) and len(zenodo["references"]) == 4
+
+
+def test_cli_site_reports_a_bad_profile(capsys):
+    from robeval.__main__ import main
+
+    assert main(["site", "--profile", "nope"]) == 2
+    assert "Unknown profile 'nope'" in capsys.readouterr().err
