@@ -313,6 +313,10 @@ def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str]) -> Path:
     theme = cfg.get("theme") or {"name": "mkdocs"}
     cfg["theme"] = {**({"name": theme} if isinstance(theme, str) else theme), "highlightjs": False}
     cfg["plugins"] = plugins
+    extensions = list(cfg.get("markdown_extensions") or [])
+    if "md_in_html" not in extensions:
+        extensions.append("md_in_html")  # Markdown inside the gallery's <div markdown="1"> blocks
+    cfg["markdown_extensions"] = extensions
     cfg["extra_css"] = ["assets/site.css"]
     cfg["extra_javascript"] = ["assets/ledger.js"]
     cfg["strict"] = False  # the guides' links to repository files outside docs/ only warn (see mkdocs.yml)
@@ -335,9 +339,10 @@ def _gallery(manifest: list[dict], links: dict) -> str:
         nb = e.get("notebook") or ""
         anchor = links.get(nb, {}).get("figures", {}).get(name)
         if nb in links:
-            where = f"[{nb}](notebooks/{nb}.html{'#' + anchor if anchor else ''})"
+            # links to the sources: mkdocs rewrites them to the built pages (and checks them)
+            where = f"[{nb}](notebooks/{nb}.ipynb{'#' + anchor if anchor else ''})"
         else:
-            where = f"{nb} ([claims ledger](ledger.html))"
+            where = f"{nb} ([claims ledger](ledger.md))"
         lines += [
             f'<div class="robeval-figure" id="fig-{_attr(name)}" markdown="1">',
             "",
