@@ -9,7 +9,7 @@ STAMP    := $(VENV)/.robeval-installed
 # exact, tested versions (pyproject.toml states compatible ranges only)
 CONSTRAINTS := requirements/constraints.txt
 
-.PHONY: venv git-filter reproduce figures verify test lint lab constraints docs unit notebooks-smoke report benchmarks strip clean-build data
+.PHONY: venv git-filter reproduce figures verify test lint lab constraints docs site site-deploy unit notebooks-smoke report benchmarks strip clean-build data
 
 venv: $(STAMP)
 
@@ -84,6 +84,15 @@ strip: $(STAMP)
 # the API reference and guides (mkdocs + mkdocstrings) into build/site; any warning fails the build
 docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict --quiet
+
+# the reader's website into build/site: notebooks executed from the stored results (no recomputing), the claims
+# ledger as a filterable table, the figure gallery, guides and API reference (robeval.core.site)
+site: $(STAMP)
+	$(PY) -m robeval site --profile $(PROFILE) $(if $(NOTEBOOKS),--only $(NOTEBOOKS),)
+
+# publish build/site on GitHub Pages (the gh-pages branch of the `origin` remote); build it first with `make site`
+site-deploy: $(STAMP)
+	$(VENV)/bin/ghp-import --no-jekyll --push --force build/site
 
 # JupyterLab with the "Python (robeval)" kernel, opened on notebooks/
 lab: $(STAMP)

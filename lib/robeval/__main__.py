@@ -1,4 +1,4 @@
-"""Command line: ``python -m robeval run|verify|report|compare|data|strip|corrupt`` (also installed as ``robeval``)."""
+"""Command line: ``python -m robeval run|verify|report|compare|site|data|strip|corrupt`` (also installed as ``robeval``)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     cmp.add_argument("other", help="the other run's ledger folder, e.g. /tmp/clone/results/default/claims")
     cmp.add_argument("--profile", default="default", help="smoke, default or paper (this checkout's ledgers)")
+    st = sub.add_parser(
+        "site",
+        help="build the website (executed notebooks, claims ledger, figures) from stored results into build/site",
+    )
+    st.add_argument("--profile", default="default", help="smoke, default or paper (whose stored results)")
+    st.add_argument("--only", default=None, help="comma-separated notebook numbers or names (default: all)")
+    st.add_argument("--site-dir", default=None, help="output folder (default: build/site)")
     sub.add_parser("data", help="list registered data files, whether they verify, and how to fix those that do not")
     s = sub.add_parser("strip", help="remove outputs from notebooks (before committing)")
     s.add_argument("paths", nargs="*", help="notebooks (default: all of notebooks/)")
@@ -74,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "strip")
+CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "strip", "site")
 # the extra of pyproject.toml that installs a missing optional module
 EXTRAS = {
     "papermill": "notebooks",
@@ -215,6 +222,16 @@ def _main(args) -> int:
             )
         print(f"robeval compare: {len(diffs)} verdict(s) differ")
         return 1 if diffs else 0
+    elif args.cmd == "site":
+        from robeval.core.notebooks import NotebookFailed
+        from robeval.core.site import build_site
+
+        try:
+            out = build_site(args.profile, only=args.only, site_dir=args.site_dir)
+        except NotebookFailed as exc:
+            print(f"robeval: {exc}", file=sys.stderr)
+            return 1
+        print(f"robeval site: {out}/index.html (serve it: python -m http.server -d {out})")
     elif args.cmd == "data":
         from robeval.core.data import status
 

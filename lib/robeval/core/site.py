@@ -1,0 +1,474 @@
+"""The reader's website (``make site``, ``robeval site``): the executed notebooks, the claims ledger and the
+figures as one static site, built from the STORED results of a profile without recomputing anything.
+
+Steps (:func:`build_site`):
+
+1. every notebook runs in replot mode (:func:`robeval.core.notebooks.run_notebook` with ``replot=True``: the
+   cells tagged ``compute`` are dropped), writing its rebuilt ledger and figures into a scratch folder so that
+   the committed results are never touched (as ``robeval verify`` does);
+2. the executed copies get anchors (:func:`annotate_notebook`): one per section heading, one per saved figure,
+   and after the cell that saves the ledger a table of its rows, each row with the anchor ``claim-<id>``;
+3. the ledger rows become ``assets/ledger.json`` for the interactive ledger page (``assets/ledger.js``), the
+   figure manifest becomes the gallery, and mkdocs with mkdocs-jupyter renders everything (with the guides and
+   the API reference of ``mkdocs.yml``) into ``build/site``.
+
+Tool choice: mkdocs-jupyter, because the guides and API reference already use mkdocs + mkdocstrings and it
+renders executed notebooks offline (no CDN or network is needed to build).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+from robeval.core import paths as project
+from robeval.core.paths import check_profile
+
+EVIDENCE_CLASSES = ("replication", "scaled replication", "reanalysis", "derivation", "environment")
+LEDGER_JSON = "assets/ledger.json"
+# TeX in Markdown cells: no Python or Debian package ships MathJax for the build, so the notebook pages load it from
+# a CDN (offline they show the raw TeX); everything else on the site is local
+MATHJAX_URL = "https://cdn.jsdelivr.net/npm/mathjax@2.7.9/MathJax.js?config=TeX-AMS_HTML"
+_CLAIMS_HEADING = "claims-ledger"
+# "Fig. 6a", "Table 2b", "Sec. 4.2", "App. B", "Appendix A", "Theorem 1", "Figs. 3"
+_REF = re.compile(
+    r"\b(Figs?\.|Fig|Table|Tab\.|Sec\.|Section|App\.|Appendix|Theorem|Eq\.)\s*([A-Z]?[0-9]+(?:\.[0-9]+)?[a-z]?|[A-Z]\b)"
+)
+_KIND = {"Figs.": "Fig.", "Fig": "Fig.", "Tab.": "Table", "Section": "Sec.", "Appendix": "App."}
+
+
+def paper_refs(text: str) -> list[str]:
+    """The paper references in a ledger ``source`` or a manifest ``reproduces`` string, normalised.
+
+    ``"Fig. 6a / Sec. 4"`` -> ``["Fig. 6a", "Sec. 4"]``; ``"Appendix B.1"`` -> ``["App. B"]`` (an appendix
+    is named by its letter); ``"Figs. 3"`` -> ``["Fig. 3"]``.
+
+    Parameters
+    ----------
+    text : str
+        Free text such as ``"Table 2a (bold)"``.
+
+    Returns
+    -------
+    list of str
+        ``"<kind> <number>"`` with kind one of Fig., Table, Sec., App., Theorem, Eq. (in order of appearance).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}; pass the ledger row's 'source'.")
+    return [f"{_KIND.get(kind, kind)} {num}" for kind, num in _REF.findall(text)]
+
+
+def _same_or_panel(ref: str, other: str) -> bool:
+    """``ref`` names ``other`` or a panel of it: "Fig. 6a" matches "Fig. 6a" and "Fig. 6", not "Fig. 6b"."""
+    return ref == other or (ref[-1].isalpha() and ref[:-1] == other and other[-1].isdigit())
+
+
+def figure_for_claim(claim: dict, manifest: list[dict]) -> str | None:
+    """The name of the manifest figure of the claim's notebook that reproduces a figure or table the claim's
+    ``source`` cites (Fig./Table references only), or None when the manifest ties none."""
+    refs = [r for r in paper_refs(claim.get("source") or "") if r.split()[0] in ("Fig.", "Table")]
+    for ref in refs:
+        for entry in manifest:
+            if entry.get("notebook") != claim.get("notebook"):
+                continue
+            if any(_same_or_panel(ref, other) for other in paper_refs(entry.get("reproduces", ""))):
+                return entry["figure"]
+    return None
+
+
+def _headings(nb) -> list[tuple[int, str]]:
+    """(cell index, heading text) of every Markdown heading of ``nb``."""
+    out = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        for line in cell.source.splitlines():
+            if line.startswith("#"):
+                out.append((i, line.lstrip("#").strip()))
+    return out
+
+
+def section_for_claim(claim: dict, headings: list[tuple[int, str]]) -> int | None:
+    """Index of the first heading cell (below the title) citing one of the claim's references, else None."""
+    refs = paper_refs(claim.get("source") or "")
+    for ref in refs:
+        for i, text in headings[1:]:
+            if any(_same_or_panel(ref, other) or _same_or_panel(other, ref) for other in paper_refs(text)):
+                return i
+    return None
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return str(v)
+
+
+def claim_anchor(claim_id: str) -> str:
+    """The HTML id of a ledger row on its notebook page (whitespace, which ids may not hold, becomes '_')."""
+    if not isinstance(claim_id, str) or not claim_id:
+        raise ValueError(f"claim id must be a non-empty str, got {claim_id!r}.")
+    return "claim-" + re.sub(r"\s", "_", claim_id)
+
+
+def _attr(s: str) -> str:
+    return html.escape(s, quote=True)
+
+
+def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
+    """Add anchors to an executed notebook (in place) and return what each claim and figure links to.
+
+    * each heading cell gets ``<a id="cell-<i>">`` (``i``: its index before annotation);
+    * the cell that saves a manifest figure (its source names the figure in quotes) is preceded by a Markdown
+      cell with ``<a id="fig-<name>">``, what it reproduces and the functions that computed and drew it;
+    * the cell that saves the ledger (``ledger.save()``) is followed by a Markdown cell with the anchor
+      ``claims-ledger`` and one table row per claim with the anchor :func:`claim_anchor`.
+
+    Returns
+    -------
+    dict
+        ``{"claims": {id: {"section": "cell-<i>" | None, "figure": name | None}}, "figures": {name: anchor}}``.
+    """
+    import nbformat
+
+    headings = _headings(nb)
+    heading_cells = sorted({i for i, _ in headings})
+    links = {"claims": {}, "figures": {}}
+    for c in claims:
+        sec = section_for_claim(c, headings)
+        links["claims"][c["id"]] = {
+            "section": f"cell-{sec}" if sec is not None else None,
+            "figure": figure_for_claim(c, manifest),
+        }
+    before: dict[int, list] = {}
+    after: dict[int, list] = {}
+    for entry in manifest:
+        name = entry["figure"]
+        hit = next(
+            (
+                i
+                for i, cell in enumerate(nb.cells)
+                if cell.cell_type == "code" and re.search(rf"[\"']{re.escape(name)}[\"']", cell.source)
+            ),
+            None,
+        )
+        if hit is None:
+            continue
+        links["figures"][name] = f"fig-{name}"
+        before.setdefault(hit, []).append(
+            nbformat.v4.new_markdown_cell(
+                f'<a id="fig-{_attr(name)}"></a>\n\n**Figure `{name}`** — reproduces {entry.get("reproduces", "")}; '
+                f"data computed by `{entry.get('data_from', '')}`, drawn by `{entry.get('plotted_by', '')}` "
+                f"([gallery](../gallery.html#fig-{name}))."
+            )
+        )
+    save_cell = next(
+        (i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and "ledger.save()" in cell.source), None
+    )
+    if save_cell is not None and claims:
+        after[save_cell] = [nbformat.v4.new_markdown_cell(_claims_table(claims, links["claims"]))]
+    for i in heading_cells:
+        nb.cells[i].source = f'<a id="cell-{i}"></a>\n\n' + nb.cells[i].source
+    cells = []
+    for i, cell in enumerate(nb.cells):
+        cells += before.get(i, []) + [cell] + after.get(i, [])
+    nb.cells = cells
+    return links
+
+
+def _claims_table(claims: list[dict], links: dict) -> str:
+    """The Markdown cell (raw HTML) listing the ledger rows recorded by the cell above it."""
+    rows = []
+    for c in claims:
+        link = links.get(c["id"], {})
+        extra = []
+        if link.get("section"):
+            extra.append(f'<a href="#{link["section"]}">section</a>')
+        if link.get("figure"):
+            extra.append(f'<a href="#fig-{_attr(link["figure"])}">figure</a>')
+        extra.append(f'<a href="../ledger.html#q={_attr(c["id"])}">ledger</a>')
+        ci = f" CI {_fmt(c.get('ci'))}" if c.get("ci") is not None else ""
+        n = f" n={c['n_runs']}" if c.get("n_runs") is not None else ""
+        rows.append(
+            f'<tr id="{_attr(claim_anchor(c["id"]))}"><td><code>{html.escape(c["id"])}</code></td>'
+            f"<td>{html.escape(c.get('verdict', ''))}{' ★' if c.get('central') else ''}</td>"
+            f"<td>{html.escape(c.get('description', ''))}</td><td>{html.escape(c.get('source') or '')}</td>"
+            f"<td>paper {html.escape(_fmt(c.get('paper_value')))}; ours {html.escape(_fmt(c.get('estimate')))}"
+            f"{html.escape(ci + n)}</td><td>{' · '.join(extra)}</td></tr>"
+        )
+    return (
+        f'<a id="{_CLAIMS_HEADING}"></a>\n\n**Ledger rows recorded by the cell above** (★ central; '
+        f"the whole ledger: [claims ledger](../ledger.html))\n\n"
+        '<table class="robeval-claims"><thead><tr><th>id</th><th>verdict</th><th>claim</th><th>source</th>'
+        "<th>evidence</th><th>links</th></tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>"
+    )
+
+
+def ledger_records(ledgers: list[dict], links: dict, manifest: list[dict]) -> list[dict]:
+    """One flat record per ledger row for ``assets/ledger.json``, with the pages it links to.
+
+    ``ledgers``: dicts as :func:`robeval.core.ledger.load_ledgers` returns; ``links``: per notebook, the result
+    of :func:`annotate_notebook`. The new row fields ``evidence`` and ``unit`` are read when present.
+    """
+    from robeval.core.ledger import PAPERS
+
+    figures = {e["figure"]: e for e in manifest}
+    out = []
+    for led in ledgers:
+        nb = led["notebook"]
+        nb_links = links.get(nb, {"claims": {}, "figures": {}})
+        for c in led["claims"]:
+            link = nb_links["claims"].get(c["id"], {})
+            fig = link.get("figure") or figure_for_claim(c, manifest)
+            page = f"notebooks/{nb}.html"
+            out.append(
+                {
+                    "id": c["id"],
+                    "notebook": nb,
+                    "paper": c.get("paper", led.get("paper")),
+                    "paper_name": PAPERS.get(c.get("paper", led.get("paper")), c.get("paper")),
+                    "source": c.get("source") or "",
+                    "description": c.get("description", ""),
+                    "verdict": c.get("verdict", ""),
+                    "central": bool(c.get("central")),
+                    "evidence": c.get("evidence"),
+                    "unit": c.get("unit"),
+                    "paper_value": _fmt(c.get("paper_value")),
+                    "estimate": _fmt(c.get("estimate")),
+                    "ci": _fmt(c.get("ci")) if c.get("ci") is not None else "",
+                    "n_runs": c.get("n_runs"),
+                    "rule": c.get("rule") or "",
+                    "note": c.get("note") or "",
+                    "cell": f"{page}#{claim_anchor(c['id'])}",
+                    "section": f"{page}#{link['section']}" if link.get("section") else None,
+                    "figure": f"gallery.html#fig-{fig}" if fig and fig in figures else None,
+                    "figure_name": fig if fig and fig in figures else None,
+                }
+            )
+    return out
+
+
+def _execute(profile: str, chosen: list[Path], work: Path) -> dict[str, Path]:
+    """Run ``chosen`` notebooks in replot mode; ledgers and figures go to ``work`` (committed files untouched)."""
+    from robeval.core.notebooks import run_notebook
+
+    saved = {k: os.environ.get(k) for k in ("ROBEVAL_LEDGER_DIR", "ROBEVAL_FIGURES_DIR", "MPLBACKEND")}
+    os.environ["ROBEVAL_LEDGER_DIR"] = str(work / "claims")
+    os.environ["ROBEVAL_FIGURES_DIR"] = str(work / "figures")
+    # the kernel must display figures inline (a headless MPLBACKEND=Agg, as in the tests, would hide them)
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    try:
+        return {p.stem: run_notebook(p, profile, output_dir=work / "executed", replot=True) for p in chosen}
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str]) -> Path:
+    """The site's mkdocs config: the project's ``mkdocs.yml`` plus the notebook, ledger, gallery and rerun
+    pages and the mkdocs-jupyter plugin."""
+    import yaml
+
+    cfg = yaml.safe_load((project.ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    cfg["docs_dir"] = str(src)
+    cfg["site_dir"] = str(site_dir)
+    cfg["use_directory_urls"] = False  # pages are plain .html files: links work from a file browser too
+    guides = [item for item in cfg.get("nav", []) if not (isinstance(item, dict) and "Home" in item)]
+    cfg["nav"] = (
+        [{"Home": "index.md"}, {"Claims ledger": "ledger.md"}, {"Figure gallery": "gallery.md"}]
+        + [{"Notebooks": [f"notebooks/{nb}.ipynb" for nb in notebooks]}]
+        + [{"Rerun it": "rerun.md"}]
+        + guides
+    )
+    plugins = []
+    for p in cfg.get("plugins", []):
+        if isinstance(p, dict) and "mkdocstrings" in p:
+            p["mkdocstrings"]["handlers"]["python"]["paths"] = [str(project.ROOT / "lib")]
+        plugins.append(p)
+    plugins.append(
+        {
+            "mkdocs-jupyter": {
+                "execute": False,
+                "include_source": True,
+                "ignore_h1_titles": False,
+                "cache": False,  # its default cache folder is relative to the working directory
+                "custom_mathjax_url": MATHJAX_URL,
+            }
+        }
+    )
+    # highlight.js would come from a CDN; notebook code is highlighted by nbconvert already
+    theme = cfg.get("theme") or {"name": "mkdocs"}
+    cfg["theme"] = {**({"name": theme} if isinstance(theme, str) else theme), "highlightjs": False}
+    cfg["plugins"] = plugins
+    extensions = list(cfg.get("markdown_extensions") or [])
+    if "md_in_html" not in extensions:
+        extensions.append("md_in_html")  # Markdown inside the gallery's <div markdown="1"> blocks
+    cfg["markdown_extensions"] = extensions
+    cfg["extra_css"] = ["assets/site.css"]
+    cfg["extra_javascript"] = ["assets/ledger.js"]
+    cfg["strict"] = False  # the guides' links to repository files outside docs/ only warn (see mkdocs.yml)
+    out = src.parent / "mkdocs.yml"
+    out.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return out
+
+
+def _gallery(manifest: list[dict], links: dict) -> str:
+    lines = [
+        "# Figure gallery",
+        "",
+        "Every figure of the figure manifest (`robeval.core.plotting.savefig` writes it): the paper figure it "
+        "reproduces, the notebook cell that draws it, the library function that computed its data and the one "
+        "that draws it. Click a figure for the full-size PNG.",
+        "",
+    ]
+    for e in manifest:
+        name = e["figure"]
+        nb = e.get("notebook") or ""
+        anchor = links.get(nb, {}).get("figures", {}).get(name)
+        if nb in links:
+            # links to the sources: mkdocs rewrites them to the built pages (and checks them)
+            where = f"[{nb}](notebooks/{nb}.ipynb{'#' + anchor if anchor else ''})"
+        else:
+            where = f"{nb} ([claims ledger](ledger.md))"
+        lines += [
+            f'<div class="robeval-figure" id="fig-{_attr(name)}" markdown="1">',
+            "",
+            f"### {name}",
+            "",
+            f'<a href="figures/{name}.png"><img src="figures/{name}.png" alt="{_attr(name)}" loading="lazy"></a>',
+            "",
+            f"**Reproduces** {e.get('reproduces', '')} · **notebook** {where} · "
+            f"**data computed by** `{e.get('data_from', '')}` · **drawn by** `{e.get('plotted_by', '')}`",
+            "",
+            "</div>",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+_LEDGER_PAGE = """# Claims ledger
+
+Every statement of the four papers that the notebooks test, one row each (profile `{profile}`). Filter by paper,
+verdict, evidence class and central claims, or search the text; **cell** opens the row on the notebook page,
+under the cell that recorded it, **section** the notebook section holding its evidence, and **figure** the figure
+that shows it. The rows come from `results/{profile}/claims/*.json` (as [`assets/ledger.json`](assets/ledger.json)).
+A filter can be linked: `ledger.html#paper=acr&verdict=contradicted`.
+
+<div id="ledger-app" data-src="assets/ledger.json">
+<noscript>The interactive table needs JavaScript; the same rows are in results/CLAIMS.md.</noscript>
+</div>
+"""
+
+_RERUN_PAGE = """# Rerun it
+
+This site shows the **stored** results of profile `{profile}`: `make site` ran every notebook without its
+compute cells (`robeval run --replot`), so nothing was recomputed. To recompute:
+
+```bash
+make reproduce                               # every notebook, profile `default` (41 min measured on 2 CPU cores)
+make reproduce PROFILE=smoke                 # minutes: the CI-sized pipeline
+make reproduce PROFILE=paper NOTEBOOKS=08    # the published protocol (image experiments need a GPU)
+make verify                                  # rebuild every verdict from stored results; fails if one changes
+make site                                    # this website, into build/site (PROFILE=... for another profile)
+```
+
+**Binder**: `binder/` holds the environment; after publishing, open
+`https://mybinder.org/v2/gh/<owner>/<repo>/HEAD?urlpath=lab/tree/notebooks` and run a notebook with the
+*Python (robeval)* kernel (the `smoke` profile fits Binder's limits; `default` needs about an hour).
+
+**The paper profile** runs the published protocols with the same code: `make reproduce PROFILE=paper`
+(each notebook prints its estimate first; the image experiments need a GPU and full CIFAR-10).
+
+Publishing this site: the GitHub Pages workflow `.github/workflows/site.yml` builds and publishes it on every push
+to `main`; by hand, `make site && make site-deploy` pushes `build/site` to the `gh-pages` branch (ghp-import).
+"""
+
+
+def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None, execute: bool = True) -> Path:
+    """Build the static website of ``profile`` from its stored results; returns the site folder.
+
+    Parameters
+    ----------
+    profile : str
+        smoke, default or paper: whose stored results (ledgers, figure manifest, result files) are shown.
+    only : str or list of str, optional
+        Notebooks to include (numbers or names, as ``robeval run --only``); default all with a stored ledger.
+    site_dir, work_dir : path, optional
+        Output (default ``build/site``) and scratch folder (default ``build/site-src/<profile>``).
+    execute : bool
+        False reuses the executed copies already in ``work_dir/executed`` (a restyle of the site only).
+
+    Raises
+    ------
+    FileNotFoundError
+        A chosen notebook has no stored ledger in the profile (run it first: ``make reproduce``).
+    """
+    import nbformat
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from robeval.core.ledger import load_ledgers
+    from robeval.core.notebooks import notebook_paths
+    from robeval.core.paths import figures_dir, results_dir
+    from robeval.core.plotting import load_manifest
+
+    check_profile(profile)
+    if not isinstance(execute, bool):
+        raise TypeError(f"execute must be True or False, got {type(execute).__name__}.")
+    site_dir = Path(site_dir) if site_dir is not None else project.BUILD_DIR / "site"
+    work = Path(work_dir) if work_dir is not None else project.BUILD_DIR / "site-src" / profile
+    stored = {led["notebook"]: led for led in load_ledgers(profile)}
+    chosen = notebook_paths(only) if only else [p for p in notebook_paths() if p.stem in stored]
+    missing = [p.stem for p in chosen if p.stem not in stored]
+    if missing or not chosen:
+        raise FileNotFoundError(
+            f"No stored ledger of profile {profile!r} for {missing or 'any notebook'} in "
+            f"{results_dir(profile) / 'claims'}; run them first (`make reproduce PROFILE={profile}`)."
+        )
+    names = [p.stem for p in chosen]
+    manifest = [e for e in load_manifest(profile) if e.get("notebook") in names or e.get("notebook") not in stored]
+    manifest = [e for e in manifest if (figures_dir(profile) / f"{e['figure']}.png").is_file()]
+    executed = _execute(profile, chosen, work) if execute else {n: work / "executed" / f"{n}.ipynb" for n in names}
+
+    src = work / "docs"
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(project.ROOT / "docs", src)
+    (src / "notebooks").mkdir()
+    (src / "assets").mkdir()
+    (src / "figures").mkdir()
+    links = {}
+    for nb_name in names:
+        nb = nbformat.read(executed[nb_name], as_version=4)
+        rebuilt = work / "claims" / f"{nb_name}.json"
+        recorded = json.loads(rebuilt.read_text())["claims"] if rebuilt.is_file() else stored[nb_name]["claims"]
+        nb_manifest = [e for e in manifest if e.get("notebook") == nb_name]
+        links[nb_name] = annotate_notebook(nb, recorded, nb_manifest)
+        nbformat.write(nb, src / "notebooks" / f"{nb_name}.ipynb")
+    for e in manifest:  # the replotted figure when this build drew it, else the stored one
+        fresh = work / "figures" / f"{e['figure']}.png"
+        shutil.copy(fresh if fresh.is_file() else figures_dir(profile) / f"{e['figure']}.png", src / "figures")
+    records = ledger_records([stored[n] for n in names], links, manifest)
+    (src / LEDGER_JSON).write_text(json.dumps({"profile": profile, "rows": records}, indent=0), encoding="utf-8")
+    assets = Path(__file__).with_name("site_assets")
+    for f in ("ledger.js", "site.css"):
+        shutil.copy(assets / f, src / "assets" / f)
+    (src / "ledger.md").write_text(_LEDGER_PAGE.format(profile=profile), encoding="utf-8")
+    (src / "gallery.md").write_text(_gallery(manifest, links), encoding="utf-8")
+    (src / "rerun.md").write_text(_RERUN_PAGE.format(profile=profile), encoding="utf-8")
+    config = _mkdocs_config(src, site_dir, names)
+    build(load_config(str(config)))
+    return site_dir

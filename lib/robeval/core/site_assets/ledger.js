@@ -1,0 +1,155 @@
+// The claims ledger as a filterable, searchable table (vanilla JS; data: assets/ledger.json written by
+// robeval.core.site). Runs only on the page that holds <div id="ledger-app">.
+(function () {
+  "use strict";
+  var FILTERS = [
+    ["paper", "paper", function (r) { return r.paper; }],
+    ["verdict", "verdict", function (r) { return r.verdict; }],
+    ["evidence", "evidence class", function (r) { return r.evidence || ""; }],
+    ["central", "central", function (r) { return r.central ? "central" : "not central"; }],
+  ];
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function link(href, text) {
+    var a = el("a", { href: href }, text);
+    return a;
+  }
+
+  function hashState() {
+    var state = {};
+    window.location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i > 0) state[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+    });
+    return state;
+  }
+
+  function render(app, data) {
+    var rows = data.rows;
+    var controls = el("div", { class: "ledger-controls" });
+    var selects = {};
+    FILTERS.forEach(function (f) {
+      var values = [];
+      rows.forEach(function (r) {
+        var v = f[2](r);
+        if (v !== "" && values.indexOf(v) < 0) values.push(v);
+      });
+      values.sort();
+      var label = el("label", {}, f[1] + " ");
+      var sel = el("select", { id: "filter-" + f[0], "data-filter": f[0] });
+      sel.appendChild(el("option", { value: "" }, values.length ? "all" : "(none recorded)"));
+      values.forEach(function (v) {
+        var text = v;
+        if (f[0] === "paper") {
+          var named = rows.filter(function (r) { return r.paper === v; })[0];
+          text = named && named.paper_name ? named.paper_name : v;
+        }
+        sel.appendChild(el("option", { value: v }, text));
+      });
+      if (!values.length) sel.disabled = true;
+      label.appendChild(sel);
+      controls.appendChild(label);
+      selects[f[0]] = sel;
+    });
+    var search = el("input", { id: "ledger-search", type: "search", placeholder: "search id, claim, source, note" });
+    controls.appendChild(search);
+    var count = el("p", { id: "ledger-count", "aria-live": "polite" });
+    var table = el("table", { id: "ledger-table", class: "robeval-ledger" });
+    var head = el("tr");
+    ["notebook / id", "verdict", "central", "evidence", "unit", "source", "claim", "paper", "ours", "links"].forEach(
+      function (h) { head.appendChild(el("th", {}, h)); }
+    );
+    var thead = el("thead");
+    thead.appendChild(head);
+    table.appendChild(thead);
+    var tbody = el("tbody");
+    table.appendChild(tbody);
+    var trs = rows.map(function (r) {
+      var tr = el("tr", { "data-verdict": r.verdict, "data-paper": r.paper });
+      var idCell = el("td");
+      idCell.appendChild(el("span", { class: "ledger-nb" }, r.notebook));
+      idCell.appendChild(el("br"));
+      idCell.appendChild(el("code", {}, r.id));
+      tr.appendChild(idCell);
+      tr.appendChild(el("td", { class: "verdict verdict-" + r.verdict.replace(/\s+/g, "-") }, r.verdict));
+      tr.appendChild(el("td", {}, r.central ? "★" : ""));
+      tr.appendChild(el("td", {}, r.evidence || ""));
+      tr.appendChild(el("td", {}, r.unit || ""));
+      tr.appendChild(el("td", {}, r.source));
+      tr.appendChild(el("td", { title: r.rule + (r.note ? " — " + r.note : "") }, r.description));
+      tr.appendChild(el("td", {}, r.paper_value));
+      var ours = r.estimate + (r.ci ? " CI " + r.ci : "") + (r.n_runs !== null && r.n_runs !== undefined ? " n=" + r.n_runs : "");
+      tr.appendChild(el("td", {}, ours));
+      var links = el("td", { class: "ledger-links" });
+      links.appendChild(link(r.cell, "cell"));
+      if (r.section) { links.appendChild(document.createTextNode(" · ")); links.appendChild(link(r.section, "section")); }
+      if (r.figure) { links.appendChild(document.createTextNode(" · ")); links.appendChild(link(r.figure, "figure")); }
+      tr.appendChild(links);
+      tr._text = [r.id, r.notebook, r.description, r.source, r.note, r.rule, r.paper_name].join(" ").toLowerCase();
+      tr._row = r;
+      tbody.appendChild(tr);
+      return tr;
+    });
+
+    function apply() {
+      var q = search.value.trim().toLowerCase();
+      var shown = 0;
+      var state = [];
+      trs.forEach(function (tr) {
+        var ok = FILTERS.every(function (f) {
+          var want = selects[f[0]].value;
+          return !want || f[2](tr._row) === want;
+        });
+        if (ok && q) ok = tr._text.indexOf(q) >= 0;
+        tr.hidden = !ok;
+        if (ok) shown += 1;
+      });
+      FILTERS.forEach(function (f) { if (selects[f[0]].value) state.push(f[0] + "=" + encodeURIComponent(selects[f[0]].value)); });
+      if (q) state.push("q=" + encodeURIComponent(search.value.trim()));
+      count.textContent = shown + " of " + rows.length + " rows";
+      count.setAttribute("data-count", String(shown));
+      if (window.history && window.history.replaceState) {
+        window.history.replaceState(null, "", state.length ? "#" + state.join("&") : window.location.pathname);
+      }
+    }
+
+    var initial = hashState();
+    FILTERS.forEach(function (f) {
+      var sel = selects[f[0]];
+      if (initial[f[0]] !== undefined) sel.value = initial[f[0]];
+      sel.addEventListener("change", apply);
+    });
+    if (initial.q) search.value = initial.q;
+    search.addEventListener("input", apply);
+    app.appendChild(controls);
+    app.appendChild(count);
+    app.appendChild(table);
+    apply();
+    app.setAttribute("data-ready", "1");
+  }
+
+  function start() {
+    var app = document.getElementById("ledger-app");
+    if (!app) return;
+    fetch(app.getAttribute("data-src"))
+      .then(function (resp) {
+        if (!resp.ok) throw new Error("ledger.json: HTTP " + resp.status);
+        return resp.json();
+      })
+      .then(function (data) { render(app, data); })
+      .catch(function (err) {
+        app.appendChild(el("p", { class: "ledger-error" },
+          "Could not load the ledger (" + err.message + "). Serve the site over http, e.g. " +
+          "`python -m http.server -d build/site`, or read results/CLAIMS.md."));
+      });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,416 @@
+"""The reader's website (robeval.core.site): link logic on hand-made cases, then the smoke-profile site built
+from stored results and read like a reader would (pages, figures, ledger rows, links, a headless browser)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+from robeval.core import site
+
+# cheap smoke notebooks (about 1 min together) covering the data notebook, two papers, figures and contradictions
+SITE_NOTEBOOKS = (
+    "00_data_and_environment",
+    "06_realworld_fog",
+    "07_realworld_analytical",
+    "08_acr_published_certifications",
+)
+
+
+def test_paper_refs_normalise_kinds():
+    assert site.paper_refs("Fig. 6a / Sec. 4") == ["Fig. 6a", "Sec. 4"]
+    assert site.paper_refs("Table 2a (bold)") == ["Table 2a"]
+    assert site.paper_refs("Appendix B.1 / Figs. 3") == ["App. B", "Fig. 3"]
+    assert site.paper_refs("Sec. 4.1.3 / Fig. 3; Sec. 6") == ["Sec. 4.1", "Fig. 3", "Sec. 6"]
+    assert site.paper_refs("no reference") == []
+    with pytest.raises(TypeError, match="source"):
+        site.paper_refs(None)
+
+
+MANIFEST = [
+    {"figure": "m_fig6a", "notebook": "01_x", "reproduces": "MSCR Fig. 6a", "data_from": "a", "plotted_by": "b"},
+    {"figure": "m_fig6b", "notebook": "02_y", "reproduces": "MSCR Fig. 6b", "data_from": "a", "plotted_by": "b"},
+    {
+        "figure": "m_t2a",
+        "notebook": "01_x",
+        "reproduces": "MSCR Table 2a (as heatmaps)",
+        "data_from": "a",
+        "plotted_by": "b",
+    },
+    {
+        "figure": "a_fig9",
+        "notebook": "01_x",
+        "reproduces": "Sun et al. Fig. 9 (and Fig. 3)",
+        "data_from": "a",
+        "plotted_by": "b",
+    },
+]
+
+
+@pytest.mark.parametrize(
+    ("notebook", "source", "expected"),
+    [
+        ("01_x", "Fig. 6a / Sec. 4", "m_fig6a"),
+        ("01_x", "Table 2a (bold)", "m_t2a"),
+        ("01_x", "Fig. 3c", "a_fig9"),  # a panel belongs to its figure
+        ("01_x", "Fig. 6b", None),  # Fig. 6b is drawn by another notebook
+        ("02_y", "Fig. 6b / Sec. 4", "m_fig6b"),
+        ("01_x", "Sec. 4", None),  # sections tie no figure
+        ("01_x", "Table 2", None),  # Table 2 is not Table 2a's panel in reverse
+    ],
+)
+def test_figure_for_claim(notebook, source, expected):
+    assert site.figure_for_claim({"notebook": notebook, "source": source}, MANIFEST) == expected
+
+
+def _toy_notebook():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 01 title"),
+        nbformat.v4.new_code_cell("profile = 'smoke'"),
+        nbformat.v4.new_markdown_cell("## Table 2a — accuracy"),
+        nbformat.v4.new_code_cell('fig = f()\nsavefig(fig, "m_t2a", profile, reproduces="x", data_from="y")'),
+        nbformat.v4.new_markdown_cell("## Fig. 6a — trade-off"),
+        nbformat.v4.new_code_cell('savefig(\n    fig,\n    "m_fig6a",\n)'),
+        nbformat.v4.new_markdown_cell("## Claims"),
+        nbformat.v4.new_code_cell("claims.evaluate(ledger)\nledger.save()\nledger.table()"),
+    ]
+    return nb
+
+
+def test_annotate_notebook_anchors_sections_figures_and_rows():
+    nb = _toy_notebook()
+    claims = [
+        {"id": "T2a best", "source": "Table 2a (bold)", "notebook": "01_x", "verdict": "contradicted", "central": True},
+        {"id": "F6", "source": "Fig. 6a / Sec. 4", "notebook": "01_x", "verdict": "reproduced", "ci": [0.1, 0.2]},
+        {"id": "S9", "source": "Sec. 9", "notebook": "01_x", "verdict": "inconclusive"},
+    ]
+    links = site.annotate_notebook(nb, claims, [e for e in MANIFEST if e["notebook"] == "01_x"])
+    assert links["claims"] == {
+        "T2a best": {"section": "cell-2", "figure": "m_t2a"},
+        "F6": {"section": "cell-4", "figure": "m_fig6a"},
+        "S9": {"section": None, "figure": None},
+    }
+    assert links["figures"] == {"m_t2a": "fig-m_t2a", "m_fig6a": "fig-m_fig6a"}  # a_fig9 is saved by no cell
+    sources = [c.source for c in nb.cells]
+    assert len(nb.cells) == 8 + 2 + 1
+    # the figure anchor stands right before the cell that saves it; the rows right after ledger.save()
+    fig_cell = next(i for i, s in enumerate(sources) if '<a id="fig-m_fig6a">' in s)
+    assert '"m_fig6a"' in sources[fig_cell + 1]
+    rows_cell = next(i for i, s in enumerate(sources) if 'id="claims-ledger"' in s)
+    assert "ledger.save()" in sources[rows_cell - 1]
+    assert '<tr id="claim-T2a_best">' in sources[rows_cell] and "contradicted ★" in sources[rows_cell]
+    assert sources[2].startswith('<a id="cell-2"></a>')
+
+
+def test_claim_anchor_rejects_empty_ids():
+    assert site.claim_anchor("S51_share_below_half_s1.0") == "claim-S51_share_below_half_s1.0"
+    with pytest.raises(ValueError, match="non-empty"):
+        site.claim_anchor("")
+
+
+def test_ledger_records_read_evidence_and_unit_when_present():
+    ledgers = [
+        {
+            "notebook": "01_x",
+            "paper": "mscr",
+            "claims": [
+                {
+                    "id": "A",
+                    "paper": "mscr",
+                    "source": "Fig. 6a",
+                    "verdict": "reproduced",
+                    "central": True,
+                    "evidence": "scaled replication",
+                    "unit": "training runs",
+                    "estimate": 0.123456,
+                    "ci": [0.1, 0.2],
+                    "n_runs": 24,
+                },
+                {"id": "B", "paper": "mscr", "source": "Sec. 4", "verdict": "erratum", "estimate": None},
+            ],
+        }
+    ]
+    links = {"01_x": {"claims": {"A": {"section": "cell-4", "figure": "m_fig6a"}}, "figures": {}}}
+    a, b = site.ledger_records(ledgers, links, MANIFEST)
+    assert (a["evidence"], a["unit"], a["estimate"], a["ci"], a["n_runs"]) == (
+        "scaled replication",
+        "training runs",
+        "0.1235",
+        "[0.1, 0.2]",
+        24,
+    )
+    assert a["cell"] == "notebooks/01_x.html#claim-A" and a["section"] == "notebooks/01_x.html#cell-4"
+    assert a["figure"] == "gallery.html#fig-m_fig6a" and a["paper_name"].startswith("Siedel")
+    assert (b["evidence"], b["unit"], b["section"], b["figure"], b["estimate"]) == (None, None, None, None, "—")
+
+
+def test_build_site_rejects_a_bad_profile_and_missing_ledgers(tmp_results):
+    with pytest.raises(ValueError, match="Unknown profile"):
+        site.build_site("nope")
+    with pytest.raises(FileNotFoundError, match="make reproduce PROFILE=smoke"):
+        site.build_site("smoke", only="07", site_dir=tmp_results / "site")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the smoke-profile site, built from stored smoke results
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.hrefs, self.imgs = set(), [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("href"):
+            self.hrefs.append(a["href"])
+        if tag == "img":
+            self.imgs.append(a.get("src", ""))
+
+
+def _png_payload(match) -> str:
+    # check the embedded PNG's signature here: HTMLParser is very slow on megabytes of base64 in one attribute
+    ok = base64.b64decode(match.group(1)[:12])[:8] == b"\x89PNG\r\n\x1a\n"
+    return "data:image/png;base64," + ("PNG" if ok else "NOT-A-PNG")
+
+
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(re.sub(r"data:image/png;base64,([A-Za-z0-9+/=\s]+)", _png_payload, path.read_text(encoding="utf-8")))
+    return page
+
+
+@pytest.fixture(scope="module")
+def smoke_site(tmp_path_factory):
+    """The site of SITE_NOTEBOOKS under the smoke profile (their smoke runs first when results are missing)."""
+    import time
+
+    from robeval.core import paths
+    from robeval.core.notebooks import notebook_paths, run_notebook
+
+    for path in notebook_paths(list(SITE_NOTEBOOKS)):
+        if not (paths.results_dir("smoke") / "claims" / f"{path.stem}.json").is_file():
+            run_notebook(path, "smoke")
+    out = tmp_path_factory.mktemp("site")
+    t0 = time.perf_counter()
+    site_dir = site.build_site("smoke", only=list(SITE_NOTEBOOKS), site_dir=out / "site", work_dir=out / "work")
+    return {"dir": site_dir, "seconds": time.perf_counter() - t0}
+
+
+def _resolve(page: Path, href: str, root: Path):
+    """(file, fragment) a relative link of ``page`` points to, or None for external links."""
+    parts = urlsplit(href)
+    if parts.scheme or href.startswith("//"):
+        return None
+    target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+    if target.is_dir():
+        target = target / "index.html"
+    return target, parts.fragment
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_site_builds_quickly_from_stored_results(smoke_site):
+    # about 1 min on 2 idle cores; timings are asserted only on request, as for the smoke notebooks
+    if os.environ.get("ROBEVAL_STRICT_TIME"):
+        assert smoke_site["seconds"] < 180, f"site build took {smoke_site['seconds']:.0f} s"
+    root = smoke_site["dir"]
+    for page in ("index.html", "ledger.html", "gallery.html", "rerun.html", "api/core.html", "usage.html"):
+        assert (root / page).is_file(), page
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_notebook_pages_show_their_figures_and_no_errors(smoke_site):
+    from robeval.core.plotting import load_manifest
+
+    root = smoke_site["dir"]
+    manifest = load_manifest("smoke")
+    for nb in SITE_NOTEBOOKS:
+        page_path = root / "notebooks" / f"{nb}.html"
+        text = page_path.read_text(encoding="utf-8")
+        assert "Traceback" not in text, f"{nb}: an error output is rendered"
+        assert "Error" not in _stderr_text(text), f"{nb}: an error on stderr"
+        page = _parse(page_path)
+        drawn = [e["figure"] for e in manifest if e.get("notebook") == nb and f'"{e["figure"]}"' in text]
+        assert len(page.imgs) >= len(drawn), f"{nb}: {len(page.imgs)} images for figures {drawn}"
+        for src in page.imgs:
+            if src.startswith("data:"):
+                assert src == "data:image/png;base64,PNG", f"{nb}: an embedded image is not a PNG"
+            else:
+                target, _ = _resolve(page_path, src, root)
+                assert target.is_file(), f"{nb}: image {src} does not resolve"
+        assert "claims-ledger" in page.ids
+    assert len(_parse(root / "notebooks" / "08_acr_published_certifications.html").imgs) >= 6
+
+
+def _stderr_text(text: str) -> str:
+    blocks = re.findall(r'data-mime-type="application/vnd.jupyter.stderr".*?<pre>(.*?)</pre>', text, re.S)
+    return "\n".join(blocks)
+
+
+def _ledger_files():
+    from robeval.core import paths
+
+    rows = []
+    for nb in SITE_NOTEBOOKS:
+        rows += json.loads((paths.results_dir("smoke") / "claims" / f"{nb}.json").read_text())["claims"]
+    return rows
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_every_ledger_row_appears_and_its_links_resolve(smoke_site):
+    root = smoke_site["dir"]
+    data = json.loads((root / "assets" / "ledger.json").read_text())
+    files = _ledger_files()
+    assert [(r["notebook"], r["id"], r["verdict"]) for r in data["rows"]] == [
+        (c["notebook"], c["id"], c["verdict"]) for c in files
+    ]
+    pages: dict[Path, _Page] = {}
+    with_figure = 0
+    for r in data["rows"]:
+        for key in ("cell", "section", "figure"):
+            if not r[key]:
+                continue
+            target, fragment = _resolve(root / "ledger.html", r[key], root)
+            assert target.is_file(), f"{r['id']}: {key} link {r[key]} has no page"
+            page = pages.setdefault(target, _parse(target))
+            assert fragment in page.ids, f"{r['id']}: {key} link {r[key]}: no #{fragment} on the page"
+        with_figure += bool(r["figure"])
+    assert with_figure > 0, "no ledger row links to a figure"
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_every_figure_is_in_the_gallery_with_working_links(smoke_site):
+    from robeval.core.plotting import load_manifest
+
+    root = smoke_site["dir"]
+    gallery_path = root / "gallery.html"
+    gallery = _parse(gallery_path)
+    shown = [e for e in load_manifest("smoke") if e.get("notebook") in SITE_NOTEBOOKS]
+    assert shown
+    for e in shown:
+        assert f"fig-{e['figure']}" in gallery.ids, e["figure"]
+        assert (root / "figures" / f"{e['figure']}.png").is_file()
+    text = gallery_path.read_text(encoding="utf-8")
+    for e in shown:
+        assert e["plotted_by"] in text and e["data_from"] in text
+    for e in shown:  # each figure links to the cell of its notebook page that draws it
+        href = next(h for h in gallery.hrefs if h.startswith(f"notebooks/{e['notebook']}.html#fig-{e['figure']}"))
+        target, fragment = _resolve(gallery_path, href, root)
+        assert target.is_file() and fragment in _parse(target).ids, href
+
+
+def _browser():
+    """A headless Chromium driven by Selenium, or a reason to skip."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not (chromium and driver):
+        pytest.skip(
+            "no browser: install Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
+        )
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed (the docs extra installs it)")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_ledger_page_filters_in_a_browser(smoke_site):
+    import functools
+    import http.server
+    import threading
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    files = _ledger_files()
+    contradicted = {}
+    for c in files:
+        if c["verdict"] == "contradicted":
+            contradicted[c["paper"]] = contradicted.get(c["paper"], 0) + 1
+    assert contradicted, "the smoke ledgers of SITE_NOTEBOOKS hold no contradicted row (notebook 08 has 3)"
+    paper = max(contradicted, key=contradicted.get)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(smoke_site["dir"]))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    driver = _browser()
+    try:
+        driver.get(f"http://127.0.0.1:{server.server_port}/ledger.html")
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready"))
+        count = driver.find_element(By.ID, "ledger-count")
+        assert count.get_attribute("data-count") == str(len(files))
+        Select(driver.find_element(By.ID, "filter-paper")).select_by_value(paper)
+        Select(driver.find_element(By.ID, "filter-verdict")).select_by_value("contradicted")
+        assert count.get_attribute("data-count") == str(contradicted[paper])
+        visible = [tr for tr in driver.find_elements(By.CSS_SELECTOR, "#ledger-table tbody tr") if tr.is_displayed()]
+        assert len(visible) == contradicted[paper]
+        assert all(tr.get_attribute("data-verdict") == "contradicted" for tr in visible)
+        # search narrows further; the state is kept in the URL
+        first = next(c["id"] for c in files if c["paper"] == paper and c["verdict"] == "contradicted")
+        driver.find_element(By.ID, "ledger-search").send_keys(first)
+        assert 1 <= int(count.get_attribute("data-count")) <= contradicted[paper]
+        assert "verdict=contradicted" in driver.current_url
+        # the ledger page logged no error (the site needs no network: no CDN script on this page)
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+        # the cell link of a row opens its notebook page at that row
+        visible = [tr for tr in driver.find_elements(By.CSS_SELECTOR, "#ledger-table tbody tr") if tr.is_displayed()]
+        driver.get(visible[0].find_element(By.LINK_TEXT, "cell").get_attribute("href"))  # the navbar covers a click
+        WebDriverWait(driver, 30).until(lambda d: "/notebooks/" in d.current_url)
+        assert driver.find_element(By.ID, site.claim_anchor(first)).is_displayed()
+    finally:
+        driver.quit()
+        server.shutdown()
+
+
+def test_citation_and_licence_metadata_agree_with_pyproject():
+    """CITATION.cff, .zenodo.json and LICENSE match pyproject's version and licence, and the four papers are the
+    references. (The CFF schema check is `cffconvert --validate`, run in its own environment: cffconvert 2.0 pins
+    jsonschema < 4, which Jupyter cannot use; see the README's "How to cite".)"""
+    import yaml
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    from robeval.core import paths
+
+    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+    cff = yaml.safe_load((paths.ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    zenodo = json.loads((paths.ROOT / ".zenodo.json").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and cff["type"] == "software"
+    assert cff["version"] == zenodo["version"] == project["version"]
+    assert cff["license"] == zenodo["license"] == project["license"] == "MIT"
+    assert (paths.ROOT / "LICENSE").read_text().startswith("MIT License\n\nCopyright (c) 2026 the robeval authors")
+    refs = cff["references"]
+    assert [r["authors"][0]["family-names"] for r in refs] == ["Siedel", "Mintun", "Scher", "Sun"]
+    assert [r["year"] for r in refs] == [2022, 2021, 2022, 2025]
+    assert all(r["title"] and r["type"] for r in refs) and len(zenodo["references"]) == 4
+
+
+def test_cli_site_reports_a_bad_profile(capsys):
+    from robeval.__main__ import main
+
+    assert main(["site", "--profile", "nope"]) == 2
+    assert "Unknown profile 'nope'" in capsys.readouterr().err
