@@ -57,8 +57,8 @@ def test_union_rule_by_hand_on_easy_and_hopeless_inputs():
     cert, n_used, n_a, lo = table_test(_bernoulli(np.ones(b), 0), b, TH, 100_000, 0.001)
     assert cert.all() and np.all(n_used == 800) and np.all(n_a == 800)
     assert lo == pytest.approx(np.full(b, math.exp(math.log(level) / 800)))
-    # p_A = 0.2: the upper bound at 100 draws (about 0.37) is below 1/2 -> abstain after the first look, nothing certified
-    cert, n_used, _, _ = table_test(_bernoulli(np.full(b, 0.2), 1), b, TH, 100_000, 0.001)
+    # p_A = 0.1: the upper bound at 100 draws (< 0.4) is below 1/2 -> abstain after the first look, nothing certified
+    cert, n_used, _, _ = table_test(_bernoulli(np.full(b, 0.1), 1), b, TH, 100_000, 0.001)
     assert not cert.any() and np.all(n_used == 100)
 
 
