@@ -18,8 +18,8 @@ CASES = {
     "bench_msd.py": (["--images", "8", "--samples", "3", "--repeats", "1"], ["rates", "ratios_to_floor"]),
     "bench_corruptions.py": (["--n", "20", "--only", "gaussian_noise", "fog", "ripple"], ["img_per_s"]),
     "bench_sequential.py": (
-        ["--images", "3", "--n", "400", "--n0", "20", "--epochs", "1", "--n-train", "200", "--width", "4"],
-        ["results", "mean_forward_ratio", "min_forward_ratio"],
+        ["--profile", "smoke", "--sets", "2", "--images", "3", "--n", "400", "--n0", "20"],
+        ["results", "table_ratio_union", "table_ratio_betting", "table_ratio_per_radius"],
     ),
     "bench_mscr.py": (
         ["--repeats", "1", "--n-jobs", "1", "--skip-brute", "--levels", "2"],

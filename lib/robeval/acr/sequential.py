@@ -63,6 +63,33 @@ def sequential_config(cfg) -> dict:
     return {k: v for k, v in cfg.as_dict().items() if k not in ("estimate", "scaled_down")}
 
 
+def gaussian_smooth(config: dict):
+    """Notebook 09's Gaussian-trained model (first seed, first sigma) as a :class:`Smooth`, with the test data.
+
+    Parameters
+    ----------
+    config : dict
+        Resolved ``acr_rs_training`` settings (a :class:`robeval.core.profiles.Settings` or its ``as_dict()``).
+
+    Returns
+    -------
+    smooth : Smooth (on the default torch device); x_test : uint8 array (M, 32, 32, 3); y_test : int array (M,);
+    seed : int — the first seed, which also roots the noise streams of :func:`sequential_cell`.
+    """
+    from robeval.acr.smoothing import Smooth
+    from robeval.acr.training import ChannelsLastInference, rs_config, train_subset, trained_model
+    from robeval.core import data
+    from robeval.core.env import torch_device
+
+    seed, sigma = int(config["seeds"][0]), float(config["sigmas"][0])
+    rs_cfg = rs_config({"variant": "gaussian", "sigma": sigma, "seed": seed}, config)
+    xtr, ytr, xte, yte = data.load_cifar10_any(bool(config.get("full_cifar10", False)))
+    tr, _ = train_subset(seed, len(ytr), int(config["n_train"]))  # the model of notebook 09's grid
+    dev = torch_device()
+    model, _ = trained_model(rs_cfg, config, xtr[tr], ytr[tr], dev)
+    return Smooth(ChannelsLastInference(model), 10, sigma, device=dev), xte, yte, seed
+
+
 def sequential_cell(cell: dict, config: dict) -> list[dict]:
     """Certify the Gaussian model of notebook 09 by fixed-N CERTIFY or by ``certify_radius`` — a ``run_grid`` cell.
 
@@ -80,25 +107,10 @@ def sequential_cell(cell: dict, config: dict) -> list[dict]:
         One row per test image: ``method``, ``radius`` (``-1`` for fixed), ``idx``, ``label``, ``predict``,
         ``certified_radius`` (fixed) or ``certified`` (sequential), ``forward_passes`` (selection + estimation).
     """
-    from robeval.acr.smoothing import Smooth
-    from robeval.acr.training import (
-        ChannelsLastInference,
-        certified_test_indices,
-        rs_config,
-        train_subset,
-        trained_model,
-    )
-    from robeval.core import data
-    from robeval.core.env import torch_device
+    from robeval.acr.training import certified_test_indices
     from robeval.core.training import to_float_tensor
 
-    seed, sigma = int(config["seeds"][0]), float(config["sigmas"][0])
-    rs_cfg = rs_config({"variant": "gaussian", "sigma": sigma, "seed": seed}, config)
-    xtr, ytr, xte, yte = data.load_cifar10_any(bool(config.get("full_cifar10", False)))
-    tr, _ = train_subset(seed, len(ytr), int(config["n_train"]))  # the model of notebook 09's grid
-    dev = torch_device()
-    model, _ = trained_model(rs_cfg, config, xtr[tr], ytr[tr], dev)
-    sm = Smooth(ChannelsLastInference(model), 10, sigma, device=dev)
+    sm, xte, yte, seed = gaussian_smooth(config)
     n0, n_max, alpha = int(config["cert_n0"]), int(config["seq_n_max"]), float(config["cert_alpha"])
     te = certified_test_indices(len(yte), int(config["seq_images"]))
     stream = keyed(seed, "sequential-certify")
@@ -316,7 +328,6 @@ def table_test(
     n_used = np.zeros(b, dtype=np.int64)
     n_a = np.zeros(b, dtype=np.int64)
     stopped = np.zeros(b, dtype=bool)
-    rows = np.arange(b)
     if method == "union":
         looks = sequential_schedule(n_start, n_max)
         level = alpha / len(looks)
@@ -334,7 +345,8 @@ def table_test(
             certified[active] = p_lower[active, None] >= th[None, :]
             nxt = certified[active].sum(axis=1)  # index of the lowest uncertified threshold
             top = nxt == j_all
-            stopped[active] = top | (hi < reach[np.minimum(nxt, j_all - 1)])
+            r_next = reach[np.minimum(nxt, j_all - 1)]
+            stopped[active] = top | (hi < r_next) | (r_next >= 1.0)
         return certified, n_used, n_a, p_lower
     block = check_num_samples(block, "block")
     cap = _BET_CAP / th[-1]
@@ -356,7 +368,7 @@ def table_test(
         p_hat = (n_a[active] + w0 * prior[active]) / (n_used[active] + w0)
         m = th[nxt]
         lam = np.clip((p_hat - m) / (m * (1 - m)), 0.0, cap)
-        mr = reach[nxt]
+        mr = np.minimum(reach[nxt], 1.0 - 1e-12)
         mu = np.clip((mr - p_hat) / (mr * (1 - mr)), 0.0, 0.9)
         k = np.asarray(hits(active, step), dtype=np.float64)
         n_a[active] += k.astype(np.int64)
@@ -365,16 +377,16 @@ def table_test(
         log_lo[active] += k[:, None] * np.log1p(lam[:, None] * (1 - ml)) + (step - k)[:, None] * np.log1p(
             -lam[:, None] * ml
         )
-        mh = reach[None, :]
+        mh = np.minimum(reach, 1.0 - 1e-12)[None, :]
         log_hi[active] += k[:, None] * np.log1p(-mu[:, None] * (1 - mh)) + (step - k)[:, None] * np.log1p(
             mu[:, None] * mh
         )
         certified[active] |= log_lo[active] >= log_goal
         nxt = certified[active].sum(axis=1)
         top = nxt == j_all
-        futile = log_hi[active, np.minimum(nxt, j_all - 1)] >= log_goal
+        nxt = np.minimum(nxt, j_all - 1)
+        futile = (log_hi[active, nxt] >= log_goal) | (reach[nxt] >= 1.0)  # >= 1: n_max draws cannot certify
         stopped[active] = top | futile | (n_used[active] >= n_max)
-    del rows
     return certified, n_used, n_a, np.full(b, np.nan)
 
 
