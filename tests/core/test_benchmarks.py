@@ -12,7 +12,10 @@ import pytest
 from robeval.core.paths import ROOT
 
 CASES = {
-    "bench_adaptive_mc.py": (["--quick"], ["results", "total_row_ratio", "max_gap_in_se_target"]),
+    "bench_adaptive_mc.py": (
+        ["--quick"],
+        ["results", "total_row_ratio", "total_row_ratio_cs", "total_time_ratio", "max_gap_in_se_target"],
+    ),
     "bench_realworld.py": (["--quick", "--rounds", "1"], ["ratios", "min_ratio", "results"]),
     "bench_smoothing.py": (["--repeats", "1", "--batch-size", "40"], ["ratio", "ratio_to_floor"]),
     "bench_msd.py": (["--images", "8", "--samples", "3", "--repeats", "1"], ["rates", "ratios_to_floor"]),
