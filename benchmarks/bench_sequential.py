@@ -3,12 +3,16 @@
 One fixed-N CERTIFY run (Cohen et al., N = ``--n``) serves every radius. We compare, on notebook 09's
 Gaussian-trained model (sigma = 0.5, first seed; ``--profile`` picks its settings) and the radii ``--radii``:
 
-* ``per_radius``: ``Smooth.certify_radius`` once per radius (the sequential test of #16; one run per radius);
-* ``table_union``: :func:`robeval.acr.sequential.certify_table`, one run for all radii, union-bound
-  Clopper-Pearson confidence sequence (doubling looks, alpha spent once across radii);
+* ``per_radius``: one sequential run per radius, by the rule of ``Smooth.certify_radius`` (the test of #16);
+* ``table_union``: :func:`robeval.acr.sequential.table_test`, one run for all radii, union-bound
+  Clopper-Pearson confidence sequence (doubling looks, alpha spent once across radii; ``certify_table``'s rule);
 * ``table_betting``: the same with the betting confidence sequence (Waudby-Smith & Ramdas; Voracek 2024);
-* ``fixed``: CERTIFY at every N of a grid up to ``--n`` (nested prefixes of one stream of draws per image, so one
-  run gives every N; for N a multiple of 100 exactly what ``Smooth.certify`` with that N returns).
+* ``fixed``: CERTIFY at every N of a grid up to ``--n`` (for each N exactly what ``Smooth.certify`` returns).
+
+To fit a shared CPU, every image's draws are made once: the selection draws and CERTIFY's estimation stream in
+blocks of 100, recording the hits of the guessed class per block. Fixed N reads the first N draws; each
+sequential rule reads the same draws in order (all its looks are whole blocks), so its decisions and forward
+passes are what it spends on that stream. ``certify_table`` runs the same rules on its own stream.
 
 Forward passes count selection (``n0``) and estimation draws. Reported: per replicate image set (``--sets`` of
 ``--images`` disjoint test images) the whole-table ratio fixed-N cost / method cost, with its median and 10-90%
@@ -27,11 +31,12 @@ import json
 import time
 
 import numpy as np
+from scipy.stats import norm
 
 
 def fixed_grid(n: int) -> list[int]:
-    """Candidate fixed N: ``n`` times 1/100, 1/50, 1/20, 1/10, 1/5, 1/2 and 1."""
-    return sorted({max(1, round(n * f)) for f in GRID})
+    """Candidate fixed N: ``n`` times 1/100, 1/50, 1/20, 1/10, 1/5, 1/2 and 1, in whole noise blocks of 100."""
+    return sorted({max(100, round(n * f / 100) * 100) for f in GRID})
 
 
 GRID = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -56,52 +61,70 @@ def main(argv=None) -> dict:
     ap.add_argument("--block", type=int, default=100, help="draws between looks of the betting rule")
     args = ap.parse_args(argv)
 
-    from robeval.acr.sequential import certify_table, gaussian_smooth
-    from robeval.acr.smoothing import certified_radius, image_generators
+    from robeval.acr.sequential import gaussian_smooth, table_test
+    from robeval.acr.smoothing import NOISE_BLOCK, certified_radius, image_generators
     from robeval.acr.training import certified_test_indices
     from robeval.core.env import hardware_info
     from robeval.core.profiles import resolve
     from robeval.core.stats import proportion_interval
     from robeval.core.training import to_float_tensor
 
+    if args.n % NOISE_BLOCK or args.block % NOISE_BLOCK:
+        raise ValueError(f"--n and --block must be multiples of {NOISE_BLOCK} (the replay reads whole noise blocks).")
     cfg = resolve("acr_rs_training", args.profile).as_dict()
     sm, x_test, y_test, _ = gaussian_smooth(cfg)
     m = args.sets * args.images
     te = certified_test_indices(len(y_test), m)
     x, y = to_float_tensor(x_test[te]), y_test[te].astype(np.int64)
     radii = np.asarray(args.radii, dtype=np.float64)
+    th = norm.cdf(radii / sm.sigma)
     sets = np.arange(m).reshape(args.sets, args.images)
-    kw = {"batch_size": args.batch_size, "seed": 0, "idx": te}
     t_start = time.perf_counter()
 
-    # fixed N: one stream per image (CERTIFY's estimation stream), counts at every N of the grid
-    grid = fixed_grid(args.n)
+    # the draws: selection (n0) and CERTIFY's estimation stream, recorded block by block (hits of c_A per block)
     xt = sm._as_tensor(x)
-    t0 = time.perf_counter()
     counts0 = sm.sample_counts(xt, args.n0, args.batch_size, image_generators(0, te, 0, sm.device))
     c_hat = counts0.argmax(axis=1)
-    gens, n_a, done, fixed_ok = image_generators(0, te, 1, sm.device), np.zeros(m, np.int64), 0, {}
-    for n in grid:
-        n_a += sm.sample_counts(xt, n - done, args.batch_size, gens)[np.arange(m), c_hat]
-        done = n
-        abstain, rad = certified_radius(n_a, n, args.alpha, sm.sigma)
-        fixed_ok[n] = (~abstain & (c_hat == y))[:, None] & (rad[:, None] >= radii[None, :])
-    t_fixed = time.perf_counter() - t0
+    gens = image_generators(0, te, 1, sm.device)
+    nb = args.n // NOISE_BLOCK
+    blocks = np.zeros((m, nb), dtype=np.int64)
+    for k in range(nb):
+        blocks[:, k] = sm.sample_counts(xt, NOISE_BLOCK, args.batch_size, gens)[np.arange(m), c_hat]
+    cum = np.concatenate([np.zeros((m, 1), np.int64), np.cumsum(blocks, axis=1)], axis=1)
+    t_draws = time.perf_counter() - t_start
 
-    # one sequential run per radius, and one run for the whole table
-    t0 = time.perf_counter()
+    # fixed N: CERTIFY from the first N draws (exactly Smooth.certify with that N, seed 0)
+    grid = fixed_grid(args.n)
+    fixed_ok = {}
+    for n in grid:
+        abstain, rad = certified_radius(cum[:, n // NOISE_BLOCK], n, args.alpha, sm.sigma)
+        fixed_ok[n] = (~abstain & (c_hat == y))[:, None] & (rad[:, None] >= radii[None, :])
+
+    def replay():
+        """The sequential rules read the same recorded draws in order (all their looks are whole blocks)."""
+        pos = np.zeros(m, dtype=np.int64)
+
+        def hits(active, step):
+            new = pos[active] + step
+            out = cum[active, new // NOISE_BLOCK] - cum[active, pos[active] // NOISE_BLOCK]
+            pos[active] = new
+            return out
+
+        return hits
+
+    # one sequential run per radius (the rule of Smooth.certify_radius), and one run for the whole table
     per_radius_ok, per_radius_cost = [], np.zeros(m)
-    for r in radii:
-        res = sm.certify_radius(x, float(r), args.n0, args.n, args.alpha, **kw)
-        per_radius_ok.append(res.certified & (res.prediction == y))
-        per_radius_cost += args.n0 + res.n_used
-    t_per_radius = time.perf_counter() - t0
-    methods = {"per_radius": (np.stack(per_radius_ok, axis=1), per_radius_cost, t_per_radius)}
+    for j in range(len(radii)):
+        cert, n_used, _, _ = table_test(replay(), m, th[j : j + 1], args.n, args.alpha, futility=False)
+        per_radius_ok.append(cert[:, 0] & (c_hat == y))
+        per_radius_cost += args.n0 + n_used
+    methods = {"per_radius": (np.stack(per_radius_ok, axis=1), per_radius_cost)}
+    p_start = counts0[np.arange(m), c_hat] / args.n0
     for rule in ("union", "betting"):
-        t0 = time.perf_counter()
-        res = certify_table(sm, x, radii, args.n0, args.n, args.alpha, method=rule, block=args.block, **kw)
-        ok = res.certified & (res.prediction == y)[:, None]
-        methods[f"table_{rule}"] = (ok, args.n0 + res.n_used.astype(np.float64), time.perf_counter() - t0)
+        cert, n_used, _, _ = table_test(
+            replay(), m, th, args.n, args.alpha, method=rule, block=args.block, p_start=p_start
+        )
+        methods[f"table_{rule}"] = (cert & (c_hat == y)[:, None], args.n0 + n_used.astype(np.float64))
 
     fixed_cost = args.n0 + args.n
 
@@ -120,7 +143,7 @@ def main(argv=None) -> dict:
             matching = n
             break
     results = {}
-    for name, (ok, cost, secs) in methods.items():
+    for name, (ok, cost) in methods.items():
         per_set = [fixed_cost * args.images / cost[s].sum() for s in sets]
         a = acc(ok)
         results[name] = {
@@ -133,7 +156,6 @@ def main(argv=None) -> dict:
                 all(r_["low"] - 1e-12 <= v["estimate"] <= r_["high"] + 1e-12 for v, r_ in zip(a, ref))
             ),
             "images_differing_from_fixed": [int((ok[:, j] != fixed_ok[args.n][:, j]).sum()) for j in range(len(radii))],
-            "seconds": round(secs, 2),
         }
         print(
             f"{name:14s} forwards/image {cost.mean():9.0f}  whole table {results[name]['table_ratio_vs_fixed']:6.1f}x"
@@ -163,7 +185,7 @@ def main(argv=None) -> dict:
         "fixed_certified_accuracy": [v["estimate"] for v in ref],
         "fixed_accuracy_by_n": {str(n): [v["estimate"] for v in acc(fixed_ok[n])] for n in grid},
         "matching_fixed_n": matching,
-        "seconds_fixed_all_n": round(t_fixed, 2),
+        "seconds_draws": round(t_draws, 2),
         "seconds_total": round(time.perf_counter() - t_start, 2),
         "results": results,
         "table_ratio_union": results["table_union"]["table_ratio_vs_fixed"],
