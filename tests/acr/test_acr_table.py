@@ -89,6 +89,8 @@ def test_bad_inputs_name_the_fix():
     sm = Smooth(torch.nn.Linear(2, 3), 3, 0.5)
     with pytest.raises(ValueError, match="strictly increasing"):
         certify_table(sm, np.zeros((1, 2), np.float32), [0.5, 0.25], 10, 100, 0.1, seed=0)
+    with pytest.raises(TypeError, match="sequence of numbers"):
+        certify_table(sm, np.zeros((1, 2), np.float32), ["a"], 10, 100, 0.1, seed=0)
 
 
 def _toy_smooth():

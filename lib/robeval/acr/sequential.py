@@ -12,6 +12,10 @@ is certified both ways:
 
 :func:`sequential_table` compares the certified accuracy of both on the common images, the sequential one on all
 its images, and the forward passes each spent per image.
+
+:func:`certify_table` certifies a whole table of radii in one sequential run per image (:func:`table_test`: one
+anytime-valid lower confidence sequence for ``p_A``, union bound or betting, alpha spent once across the radii);
+``benchmarks/bench_sequential.py`` compares it with fixed-N CERTIFY and one ``certify_radius`` run per radius.
 """
 
 from __future__ import annotations
@@ -244,7 +248,10 @@ class TableResult:
 
 
 def _check_radii(radii) -> np.ndarray:
-    r = np.asarray(radii, dtype=np.float64).reshape(-1)
+    try:
+        r = np.asarray(radii, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"radii must be a sequence of numbers (L2 radii), got {radii!r}.") from None
     if r.size == 0 or not np.all(np.isfinite(r)) or np.any(r < 0):
         raise ValueError(f"radii must be a non-empty list of finite L2 radii >= 0, got {radii!r}.")
     if np.any(np.diff(r) <= 0):
