@@ -12,14 +12,17 @@ import pytest
 from robeval.core.paths import ROOT
 
 CASES = {
-    "bench_adaptive_mc.py": (["--quick"], ["results", "total_row_ratio", "max_gap_in_se_target"]),
+    "bench_adaptive_mc.py": (
+        ["--quick"],
+        ["results", "total_row_ratio", "total_row_ratio_cs", "total_time_ratio", "max_gap_in_se_target"],
+    ),
     "bench_realworld.py": (["--quick", "--rounds", "1"], ["ratios", "min_ratio", "results"]),
     "bench_smoothing.py": (["--repeats", "1", "--batch-size", "40"], ["ratio", "ratio_to_floor"]),
     "bench_msd.py": (["--images", "8", "--samples", "3", "--repeats", "1"], ["rates", "ratios_to_floor"]),
     "bench_corruptions.py": (["--n", "20", "--only", "gaussian_noise", "fog", "ripple"], ["img_per_s"]),
     "bench_sequential.py": (
-        ["--images", "3", "--n", "400", "--n0", "20", "--epochs", "1", "--n-train", "200", "--width", "4"],
-        ["results", "mean_forward_ratio", "min_forward_ratio"],
+        ["--profile", "smoke", "--sets", "2", "--images", "3", "--n", "400", "--n0", "20"],
+        ["results", "table_ratio_union", "table_ratio_betting", "table_ratio_per_radius"],
     ),
     "bench_mscr.py": (
         ["--repeats", "1", "--n-jobs", "1", "--skip-brute", "--levels", "2"],

@@ -10,7 +10,8 @@ Sections implemented:
 * Sec. 5, Tables 2 and 5 — Gaussian training and the three easy-input modifications (:mod:`.training`, its
   building blocks in :mod:`.easy_inputs` and notebook 09's tables in :mod:`.training_tables`);
 * beyond the paper — sequential certification at fixed radii (:meth:`Smooth.certify_radius`) against fixed-N
-  CERTIFY on notebook 09's Gaussian model (:mod:`.sequential`);
+  CERTIFY on notebook 09's Gaussian model, and a whole certified-accuracy table from one sequential run per
+  image (:func:`.sequential.certify_table`);
 * the printed tables and published certification files (:mod:`.published`, :mod:`.files`), the claims
   checked against them (:mod:`.claims`: notebook 08 in :mod:`.claims_certifications` and
   :mod:`.claims_consistency`, notebook 09 in :mod:`.claims_training`, the shared rules in :mod:`.claim_rules`)

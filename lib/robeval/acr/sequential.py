@@ -12,17 +12,44 @@ is certified both ways:
 
 :func:`sequential_table` compares the certified accuracy of both on the common images, the sequential one on all
 its images, and the forward passes each spent per image.
+
+:func:`certify_table` certifies a whole table of radii in one sequential run per image (:func:`table_test`: one
+anytime-valid lower confidence sequence for ``p_A``, union bound or betting, alpha spent once across the radii);
+``benchmarks/bench_sequential.py`` compares it with fixed-N CERTIFY and one ``certify_radius`` run per radius.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
+import torch
+from scipy.stats import norm as _norm
 
+from robeval.acr.smoothing import (
+    ABSTAIN,
+    check_alpha,
+    check_num_samples,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    image_generators,
+    sequential_schedule,
+)
 from robeval.core.seeding import keyed
 from robeval.core.validation import check_frame
 
-__all__ = ["sequential_cells", "sequential_config", "sequential_cell", "sequential_table"]
+__all__ = [
+    "sequential_cells",
+    "sequential_config",
+    "sequential_cell",
+    "sequential_table",
+    "TableResult",
+    "table_test",
+    "certify_table",
+    "reach_thresholds",
+]
 
 
 def sequential_cells(cfg) -> list[dict]:
@@ -38,6 +65,33 @@ def sequential_cells(cfg) -> list[dict]:
 def sequential_config(cfg) -> dict:
     """The grid config of :func:`sequential_cell`: the resolved settings without the descriptive texts."""
     return {k: v for k, v in cfg.as_dict().items() if k not in ("estimate", "scaled_down")}
+
+
+def gaussian_smooth(config: dict):
+    """Notebook 09's Gaussian-trained model (first seed, first sigma) as a :class:`Smooth`, with the test data.
+
+    Parameters
+    ----------
+    config : dict
+        Resolved ``acr_rs_training`` settings (a :class:`robeval.core.profiles.Settings` or its ``as_dict()``).
+
+    Returns
+    -------
+    smooth : Smooth (on the default torch device); x_test : uint8 array (M, 32, 32, 3); y_test : int array (M,);
+    seed : int — the first seed, which also roots the noise streams of :func:`sequential_cell`.
+    """
+    from robeval.acr.smoothing import Smooth
+    from robeval.acr.training import ChannelsLastInference, rs_config, train_subset, trained_model
+    from robeval.core import data
+    from robeval.core.env import torch_device
+
+    seed, sigma = int(config["seeds"][0]), float(config["sigmas"][0])
+    rs_cfg = rs_config({"variant": "gaussian", "sigma": sigma, "seed": seed}, config)
+    xtr, ytr, xte, yte = data.load_cifar10_any(bool(config.get("full_cifar10", False)))
+    tr, _ = train_subset(seed, len(ytr), int(config["n_train"]))  # the model of notebook 09's grid
+    dev = torch_device()
+    model, _ = trained_model(rs_cfg, config, xtr[tr], ytr[tr], dev)
+    return Smooth(ChannelsLastInference(model), 10, sigma, device=dev), xte, yte, seed
 
 
 def sequential_cell(cell: dict, config: dict) -> list[dict]:
@@ -57,25 +111,10 @@ def sequential_cell(cell: dict, config: dict) -> list[dict]:
         One row per test image: ``method``, ``radius`` (``-1`` for fixed), ``idx``, ``label``, ``predict``,
         ``certified_radius`` (fixed) or ``certified`` (sequential), ``forward_passes`` (selection + estimation).
     """
-    from robeval.acr.smoothing import Smooth
-    from robeval.acr.training import (
-        ChannelsLastInference,
-        certified_test_indices,
-        rs_config,
-        train_subset,
-        trained_model,
-    )
-    from robeval.core import data
-    from robeval.core.env import torch_device
+    from robeval.acr.training import certified_test_indices
     from robeval.core.training import to_float_tensor
 
-    seed, sigma = int(config["seeds"][0]), float(config["sigmas"][0])
-    rs_cfg = rs_config({"variant": "gaussian", "sigma": sigma, "seed": seed}, config)
-    xtr, ytr, xte, yte = data.load_cifar10_any(bool(config.get("full_cifar10", False)))
-    tr, _ = train_subset(seed, len(ytr), int(config["n_train"]))  # the model of notebook 09's grid
-    dev = torch_device()
-    model, _ = trained_model(rs_cfg, config, xtr[tr], ytr[tr], dev)
-    sm = Smooth(ChannelsLastInference(model), 10, sigma, device=dev)
+    sm, xte, yte, seed = gaussian_smooth(config)
     n0, n_max, alpha = int(config["cert_n0"]), int(config["seq_n_max"]), float(config["cert_alpha"])
     te = certified_test_indices(len(yte), int(config["seq_images"]))
     stream = keyed(seed, "sequential-certify")
@@ -177,3 +216,258 @@ def sequential_table(rows: pd.DataFrame, radii, level: float = 0.95) -> pd.DataF
     df = pd.DataFrame(out).set_index("radius")
     df["forward_ratio"] = df.passes_fixed / df.passes_sequential
     return df
+
+
+# -- one sequential run for a whole certified-accuracy table ---------------------------------------------------------
+TABLE_METHODS = ("union", "betting")
+_BET_CAP = 0.9  # bets stay below 0.9 / (largest threshold): every factor of the capital stays > 0.1
+
+
+@dataclass
+class TableResult:
+    """Per-image output of :func:`certify_table` (arrays of length ``B``; ``J`` radii).
+
+    ``certified[i, j]`` says whether ``g`` is certified to predict ``prediction[i]`` within L2 ``radii[j]``;
+    ``prediction`` is the guessed top class (``ABSTAIN`` where no radius is certified); ``radius`` the largest
+    certified radius of interest (0.0 where abstaining); ``radius_bound`` the Cohen radius
+    ``sigma * Phi^{-1}(p_a_lower)`` of the running lower bound (``union`` only; NaN for ``betting`` and where the
+    bound is below 1/2); ``n_used`` the estimation draws spent (selection draws not included); ``n_a`` the hits
+    of the guessed class among them.
+    """
+
+    prediction: np.ndarray
+    certified: np.ndarray
+    radius: np.ndarray
+    radius_bound: np.ndarray
+    n_used: np.ndarray
+    n_a: np.ndarray
+    p_a_lower: np.ndarray
+    radii: np.ndarray
+    thresholds: np.ndarray
+    method: str
+
+
+def _check_radii(radii) -> np.ndarray:
+    try:
+        r = np.asarray(radii, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"radii must be a sequence of numbers (L2 radii), got {radii!r}.") from None
+    if r.size == 0 or not np.all(np.isfinite(r)) or np.any(r < 0):
+        raise ValueError(f"radii must be a non-empty list of finite L2 radii >= 0, got {radii!r}.")
+    if np.any(np.diff(r) <= 0):
+        raise ValueError(f"radii must be strictly increasing (e.g. [0, 0.25, 0.5]), got {list(r)}.")
+    return r
+
+
+def reach_thresholds(thresholds, n_max: int, level: float) -> np.ndarray:
+    """Smallest hit share ``q_j`` whose Clopper-Pearson lower bound at ``n_max`` draws (one-sided ``level``)
+    reaches ``thresholds[j]``: if the upper bound on ``p_A`` falls below ``q_j``, even ``n_max`` draws are
+    unlikely to certify radius ``j`` (the futility boundary of :func:`table_test`). Float64 array in (0, 1]."""
+    k = np.arange(n_max + 1)
+    lo = np.asarray(clopper_pearson_lower(k, n_max, level), dtype=np.float64)
+    first = np.searchsorted(lo, np.asarray(thresholds, dtype=np.float64), side="left")  # lo is increasing in k
+    return np.where(first > n_max, 1.0, np.minimum(first, n_max) / n_max)
+
+
+def table_test(
+    hits,
+    b: int,
+    thresholds,
+    n_max: int,
+    alpha: float,
+    *,
+    method: str = "union",
+    n_start: int = 100,
+    block: int = 100,
+    p_start=None,
+    futility: bool = True,
+):
+    """Decide ``p_A >= thresholds[j]`` for every ``j`` in one sequential run per image; any source of draws.
+
+    Both rules hold the family-wise error over all thresholds at ``alpha``: with the true ``p_A`` of an image,
+    ``P(some j with p_A < thresholds[j] is certified) <= alpha``, under optional stopping.
+
+    * ``"union"``: cumulative draws ``n_start, 2 n_start, ..., n_max`` (``K`` looks). At each look the one-sided
+      Clopper-Pearson lower bound at level ``alpha / K`` is one lower confidence sequence for ``p_A`` (union bound
+      over the looks; Horvath et al. 2022, Voracek 2024); ``j`` is certified once the running maximum of the
+      bound reaches ``thresholds[j]``. Alpha is spent once for all thresholds: every false certification needs
+      the one bound above ``p_A``.
+    * ``"betting"``: a betting confidence sequence (Waudby-Smith & Ramdas 2024, as used by Voracek 2024). The
+      capital ``K_t(m) = prod_i (1 + lambda_i (X_i - m))`` with bets ``lambda_i`` in ``[0, 0.9 / max(thresholds)]``
+      fixed before block ``i`` is drawn and shared by all ``m``; ``j`` is certified once ``K_t(thresholds[j]) >=
+      1 / alpha``. For ``m >= p_A`` it is a nonnegative supermartingale (Ville's inequality), and it decreases in
+      ``m``, so any false certification implies ``sup_t K_t(p_A) >= 1 / alpha``: probability ``<= alpha`` for all
+      thresholds together. Looks every ``block`` draws; the bet is the Kelly bet ``(p - m) / (m (1 - m))`` against
+      the lowest uncertified threshold ``m`` at the running hit share ``p`` (shrunk to ``p_start``).
+
+    An image stops when its largest threshold is certified, when ``n_max`` is reached, or (``futility``) when the
+    upper bound (Clopper-Pearson at ``alpha / K``, resp. the mirrored betting capital) shows ``p_A`` below the
+    smallest hit share that ``n_max`` draws would certify for the lowest uncertified threshold
+    (:func:`reach_thresholds`; without ``futility``: below the threshold itself). Stopping never certifies, so it
+    costs power, never validity.
+
+    Parameters
+    ----------
+    hits : callable ``(active, step) -> array of int``
+        Hits of the guessed class in ``step`` fresh draws for each image in ``active`` (int64 indices into the
+        ``b`` images); an image's draws must not depend on which images are active.
+    b : int — number of images. thresholds : array (J,), strictly increasing, in [0.5, 1) — ``Phi(r_j / sigma)``.
+    n_max : int — largest number of draws per image. alpha : float — family-wise failure probability.
+    method : ``"union"`` or ``"betting"``. n_start : int — first look of ``"union"``. block : int — draws between
+    looks of ``"betting"``. p_start : array (b,) of float, optional — a prior guess of each ``p_A`` from data
+    independent of the draws (e.g. the selection counts), used only to size the first bets.
+    futility : bool — stop early when ``n_max`` draws would not reach the next threshold.
+
+    Returns
+    -------
+    certified : bool array (b, J); n_used : int64 array (b,); n_a : int64 array (b,);
+    p_lower : float64 array (b,) — running lower confidence bound (``"union"``; NaN for ``"betting"``).
+    """
+    if method not in TABLE_METHODS:
+        raise ValueError(f"method must be one of {TABLE_METHODS}, got {method!r}.")
+    alpha = check_alpha(alpha)
+    n_max = check_num_samples(n_max, "n_max")
+    th = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+    if th.size == 0 or np.any(th < 0.5) or np.any(th >= 1) or np.any(np.diff(th) <= 0):
+        raise ValueError(f"thresholds must be strictly increasing values in [0.5, 1), got {list(th)}.")
+    j_all = len(th)
+    certified = np.zeros((b, j_all), dtype=bool)
+    n_used = np.zeros(b, dtype=np.int64)
+    n_a = np.zeros(b, dtype=np.int64)
+    stopped = np.zeros(b, dtype=bool)
+    if method == "union":
+        looks = sequential_schedule(n_start, n_max)
+        level = alpha / len(looks)
+        reach = reach_thresholds(th, n_max, level) if futility else th
+        p_lower = np.zeros(b)
+        for n_k in looks:
+            active = np.flatnonzero(~stopped)
+            if not len(active):
+                break
+            n_a[active] += np.asarray(hits(active, int(n_k - n_used[active[0]])), dtype=np.int64)
+            n_used[active] = n_k
+            lo = np.asarray(clopper_pearson_lower(n_a[active], n_k, level), dtype=np.float64).reshape(-1)
+            hi = np.asarray(clopper_pearson_upper(n_a[active], n_k, level), dtype=np.float64).reshape(-1)
+            p_lower[active] = np.maximum(p_lower[active], lo)
+            certified[active] = p_lower[active, None] >= th[None, :]
+            nxt = certified[active].sum(axis=1)  # index of the lowest uncertified threshold
+            top = nxt == j_all
+            r_next = reach[np.minimum(nxt, j_all - 1)]
+            stopped[active] = top | (hi < r_next) | (r_next >= 1.0)
+        return certified, n_used, n_a, p_lower
+    block = check_num_samples(block, "block")
+    cap = _BET_CAP / th[-1]
+    prior = np.full(b, 0.5) if p_start is None else np.clip(np.asarray(p_start, dtype=np.float64).reshape(-1), 0, 1)
+    reach = reach_thresholds(th, n_max, alpha) if futility else th
+    log_lo = np.zeros((b, j_all))  # log capital against p_A <= th[j] (certifies j)
+    log_hi = np.zeros((b, j_all))  # log capital against p_A >= reach[j] (futility only)
+    log_goal = math.log(1.0 / alpha)
+    w0 = 10.0  # weight of the prior guess, in draws
+    while True:
+        active = np.flatnonzero(~stopped)
+        if not len(active):
+            break
+        step = np.minimum(block, n_max - n_used[active])
+        if np.any(step != step[0]):
+            raise AssertionError("images of one look must take equal steps")  # all start together
+        step = int(step[0])
+        nxt = np.minimum(certified[active].sum(axis=1), j_all - 1)
+        p_hat = (n_a[active] + w0 * prior[active]) / (n_used[active] + w0)
+        m = th[nxt]
+        lam = np.clip((p_hat - m) / (m * (1 - m)), 0.0, cap)
+        mr = np.minimum(reach[nxt], 1.0 - 1e-12)
+        mu = np.clip((mr - p_hat) / (mr * (1 - mr)), 0.0, 0.9)
+        k = np.asarray(hits(active, step), dtype=np.float64)
+        n_a[active] += k.astype(np.int64)
+        n_used[active] += step
+        ml = th[None, :]
+        log_lo[active] += k[:, None] * np.log1p(lam[:, None] * (1 - ml)) + (step - k)[:, None] * np.log1p(
+            -lam[:, None] * ml
+        )
+        mh = np.minimum(reach, 1.0 - 1e-12)[None, :]
+        log_hi[active] += k[:, None] * np.log1p(-mu[:, None] * (1 - mh)) + (step - k)[:, None] * np.log1p(
+            mu[:, None] * mh
+        )
+        certified[active] |= log_lo[active] >= log_goal
+        nxt = certified[active].sum(axis=1)
+        top = nxt == j_all
+        nxt = np.minimum(nxt, j_all - 1)
+        futile = (log_hi[active, nxt] >= log_goal) | (reach[nxt] >= 1.0)  # >= 1: n_max draws cannot certify
+        stopped[active] = top | futile | (n_used[active] >= n_max)
+    return certified, n_used, n_a, np.full(b, np.nan)
+
+
+def certify_table(
+    smooth,
+    x,
+    radii,
+    n0: int,
+    n_max: int,
+    alpha: float,
+    batch_size: int = 1000,
+    *,
+    seed,
+    idx=None,
+    method: str = "union",
+    n_start: int = 100,
+    block: int = 100,
+    futility: bool = True,
+) -> TableResult:
+    """Certify every radius of ``radii`` for each input in one sequential run (instead of one run per radius).
+
+    As CERTIFY, ``c_A`` is guessed from ``n0`` selection draws; estimation draws then come from the image's own
+    stream (keyed by ``(seed, idx[i])``, the stream of :meth:`Smooth.certify_radius`) until :func:`table_test`
+    stops. The family-wise probability of certifying any radius ``r_j`` with ``p_A < Phi(r_j / sigma)`` is at most
+    ``alpha`` (one confidence sequence for ``p_A``, alpha spent once across radii). Results do not depend on
+    ``batch_size`` or on which images are certified together.
+
+    Parameters
+    ----------
+    smooth : robeval.acr.smoothing.Smooth
+    x : array (B, *input_shape), float — inputs in the base classifier's units.
+    radii : sequence of float — strictly increasing L2 radii >= 0 (input units).
+    n0 : int — selection draws. n_max : int — largest number of estimation draws per input.
+    alpha : float — family-wise failure probability. batch_size : int — inputs per forward pass (speed only).
+    seed, idx : the noise streams, as in :meth:`Smooth.certify`.
+    method, n_start, block, futility : see :func:`table_test` (``"union"`` or ``"betting"``).
+
+    Returns
+    -------
+    TableResult
+    """
+    from robeval.acr.smoothing import Smooth
+
+    if not isinstance(smooth, Smooth):
+        raise TypeError(f"smooth must be a robeval.acr.smoothing.Smooth, got {type(smooth).__name__}.")
+    r = _check_radii(radii)
+    n0 = check_num_samples(n0, "N0")
+    n_max, alpha, batch_size, x, idx = smooth._prepare(x, n_max, alpha, batch_size, seed, idx)
+    th = _norm.cdf(r / smooth.sigma)
+    counts0 = smooth.sample_counts(x, n0, batch_size, image_generators(seed, idx, 0, smooth.device))
+    c_hat = counts0.argmax(axis=1)
+    gens = image_generators(seed, idx, 3, smooth.device)
+
+    def hits(active, step):
+        counts = smooth.sample_counts(x[torch.as_tensor(active)], step, batch_size, [gens[i] for i in active])
+        return counts[np.arange(len(active)), c_hat[active]]
+
+    p_start = counts0[np.arange(len(c_hat)), c_hat] / n0
+    certified, n_used, n_a, p_lower = table_test(
+        hits, len(x), th, n_max, alpha, method=method, n_start=n_start, block=block, p_start=p_start, futility=futility
+    )
+    any_cert = certified.any(axis=1)
+    largest = np.where(any_cert, r[np.maximum(certified.sum(axis=1) - 1, 0)], 0.0)
+    with np.errstate(invalid="ignore"):
+        bound = np.where(p_lower >= 0.5, smooth.sigma * _norm.ppf(np.minimum(p_lower, 1.0)), np.nan)
+    return TableResult(
+        prediction=np.where(any_cert, c_hat, ABSTAIN).astype(np.int64),
+        certified=certified,
+        radius=largest,
+        radius_bound=bound,
+        n_used=n_used,
+        n_a=n_a,
+        p_a_lower=p_lower,
+        radii=r,
+        thresholds=th,
+        method=method,
+    )

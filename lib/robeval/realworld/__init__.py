@@ -4,7 +4,8 @@ attacks*: the robustness of individual predictions to real-world perturbations.
 Sections implemented:
 
 * Sec. 3.5 — the Monte-Carlo estimator of P_r with perturbation models (:mod:`.robustness`), with an
-  adaptive sample size per point (``n_samples="auto"``, beyond the paper);
+  adaptive sample size per point (``n_samples="auto"`` or, valid under optional stopping, ``"auto-cs"``;
+  beyond the paper);
 * Appendix A — closed forms for a linear and a right-angle classifier (:mod:`.analytic`);
 * Sec. 4.1 — adversarial distances from CEML counterfactuals and ART's Brendel-Bethge/DeepFool
   (:mod:`.adversarial`) and the Iris/Ionosphere experiment (:mod:`.experiments`, Figs. 3-5);

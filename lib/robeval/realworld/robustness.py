@@ -56,6 +56,8 @@ __all__ = [
     "real_world_robustness",
     "MAX_DRAWS",
     "adaptive_sample_sizes",
+    "ADAPTIVE_RULES",
+    "union_halfwidth",
     "wilson_se",
     "rescale_distances",
     "min_pairwise_correlation",
@@ -510,19 +512,62 @@ def adaptive_sample_sizes(n_min: int, n_max: int) -> list[int]:
     return out
 
 
-def _adaptive_counts(count, n: int, n_min: int, n_max: int, se_target: float):
-    """Rounds of draws for the points not yet precise enough; returns (changes, samples) per point."""
+ADAPTIVE_RULES = ("auto", "auto-cs")
+COVERAGE = 0.95  # the "auto-cs" intervals hold P_r with this probability, simultaneously over all rounds
+
+
+def union_halfwidth(k, n, rounds: int, coverage: float = COVERAGE) -> np.ndarray:
+    """Largest distance from ``k / n`` to the ends of the two-sided Clopper-Pearson interval at error
+    ``(1 - coverage) / rounds`` (the stopping statistic of ``n_samples="auto-cs"``).
+
+    With one such interval per round, the union bound over the ``rounds`` rounds makes them hold together with
+    probability >= ``coverage``, so the interval of the round where a point stops keeps its coverage under
+    optional stopping.
+
+    Parameters
+    ----------
+    k, n : array_like of int — successes (label changes) and trials, ``0 <= k <= n``, ``n >= 1``.
+    rounds : int >= 1 — number of looks of the schedule. coverage : float in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``broadcast(k, n)``, in [0, 1] (probability units).
+    """
+    from scipy.stats import beta
+
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    a = (1.0 - coverage) / rounds / 2.0
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, beta.ppf(a, k, n - k + 1), 0.0)
+        hi = np.where(k < n, beta.ppf(1 - a, k + 1, n - k), 1.0)
+    p = k / n
+    return np.maximum(p - lo, hi - p)
+
+
+def _adaptive_counts(count, n: int, n_min: int, n_max: int, se_target: float, rule: str = "auto"):
+    """Rounds of draws for the points not yet precise enough; returns (changes, samples) per point.
+
+    ``rule="auto"``: stop once the Wilson standard error is <= ``se_target`` (a worst-case standard error, no
+    coverage statement under optional stopping). ``rule="auto-cs"``: stop once :func:`union_halfwidth` is
+    <= ``1.96 se_target`` (coverage >= 95% of ``P_r +- 1.96 se_target`` under optional stopping).
+    """
+    schedule = adaptive_sample_sizes(n_min, n_max)
     changed = np.zeros(n, dtype=np.int64)
     drawn = np.zeros(n, dtype=np.int64)
     active = np.arange(n)
-    for r, total in enumerate(adaptive_sample_sizes(n_min, n_max)):
+    for r, total in enumerate(schedule):
         if active.size == 0:
             break
         step = total - drawn[active]
         changed += count([(int(i), int(m)) for i, m in zip(active, step)], f"round {r + 1} ({active.size} points)")
         drawn[active] = total
         # the interval is over the label-change count; its width is the same for P_r = 1 - changed / n
-        active = active[wilson_se(changed[active], drawn[active]) > se_target]
+        if rule == "auto-cs":
+            wide = union_halfwidth(changed[active], drawn[active], len(schedule)) > 1.959963984540054 * se_target
+        else:
+            wide = wilson_se(changed[active], drawn[active]) > se_target
+        active = active[wide]
     return changed, drawn
 
 
@@ -569,18 +614,29 @@ def real_world_robustness(
         Any perturbation model ``sampler(x, index, n_samples, rng) -> (n_samples, d)``
         returning perturbed points (see module docstring), e.g.
         :class:`BoundedPerturbation` or :class:`CategoricalPerturbation`.
-    n_samples : int >= 1, or "auto"
-        ``N``, Monte-Carlo samples per point (the paper uses 10000). ``"auto"`` draws adaptively
-        (:func:`adaptive_sample_sizes`): every point starts with ``n_min`` samples and doubles its sample
-        count until its standard error is at most ``se_target`` or it has ``n_max`` samples. Points far from
-        the decision boundary stop after a few hundred samples. A point's draws are a prefix of the draws a
-        fixed ``n_samples=n_max`` call makes, so its estimate still depends only on the seed and its index.
+    n_samples : int >= 1, "auto" or "auto-cs"
+        ``N``, Monte-Carlo samples per point (the paper uses 10000). ``"auto"`` and ``"auto-cs"`` draw
+        adaptively (:func:`adaptive_sample_sizes`): every point starts with ``n_min`` samples and doubles its
+        sample count until it is precise enough or has ``n_max`` samples. Points far from the decision boundary
+        stop after a few hundred samples. A point's draws are a prefix of the draws a fixed
+        ``n_samples=n_max`` call makes, so its estimate still depends only on the seed and its index.
+        The two rules give different guarantees:
+
+        * ``"auto"``: stop once the Wilson 95% half-width / 1.96 is at most ``se_target``. This bounds a
+          worst-case standard error; it is *not* a coverage statement under optional stopping (for points whose
+          label rarely flips, ``|error| > 1.96 se_target`` happens more often than 5%).
+        * ``"auto-cs"``: stop once the two-sided Clopper-Pearson interval at error ``0.05 / K`` (``K`` rounds;
+          :func:`union_halfwidth`) lies within ``1.96 se_target`` of the estimate. By the union bound over the
+          rounds, ``P_r`` lies in the interval of the round where the point stopped with probability >= 95%
+          under optional stopping, so ``|error| <= 1.96 se_target`` with probability >= 95% for every point
+          that stops before ``n_max``. It draws more rows than ``"auto"``.
     se_target : float > 0
-        With ``n_samples="auto"``: target standard error of ``P_r`` per point. The stopping rule uses the
-        Wilson 95% interval's half-width divided by 1.96 (not the plug-in ``sqrt(p(1-p)/N)``, which is 0
-        when no draw changed the label and would stop every robust point at once).
+        With adaptive ``n_samples``: target standard error of ``P_r`` per point (``"auto"``: the Wilson 95%
+        interval's half-width divided by 1.96, not the plug-in ``sqrt(p(1-p)/N)``, which is 0 when no draw
+        changed the label and would stop every robust point at once; ``"auto-cs"``: half of the largest allowed
+        error at 95% coverage, divided by 1.96).
     n_min, n_max : int
-        With ``n_samples="auto"``: first and largest sample count per point (``1 <= n_min <= n_max``).
+        With adaptive ``n_samples``: first and largest sample count per point (``1 <= n_min <= n_max``).
     rng : int or numpy.random.Generator
         Seed. Point ``i`` uses the ``i``-th stream spawned from it, so results do
         not depend on ``chunk_rows``.
@@ -610,8 +666,8 @@ def real_world_robustness(
     n, d = X.shape
     adaptive = isinstance(n_samples, str)
     if adaptive:
-        if n_samples != "auto":
-            raise ValueError(f"n_samples must be an integer >= 1 or 'auto'; got {n_samples!r}.")
+        if n_samples not in ADAPTIVE_RULES:
+            raise ValueError(f"n_samples must be an integer >= 1, 'auto' or 'auto-cs'; got {n_samples!r}.")
         n_min, n_max, se_target = _check_adaptive(n_min, n_max, se_target)
     elif isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
         raise ValueError(f"n_samples must be an integer >= 1 or 'auto'; got {n_samples!r}.")
@@ -668,7 +724,7 @@ def real_world_robustness(
         return changed_per_point
 
     if adaptive:
-        n_changed, n_samples = _adaptive_counts(count, n, n_min, n_max, se_target)
+        n_changed, n_samples = _adaptive_counts(count, n, n_min, n_max, se_target, rule=n_samples)
     else:
         n_changed = count([(i, n_samples) for i in range(n)], "real-world robustness")
 
