@@ -31,7 +31,8 @@ def test_every_finding_points_to_a_ledger_row_with_that_verdict():
         elif line.startswith("  ") and bullets:
             bullets[-1] += " " + line.strip()
     assert bullets, "the README lists its findings beyond the papers"
-    verdicts = {(d["notebook"], c["id"]): c["verdict"] for d in load_ledgers("default") for c in d["claims"]}
+    rows = {(d["notebook"], c["id"]): c for d in load_ledgers("default") for c in d["claims"]}
+    verdicts = {k: c["verdict"] for k, c in rows.items()}
     for b in bullets:
         refs = FINDING.findall(b)
         assert refs, f"finding without a ledger reference: {b[:80]}"
@@ -39,6 +40,10 @@ def test_every_finding_points_to_a_ledger_row_with_that_verdict():
             assert verdicts.get((notebook, cid)) == verdict, (
                 f"{notebook}/{cid}: ledger says {verdicts.get((notebook, cid))!r}, README {verdict!r}"
             )
+            # a finding rests on replications (that could decide) or on errata beyond the paper's own noise
+            row = rows[(notebook, cid)]
+            replication = row.get("evidence") in ("replication", "scaled replication") and verdict != "not comparable"
+            assert replication or verdict == "erratum", f"{notebook}/{cid}: a finding cannot rest on a {verdict} row"
 
 
 @pytest.mark.parametrize("ext", ["png", "pdf"])

@@ -343,7 +343,7 @@ def readme_block(profile: str = "default") -> str:
     df = counted(load_claims(profile))
     if df.empty:
         return "No claims recorded yet."
-    papers = df[df["paper"] != "core"]
+    papers = df[(df["paper"] != "core") & (df["evidence"].astype(object) != "environment")]
     lines = [
         f"Central claims per paper and what decides them at the `{profile}` profile (a claim counts under "
         "*replication* only when our own experiment ran at the paper's scale):",
