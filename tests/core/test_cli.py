@@ -38,6 +38,8 @@ def test_only_empty_is_an_error(capsys):
     _one_line_error(capsys, "--only '' selects no notebook")
     assert main(["verify", "--only", ","]) == 2
     _one_line_error(capsys, "selects no notebook")
+    # a failed verify leaves no redirection of ledgers or figures behind in this process
+    assert "ROBEVAL_LEDGER_DIR" not in os.environ and "ROBEVAL_FIGURES_DIR" not in os.environ
 
 
 def test_compare_without_ledgers(tmp_path, capsys):

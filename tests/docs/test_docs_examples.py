@@ -97,20 +97,10 @@ import numpy as np
 x = np.random.default_rng(1).integers(0, 256, (8, 32, 32, 3), dtype=np.uint8)
 """,
 }
-# Blocks that fail today and are fixed on another branch; remove the marks when it is merged.
-XFAIL = {
-    # fixed on branch i20-lib
-    "usage.md::randomized-smoothing-certify-your-classifier-cohen-et-al-2019": "fixed on branch i20-lib (torch labels)",
-    # fixed on branch i20-lib
-    "usage.md::mscr-of-any-classifier-siedel-et-al-2022": "fixed on branch i20-lib (mscr_value of dicts)",
-}
-# Blocks importing a name they never use (a reader copies dead imports, or a removed API).
-XFAIL_IMPORTS = {
-    # fixed on branch i20-lib
-    "usage.md::real-world-robustness-of-individual-predictions-scher-tr-gler": "fixed on branch i20-lib",
-    # `import torch` only says the model is a torch module; not among the snippets issue 20 lists
-    "usage.md::randomized-smoothing-certify-your-classifier-cohen-et-al-2019": "unused `import torch`",
-}
+# Blocks that may fail for a known reason (none today); each entry names the reason.
+XFAIL: dict[str, str] = {}
+# Blocks importing a name they never use, kept on purpose (none today).
+XFAIL_IMPORTS: dict[str, str] = {}
 BUDGET_S = 60  # per block, generous for a loaded machine; all blocks together take ~15-30 s
 
 CASES = [(page, *b) for page in PAGES for b in blocks(page)]

@@ -255,15 +255,19 @@ def verify(profile: str, only=None) -> list[dict]:
     check_profile(profile)
     saved_dir = results_dir(profile) / "claims"
     scratch = BUILD_DIR / "verify" / profile
-    os.environ["ROBEVAL_LEDGER_DIR"] = str(scratch / "claims")  # read by Ledger.path in the kernels
-    os.environ["ROBEVAL_FIGURES_DIR"] = str(scratch / "figures")
     chosen = [p for p in notebook_paths(only) if (saved_dir / f"{p.stem}.json").is_file()]
+    saved_env = {k: os.environ.get(k) for k in ("ROBEVAL_LEDGER_DIR", "ROBEVAL_FIGURES_DIR")}
     try:
+        os.environ["ROBEVAL_LEDGER_DIR"] = str(scratch / "claims")  # read by Ledger.path in the kernels
+        os.environ["ROBEVAL_FIGURES_DIR"] = str(scratch / "figures")
         for path in chosen:
             run_notebook(path, profile, output_dir=scratch / "notebooks", replot=True)
-    finally:
-        os.environ.pop("ROBEVAL_LEDGER_DIR", None)
-        os.environ.pop("ROBEVAL_FIGURES_DIR", None)
+    finally:  # restore: a failed verify must not redirect later ledgers and figures of this process
+        for k, v in saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return [
         {"notebook": d["notebook"], "id": d["id"], "saved": d["ours"], "rebuilt": d["other"]}
         for d in compare_ledgers(saved_dir, scratch / "claims", notebooks=[p.stem for p in chosen])
