@@ -35,6 +35,7 @@ def write_cifar10_release(path, x_train, y_train, x_test, y_test) -> str:
     """Write a tarball in the CIFAR-10 python release's format; returns its sha256.
 
     x_* uint8 (N, 3, 32, 32), y_* int labels (N,); the training images are split into 5 equal batches."""
+
     def member(tf, name, obj):
         blob = pickle.dumps(obj, protocol=2)
         info = tarfile.TarInfo(f"cifar-10-batches-py/{name}")
