@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tarfile
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -238,9 +239,39 @@ def _array_digest(arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
+TEST_SHA256_ENV = "ROBEVAL_TEST_CIFAR10_SHA256"
+
+
+def _release_sha256() -> str:
+    """The sha256 the CIFAR-10 tarball must have: the release's, or — for a dry run's test only — the stand-in's.
+
+    ``$ROBEVAL_TEST_CIFAR10_SHA256`` replaces :data:`CIFAR10_SHA256` only together with ``ROBEVAL_DRY_RUN=1``
+    (a test-built stand-in in the release's format, tests/notebooks/test_dry_run.py); set without it, it is an
+    error, so no real run can ever read a tarball other than the release."""
+    override = os.environ.get(TEST_SHA256_ENV, "").strip().lower()
+    if not override:
+        return CIFAR10_SHA256
+    from robeval.core.profiles import DRY_RUN_ENV, dry_run
+
+    if not dry_run():
+        raise ValueError(
+            f"{TEST_SHA256_ENV} is set but {DRY_RUN_ENV} is not: the CIFAR-10 checksum may be overridden only for a "
+            f"dry run's test stand-in. Unset {TEST_SHA256_ENV} (or set {DRY_RUN_ENV}=1 for a dry run)."
+        )
+    if len(override) != 64 or any(c not in "0123456789abcdef" for c in override):
+        raise ValueError(f"{TEST_SHA256_ENV}={override!r} is not a sha256 (64 hex digits); fix or unset it.")
+    warnings.warn(
+        f"DRY RUN: the CIFAR-10 release checksum is overridden by {TEST_SHA256_ENV}={override}; the tarball read is "
+        "a test stand-in, NOT the official release. Never use this outside tests.",
+        stacklevel=3,
+    )
+    print(f"WARNING: CIFAR-10 checksum overridden ({TEST_SHA256_ENV}): reading a TEST STAND-IN, not the release.")
+    return override
+
+
 def _cifar10_tarball() -> Path:
     """The official release, sha256-verified before anything reads it (cache, then mirror, then download)."""
-    entry = Entry("cifar10/cifar-10-python.tar.gz", CIFAR10_SHA256, CIFAR10_URL)
+    entry = Entry("cifar10/cifar-10-python.tar.gz", _release_sha256(), CIFAR10_URL)
     target = cache_dir() / entry.path
     looked = [target] + ([m / entry.path] if (m := mirror_dir()) is not None else [])
     for path in looked:

@@ -6,6 +6,7 @@ Layout (relative to the project root):
     results/<profile>/         result files and claims of the ``default`` and ``paper`` profiles
     build/<profile>/           everything the ``smoke`` profile writes (tests never dirty the tree),
                                figures of the ``paper`` profile, executed notebooks
+    build/dry_run/             results and figures of the ``paper`` profile under ``ROBEVAL_DRY_RUN=1``
     data/cache/                downloaded data (git-ignored)
 """
 
@@ -75,6 +76,18 @@ def check_profile(profile: str) -> str:
     return profile
 
 
+def _dry_paper(profile: str) -> bool:
+    """The ``paper`` profile running as a dry run (``ROBEVAL_DRY_RUN=1``): it must never write results/paper."""
+    from robeval.core.profiles import dry_run
+
+    return profile == "paper" and dry_run()
+
+
+def dry_run_dir() -> Path:
+    """``build/dry_run``: everything a dry run of the paper profile writes (results, ledgers, grids, figures)."""
+    return _mk(_folder("BUILD_DIR") / "dry_run")
+
+
 def _mk(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -87,17 +100,24 @@ def figures_dir(profile: str) -> Path:
     env = os.environ.get("ROBEVAL_FIGURES_DIR")
     if env:
         return _mk(Path(env))
+    if _dry_paper(profile):
+        return _mk(dry_run_dir() / "figures")
     return _mk(_folder("FIGURES_DIR") if profile == "default" else _folder("BUILD_DIR") / profile / "figures")
 
 
 def results_dir(profile: str) -> Path:
-    """Result files of ``profile``: ``build/smoke/results`` for smoke, ``results/<profile>`` otherwise."""
+    """Result files of ``profile``: ``build/smoke/results`` for smoke, ``build/dry_run`` for a dry run of the
+    paper profile (``ROBEVAL_DRY_RUN=1``), ``results/<profile>`` otherwise."""
     check_profile(profile)
+    if _dry_paper(profile):
+        return dry_run_dir()
     return _mk(_folder("BUILD_DIR") / "smoke" / "results" if profile == "smoke" else _folder("RESULTS_DIR") / profile)
 
 
 def executed_notebooks_dir(profile: str) -> Path:
     check_profile(profile)
+    if _dry_paper(profile):
+        return _mk(dry_run_dir() / "notebooks")
     return _mk(_folder("BUILD_DIR") / "notebooks" / profile)
 
 

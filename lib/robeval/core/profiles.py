@@ -8,6 +8,12 @@ Each experiment has one TOML file ``robeval/settings/<experiment>.toml``::
     [default]   overrides for ``make reproduce`` on a laptop CPU
     [paper]     the published protocol
 
+``ROBEVAL_DRY_RUN=1`` (see :func:`dry_run`) turns the ``paper`` profile into a *dry run*: the experiment's
+``[dry_run]`` table is applied on top of ``[paper]``. It cuts every loop short (a few training steps, tiny
+certification budgets, a few dozen images) and keeps the rest of the paper profile (architectures, full
+CIFAR-10 loading, schedules, result files, ledger rows); results go to ``build/dry_run/``. A CPU-only end-to-end
+check of the paper code paths before anyone rents GPUs for them.
+
 Reserved string keys in a profile table: ``estimate`` (honest wall-time estimate, naming the hardware)
 and ``scaled_down`` (what differs from the paper's protocol).
 """
@@ -15,6 +21,7 @@ and ``scaled_down`` (what differs from the paper's protocol).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -27,13 +34,30 @@ if TYPE_CHECKING:
     import pandas
 
 RESERVED = ("estimate", "scaled_down", "mechanism")
+DRY_RUN_ENV = "ROBEVAL_DRY_RUN"
+DRY_RUN_TABLE = "dry_run"
+
+
+def dry_run() -> bool:
+    """True when ``$ROBEVAL_DRY_RUN`` is ``1``/``true``/``yes``: the ``paper`` profile runs as a dry run.
+
+    Any other non-empty value raises ValueError (a typo must not silently start a multi-GPU-week run)."""
+    value = os.environ.get(DRY_RUN_ENV, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise ValueError(f"{DRY_RUN_ENV}={value!r} is not understood; set it to 1 (dry run) or 0 / unset it (real run).")
 
 
 class Settings(Mapping):
     """Immutable, attribute-accessible settings of one experiment under one profile."""
 
-    def __init__(self, experiment: str, profile: str, values: dict[str, Any], meta: dict[str, Any]):
+    def __init__(
+        self, experiment: str, profile: str, values: dict[str, Any], meta: dict[str, Any], dry_run: bool = False
+    ):
         object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "dry_run", bool(dry_run))  # the paper profile cut short (ROBEVAL_DRY_RUN=1)
         object.__setattr__(self, "experiment", experiment)
         object.__setattr__(self, "profile", profile)
         object.__setattr__(self, "meta", dict(meta))
@@ -63,7 +87,8 @@ class Settings(Mapping):
 
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
-        return f"Settings({self.experiment!r}, {self.profile!r}: {body})"
+        dry = ", dry run" if self.dry_run else ""
+        return f"Settings({self.experiment!r}, {self.profile!r}{dry}: {body})"
 
 
 def experiments() -> list[str]:
@@ -191,7 +216,9 @@ def resolve(experiment: str, profile: str, *, allow_large: bool = False, **overr
 
     Overrides whose value is ``None`` are ignored, so a notebook can pass its papermill parameters
     straight through. Unknown keys and values of the wrong type raise ``ValueError``, and so do sizes above
-    their ``max`` cap in the ``[validate]`` table (e.g. ``n_samples=10**15``) unless ``allow_large=True``.
+    their ``max`` cap in the ``[validate]`` table (e.g. ``n_samples=10**15``) unless ``allow_large=True``. Under
+    ``paper`` with :func:`dry_run` on, the experiment's ``[dry_run]`` table is applied after ``[paper]`` (before
+    ``overrides``); an experiment without one raises ``ValueError``.
     """
     if not isinstance(allow_large, bool):
         raise TypeError(f"allow_large must be True or False, got {allow_large!r}.")
@@ -199,6 +226,19 @@ def resolve(experiment: str, profile: str, *, allow_large: bool = False, **overr
     table = load_table(experiment)
     values: dict[str, Any] = dict(table.get("common", {}))
     values.update(table.get(profile, {}))
+    if profile == "paper" and dry_run():
+        if DRY_RUN_TABLE not in table:
+            raise ValueError(
+                f"{experiment} has no [{DRY_RUN_TABLE}] table, so its paper profile cannot run as a dry run; "
+                f"unset {DRY_RUN_ENV} or add the table to settings/{experiment}.toml."
+            )
+        extra = table[DRY_RUN_TABLE]
+        unknown = sorted(set(extra) - set(values) - set(RESERVED))
+        for other in PROFILES:
+            unknown = [k for k in unknown if k not in table.get(other, {})]
+        if unknown:
+            raise ValueError(f"settings/{experiment}.toml: [{DRY_RUN_TABLE}] sets unknown settings {unknown}.")
+        values.update(extra)
     known = set(values)
     for other in PROFILES:
         known |= set(table.get(other, {}))
@@ -219,7 +259,7 @@ def resolve(experiment: str, profile: str, *, allow_large: bool = False, **overr
                 check_value(values[key], spec, key, allow_large=allow_large)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"{experiment}: {exc}") from None
-    return Settings(experiment, profile, values, table.get("meta", {}))
+    return Settings(experiment, profile, values, table.get("meta", {}), dry_run=profile == "paper" and dry_run())
 
 
 def describe(settings: Settings, file=None) -> None:
@@ -228,7 +268,8 @@ def describe(settings: Settings, file=None) -> None:
 
     out = file or sys.stdout
     title = settings.meta.get("title", settings.experiment)
-    print(f"{title} — profile '{settings.profile}'", file=out)
+    dry = " — DRY RUN (every loop cut short; results in build/dry_run)" if settings.dry_run else ""
+    print(f"{title} — profile '{settings.profile}'{dry}", file=out)
     if "estimate" in settings:
         print(f"  estimated time: {settings['estimate']}", file=out)
     if "scaled_down" in settings:

@@ -1,0 +1,263 @@
+"""Dry runs of the paper profile: measured per-unit costs and the extrapolated cost of the full protocol.
+
+A dry run (``ROBEVAL_DRY_RUN=1`` with the ``paper`` profile, see :mod:`robeval.core.profiles`) executes every
+code path of the paper profile with its loops cut short. This module measures the *units* the full protocol is
+made of — one SGD step of the paper's network at the paper's batch size, one image through the network, ... —
+and multiplies them by the unit counts of the ``[paper]`` settings (a per-experiment cost model, :data:`COST_MODELS`).
+The result, ``build/dry_run/<experiment>/units.json``, is an extrapolation from measured units on this machine,
+not a measurement of the full run: it leaves out start-up, I/O and everything the cost model does not count.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from robeval.core.profiles import load_table
+
+
+def time_call(fn: Callable[[], Any], repeats: int = 1) -> float:
+    """Wall seconds per call of ``fn()`` (the minimum over ``repeats`` calls: the least disturbed one)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}; pass e.g. lambda: model(x).")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}.")
+    best = math.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def extrapolate(unit_seconds: Mapping[str, float], counts: Mapping[str, float]) -> dict[str, Any]:
+    """The cost of ``counts[u]`` units of each kind ``u``, each taking ``unit_seconds[u]`` seconds.
+
+    Returns ``{"parts": {u: {"unit_s", "count", "seconds"}}, "total_s": float, "total_h": float}`` (seconds
+    of wall time on the machine that measured the units). Every counted unit must have been measured
+    (ValueError naming the missing ones); unit times and counts must be finite and ≥ 0.
+    """
+    for name, table in (("unit_seconds", unit_seconds), ("counts", counts)):
+        if not isinstance(table, Mapping):
+            raise TypeError(f"{name} must be a mapping unit -> number, got {type(table).__name__}.")
+        for key, value in table.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{name}[{key!r}] must be a number, got {value!r}.")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name}[{key!r}] must be finite and >= 0, got {value!r}.")
+    missing = sorted(set(counts) - set(unit_seconds))
+    if missing:
+        raise ValueError(
+            f"no measured time for the counted unit(s) {missing}; measure them (measured: {sorted(unit_seconds)})."
+        )
+    parts = {
+        u: {"unit_s": float(unit_seconds[u]), "count": float(c), "seconds": float(unit_seconds[u]) * float(c)}
+        for u, c in counts.items()
+    }
+    total = sum(p["seconds"] for p in parts.values())
+    return {"parts": parts, "total_s": total, "total_h": total / 3600.0}
+
+
+def paper_settings(experiment: str) -> dict[str, Any]:
+    """``[common]`` updated by ``[paper]`` of ``experiment`` — the full protocol, whatever ``ROBEVAL_DRY_RUN`` says."""
+    table = load_table(experiment)
+    values = dict(table.get("common", {}))
+    values.update(table.get("paper", {}))
+    return values
+
+
+def _steps(n: int, batch_size: int) -> int:
+    return -(-int(n) // int(batch_size))
+
+
+# --------------------------------------------------------------------------------------------- cost models
+# Each maps the [paper] settings to unit counts. Units: train_step = one SGD step of the paper network at the
+# paper batch size; forward_image = one image through the network in eval mode; the others are named per model.
+N_TRAIN, N_TEST = 50000, 10000  # full CIFAR-10
+
+
+def counts_mscr_cifar10(p: Mapping[str, Any]) -> dict[str, float]:
+    """02: ``runs x len(eps_train)`` WRN-28-10 trainings of ``epochs`` x ceil(50000 / batch_size) steps, each tested
+    at every eps_test level (18, the CSV's rows) on the 10000 test images. Not counted: the separation (~1 min on
+    a GPU by the settings' estimate)."""
+    n_models = int(p["runs"]) * len(p["eps_train"])
+    n_eps_test = 18
+    return {
+        "train_step": n_models * int(p["epochs"]) * _steps(p.get("n_train") or N_TRAIN, p["batch_size"]),
+        "forward_image": n_models * n_eps_test * (p.get("n_test") or N_TEST),
+    }
+
+
+def counts_msd_powerset(p: Mapping[str, Any]) -> dict[str, float]:
+    """03: ``n_runs`` default networks plus one retraining per scheme (all ``n_schemes``) plus the Fig. 2b toy
+    trainings (``len(toy_error_fractions) x n_runs`` of ``toy_epochs``), all WRN-40-2 at ``batch_size``; every
+    scheme tested on ``n_test`` x 15 corruptions twice (batch-norm adaptation and retraining) and its MSD from
+    ``n_feature_images x (n_corruption_samples + n_aug_samples)`` feature evaluations."""
+    steps = _steps(p["n_train"], p["batch_size"])
+    trainings = int(p["n_runs"]) + int(p["n_schemes"])
+    toy = len(p["toy_error_fractions"]) * int(p["n_runs"])
+    n_corr = len(p["corruptions"])
+    features = int(p["n_feature_images"]) * (int(p["n_corruption_samples"]) + int(p["n_aug_samples"]))
+    return {
+        "train_step": trainings * int(p["epochs"]) * steps + toy * int(p["toy_epochs"]) * steps,
+        "forward_image": int(p["n_schemes"]) * (2 * n_corr * int(p["n_test"]) + features),
+    }
+
+
+def counts_msd_cifar10_c_bar(p: Mapping[str, Any]) -> dict[str, float]:
+    """04: ``n_runs x len(augmentations)`` WRN-40-2 trainings from scratch (``epochs`` x ceil(n_train / batch_size)
+    steps) tested on CIFAR-10-C (15) and C-bar (10) of ``n_test`` images; the corruption of those test sets and
+    of the severity scan (45 corruptions x ``n_scan_levels`` x ``n_scan`` images, each also classified)."""
+    n_models = int(p["n_runs"]) * len(p["augmentations"])
+    epochs = int(p["finetune_epochs"]) or int(p["epochs"])
+    scan_images = 45 * int(p["n_scan_levels"]) * int(p["n_scan"])
+    return {
+        "train_step": n_models * epochs * _steps(p["n_train"], p["batch_size"]),
+        "forward_image": n_models * 25 * int(p["n_test"]) + scan_images,
+        "corruption_image": 25 * int(p["n_test"]) + scan_images,
+    }
+
+
+def counts_acr_rs_training(p: Mapping[str, Any]) -> dict[str, float]:
+    """09: ``len(sigmas) x len(variants) x len(seeds)`` ResNet-110 trainings of ``epochs`` x ceil(n_train /
+    batch_size) steps of ``batch_size x num_noise`` noisy inputs (attack variants add ``attack_steps``
+    forward-backward passes per step: counted as extra steps); CERTIFY of every model on ``n_test`` images with
+    ``cert_n0 + cert_n`` noise samples (unit: 1000 samples through the network)."""
+    sig = len(p["sigmas"])
+    n_models = sig * len(p["variants"]) * len(p["seeds"])
+    steps = _steps(p["n_train"], p["batch_size"]) * int(p["epochs"])
+    attack = [v for v in p["variants"] if "attack" in v or v == "all"]
+    extra = sum(int(k) for k in p["attack_steps"][:sig]) / sig * len(attack) * len(p["seeds"]) * sig
+    return {
+        "train_step": n_models * steps + extra * steps,
+        "certify_1000": n_models * int(p["n_test"]) * (int(p["cert_n0"]) + int(p["cert_n"])) / 1000.0,
+    }
+
+
+COST_MODELS: dict[str, Callable[[Mapping[str, Any]], dict[str, float]]] = {
+    "mscr_cifar10": counts_mscr_cifar10,
+    "msd_powerset": counts_msd_powerset,
+    "msd_cifar10_c_bar": counts_msd_cifar10_c_bar,
+    "acr_rs_training": counts_acr_rs_training,
+}
+
+
+# --------------------------------------------------------------------------------------------- measurements
+def train_step_seconds(arch: str, batch_size: int, *, steps: int = 1, threads: int = 0, **model_kwargs) -> float:
+    """Seconds of one SGD step (forward, cross-entropy, backward, update) of a fresh ``arch`` at ``batch_size``
+    float32 inputs (3, 32, 32); the least of ``steps`` timed steps (CPU unless CUDA is available)."""
+    import torch
+    import torch.nn.functional as F
+
+    from robeval.core import env, models, training
+
+    device = env.torch_device()
+    torch.manual_seed(0)
+    model = models.build(arch, **model_kwargs).to(device).train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.rand(int(batch_size), 3, 32, 32, device=device)
+    y = torch.randint(0, 10, (int(batch_size),), device=device)
+
+    def step():
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    with training.fixed_threads(threads or training.train_threads()):
+        return time_call(step, repeats=steps)
+
+
+def forward_image_seconds(arch: str, batch_size: int = 50, *, threads: int = 0, **model_kwargs) -> float:
+    """Seconds per image of ``arch`` in eval mode without gradients, timed on one batch of ``batch_size``."""
+    import torch
+
+    from robeval.core import env, models, training
+
+    device = env.torch_device()
+    torch.manual_seed(0)
+    model = models.build(arch, **model_kwargs).to(device).eval()
+    x = torch.rand(int(batch_size), 3, 32, 32, device=device)
+
+    def fwd():
+        with torch.no_grad():
+            model(x)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    with training.fixed_threads(threads or training.train_threads()):
+        return time_call(fwd) / int(batch_size)
+
+
+def save_units(
+    experiment: str, out_dir: str | Path, unit_seconds: Mapping[str, float], *, notes: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Extrapolate the full paper profile of ``experiment`` from the measured ``unit_seconds`` with its cost model,
+    print it and write ``<out_dir>/units.json`` (``out_dir``: the dry run's ``build/dry_run/<experiment>``).
+    Returns the written record: units (s each), counts, parts, total_s, total_h, device, notes."""
+    from robeval.core import io
+    from robeval.core.env import hardware_info
+
+    if experiment not in COST_MODELS:
+        raise ValueError(f"no cost model for {experiment!r}; known: {', '.join(sorted(COST_MODELS))}.")
+    counts = COST_MODELS[experiment](paper_settings(experiment))
+    ext = extrapolate(unit_seconds, counts)
+    record = {
+        "experiment": experiment,
+        "units_s": {k: float(v) for k, v in unit_seconds.items()},
+        "counts": counts,
+        **ext,
+        "device": hardware_info().get("device", "cpu"),
+        "notes": dict(notes or {}),
+        "what": "extrapolated from measured units x unit counts of the [paper] settings; not a measured full run",
+    }
+    out = Path(out_dir) / "units.json"
+    io.atomic_write_json(out, record)
+    print(f"DRY RUN — measured units on {record['device']}:")
+    for u, part in ext["parts"].items():
+        print(f"  {u:>16}: {part['unit_s']:.4g} s x {part['count']:.4g} = {part['seconds'] / 3600:.4g} h")
+    print(f"  extrapolated paper profile on this machine: {ext['total_h']:.4g} h ({ext['total_h'] / 24:.3g} days)")
+    return record
+
+
+def corruption_image_seconds(names, n_images: int = 4, severity: int = 3) -> float:
+    """Seconds to corrupt one 32 x 32 image, averaged over the corruptions ``names`` (CIFAR-10-C / C-bar) on
+    ``n_images`` random uint8 NHWC images at ``severity``."""
+    import numpy as np
+
+    from robeval.transforms import corruptions
+
+    names = list(names)
+    if not names:
+        raise ValueError("names must list at least one corruption, e.g. corruptions.C_CORRUPTIONS.")
+    images = np.random.default_rng(0).integers(0, 256, (int(n_images), 32, 32, 3), dtype=np.uint8)
+    total = sum(time_call(lambda n=n: corruptions.corrupt(images, n, severity, seed=0)) for n in names)
+    return total / (len(names) * int(n_images))
+
+
+def measure_units(experiment: str) -> dict[str, float]:
+    """Measure, on this machine, the units of ``experiment``'s cost model with the paper's network and batch size:
+    ``train_step`` (s per SGD step; 09: ``batch_size x num_noise`` noisy inputs), ``forward_image`` (s per image),
+    and 04's ``corruption_image`` or 09's ``certify_1000`` (s per 1000 noise samples through ResNet-110)."""
+    if experiment not in COST_MODELS:
+        raise ValueError(f"no cost model for {experiment!r}; known: {', '.join(sorted(COST_MODELS))}.")
+    p = paper_settings(experiment)
+    arch = p["arch"]
+    kwargs = {"dropout": float(p["dropout"])} if arch.startswith("wrn") and "dropout" in p else {}
+    batch = int(p["batch_size"]) * (int(p["num_noise"][0]) if experiment == "acr_rs_training" else 1)
+    units = {
+        "train_step": train_step_seconds(arch, batch, **kwargs),
+        "forward_image": forward_image_seconds(arch, 50, **kwargs),
+    }
+    if experiment == "acr_rs_training":
+        units["certify_1000"] = 1000 * forward_image_seconds(arch, 100, **kwargs)
+    if experiment == "msd_cifar10_c_bar":
+        from robeval.transforms import corruptions
+
+        units["corruption_image"] = corruption_image_seconds(corruptions.C_CORRUPTIONS + corruptions.CBAR_CORRUPTIONS)
+    return units

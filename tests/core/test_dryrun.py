@@ -1,0 +1,116 @@
+"""The dry-run switch (ROBEVAL_DRY_RUN), where a dry run writes, and the per-unit cost extrapolation."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from robeval.core import dryrun, paths, profiles
+
+EXPERIMENTS = ("mscr_cifar10", "msd_powerset", "msd_cifar10_c_bar", "acr_rs_training")
+
+
+def test_extrapolate_hand_computed():
+    out = dryrun.extrapolate({"a": 2.0, "b": 0.5, "unused": 9.0}, {"a": 3, "b": 10})
+    assert out["parts"]["a"] == {"unit_s": 2.0, "count": 3.0, "seconds": 6.0}
+    assert out["parts"]["b"]["seconds"] == 5.0
+    assert out["total_s"] == 11.0 and math.isclose(out["total_h"], 11.0 / 3600)
+    assert "unused" not in out["parts"]
+
+
+def test_extrapolate_rejects_bad_input():
+    with pytest.raises(ValueError, match=r"no measured time.*\['b'\]"):
+        dryrun.extrapolate({"a": 1.0}, {"a": 1, "b": 2})
+    with pytest.raises(ValueError, match="finite and >= 0"):
+        dryrun.extrapolate({"a": -1.0}, {"a": 1})
+    with pytest.raises(TypeError, match="must be a number"):
+        dryrun.extrapolate({"a": True}, {"a": 1})
+    with pytest.raises(TypeError, match="mapping"):
+        dryrun.extrapolate([1.0], {"a": 1})
+
+
+def test_cost_models_of_the_paper_settings_hand_computed():
+    # 02: 20 runs x 8 eps_train = 160 WRN-28-10s; 30 epochs of ceil(50000/32) = 1563 steps; 18 eps_test x 10000
+    assert dryrun.counts_mscr_cifar10(dryrun.paper_settings("mscr_cifar10")) == {
+        "train_step": 160 * 30 * 1563,
+        "forward_image": 160 * 18 * 10000,
+    }
+    # 03: (3 runs + 512 schemes) x 100 epochs + 10 toy fractions x 3 runs x 100 epochs, of ceil(50000/128) = 391
+    p03 = dryrun.counts_msd_powerset(dryrun.paper_settings("msd_powerset"))
+    assert p03["train_step"] == 515 * 100 * 391 + 30 * 100 * 391 == 21_309_500
+    assert p03["forward_image"] == 512 * (2 * 15 * 10000 + 100 * (100 + 100000))
+    # 04: 10 runs x 4 methods trained 100 epochs from scratch; 25 corruptions x 10000 + the 45 x 10 x 10000 scan
+    assert dryrun.counts_msd_cifar10_c_bar(dryrun.paper_settings("msd_cifar10_c_bar")) == {
+        "train_step": 40 * 100 * 391,
+        "forward_image": 40 * 25 * 10000 + 4_500_000,
+        "corruption_image": 250_000 + 4_500_000,
+    }
+    # 09: 3 sigmas x 8 variants x 3 seeds = 72 ResNet-110s of 150 x ceil(50000/64) = 117300 steps; the 4 attack
+    # variants x 3 seeds add K = 3, 6, 4 (per sigma) passes per step; CERTIFY 10000 images x (100 + 100000) samples
+    p09 = dryrun.counts_acr_rs_training(dryrun.paper_settings("acr_rs_training"))
+    assert p09["train_step"] == 72 * 117300 + 4 * 3 * (3 + 6 + 4) * 117300 == 26_744_400
+    assert p09["certify_1000"] == 72 * 10000 * 100100 / 1000
+
+
+def test_dry_run_switch(monkeypatch):
+    monkeypatch.delenv("ROBEVAL_DRY_RUN", raising=False)
+    assert not profiles.dry_run()
+    paper = profiles.resolve("mscr_cifar10", "paper")
+    assert not paper.dry_run and paper.epochs == 30 and paper.runs == 20
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    for exp in EXPERIMENTS:
+        dry, full = profiles.resolve(exp, "paper"), dryrun.paper_settings(exp)
+        assert dry.dry_run and dry.profile == "paper"
+        # the paper's networks, batch sizes and full CIFAR-10 stay; every loop is shorter
+        assert dry.arch == full["arch"] and dry.batch_size == full["batch_size"]
+        assert dry.get("full_data", dry.get("full_cifar10")) is True
+        assert dry.epochs < full["epochs"]
+        assert "DRY RUN" in dry.scaled_down
+    assert profiles.resolve("mscr_cifar10", "paper", epochs=2).epochs == 2  # overrides still apply on top
+    assert not profiles.resolve("mscr_cifar10", "default").dry_run  # only the paper profile is cut
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "maybe")
+    with pytest.raises(ValueError, match="ROBEVAL_DRY_RUN='maybe'"):
+        profiles.dry_run()
+
+
+def test_dry_run_needs_a_table(monkeypatch):
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    with pytest.raises(ValueError, match=r"no \[dry_run\] table"):
+        profiles.resolve("mscr_2d", "paper")
+
+
+def test_describe_says_dry_run(monkeypatch, capsys):
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    profiles.describe(profiles.resolve("acr_rs_training", "paper"))
+    assert "DRY RUN" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_dry_run_writes_under_build_dry_run(tmp_results, monkeypatch):
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    assert paths.results_dir("paper") == tmp_results / "build_dir" / "dry_run"
+    assert paths.figures_dir("paper") == tmp_results / "build_dir" / "dry_run" / "figures"
+    assert paths.results_dir("default") == tmp_results / "results_dir" / "default"
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "0")
+    assert paths.results_dir("paper") == tmp_results / "results_dir" / "paper"
+
+
+def test_save_units_writes_the_extrapolation(tmp_path, capsys):
+    units = {"train_step": 0.5, "forward_image": 0.001}
+    rec = dryrun.save_units("mscr_cifar10", tmp_path, units)
+    saved = json.loads((tmp_path / "units.json").read_text())
+    expected = 0.5 * 160 * 30 * 1563 + 0.001 * 160 * 18 * 10000
+    assert math.isclose(saved["total_s"], expected) and math.isclose(rec["total_h"], expected / 3600)
+    assert saved["units_s"] == units
+    assert "extrapolated paper profile" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="no cost model"):
+        dryrun.save_units("mscr_2d", tmp_path, units)
+
+
+def test_time_call_and_bad_input():
+    assert dryrun.time_call(lambda: sum(range(1000)), repeats=2) > 0
+    with pytest.raises(TypeError, match="callable"):
+        dryrun.time_call(3)
+    with pytest.raises(ValueError, match="repeats"):
+        dryrun.time_call(lambda: None, repeats=0)
