@@ -10,9 +10,9 @@ test-only checksum override ``ROBEVAL_TEST_CIFAR10_SHA256`` together with ``ROBE
 
 from __future__ import annotations
 
-import os
 import io
 import json
+import os
 import pickle
 import tarfile
 import time
