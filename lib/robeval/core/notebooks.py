@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -241,13 +242,34 @@ def run_all(
     return results
 
 
+@contextlib.contextmanager
+def scratch_outputs(folder: Path, **env: str):
+    """Within the block, notebooks started from this process write their ledgers to ``folder/claims`` and their
+    figures to ``folder/figures`` (``ROBEVAL_LEDGER_DIR``, ``ROBEVAL_FIGURES_DIR``; ``env`` sets further
+    variables). The previous values are restored on exit, also after an error, so a failed rebuild never
+    redirects later ledgers of the process."""
+    import os
+
+    values = {"ROBEVAL_LEDGER_DIR": str(Path(folder) / "claims"), "ROBEVAL_FIGURES_DIR": str(Path(folder) / "figures")}
+    values.update(env)
+    saved = {k: os.environ.get(k) for k in values}
+    try:
+        os.environ.update(values)
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def verify(profile: str, only=None) -> list[dict]:
     """Rebuild every ledger of ``profile`` from its stored result files (notebooks without their compute
     cells, writing into ``build/verify/<profile>``) and compare the verdicts with the saved ledgers.
 
     Returns one dict per claim whose verdict changed, or that exists on one side only (empty: all agree).
     """
-    import os
 
     from robeval.core.paths import BUILD_DIR, results_dir
     from robeval.core.report import compare_ledgers
@@ -256,18 +278,9 @@ def verify(profile: str, only=None) -> list[dict]:
     saved_dir = results_dir(profile) / "claims"
     scratch = BUILD_DIR / "verify" / profile
     chosen = [p for p in notebook_paths(only) if (saved_dir / f"{p.stem}.json").is_file()]
-    saved_env = {k: os.environ.get(k) for k in ("ROBEVAL_LEDGER_DIR", "ROBEVAL_FIGURES_DIR")}
-    try:
-        os.environ["ROBEVAL_LEDGER_DIR"] = str(scratch / "claims")  # read by Ledger.path in the kernels
-        os.environ["ROBEVAL_FIGURES_DIR"] = str(scratch / "figures")
+    with scratch_outputs(scratch):
         for path in chosen:
             run_notebook(path, profile, output_dir=scratch / "notebooks", replot=True)
-    finally:  # restore: a failed verify must not redirect later ledgers and figures of this process
-        for k, v in saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return [
         {"notebook": d["notebook"], "id": d["id"], "saved": d["ours"], "rebuilt": d["other"]}
         for d in compare_ledgers(saved_dir, scratch / "claims", notebooks=[p.stem for p in chosen])

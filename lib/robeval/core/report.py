@@ -29,7 +29,9 @@ from robeval.core.ledger import (
 from robeval.core.paths import figures_dir, results_dir
 
 
-def _fmt(v) -> str:
+def format_value(v) -> str:
+    """A recorded value as short text: None as "—", booleans as yes/no, floats to 4 significant digits,
+    lists and tuples element-wise (shared by the Markdown report and the website)."""
     if v is None:
         return "—"
     if isinstance(v, bool):
@@ -37,8 +39,13 @@ def _fmt(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
-    return str(v).replace("|", "\\|")
+        return "[" + ", ".join(format_value(x) for x in v) + "]"
+    return str(v)
+
+
+def _fmt(v) -> str:
+    """:func:`format_value` for a Markdown table cell (pipes escaped)."""
+    return format_value(v).replace("|", "\\|")
 
 
 _BADGE = {

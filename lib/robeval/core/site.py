@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import shutil
 from pathlib import Path
 
 from robeval.core import paths as project
 from robeval.core.paths import check_profile
+from robeval.core.report import format_value
 
 EVIDENCE_CLASSES = ("replication", "scaled replication", "reanalysis", "derivation", "environment")
 LEDGER_JSON = "assets/ledger.json"
@@ -100,18 +100,6 @@ def section_for_claim(claim: dict, headings: list[tuple[int, str]]) -> int | Non
             if any(_same_or_panel(ref, other) or _same_or_panel(other, ref) for other in paper_refs(text)):
                 return i
     return None
-
-
-def _fmt(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
-    return str(v)
 
 
 def claim_anchor(claim_id: str) -> str:
@@ -197,13 +185,13 @@ def _claims_table(claims: list[dict], links: dict) -> str:
         if link.get("figure"):
             extra.append(f'<a href="#fig-{_attr(link["figure"])}">figure</a>')
         extra.append(f'<a href="../ledger.html#q={_attr(c["id"])}">ledger</a>')
-        ci = f" CI {_fmt(c.get('ci'))}" if c.get("ci") is not None else ""
+        ci = f" CI {format_value(c.get('ci'))}" if c.get("ci") is not None else ""
         n = f" n={c['n_runs']}" if c.get("n_runs") is not None else ""
         rows.append(
             f'<tr id="{_attr(claim_anchor(c["id"]))}"><td><code>{html.escape(c["id"])}</code></td>'
             f"<td>{html.escape(c.get('verdict', ''))}{' ★' if c.get('central') else ''}</td>"
             f"<td>{html.escape(c.get('description', ''))}</td><td>{html.escape(c.get('source') or '')}</td>"
-            f"<td>paper {html.escape(_fmt(c.get('paper_value')))}; ours {html.escape(_fmt(c.get('estimate')))}"
+            f"<td>paper {html.escape(format_value(c.get('paper_value')))}; ours {html.escape(format_value(c.get('estimate')))}"
             f"{html.escape(ci + n)}</td><td>{' · '.join(extra)}</td></tr>"
         )
     return (
@@ -243,9 +231,9 @@ def ledger_records(ledgers: list[dict], links: dict, manifest: list[dict]) -> li
                     "central": bool(c.get("central")),
                     "evidence": c.get("evidence"),
                     "unit": c.get("unit"),
-                    "paper_value": _fmt(c.get("paper_value")),
-                    "estimate": _fmt(c.get("estimate")),
-                    "ci": _fmt(c.get("ci")) if c.get("ci") is not None else "",
+                    "paper_value": format_value(c.get("paper_value")),
+                    "estimate": format_value(c.get("estimate")),
+                    "ci": format_value(c.get("ci")) if c.get("ci") is not None else "",
                     "n_runs": c.get("n_runs"),
                     "rule": c.get("rule") or "",
                     "note": c.get("note") or "",
@@ -260,21 +248,11 @@ def ledger_records(ledgers: list[dict], links: dict, manifest: list[dict]) -> li
 
 def _execute(profile: str, chosen: list[Path], work: Path) -> dict[str, Path]:
     """Run ``chosen`` notebooks in replot mode; ledgers and figures go to ``work`` (committed files untouched)."""
-    from robeval.core.notebooks import run_notebook
+    from robeval.core.notebooks import run_notebook, scratch_outputs
 
-    saved = {k: os.environ.get(k) for k in ("ROBEVAL_LEDGER_DIR", "ROBEVAL_FIGURES_DIR", "MPLBACKEND")}
-    os.environ["ROBEVAL_LEDGER_DIR"] = str(work / "claims")
-    os.environ["ROBEVAL_FIGURES_DIR"] = str(work / "figures")
     # the kernel must display figures inline (a headless MPLBACKEND=Agg, as in the tests, would hide them)
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    try:
+    with scratch_outputs(work, MPLBACKEND="module://matplotlib_inline.backend_inline"):
         return {p.stem: run_notebook(p, profile, output_dir=work / "executed", replot=True) for p in chosen}
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str]) -> Path:
