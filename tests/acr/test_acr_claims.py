@@ -911,3 +911,33 @@ def test_record_functions_validate_inputs():
         acl.record_table_consistency(ledger(), "T3", "Table 3", pd.DataFrame({"sigma": [0.5]}))
     with pytest.raises(ValueError, match="at least one part"):
         acl.weakest([], direction=">")
+
+
+def test_table5_sequential_claims_decide_where_fixed_n_cannot():
+    from types import SimpleNamespace
+
+    good = {"gaussian": 0.2, "discard": 0.25, "reweight": 0.26, "attack": 0.27, "all": 0.9}
+    cfg = SimpleNamespace(
+        cert_n=100, cert_alpha=0.001, seq_n_max=10_000, seq_table_images=40, arch="cnn", n_train=10, epochs=1,
+        seeds=[0, 1, 2], sigmas=[0.5], variants=list(VARS), grad_variants=[], profile="default",
+    )  # fmt: skip
+    led = record_t5(good)  # fixed N = 100: the mechanism is cut off, nothing decides
+    acl.record_table5_sequential_claims(led, variant_cert(good), cfg)
+    v = verdicts(led)
+    assert v["T5_s0.5_all_gt_gaussian"] == NOT_COMPARABLE
+    # n_max = 10,000 reaches r = 1.56 >= 2 sigma: the sequential rows keep the mechanism and are the central test
+    assert v["T5seq_s0.5_all_gt_gaussian"] == REPRODUCED and v["T5seq_s0.5_discard_gt_gaussian"] == REPRODUCED
+    c = led.get("T5seq_s0.5_all_gt_gaussian")
+    assert c.central and "up to 1.56" in c.mechanism and "n_max=10000" in c.note
+    assert "r=1.50" in led.get("T5seq_s0.5_all_gt_gaussian_large_r").description
+    assert not any(k.startswith("T5seq_acr_") for k in v)  # the sequential ACR is not set beside printed values
+    led.cover(acl.index_09(cfg, list(v)))
+    led.check_coverage()
+    # at a fixed N that keeps the mechanism (the paper's 1e5) the fixed-N rows decide and the sequential are secondary
+    led = record_t5(good, cert_n=100_000)
+    acl.record_table5_sequential_claims(led, variant_cert(good), SimpleNamespace(**{**vars(cfg), "cert_n": 100_000}))
+    assert led.get("T5_s0.5_all_gt_gaussian").central and not led.get("T5seq_s0.5_all_gt_gaussian").central
+    # a small n_max loses the mechanism like a small N
+    led = record_t5(good)
+    acl.record_table5_sequential_claims(led, variant_cert(good), SimpleNamespace(**{**vars(cfg), "seq_n_max": 200}))
+    assert verdicts(led)["T5seq_s0.5_all_gt_gaussian"] == NOT_COMPARABLE

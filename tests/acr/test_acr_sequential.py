@@ -63,3 +63,46 @@ def test_cells_check_the_image_counts():
     with pytest.raises(ValueError, match="seq_fixed_images"):
         sequential_cells(SimpleNamespace(seq_radii=[0.5], seq_images=3, seq_fixed_images=4))
     assert np.isfinite(sequential_table(_rows(), [0.5]).forward_ratio).all()
+
+
+def test_reachable_radius_closed_form():
+    from scipy.stats import norm
+
+    from robeval.acr.claim_rules import largest_radius
+    from robeval.acr.sequential import reachable_radius
+
+    # one look (n_start = n_max): Clopper-Pearson with all hits is alpha^(1/N), fixed-N CERTIFY's cap
+    assert reachable_radius(1000, 0.001, 0.5, n_start=1000) == pytest.approx(largest_radius(1000, 0.001, 0.5))
+    # looks 100, 200, ..., 6400, 10000 (K = 8): level alpha / 8
+    assert reachable_radius(10_000, 0.001, 0.5) == pytest.approx(0.5 * norm.ppf((0.001 / 8) ** (1 / 10_000)))
+    assert reachable_radius(10_000, 0.001, 0.5) == pytest.approx(1.561, abs=1e-3)
+    assert reachable_radius(10_000, 0.001, 0.5) < largest_radius(10_000, 0.001, 0.5)
+
+
+def test_table_certifications_and_costs_by_hand():
+    from robeval.acr.sequential import table_certifications, table_costs
+
+    rows = pd.DataFrame(
+        {
+            "sigma": 0.5,
+            "variant": ["gaussian"] * 4 + ["all"] * 4,
+            "seed": [0, 0, 1, 1] * 2,
+            "idx": [0, 1] * 4,
+            "radius": [1.5, 0.0, 0.3, 0.6, 1.55, 0.2, 0.0, 1.52],
+            "correct": [1, 0, 1, 1, 1, 1, 0, 1],
+            "n_used": [10_000, 100, 200, 400, 10_000, 100, 100, 10_000],
+        }
+    ).assign(forward_passes=lambda d: d.n_used + 10, label=0, predict=lambda d: 1 - d.correct)
+    tab = table_certifications(rows, [0.0, 0.5, 1.5])
+    # gaussian: seed 0 ACR (1.5 + 0) / 2 = 0.75, seed 1 (0.3 + 0.6) / 2 = 0.45 -> mean 0.6
+    assert tab.loc[(0.5, "gaussian"), "ACR"] == pytest.approx(0.6)
+    # certified at 1.5: seed 0 one of two (50%), seed 1 none -> 25%; all: seed 0 50%, seed 1 50% -> 50%
+    assert tab.loc[(0.5, "gaussian"), "1.50"] == pytest.approx(25.0)
+    assert tab.loc[(0.5, "all"), "1.50"] == pytest.approx(50.0)
+    assert tab.loc[(0.5, "all"), "seeds"] == 2
+    assert tab.loc[(0.5, "gaussian"), "passes"] == pytest.approx((10_010 + 110 + 210 + 410) / 4)
+    cost = table_costs(rows, n0=10, n_max=10_000)
+    assert cost.loc[(0.5, "all"), "share_at_n_max"] == pytest.approx(0.5)
+    assert cost.loc[(0.5, "all"), "ratio"] == pytest.approx(10_010 / ((10_010 * 2 + 110 * 2) / 4))
+    with pytest.raises(ValueError, match="forward_passes"):
+        table_costs(rows.drop(columns="forward_passes"), 10, 10_000)

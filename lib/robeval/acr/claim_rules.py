@@ -158,11 +158,14 @@ def largest_radius(n: int, alpha: float, sigma: float) -> float:
     return float(sigma * norm.ppf(float(alpha) ** (1 / int(n))))
 
 
-def radius_mechanism(n: int, alpha: float, sigma: float) -> tuple[bool, str]:
+def radius_mechanism(n: int, alpha: float, sigma: float, r_max: float | None = None) -> tuple[bool, str]:
     """Whether the p_A -> 1 mechanism of the paper's ACR gains survives a certification budget: the budget must
     certify the radii where the paper's effect lives (``EFFECT_RADIUS * sigma``, e.g. 1.0 at sigma=0.5; Table 5
-    reads its gains there and beyond). Returns ``(survives, the reason)`` for the ledger's ``mechanism``."""
-    r_max, need = largest_radius(n, alpha, sigma), EFFECT_RADIUS * float(sigma)
+    reads its gains there and beyond). ``r_max``: the largest radius the budget certifies (default: fixed-N
+    CERTIFY's :func:`largest_radius`; a sequential budget passes its own). Returns ``(survives, the reason)`` for
+    the ledger's ``mechanism``."""
+    r_max = largest_radius(n, alpha, sigma) if r_max is None else float(r_max)
+    need = EFFECT_RADIUS * float(sigma)
     if r_max >= need:
         return True, (
             f"N={n} certifies radii up to {r_max:.2f} >= {need:g} at sigma={sigma}: the easy inputs whose p_A -> 1 "

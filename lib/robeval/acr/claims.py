@@ -115,6 +115,7 @@ from robeval.acr.claims_training import (
     record_discard_claims,
     record_table2_claims,
     record_table5_claims,
+    record_table5_sequential_claims,
 )
 
 __all__ = [
@@ -150,6 +151,7 @@ __all__ = [
     "record_discard_claims",
     "record_table2_claims",
     "record_table5_claims",
+    "record_table5_sequential_claims",
     "record_theorem1_claims",
     "record_toy_claims",
     "single_run_interval",

@@ -61,11 +61,11 @@ def _paired_seeds(tab: pd.DataFrame, s: float, a: str, b: str, col: str):
 RUNS = dict(evidence="replication", unit="training runs", about_models=True)
 
 
-def _mechanism(cert_n: int, cert_alpha: float, sigma: float) -> dict:
+def _mechanism(cert_n: int, cert_alpha: float, sigma: float, r_max: float | None = None) -> dict:
     """The ledger labels of a Table-5 ACR / large-radius row: whether the budget keeps the p_A -> 1 mechanism
     (:func:`robeval.acr.claim_rules.radius_mechanism`); a budget that loses it scales the row whatever the profile
     (``scaled``), so the row is "not comparable" even under a profile that claims the paper's protocol."""
-    ok, why = radius_mechanism(cert_n, cert_alpha, sigma)
+    ok, why = radius_mechanism(cert_n, cert_alpha, sigma, r_max)
     return (
         dict(survives=ok, mechanism=why)
         if ok
@@ -73,7 +73,7 @@ def _mechanism(cert_n: int, cert_alpha: float, sigma: float) -> dict:
     )
 
 
-def _compare_variants(ledger, tab, s, pt, setup, a, b, cid, desc, central, mech):
+def _compare_variants(ledger, tab, s, pt, setup, a, b, cid, desc, central, mech, budget=""):
     """One Table-5 comparison: the per-seed ACR difference ``a - b`` at ``s`` (effect: the paper's relative gain
     times our ACR of ``b``); ``mech``: the row's labels from :func:`_mechanism`."""
     x, y = _paired_seeds(tab, s, a, b, "ACR")
@@ -91,7 +91,7 @@ def _compare_variants(ledger, tab, s, pt, setup, a, b, cid, desc, central, mech)
         effect=effect,
         comparable_at=("default", "paper"),
         central=central,
-        note=f"per-seed ACR difference {VARIANT_NAMES[a]} - {VARIANT_NAMES[b]} (paired by seed and test image; "
+        note=f"per-seed ACR difference {VARIANT_NAMES[a]} - {VARIANT_NAMES[b]}{budget} (paired by seed and test image; "
         f"{len(x)} seeds); effect = the paper's relative gain{ratio} times our {VARIANT_NAMES[b]} ACR; {setup}; not "
         "comparable at smoke (untrained plumbing models)" + _one_run(iv),
         **mech,
@@ -99,7 +99,20 @@ def _compare_variants(ledger, tab, s, pt, setup, a, b, cid, desc, central, mech)
     )
 
 
-def record_table5_claims(ledger, cert: pd.DataFrame, *, cert_n: int, cert_alpha: float, setup: str, paper=None):
+def record_table5_claims(
+    ledger,
+    cert: pd.DataFrame,
+    *,
+    cert_n: int,
+    cert_alpha: float,
+    setup: str,
+    paper=None,
+    prefix: str = "T5",
+    r_max: float | None = None,
+    values: bool = True,
+    central: bool = True,
+    budget: str = "",
+):
     """Table 5 / Sec. 6 on our trained variants, per sigma, paired by seed (every variant of a seed shares its
     training images, initialisation, warm-up and certification noise, and all are certified on the same images):
 
@@ -123,6 +136,18 @@ def record_table5_claims(ledger, cert: pd.DataFrame, *, cert_n: int, cert_alpha:
         The profile's training setup, quoted in the notes.
     paper : pandas.DataFrame, optional
         Table 5 as printed (default :data:`robeval.acr.published.PAPER_TABLE5_FULL`).
+    prefix : str
+        Claim id prefix: ``"T5"`` for fixed-N CERTIFY, ``"T5seq"`` for the sequential certification of
+        :func:`robeval.acr.sequential.table_cell`.
+    r_max : float, optional
+        The largest radius the budget certifies (default: fixed-N CERTIFY's at ``cert_n``).
+    values : bool
+        Record the ACR value rows (``<prefix>_acr_*``; only the paper's metric, fixed-N ACR, is set beside the
+        printed values).
+    central : bool
+        Whether the central comparisons of this set are central (False: all rows are secondary).
+    budget : str
+        How the radii were certified, quoted in the comparison notes.
     """
     from robeval.acr.metrics import largest_certifiable_column
 
@@ -136,12 +161,12 @@ def record_table5_claims(ledger, cert: pd.DataFrame, *, cert_n: int, cert_alpha:
     for s in dict.fromkeys(k[0] for k in order):
         variants = [v for k, v in order if k == s]
         pt = paper.loc[s] if s in paper.index.get_level_values("sigma") else None
-        mech = _mechanism(cert_n, cert_alpha, s)
+        mech = _mechanism(cert_n, cert_alpha, s, r_max)
         for v in variants:
             acr = tab.loc[(s, v)]["ACR"].to_numpy()
-            if pt is not None and v in pt.index:
+            if values and pt is not None and v in pt.index:
                 ledger.value(
-                    f"T5_acr_s{s}_{_vid(v)}",
+                    f"{prefix}_acr_s{s}_{_vid(v)}",
                     "Table 5",
                     f"ACR of the variant '{VARIANT_NAMES[v]}' at sigma={s}",
                     paper=float(pt.loc[v, "ACR"]),
@@ -169,10 +194,11 @@ def record_table5_claims(ledger, cert: pd.DataFrame, *, cert_n: int, cert_alpha:
                     setup,
                     v,
                     "gaussian",
-                    f"T5_s{s}_{v}_gt_gaussian",
+                    f"{prefix}_s{s}_{v}_gt_gaussian",
                     f"sigma={s}: '{VARIANT_NAMES[v]}' alone raises ACR over Gaussian training",
-                    True,
+                    central,
                     mech,
+                    budget,
                 )
         for p in PAIRS:
             for c in p.split("+"):
@@ -185,10 +211,11 @@ def record_table5_claims(ledger, cert: pd.DataFrame, *, cert_n: int, cert_alpha:
                         setup,
                         p,
                         c,
-                        f"T5_s{s}_{_vid(p)}_gt_{c}",
+                        f"{prefix}_s{s}_{_vid(p)}_gt_{c}",
                         f"sigma={s}: combining '{VARIANT_NAMES[p]}' raises ACR over '{VARIANT_NAMES[c]}' alone",
                         False,
                         mech,
+                        budget,
                     )
         if "all" not in variants:
             continue
@@ -200,10 +227,11 @@ def record_table5_claims(ledger, cert: pd.DataFrame, *, cert_n: int, cert_alpha:
             setup,
             "all",
             "gaussian",
-            f"T5_s{s}_all_gt_gaussian",
+            f"{prefix}_s{s}_all_gt_gaussian",
             f"sigma={s}: all three components together raise ACR over Gaussian training (paper: 1.45x at sigma=0.5)",
-            True,
+            central,
             mech,
+            budget,
         )
         for v in ALONE + PAIRS:
             if v in variants:
@@ -215,40 +243,43 @@ def record_table5_claims(ledger, cert: pd.DataFrame, *, cert_n: int, cert_alpha:
                     setup,
                     "all",
                     v,
-                    f"T5_s{s}_all_gt_{_vid(v)}",
+                    f"{prefix}_s{s}_all_gt_{_vid(v)}",
                     f"sigma={s}: all three components together give a higher ACR than '{VARIANT_NAMES[v]}' (the best "
                     "ACR is achieved with all three)",
-                    v in ALONE,
+                    central and v in ALONE,
                     mech,
+                    budget,
                 )
         x, y = _paired_seeds(tab, s, "all", "gaussian", "0.00")
         eff0 = float(pt.loc["all", "0.00"] - pt.loc["gaussian", "0.00"]) if pt is not None else None
         ledger.comparison(
-            f"T5_s{s}_all_lt_gaussian_r0",
+            f"{prefix}_s{s}_all_lt_gaussian_r0",
             "Table 5 / Sec. 6 (ablation)",
             f"sigma={s}: all three components lower the clean certified accuracy (r=0) below Gaussian training's",
             interval=single_run_interval(x - y),
             direction="<",
             effect=eff0,
             comparable_at=directional,
-            note=f"per-seed difference in percentage points, paired by seed and test image; effect = the paper's gap "
-            f"in pp; {setup}" + _one_run(single_run_interval(x - y)),
+            note=f"per-seed difference in percentage points{budget}, paired by seed and test image; effect = the "
+            f"paper's gap in pp; {setup}" + _one_run(single_run_interval(x - y)),
             mechanism="the clean certified accuracy (r=0) needs no large radius: the budget certifies it at any N, "
             "and the components' cost on hard inputs (discarded, down-weighted) acts in training whatever N",
             **RUNS,
         )
         cap = float(LARGE_RADIUS.get(s, math.inf))
-        col, r_max = largest_certifiable_column(tab.columns, int(cert_n), float(cert_alpha), s, cap=cap)
+        cap = cap if r_max is None else min(cap, float(r_max))
+        col, r_top = largest_certifiable_column(tab.columns, int(cert_n), float(cert_alpha), s, cap=cap)
+        r_top = r_top if r_max is None else float(r_max)
         x, y = _paired_seeds(tab, s, "all", "gaussian", col)
         ledger.comparison(
-            f"T5_s{s}_all_gt_gaussian_large_r",
+            f"{prefix}_s{s}_all_gt_gaussian_large_r",
             "Table 5 / Sec. 6 (ablation)",
             f"sigma={s}: all three components raise the certified accuracy at a large radius (r={col}: the "
             f"largest tabulated radius this budget certifies, at most the paper's {LARGE_RADIUS.get(s, '-')})",
             interval=single_run_interval(x - y),
             direction=">",
             comparable_at=directional,
-            note=f"N={cert_n} certifies radii up to {r_max:.2f} at sigma={s}; per-seed difference in pp; {setup}"
+            note=f"N={cert_n} certifies radii up to {r_top:.2f} at sigma={s}{budget}; per-seed difference in pp; {setup}"
             + _one_run(single_run_interval(x - y)),
             **mech,
             **RUNS,
@@ -374,8 +405,50 @@ def evaluate_rs_training(ledger, cfg, out_dir) -> None:
         f"{len(cfg.seeds)} seeds, {cfg.n_test} test images, N={cfg.cert_n}"
     )
     record_table5_claims(ledger, cert, cert_n=cfg.cert_n, cert_alpha=cfg.cert_alpha, setup=setup)
+    seq_file = out / "certifications_sequential.csv"
+    if not seq_file.is_file():
+        raise FileNotFoundError(
+            f"{seq_file} is missing: run the notebook's 'Table 5 at a budget that keeps the mechanism' cell "
+            "(robeval.acr.sequential.table_cell) before the claims."
+        )
+    record_table5_sequential_claims(ledger, load_frame(seq_file), cfg)
     record_table2_claims(ledger, summary)
     record_discard_claims(ledger, summary)
+
+
+def record_table5_sequential_claims(ledger, rows: pd.DataFrame, cfg) -> None:
+    """Table 5 / Sec. 6 again, from the sequential certification of every trained model up to ``n_max =
+    cfg.seq_n_max`` draws (:func:`robeval.acr.sequential.table_cell`; ids ``T5seq_*``, no value rows).
+
+    Its ACR is the mean certified radius ``sigma * Phi^{-1}(p_lower)`` at stopping, on ``cfg.seq_table_images``
+    test images: a valid radius per image that grows as ``p_A -> 1`` up to :func:`robeval.acr.sequential.
+    reachable_radius`, so these rows keep the mechanism wherever that radius reaches the paper's effect radius.
+    They are the central test of each Table-5 statement when the fixed-N budget ``cfg.cert_n`` loses the mechanism
+    (the default profile's N = 100), and secondary otherwise (the paper profile's N = 100,000 decides).
+    """
+    from robeval.acr.sequential import reachable_radius
+
+    sigmas = sorted({float(x) for x in rows["sigma"]})
+    for s in sigmas:
+        r_max = reachable_radius(int(cfg.seq_n_max), float(cfg.cert_alpha), s)
+        fixed_ok, _ = radius_mechanism(int(cfg.cert_n), float(cfg.cert_alpha), s)
+        setup = (
+            f"{ledger.profile} profile: {cfg.arch}, {cfg.n_train} training images, {cfg.epochs} epochs, "
+            f"{len(cfg.seeds)} seeds, {cfg.seq_table_images} test images certified sequentially up to "
+            f"n_max={cfg.seq_n_max}"
+        )
+        record_table5_claims(
+            ledger,
+            rows[np.isclose(rows["sigma"].astype(float), s)],
+            cert_n=int(cfg.seq_n_max),
+            cert_alpha=float(cfg.cert_alpha),
+            setup=setup,
+            prefix="T5seq",
+            r_max=r_max,
+            values=False,
+            central=not fixed_ok,
+            budget=f" (sequential certification up to n_max={cfg.seq_n_max}: radius sigma*Phi^-1(p_lower) at stopping)",
+        )
 
 
 def index_09(cfg, recorded=()) -> list:
@@ -429,6 +502,18 @@ def index_09(cfg, recorded=()) -> list:
                     "claims": [f"T5_s{s}_all_gt_*", f"T5_s{s}_all_lt_gaussian_r0"],
                 }
             )
+        if "gaussian" in variants and len(variants) > 1:
+            entry = {
+                "source": f"Table 5 / Sec. 5-6 (sigma={s}), at a budget that keeps the mechanism",
+                "statement": "the ablation's ACR and certified-accuracy statements, certified sequentially up to "
+                f"n_max={getattr(cfg, 'seq_n_max', '-')} draws per image (beyond the paper: the fixed-N budget of "
+                "small profiles caps the radius)",
+            }
+            if any(i.startswith(f"T5seq_s{s}_") for i in recorded):
+                entry["claims"] = [f"T5seq_s{s}_*"]
+            else:
+                entry["reason"] = "no sequential certification recorded (robeval.acr.sequential.table_cell)"
+            out.append(entry)
     trained_pairs = [p for p in PAIRS if p in variants and all(c in variants for c in p.split("+"))]
     if trained_pairs:
         out.append(

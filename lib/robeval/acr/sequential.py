@@ -16,6 +16,14 @@ its images, and the forward passes each spent per image.
 :func:`certify_table` certifies a whole table of radii in one sequential run per image (:func:`table_test`: one
 anytime-valid lower confidence sequence for ``p_A``, union bound or betting, alpha spent once across the radii);
 ``benchmarks/bench_sequential.py`` compares it with fixed-N CERTIFY and one ``certify_radius`` run per radius.
+
+Table 5 at a budget that keeps the paper's mechanism: at the default profile's fixed ``N = cert_n = 100`` the
+certified radius is capped at 0.75 (sigma = 0.5), which cuts off the ``p_A -> 1`` mechanism the ablation is about.
+:func:`table_cell` certifies every trained variant with :func:`certify_table` up to ``n_max = seq_n_max`` draws
+per image (every tabulated radius the budget can reach: :func:`reachable_radius`), and keeps each image's
+certified radius ``sigma * Phi^{-1}(p_lower)`` of the running lower confidence bound at stopping — a valid
+certified radius (family-wise over the image's radii at ``alpha``), so its mean is an ACR under a sequential
+budget (:func:`table_certifications`).
 """
 
 from __future__ import annotations
@@ -49,6 +57,13 @@ __all__ = [
     "table_test",
     "certify_table",
     "reach_thresholds",
+    "reachable_radius",
+    "trained_smooth",
+    "table_cells",
+    "table_config",
+    "table_cell",
+    "table_certifications",
+    "table_costs",
 ]
 
 
@@ -67,31 +82,38 @@ def sequential_config(cfg) -> dict:
     return {k: v for k, v in cfg.as_dict().items() if k not in ("estimate", "scaled_down")}
 
 
-def gaussian_smooth(config: dict):
-    """Notebook 09's Gaussian-trained model (first seed, first sigma) as a :class:`Smooth`, with the test data.
+def trained_smooth(config: dict, variant: str, sigma: float, seed: int):
+    """A trained model of notebook 09's grid as a :class:`Smooth`, with the test data.
 
     Parameters
     ----------
     config : dict
         Resolved ``acr_rs_training`` settings (a :class:`robeval.core.profiles.Settings` or its ``as_dict()``).
+    variant, sigma, seed : the grid cell (the model is loaded from the cache of
+        :func:`robeval.acr.training.trained_model`, or trained).
 
     Returns
     -------
-    smooth : Smooth (on the default torch device); x_test : uint8 array (M, 32, 32, 3); y_test : int array (M,);
-    seed : int — the first seed, which also roots the noise streams of :func:`sequential_cell`.
+    smooth : Smooth (on the default torch device); x_test : uint8 array (M, 32, 32, 3); y_test : int array (M,).
     """
     from robeval.acr.smoothing import Smooth
     from robeval.acr.training import ChannelsLastInference, rs_config, train_subset, trained_model
     from robeval.core import data
     from robeval.core.env import torch_device
 
-    seed, sigma = int(config["seeds"][0]), float(config["sigmas"][0])
-    rs_cfg = rs_config({"variant": "gaussian", "sigma": sigma, "seed": seed}, config)
+    rs_cfg = rs_config({"variant": variant, "sigma": float(sigma), "seed": int(seed)}, config)
     xtr, ytr, xte, yte = data.load_cifar10_any(bool(config.get("full_cifar10", False)))
-    tr, _ = train_subset(seed, len(ytr), int(config["n_train"]))  # the model of notebook 09's grid
+    tr, _ = train_subset(int(seed), len(ytr), int(config["n_train"]))  # the model of notebook 09's grid
     dev = torch_device()
     model, _ = trained_model(rs_cfg, config, xtr[tr], ytr[tr], dev)
-    return Smooth(ChannelsLastInference(model), 10, sigma, device=dev), xte, yte, seed
+    return Smooth(ChannelsLastInference(model), 10, float(sigma), device=dev), xte, yte
+
+
+def gaussian_smooth(config: dict):
+    """Notebook 09's Gaussian-trained model (first seed, first sigma): :func:`trained_smooth` and that seed,
+    which also roots the noise streams of :func:`sequential_cell`."""
+    seed, sigma = int(config["seeds"][0]), float(config["sigmas"][0])
+    return (*trained_smooth(config, "gaussian", sigma, seed), seed)
 
 
 def sequential_cell(cell: dict, config: dict) -> list[dict]:
@@ -471,3 +493,143 @@ def certify_table(
         thresholds=th,
         method=method,
     )
+
+
+# -- Table 5 at a budget that keeps the mechanism: one certify_table run per trained model ---------------------------
+def reachable_radius(n_max: int, alpha: float, sigma: float, n_start: int = 100) -> float:
+    """The largest radius :func:`certify_table` (``"union"``) can certify with ``n_max`` draws: ``sigma *
+    Phi^{-1}`` of the Clopper-Pearson lower bound of ``n_max`` hits in ``n_max`` draws at level ``alpha / K``
+    (``K`` looks of :func:`robeval.acr.smoothing.sequential_schedule`). Slightly below fixed-N CERTIFY's
+    ``sigma * Phi^{-1}(alpha^(1/N))``: alpha is split over the looks (e.g. 1.56 against 1.60 at N = 10,000,
+    alpha = 0.001, sigma = 0.5)."""
+    alpha = check_alpha(alpha)
+    k = len(sequential_schedule(n_start, n_max))
+    lo = float(np.asarray(clopper_pearson_lower(int(n_max), int(n_max), alpha / k)).reshape(-1)[0])
+    return float(sigma) * float(_norm.ppf(lo))
+
+
+def table_cells(cfg) -> list[dict]:
+    """The cells of the sequential Table-5 grid: every trained model of notebook 09 (one per (variant, sigma,
+    seed), as :func:`robeval.acr.training.variant_cells`)."""
+    from robeval.acr.training import variant_cells
+
+    return variant_cells(cfg)
+
+
+def table_config(cfg) -> dict:
+    """The grid config of :func:`table_cell`: the resolved settings without the descriptive texts, the cells'
+    keys and the settings of the other sequential grid."""
+    drop = ("estimate", "scaled_down", "mechanism", "variants", "seeds", "seq_radii", "seq_images", "seq_fixed_images")
+    return {k: v for k, v in cfg.as_dict().items() if k not in drop}
+
+
+def table_cell(cell: dict, config: dict) -> list[dict]:
+    """Certify one trained model of notebook 09 at every reachable tabulated radius with :func:`certify_table` — a
+    ``run_grid`` cell.
+
+    The first ``seq_table_images`` test images (:func:`robeval.acr.training.certified_test_indices`), radii
+    :data:`robeval.acr.published.CIFAR10_RADII` up to :func:`reachable_radius`, ``n_max = seq_n_max``, ``n0 =
+    cert_n0``, ``alpha = cert_alpha``. The noise streams are keyed by the seed and the test index only, so every
+    variant of a seed sees the same draws (paired comparisons).
+
+    Parameters
+    ----------
+    cell : dict — ``variant``, ``sigma``, ``seed``.
+    config : dict — :func:`table_config`.
+
+    Returns
+    -------
+    list of dict
+        One row per test image: ``variant``, ``sigma``, ``seed``, ``idx``, ``label``, ``predict`` (``-1``:
+        abstain), ``correct`` (0/1), ``radius`` (``sigma * Phi^{-1}(p_lower)`` at stopping, the certified radius;
+        0 where abstaining), ``largest`` (the largest certified tabulated radius), ``n_used`` (estimation draws)
+        and ``forward_passes`` (selection + estimation).
+    """
+    from robeval.acr.published import CIFAR10_RADII
+    from robeval.acr.training import certified_test_indices
+    from robeval.core.training import to_float_tensor
+
+    variant, sigma, seed = str(cell["variant"]), float(cell["sigma"]), int(cell["seed"])
+    sm, xte, yte = trained_smooth(config, variant, sigma, seed)
+    n0, n_max, alpha = int(config["cert_n0"]), int(config["seq_n_max"]), float(config["cert_alpha"])
+    r_top = reachable_radius(n_max, alpha, sigma)
+    radii = [float(r) for r in CIFAR10_RADII if r <= r_top]
+    te = certified_test_indices(len(yte), int(config["seq_table_images"]))
+    res = certify_table(
+        sm,
+        to_float_tensor(xte[te]),
+        radii,
+        n0,
+        n_max,
+        alpha,
+        batch_size=int(config["eval_batch_size"]),
+        seed=keyed(seed, "table-certify"),
+        idx=te,
+    )
+    certified = res.certified[:, 0]  # radius 0: p_lower >= 1/2, CERTIFY's condition not to abstain
+    radius = np.where(certified, np.nan_to_num(res.radius_bound, nan=0.0), 0.0)
+    return [
+        {
+            "variant": variant,
+            "sigma": sigma,
+            "seed": seed,
+            "idx": int(i),
+            "label": int(y),
+            "predict": int(p),
+            "correct": int(bool(c) and p == y),
+            "radius": float(r),
+            "largest": float(big),
+            "n_used": int(n),
+            "forward_passes": n0 + int(n),
+        }
+        for i, y, p, c, r, big, n in zip(te, yte[te], res.prediction, certified, radius, res.radius, res.n_used)
+    ]
+
+
+def table_certifications(rows: pd.DataFrame, radii) -> pd.DataFrame:
+    """Table 5 from the sequential certification: ACR and certified accuracy (percent) per (sigma, variant), means
+    over seeds, with the forward passes per image.
+
+    Parameters
+    ----------
+    rows : DataFrame — the rows of :func:`table_cell` for all cells.
+    radii : sequence of float — the table's radii (e.g. :data:`robeval.acr.published.CIFAR10_RADII`).
+
+    Returns
+    -------
+    DataFrame indexed by ``(sigma, variant)``: ``ACR``, one column per radius (percent), ``passes`` (mean forward
+    passes per image) and ``seeds``.
+    """
+    from robeval.acr.training import per_seed_table
+
+    check_frame(rows, ["sigma", "variant", "seed", "radius", "correct", "forward_passes"], "sequential table rows")
+    tab = per_seed_table(rows, radii)
+    passes = rows.groupby(["sigma", "variant", "seed"], sort=False)["forward_passes"].mean()
+    tab["passes"] = passes.reindex(tab.index).to_numpy()
+    out = tab.groupby(level=["sigma", "variant"], sort=False).mean()
+    out["seeds"] = tab.groupby(level=["sigma", "variant"], sort=False).size()
+    return out
+
+
+def table_costs(rows: pd.DataFrame, n0: int, n_max: int) -> pd.DataFrame:
+    """Forward passes of the sequential Table 5 against fixed-N CERTIFY at ``N = n_max`` (which spends ``n0 +
+    n_max`` per image): per (sigma, variant), the mean passes per image, their ratio and the share of images that
+    ran to ``n_max``.
+
+    Returns
+    -------
+    DataFrame indexed by ``(sigma, variant)`` with ``images``, ``passes``, ``fixed_passes``, ``ratio`` (fixed /
+    sequential) and ``share_at_n_max``.
+    """
+    check_frame(rows, ["sigma", "variant", "n_used", "forward_passes"], "sequential table rows")
+    g = rows.groupby(["sigma", "variant"], sort=False)
+    out = pd.DataFrame(
+        {
+            "images": g.size(),
+            "passes": g["forward_passes"].mean(),
+            "share_at_n_max": g["n_used"].apply(lambda n: float((n >= int(n_max)).mean())),
+        }
+    )
+    out["fixed_passes"] = float(int(n0) + int(n_max))
+    out["ratio"] = out.fixed_passes / out.passes
+    return out[["images", "passes", "fixed_passes", "ratio", "share_at_n_max"]]

@@ -698,17 +698,9 @@ def run_variant(cell: dict, config: dict) -> list:
 
 # settings that are not part of the grid's shared config: the cells enumerate variants and seeds, and the
 # time estimate / scaled-down note are descriptions only, the seq_* settings belong to robeval.acr.sequential's
-# grid (so none of them changes this grid's identity)
-_NOT_GRID_CONFIG = (
-    "estimate",
-    "scaled_down",
-    "variants",
-    "seeds",
-    "seq_radii",
-    "seq_n_max",
-    "seq_images",
-    "seq_fixed_images",
-)
+# grids (so none of them changes this grid's identity)
+_NOT_GRID_CONFIG = ("estimate", "scaled_down", "variants", "seeds")
+_SEQUENTIAL_PREFIX = "seq_"
 
 
 def grid_config(cfg, out_dir) -> dict:
@@ -730,7 +722,9 @@ def grid_config(cfg, out_dir) -> dict:
     """
     from pathlib import Path
 
-    config = {k: v for k, v in cfg.as_dict().items() if k not in _NOT_GRID_CONFIG}
+    config = {
+        k: v for k, v in cfg.as_dict().items() if k not in _NOT_GRID_CONFIG and not k.startswith(_SEQUENTIAL_PREFIX)
+    }
     config["tsv_dir"] = str(Path(out_dir) / "certify")
     return config
 
