@@ -165,6 +165,10 @@ def test_paper_profile_dry_run(stem, standin, fresh_dry_run_dir, monkeypatch):
     monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(standin["cache"]))  # also keeps dry-run models out of data/cache
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     monkeypatch.setenv("ROBEVAL_TEST_CIFAR10_SHA256", standin["sha256"])
+    # one torch thread per process (02's grid runs 2 processes): on a CI box shared with other jobs two-thread torch
+    # spins (03 took 273 s with 2 threads at load 6.6, 190 s with 1 at load 11); units.json names the thread count
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")
     path = next(p for p in notebook_paths() if p.stem == stem)
     experiment = DRY[stem]
     paper_results = paths.RESULTS_DIR / "paper"
@@ -185,7 +189,7 @@ def test_paper_profile_dry_run(stem, standin, fresh_dry_run_dir, monkeypatch):
     assert {c["verdict"] for c in ledger["claims"]} == {"not comparable"}  # a dry run is no evidence
     units = json.loads((dry / experiment / "units.json").read_text())
     assert units["units_s"] and all(v > 0 for v in units["units_s"].values())
-    assert set(units["unit_what"]) == set(units["units_s"]) and all(units["unit_what"].values())
+    assert set(units["unit_what"]) == set(units["units_s"]) and "1 torch thread(s)" in units["unit_what"]["train_step"]
     assert units["total_s"] > 0 and set(units["counts"]) <= set(units["units_s"])
     assert (sorted(paper_results.rglob("*")) if paper_results.exists() else []) == before
     if os.environ.get("ROBEVAL_STRICT_TIME") == "1":

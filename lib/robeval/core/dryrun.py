@@ -270,8 +270,11 @@ def _unit_setup(experiment: str) -> tuple[str, dict, int]:
 
 def describe_units(experiment: str) -> dict[str, str]:
     """What each unit of :func:`measure_units` is for ``experiment`` (written beside the times in units.json)."""
+    from robeval.core.training import train_threads
+
     arch, _, batch = _unit_setup(experiment)
     p = paper_settings(experiment)
+    threads = f"{train_threads()} torch thread(s) (ROBEVAL_TRAIN_THREADS)"
     inputs = (
         f"{p['batch_size']} images x {p['num_noise'][0]} noise draws = {batch} inputs"
         if experiment == "acr_rs_training"
@@ -279,13 +282,14 @@ def describe_units(experiment: str) -> dict[str, str]:
     )
     out = {
         "train_step": f"s per SGD step (forward, cross-entropy, backward, update) of a fresh {arch} at the paper's "
-        f"batch ({inputs}, float32 3 x 32 x 32), the training thread count; one timed step after one warm-up step",
+        f"batch ({inputs}, float32 3 x 32 x 32), {threads}; one timed step after one warm-up step",
         "forward_image": f"s per image through {arch} in eval mode without gradients, timed on one batch of "
-        f"{FORWARD_BATCH} after a warm-up pass",
+        f"{FORWARD_BATCH} after a warm-up pass, {threads}",
     }
     if experiment == "acr_rs_training":
         out["certify_1000"] = (
-            f"s per 1000 noise samples through {arch} (CERTIFY's unit), from one timed batch of {CERTIFY_BATCH}"
+            f"s per 1000 noise samples through {arch} (CERTIFY's unit), from one timed batch of {CERTIFY_BATCH}, "
+            f"{threads}"
         )
     if experiment == "msd_cifar10_c_bar":
         out["corruption_image"] = (
