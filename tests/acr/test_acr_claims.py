@@ -5,6 +5,7 @@ input flips (reproduced <-> contradicted, consistency <-> erratum, and inconclus
 """
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -737,8 +738,8 @@ def test_variant_tables():
     assert t2.loc[(0.5, "gaussian"), "ratio"] == pytest.approx(0.5)  # mean 2.0 / mean 4.0
     assert t2.loc[(0.5, "gaussian"), "ratio_attack"] == pytest.approx(1.0)
     assert rst.timing_table(summary).loc[(0.5, "all"), "n_kept"] == 4
-    with pytest.raises(ValueError, match="grad_easy"):
-        rst.gradient_norm_table(summary.drop(columns="grad_easy"))
+    with pytest.raises(ValueError, match="variant"):
+        rst.gradient_norm_table(summary.drop(columns="variant"))
     with pytest.raises(ValueError, match="seed"):
         rst.variant_certification_table(c.drop(columns="seed"), [0.0])
 
@@ -872,8 +873,64 @@ def test_record_table2_claims_flip():
         "T2_gaussian_ratio_s0.5": NOT_COMPARABLE,
     }
     led = ledger("default", "09_acr_rs_training")
-    acl.record_table2_claims(led, t2_summary(4.5).assign(grad_easy=np.nan))  # no easy images: nothing recorded
-    assert led.claims == []
+    acl.record_table2_claims(led, t2_summary(4.5).drop(columns="variant").assign(variant="all"))
+    assert led.claims == []  # no Gaussian model measured gradient norms: nothing to record
+
+
+def test_no_easy_or_no_hard_training_images():
+    """A model without easy (or hard) training images in its gradient-norm pool: NaN gradient columns in Table 2
+    (even when a dropna(axis=1) of the records dropped them), and the claim rows that need them are recorded
+    inconclusive, saying why — at any profile, the paper's included."""
+    rst = pytest.importorskip("robeval.acr.training")
+    summary = pd.DataFrame(
+        {
+            "sigma": 0.5,
+            "variant": ["gaussian", "gaussian", "all"],
+            "seed": [0, 1, 0],
+            "n_kept": [8, 8, 3],
+            "n_easy": [0, 0, np.nan],
+            "n_hard": [2, 1, np.nan],
+            "grad_easy": np.nan,
+            "grad_hard": [4.0, 2.0, np.nan],
+            "grad_easy_attack": np.nan,
+            "grad_hard_attack": [5.0, 3.0, np.nan],
+        }
+    )
+    dropped = summary.dropna(axis=1, how="all")  # what notebook 09 writes: the grad_easy* columns are gone
+    assert "grad_easy" not in dropped
+    for frame in (summary, dropped):
+        t2 = rst.gradient_norm_table(frame)
+        assert list(t2.index) == [(0.5, "gaussian")]
+        row = t2.loc[(0.5, "gaussian")]
+        assert row["n_easy"] == 0 and row["n_hard"] == 1.5 and row["grad_hard"] == pytest.approx(3.0)
+        assert np.isnan(row["grad_easy"]) and np.isnan(row["grad_easy_attack"]) and np.isnan(row["ratio"])
+    # no variant measured gradient norms: an empty table, not an error
+    assert rst.gradient_norm_table(dropped[dropped.variant == "all"].dropna(axis=1, how="all")).empty
+    for profile in ("paper", "default"):
+        led = ledger(profile, "09_acr_rs_training")
+        acl.record_table2_claims(led, dropped)
+        v = verdicts(led)
+        assert set(v) == {
+            "T2_gaussian_ratio_s0.5",
+            "T2_gaussian_easy_lighter_s0.5",
+            "F5_attack_amplifies_easy_s0.5",
+            "F5_attack_easy_more_than_hard_s0.5",
+        }
+        ratio = NOT_COMPARABLE if profile == "default" else INCONCLUSIVE  # the ratio is comparable at paper only
+        assert v.pop("T2_gaussian_ratio_s0.5") == ratio and set(v.values()) == {INCONCLUSIVE}
+        c = led.get("F5_attack_amplifies_easy_s0.5")
+        assert c.estimate is None and c.ci is None and c.p_value is None
+        assert "seed 0: 0 easy, 2 hard" in c.decides and "seed 1: 0 easy, 1 hard" in c.decides
+        assert c.rule.startswith("not computed:")
+        cfg = SimpleNamespace(sigmas=[0.5], variants=["gaussian", "all"], grad_variants=["gaussian"], profile=profile)
+        index = {e["source"]: e for e in acl.index_09(cfg, list(verdicts(led)))}
+        assert index["Table 2 / Sec. 4.3"]["claims"] and index["Fig. 5 / Sec. 5.3"]["claims"]  # names the rows
+    # one seed with both kinds of images decides alone; the other is left out and the note says so
+    one = dropped.assign(grad_easy=[1.0, np.nan, np.nan], grad_easy_attack=[2.0, np.nan, np.nan], n_easy=[3, 0, np.nan])
+    led = ledger("default", "09_acr_rs_training")
+    acl.record_table2_claims(led, one)
+    c = led.get("T2_gaussian_easy_lighter_s0.5")
+    assert c.estimate == pytest.approx(1.0 / 4.0 - 1) and "1 seed(s) without easy or hard" in c.note
 
 
 def test_index_09_covers_the_recorded_claims():

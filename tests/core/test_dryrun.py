@@ -63,8 +63,9 @@ def test_dry_run_switch(monkeypatch):
     for exp in EXPERIMENTS:
         dry, full = profiles.resolve(exp, "paper"), dryrun.paper_settings(exp)
         assert dry.dry_run and dry.profile == "paper"
-        # the paper's networks, batch sizes and full CIFAR-10 stay; every loop is shorter
-        assert dry.arch == full["arch"] and dry.batch_size == full["batch_size"]
+        # the paper's networks and full CIFAR-10 stay; every loop (and the dry loops' batch) is shorter — the
+        # measured units use the paper's batch size (test_measure_units_use_the_paper_batch)
+        assert dry.arch == full["arch"] and dry.batch_size <= full["batch_size"]
         assert dry.get("full_data", dry.get("full_cifar10")) is True
         assert dry.epochs < full["epochs"]
         assert "DRY RUN" in dry.scaled_down
@@ -103,6 +104,7 @@ def test_save_units_writes_the_extrapolation(tmp_path, capsys):
     expected = 0.5 * 160 * 30 * 1563 + 0.001 * 160 * 18 * 10000
     assert math.isclose(saved["total_s"], expected) and math.isclose(rec["total_h"], expected / 3600)
     assert saved["units_s"] == units
+    assert set(saved["unit_what"]) == set(units) and "wrn28_10" in saved["unit_what"]["train_step"]
     assert "extrapolated paper profile" in capsys.readouterr().out
     with pytest.raises(ValueError, match="no cost model"):
         dryrun.save_units("mscr_2d", tmp_path, units)
@@ -114,3 +116,34 @@ def test_time_call_and_bad_input():
         dryrun.time_call(3)
     with pytest.raises(ValueError, match="repeats"):
         dryrun.time_call(lambda: None, repeats=0)
+
+
+def test_measure_units_use_the_paper_batch(monkeypatch):
+    """Whatever the dry run's own loops use, the units are the paper's: its network at its batch size."""
+    calls = []
+    monkeypatch.setattr(dryrun, "train_step_seconds", lambda arch, b, **kw: calls.append(("train", arch, b)) or 1.0)
+    monkeypatch.setattr(dryrun, "forward_image_seconds", lambda arch, b, **kw: calls.append(("fwd", arch, b)) or 0.1)
+    monkeypatch.setattr(dryrun, "corruption_image_seconds", lambda names: calls.append(("corrupt", len(names))) or 0.2)
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    expected = {
+        "mscr_cifar10": [("train", "wrn28_10", 32), ("fwd", "wrn28_10", 50)],
+        "msd_powerset": [("train", "wrn40_2", 128), ("fwd", "wrn40_2", 50)],
+        "msd_cifar10_c_bar": [("train", "wrn40_2", 128), ("fwd", "wrn40_2", 50), ("corrupt", 25)],
+        "acr_rs_training": [("train", "resnet110", 64 * 4), ("fwd", "resnet110", 50), ("fwd", "resnet110", 100)],
+    }
+    for exp, want in expected.items():
+        calls.clear()
+        units = dryrun.measure_units(exp)
+        assert calls == want, exp
+        assert set(dryrun.describe_units(exp)) == set(units)
+    assert dryrun.measure_units("acr_rs_training")["certify_1000"] == pytest.approx(100.0)  # 1000 x 0.1 s
+    assert "64 images x 4 noise draws = 256 inputs" in dryrun.describe_units("acr_rs_training")["train_step"]
+    with pytest.raises(ValueError, match="no cost model"):
+        dryrun.measure_units("mscr_2d")
+
+
+def test_unit_timers_on_a_small_network():
+    assert dryrun.train_step_seconds("cnn_small", 4, warmup=1, width=4) > 0
+    assert dryrun.forward_image_seconds("cnn_small", 4, width=4) > 0
+    with pytest.raises(ValueError, match="warmup"):
+        dryrun.train_step_seconds("cnn_small", 4, warmup=-1, width=4)

@@ -1,5 +1,6 @@
 """The claims ledger: every rule kind can return each of its verdicts, and bad input is refused."""
 
+import json
 import math
 
 import numpy as np
@@ -405,3 +406,60 @@ def test_full_scale_rows_stay_replications_and_exact_rows_name_their_unit():
     assert scaled.evidence == SCALED and scaled.scaling == "24 runs"
     with pytest.raises(TypeError, match="full_scale"):
         led.value("c", "T1", "2r", paper=1.0, margin=0.1, estimate=1.0, evidence=REPLICATION, full_scale="yes")
+
+
+# ------------------------------------------------------------------------------- runs that are no evidence
+def test_a_ledger_that_is_no_evidence_carries_no_verdict(tmp_results):
+    """A dry run (survives=False): rows that would be reproduced, contradicted, consistency or erratum are all
+    'not comparable', with the ledger's mechanism as the reason; the saved ledger says so."""
+    why = "none: a dry run is not evidence"
+    dry = Ledger(paper="mscr", notebook="99_test", profile="paper", scaling="DRY RUN", mechanism=why, survives=False)
+    real = Ledger(paper="mscr", notebook="99_test", profile="paper")
+    for led in (dry, real):
+        led.value("v", "T", "x", paper=10.0, margin=0.5, interval=_iv(10.1, 9.8, 10.4), margin_basis=MB, **R)
+        led.comparison("c", "T", "x", interval=_iv(2.0, 1.0, 3.0), central=True, **R)
+        led.fact("f", "T", "x", holds=False, basis="exhaustive", **X)
+        led.consistency("k", "T", "x", holds=False, check="sheet vs text", evidence="derivation")
+        led.unavailable("u", "T", "x", why="two easy images", **R)
+        led.readings("r", "T", "x", parts=["c", "f"], ambiguity="which reading")
+    assert [c.verdict for c in real.claims] == [
+        REPRODUCED, REPRODUCED, CONTRADICTED, ERRATUM, INCONCLUSIVE, INCONCLUSIVE,
+    ]  # fmt: skip
+    assert {c.verdict for c in dry.claims} == {NOT_COMPARABLE}
+    c = dry.get("c")
+    assert c.mechanism == why and "no evidence" in c.decides and c.estimate == 2.0  # the numbers are shown
+    assert dry.get("k").evidence == "derivation" and dry.get("v").evidence == "scaled replication"
+    dry.save()
+    saved = json.loads(dry.path.read_text())
+    assert saved["survives"] is False and saved["mechanism"] == why
+    assert {c["verdict"] for c in saved["claims"]} == {NOT_COMPARABLE}
+    with pytest.raises(ValueError, match="needs mechanism"):
+        Ledger(paper="mscr", notebook="99_test", profile="paper", survives=False)
+    with pytest.raises(TypeError, match="survives"):
+        Ledger(paper="mscr", notebook="99_test", profile="paper", mechanism=why, survives="no")
+
+
+def test_unavailable_rows():
+    led = ledger("paper")
+    c = led.unavailable("u", "Table 2", "x", why="an easy training image", kind="value", paper=0.45, **R)
+    assert c.verdict == INCONCLUSIVE and c.decides == "an easy training image" and c.estimate is None
+    assert c.kind == "value" and c.paper_value == 0.45 and c.rule == "not computed: an easy training image"
+    assert ledger("smoke").unavailable("u", "T", "x", why="w", **R).verdict == NOT_COMPARABLE
+    with pytest.raises(ValueError, match="why="):
+        led.unavailable("u2", "T", "x", why=" ", **R)
+    with pytest.raises(ValueError, match="kind"):
+        led.unavailable("u3", "T", "x", why="w", kind="guess", **R)
+    with pytest.raises(TypeError, match="evidence"):
+        led.unavailable("u4", "T", "x", why="w")
+
+
+def test_setup_opens_a_dry_run_ledger_that_is_no_evidence(tmp_results, monkeypatch):
+    from robeval.core.notebooks import setup
+
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    for experiment in ("mscr_cifar10", "msd_powerset", "msd_cifar10_c_bar", "acr_rs_training"):
+        cfg, out_dir, led = setup(experiment, "paper")
+        assert cfg.dry_run and not led.survives and led.mechanism.startswith("none: a dry run")
+        assert out_dir == tmp_results / "build_dir" / "dry_run" / experiment
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "0")
+    assert setup("mscr_cifar10", "paper")[2].survives

@@ -407,6 +407,10 @@ def test_small_n_trend_uses_a_t_interval_over_per_run_rho():
     assert iv.n == 3 and iv.estimate == pytest.approx(np.mean([1.0, 0.8, 0.8]))
     flat = mc.per_run_trend([0, 1, 2], np.array([[1, 1, 1], [0, 1, 2]], float))
     assert math.isinf(flat.high)  # a constant run has no rho: unbounded, inconclusive
+    # one run with a constant curve (an untrained network predicting one class): no rho, inconclusive, no crash
+    constant = _cube_noise(np.full_like(BASE, 10.0), sd=0.0, n=1)
+    one = mc.record_mscr_trend(_led(), constant, EPS_MIN, ref_mscr, LEVELS, n_boot=300)
+    assert one[0].verdict == INC and one[0].n_runs == 1 and "constant curve" in one[0].rule
 
 
 def test_max_overall_and_diagonal_flip():

@@ -327,6 +327,63 @@ def test_diagonal_corruption_and_error_rates(tmp_path):
     assert {r["n"] for r in rows[1:]} == {2}
 
 
+def test_predict_many_batches_across_arrays_and_error_rates_of_some_corruptions(tmp_path):
+    """One pass over several arrays gives each array's own predictions (batches run across array boundaries; a
+    model that sees its batches tells); error_rates of a subset of the corruptions."""
+    import torch
+
+    class ByMean(torch.nn.Module):  # class = the image's mean pixel (0..9), and it counts its batches
+        calls: list = []
+
+        def forward(self, x):
+            ByMean.calls.append(len(x))
+            k = (x.mean(dim=(1, 2, 3)) * 255).round().long()
+            return torch.nn.functional.one_hot(k, 10).float()
+
+    arrays = [np.full((n, 3, 4, 4), v, np.uint8) for n, v in ((3, 1), (0, 9), (5, 2), (4, 7))]
+    got = nets.predict_many(ByMean(), arrays, batch_size=5)
+    assert [g.tolist() for g in got] == [[1] * 3, [], [2] * 5, [7] * 4]
+    assert ByMean.calls == [5, 5, 2] and all(g.dtype == np.int64 for g in got)
+    ByMean.calls.clear()
+    np.testing.assert_array_equal(nets.predict_fast(ByMean(), arrays[2], batch_size=2), [2] * 5)
+    assert ByMean.calls == [2, 2, 1]
+    # error_rates of two of three corruptions, the clean images first
+    y = np.array([1, 2, 7, 1, 2])
+    x = np.stack([np.full((5, 3, 4, 4), v, np.uint8) for v in (1, 2, 7)])
+    np.savez(tmp_path / "t.npz", x=x, y=y, severity=nets.diagonal_severities(5), names=np.array(["a", "b", "c"]))
+    rows = nets.error_rates(ByMean(), tmp_path / "t.npz", clean=x[2], corruptions=["c", "a"])
+    assert [r["corruption"] for r in rows] == ["clean"] + ["a"] * 5 + ["c"] * 5  # the file's order
+    assert rows[0]["error"] == pytest.approx(0.8)  # class 7 for all: only image 2 is right
+    assert [r["error"] for r in rows if r["corruption"] == "a"] == [0.0, 1.0, 1.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match="no corruption"):
+        nets.error_rates(ByMean(), tmp_path / "t.npz", corruptions=["fog"])
+
+
+def test_cached_inference_model_and_feature_fn(tmp_path, monkeypatch):
+    """One compiled network per process and model file (the severity scan's cells share it), with the outputs of
+    a freshly compiled one; another cache folder is another network."""
+    import torch
+
+    from robeval.core import models
+
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "a"))
+    tcfg = {"arch": "cnn_small", "width": 4}
+    torch.manual_seed(0)
+    net = models.from_config(tcfg).eval()
+    nets.models_dir().mkdir(parents=True)
+    torch.save(net.state_dict(), nets.models_dir() / "k.pt")
+    fast = nets.cached_inference_model(tcfg, "k")
+    assert nets.cached_inference_model(dict(tcfg), "k") is fast
+    x = np.random.default_rng(0).integers(0, 256, (6, 3, 32, 32), dtype=np.uint8)
+    np.testing.assert_array_equal(nets.predict_fast(fast, x), nets.predict_fast(nets.inference_model(net), x))
+    feats = nets.cached_feature_fn(tcfg, "k")
+    assert nets.cached_feature_fn(tcfg, "k") is feats
+    np.testing.assert_allclose(feats(x.transpose(0, 2, 3, 1)), nets.feature_fn(net)(x.transpose(0, 2, 3, 1)))
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "b"))
+    with pytest.raises(ValueError, match="no cached model"):
+        nets.cached_inference_model(tcfg, "k")
+
+
 @pytest.mark.parametrize("name", ["autoaugment", "augmix", "patch_gaussian"])
 def test_method_transforms_apply_one_instance(images, name):
     x = np.repeat(images[:1], 4, axis=0)

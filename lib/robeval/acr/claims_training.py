@@ -286,24 +286,92 @@ def record_table5_claims(
         )
 
 
+def _count(n) -> str:
+    return "?" if pd.isna(n) else str(int(n))
+
+
+def _table2_unavailable(ledger, s: float, paper: pd.DataFrame, why: str) -> None:
+    """The Table 2 / Fig. 5 rows of sigma ``s`` when no seed's Gaussian model has both easy and hard training
+    images (:meth:`robeval.core.ledger.Ledger.unavailable`: inconclusive, saying why)."""
+    directional = ("default", "paper")
+    if s == 0.5:
+        ledger.unavailable(
+            f"T2_gaussian_ratio_s{s}",
+            "Table 2",
+            f"Gaussian training, sigma={s}: mean gradient norm of easy over hard training inputs",
+            why=why,
+            kind="value",
+            paper=float(paper.loc["gaussian", "ratio"]),
+            comparable_at=("paper",),
+            **RUNS,
+        )
+    ledger.unavailable(
+        f"T2_gaussian_easy_lighter_s{s}",
+        "Table 2 / Sec. 4.3",
+        f"Gaussian training, sigma={s}, puts less weight on easy than on hard inputs (easy/hard gradient-norm "
+        "ratio < 1)",
+        why=why,
+        comparable_at=directional,
+        **RUNS,
+    )
+    ledger.unavailable(
+        f"F5_attack_amplifies_easy_s{s}",
+        "Fig. 5 / Sec. 5.3",
+        f"sigma={s}: the adaptive attack raises the gradient norm of easy inputs (Gaussian-trained model)",
+        why=why,
+        comparable_at=directional,
+        **RUNS,
+    )
+    ledger.unavailable(
+        f"F5_attack_easy_more_than_hard_s{s}",
+        "Fig. 5 / Sec. 5.3",
+        f"sigma={s}: the attack amplifies easy inputs' gradients more than hard inputs' ('without interfering "
+        "the gradient norm of hard samples')",
+        why=why,
+        comparable_at=directional,
+        **RUNS,
+    )
+
+
 def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PAPER_TABLE2) -> None:
     """Table 2 / Fig. 5 on our Gaussian-trained models, per sigma, over seeds: the easy/hard gradient-norm
     ratio (the printed 0.45 at sigma=0.5; comparable at the paper profile only), Gaussian training puts less
     weight on easy inputs (ratio < 1), the adaptive attack amplifies the gradients of easy inputs, and more so
     than those of hard inputs ('without interfering the gradient norm of hard samples').
 
-    ``summary``: the ``record == "summary"`` rows of :func:`robeval.acr.training.run_variant`. Seeds without easy
-    or hard training images (an untrained smoke model) are left out; nothing is recorded without any.
+    ``summary``: the ``record == "summary"`` rows of :func:`robeval.acr.training.run_variant`. Only Gaussian
+    models that measured gradient norms (``n_easy`` / ``n_hard`` set: ``grad_variants``) count. A seed whose model
+    has no easy or no hard training image in its pool has NaN gradient norms (the columns may be missing
+    altogether) and is left out; a sigma where no seed has both records its rows inconclusive, saying so
+    (:meth:`robeval.core.ledger.Ledger.unavailable`) — an untrained dry-run model, but a paper-scale model whose
+    pool holds no hard input could too. Nothing is recorded without a measured Gaussian model.
     """
     _check_ledger(ledger)
     cols = ("grad_easy", "grad_hard", "grad_easy_attack", "grad_hard_attack")
-    if not set(cols) <= set(summary.columns):
-        return
-    g = summary[(summary.variant == "gaussian")].dropna(subset=list(cols))
-    g = g[(g[list(cols)] > 0).all(axis=1)]
+    counted = [c for c in ("n_easy", "n_hard") if c in summary.columns]
+    full = summary.reindex(columns=[*summary.columns, *(c for c in (*cols, "n_easy", "n_hard") if c not in summary)])
+    # the models that measured gradient norms: n_easy / n_hard are set (older files: any gradient column is)
+    measured = full[full.variant == "gaussian"].dropna(subset=counted or list(cols), how="all")
     directional = ("default", "paper")
-    for s, d in g.groupby("sigma", sort=False):
+    for s, m in measured.groupby("sigma", sort=False):
+        finite = m[list(cols)].apply(pd.to_numeric, errors="coerce")
+        d = m[(np.isfinite(finite) & (finite > 0)).all(axis=1)]
+        if d.empty:
+            counts = ", ".join(
+                f"seed {r.seed}: {_count(r.n_easy)} easy, {_count(r.n_hard)} hard" for r in m.itertuples()
+            )
+            _table2_unavailable(
+                ledger,
+                s,
+                paper,
+                "a Gaussian-trained model with both easy and hard training images in its gradient-norm pool "
+                f"(none of {len(m)} seed(s) has both: {counts}); a larger grad_pool or a trained model",
+            )
+            continue
         ratio = (d.grad_easy / d.grad_hard).to_numpy()
+        left_out = (
+            f"; {len(m) - len(d)} seed(s) without easy or hard training images left out" if len(d) < len(m) else ""
+        )
         if s == 0.5:
             ledger.value(
                 f"T2_gaussian_ratio_s{s}",
@@ -317,7 +385,7 @@ def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PA
                 **RUNS,
                 note=f"comparable at the paper profile only (the ratio depends on the model and data); per-seed ratio "
                 f"over {len(d)} seeds; margin: the smallest ratio gap Sec. 4.3 interprets "
-                "(Consistency 0.78 vs Gaussian 0.45)" + _one_run(single_run_interval(ratio)),
+                "(Consistency 0.78 vs Gaussian 0.45)" + _one_run(single_run_interval(ratio)) + left_out,
             )
         ledger.comparison(
             f"T2_gaussian_easy_lighter_s{s}",
@@ -329,7 +397,8 @@ def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PA
             effect=float(paper.loc["gaussian", "ratio"] - 1),
             comparable_at=directional,
             note=f"per-seed ratio - 1 over {len(d)} seeds; effect = the printed 0.45 - 1"
-            + _one_run(single_run_interval(ratio)),
+            + _one_run(single_run_interval(ratio))
+            + left_out,
             **RUNS,
         )
         amp_easy = (d.grad_easy_attack / d.grad_easy).to_numpy()
@@ -342,7 +411,8 @@ def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PA
             direction=">",
             comparable_at=directional,
             note=f"per-seed relative change of the easy inputs' mean gradient norm, {len(d)} seeds"
-            + _one_run(single_run_interval(ratio)),
+            + _one_run(single_run_interval(ratio))
+            + left_out,
             **RUNS,
         )
         ledger.comparison(
@@ -354,7 +424,8 @@ def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PA
             direction=">",
             comparable_at=directional,
             note=f"per-seed difference of the relative changes (easy - hard), {len(d)} seeds"
-            + _one_run(single_run_interval(ratio)),
+            + _one_run(single_run_interval(ratio))
+            + left_out,
             **RUNS,
         )
 

@@ -87,27 +87,33 @@ def variant_ecdfs(cert, n: int, alpha: float):
 
 
 def gradient_norm_table(summary):
-    """Table 2 / Fig. 5 (scaled): mean gradient norms of easy and hard inputs per (sigma, variant) that has them.
+    """Table 2 / Fig. 5 (scaled): mean gradient norms of easy and hard inputs per (sigma, variant) that measured them.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         The ``record == "summary"`` rows of the :func:`run_variant` grid (one per variant, sigma and seed); only
-        the variants of ``grad_variants`` carry gradient norms.
+        the variants of ``grad_variants`` measured gradient norms (their ``n_easy`` / ``n_hard`` are set). A model
+        without easy (or hard) training images in its pool has NaN ``grad_easy*`` (``grad_hard*``): such columns
+        may be missing altogether (a ``dropna(axis=1, how="all")`` of the records drops them) and come back NaN.
 
     Returns
     -------
     pandas.DataFrame
-        Index ``(sigma, variant)``; the seed means of :data:`GRADIENT_COLUMNS`, plus ``ratio``
-        (``grad_easy / grad_hard``) and ``ratio_attack`` (the same under the adaptive attack).
+        Index ``(sigma, variant)``; the seed means of :data:`GRADIENT_COLUMNS` over the seeds that have them (NaN
+        where none has), plus ``ratio`` (``grad_easy / grad_hard``) and ``ratio_attack`` (the same under the
+        adaptive attack). Empty when no variant measured gradient norms.
     """
-    _check_columns(
-        summary, ("sigma", "variant", *GRADIENT_COLUMNS), "summary", "pass the 'summary' records of run_variant."
-    )
-    has = summary.dropna(subset=["grad_easy", "grad_hard"], how="all")
-    t2 = has.groupby(["sigma", "variant"], sort=False)[list(GRADIENT_COLUMNS)].mean()
-    t2["ratio"] = t2.grad_easy / t2.grad_hard
-    t2["ratio_attack"] = t2.grad_easy_attack / t2.grad_hard_attack
+    import numpy as np
+
+    _check_columns(summary, ("sigma", "variant"), "summary", "pass the 'summary' records of run_variant.")
+    full = summary.reindex(columns=[*summary.columns, *(c for c in GRADIENT_COLUMNS if c not in summary.columns)])
+    has = full.dropna(subset=["n_easy", "n_hard"], how="all")
+    cols = list(GRADIENT_COLUMNS)
+    t2 = has.groupby(["sigma", "variant"], sort=False)[cols].mean().astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t2["ratio"] = t2.grad_easy / t2.grad_hard
+        t2["ratio_attack"] = t2.grad_easy_attack / t2.grad_hard_attack
     return t2
 
 

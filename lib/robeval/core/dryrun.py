@@ -146,14 +146,19 @@ COST_MODELS: dict[str, Callable[[Mapping[str, Any]], dict[str, float]]] = {
 
 
 # --------------------------------------------------------------------------------------------- measurements
-def train_step_seconds(arch: str, batch_size: int, *, steps: int = 1, threads: int = 0, **model_kwargs) -> float:
+def train_step_seconds(
+    arch: str, batch_size: int, *, steps: int = 1, warmup: int = 1, threads: int = 0, **model_kwargs
+) -> float:
     """Seconds of one SGD step (forward, cross-entropy, backward, update) of a fresh ``arch`` at ``batch_size``
-    float32 inputs (3, 32, 32); the least of ``steps`` timed steps (CPU unless CUDA is available)."""
+    float32 inputs (3, 32, 32): ``warmup`` untimed steps (first-call allocations), then the least of ``steps``
+    timed steps (CPU unless CUDA is available), with ``threads`` torch threads (0: the training default)."""
     import torch
     import torch.nn.functional as F
 
     from robeval.core import env, models, training
 
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}.")
     device = env.torch_device()
     torch.manual_seed(0)
     model = models.build(arch, **model_kwargs).to(device).train()
@@ -170,11 +175,14 @@ def train_step_seconds(arch: str, batch_size: int, *, steps: int = 1, threads: i
             torch.cuda.synchronize()
 
     with training.fixed_threads(threads or training.train_threads()):
+        for _ in range(warmup):
+            step()
         return time_call(step, repeats=steps)
 
 
 def forward_image_seconds(arch: str, batch_size: int = 50, *, threads: int = 0, **model_kwargs) -> float:
-    """Seconds per image of ``arch`` in eval mode without gradients, timed on one batch of ``batch_size``."""
+    """Seconds per image of ``arch`` in eval mode without gradients, timed on one batch of ``batch_size`` after
+    one untimed warm-up pass on 2 images (first-call allocations)."""
     import torch
 
     from robeval.core import env, models, training
@@ -184,13 +192,14 @@ def forward_image_seconds(arch: str, batch_size: int = 50, *, threads: int = 0, 
     model = models.build(arch, **model_kwargs).to(device).eval()
     x = torch.rand(int(batch_size), 3, 32, 32, device=device)
 
-    def fwd():
+    def fwd(batch=x):
         with torch.no_grad():
-            model(x)
+            model(batch)
         if device.type == "cuda":
             torch.cuda.synchronize()
 
     with training.fixed_threads(threads or training.train_threads()):
+        fwd(x[:2])
         return time_call(fwd) / int(batch_size)
 
 
@@ -199,7 +208,8 @@ def save_units(
 ) -> dict[str, Any]:
     """Extrapolate the full paper profile of ``experiment`` from the measured ``unit_seconds`` with its cost model,
     print it and write ``<out_dir>/units.json`` (``out_dir``: the dry run's ``build/dry_run/<experiment>``).
-    Returns the written record: units (s each), counts, parts, total_s, total_h, device, notes."""
+    Returns the written record: units_s (s each), unit_what (what each unit is, :func:`describe_units`), counts,
+    parts, total_s, total_h, device, notes."""
     from robeval.core import io
     from robeval.core.env import hardware_info
 
@@ -207,9 +217,11 @@ def save_units(
         raise ValueError(f"no cost model for {experiment!r}; known: {', '.join(sorted(COST_MODELS))}.")
     counts = COST_MODELS[experiment](paper_settings(experiment))
     ext = extrapolate(unit_seconds, counts)
+    what = describe_units(experiment)
     record = {
         "experiment": experiment,
         "units_s": {k: float(v) for k, v in unit_seconds.items()},
+        "unit_what": {k: what.get(k, "not described") for k in unit_seconds},
         "counts": counts,
         **ext,
         "device": hardware_info().get("device", "cpu"),
@@ -221,6 +233,7 @@ def save_units(
     print(f"DRY RUN — measured units on {record['device']}:")
     for u, part in ext["parts"].items():
         print(f"  {u:>16}: {part['unit_s']:.4g} s x {part['count']:.4g} = {part['seconds'] / 3600:.4g} h")
+        print(f"  {'':>16}  ({record['unit_what'][u]})")
     print(f"  extrapolated paper profile on this machine: {ext['total_h']:.4g} h ({ext['total_h'] / 24:.3g} days)")
     return record
 
@@ -240,22 +253,64 @@ def corruption_image_seconds(names, n_images: int = 4, severity: int = 3) -> flo
     return total / (len(names) * int(n_images))
 
 
-def measure_units(experiment: str) -> dict[str, float]:
-    """Measure, on this machine, the units of ``experiment``'s cost model with the paper's network and batch size:
-    ``train_step`` (s per SGD step; 09: ``batch_size x num_noise`` noisy inputs), ``forward_image`` (s per image),
-    and 04's ``corruption_image`` or 09's ``certify_1000`` (s per 1000 noise samples through ResNet-110)."""
+FORWARD_BATCH = 50  # images per timed inference batch (the eval batch of 02 and of robeval.msd.nets.predict_fast)
+CERTIFY_BATCH = 100  # noise samples per timed batch of certify_1000
+
+
+def _unit_setup(experiment: str) -> tuple[str, dict, int]:
+    """``(arch, model kwargs, inputs per SGD step)`` of ``experiment``'s [paper] settings."""
     if experiment not in COST_MODELS:
         raise ValueError(f"no cost model for {experiment!r}; known: {', '.join(sorted(COST_MODELS))}.")
     p = paper_settings(experiment)
     arch = p["arch"]
     kwargs = {"dropout": float(p["dropout"])} if arch.startswith("wrn") and "dropout" in p else {}
     batch = int(p["batch_size"]) * (int(p["num_noise"][0]) if experiment == "acr_rs_training" else 1)
-    units = {
-        "train_step": train_step_seconds(arch, batch, **kwargs),
-        "forward_image": forward_image_seconds(arch, 50, **kwargs),
+    return arch, kwargs, batch
+
+
+def describe_units(experiment: str) -> dict[str, str]:
+    """What each unit of :func:`measure_units` is for ``experiment`` (written beside the times in units.json)."""
+    from robeval.core.training import train_threads
+
+    arch, _, batch = _unit_setup(experiment)
+    p = paper_settings(experiment)
+    threads = f"{train_threads()} torch thread(s) (ROBEVAL_TRAIN_THREADS)"
+    inputs = (
+        f"{p['batch_size']} images x {p['num_noise'][0]} noise draws = {batch} inputs"
+        if experiment == "acr_rs_training"
+        else f"{batch} images"
+    )
+    out = {
+        "train_step": f"s per SGD step (forward, cross-entropy, backward, update) of a fresh {arch} at the paper's "
+        f"batch ({inputs}, float32 3 x 32 x 32), {threads}; one timed step after one warm-up step",
+        "forward_image": f"s per image through {arch} in eval mode without gradients, timed on one batch of "
+        f"{FORWARD_BATCH} after a warm-up pass, {threads}",
     }
     if experiment == "acr_rs_training":
-        units["certify_1000"] = 1000 * forward_image_seconds(arch, 100, **kwargs)
+        out["certify_1000"] = (
+            f"s per 1000 noise samples through {arch} (CERTIFY's unit), from one timed batch of {CERTIFY_BATCH}, "
+            f"{threads}"
+        )
+    if experiment == "msd_cifar10_c_bar":
+        out["corruption_image"] = (
+            "s to corrupt one 32 x 32 image, mean over the 15 CIFAR-10-C and 10 CIFAR-10-C-bar corruptions at "
+            "severity 3 on 4 images each"
+        )
+    return out
+
+
+def measure_units(experiment: str) -> dict[str, float]:
+    """Measure, on this machine, the units of ``experiment``'s cost model with the paper's network and batch size
+    (the [paper] settings, whatever the dry run's own loops use): ``train_step`` (s per SGD step; 09:
+    ``batch_size x num_noise`` noisy inputs), ``forward_image`` (s per image), and 04's ``corruption_image`` or
+    09's ``certify_1000`` (s per 1000 noise samples through ResNet-110); :func:`describe_units` says what each is."""
+    arch, kwargs, batch = _unit_setup(experiment)
+    units = {
+        "train_step": train_step_seconds(arch, batch, **kwargs),
+        "forward_image": forward_image_seconds(arch, FORWARD_BATCH, **kwargs),
+    }
+    if experiment == "acr_rs_training":
+        units["certify_1000"] = 1000 * forward_image_seconds(arch, CERTIFY_BATCH, **kwargs)
     if experiment == "msd_cifar10_c_bar":
         from robeval.transforms import corruptions
 

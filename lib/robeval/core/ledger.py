@@ -48,6 +48,8 @@ Rules (one method each)
 * :meth:`Ledger.consistency` — the authors' artefacts against each other or against a closed form.
 * :meth:`Ledger.readings` — a statement the paper leaves ambiguous, tested under every reasonable reading: it is
   decided only when all readings agree.
+* :meth:`Ledger.unavailable` — a claim whose statistic this run cannot compute (its inputs do not exist, e.g. no
+  easy training image): inconclusive, saying what is missing.
 
 Every row records its test (``rule``), confidence ``level``, ``n_runs`` with its ``unit``, and, where an effect
 size is known, the ``power`` the test had; an inconclusive row says what would ``decide`` it. A percentile
@@ -246,6 +248,10 @@ class Ledger:
     :func:`robeval.core.notebooks.setup` from the settings' ``scaled_down``). Replication rows recorded under a
     scaling become ``scaled replication`` rows carrying it. ``mechanism``: why the mechanisms the notebook's
     claims are about survive that scaling (the settings' ``mechanism``); a row's own ``mechanism=`` replaces it.
+    ``survives``: False when no mechanism survives this run at all — a dry run (``ROBEVAL_DRY_RUN=1``, every loop
+    cut short to exercise the code paths; :func:`robeval.core.notebooks.setup` passes ``not settings.dry_run``).
+    Every row but the environment checks is then recorded ``not comparable``, whatever its numbers, with
+    ``mechanism`` (required) as the reason: such a ledger holds no evidence.
 
     Every record method takes the row's labels as keywords: ``evidence`` (one of :data:`EVIDENCE`, required),
     ``unit`` (what n counts, :data:`UNITS`; required with an interval), ``survives`` (bool: does the mechanism
@@ -263,9 +269,17 @@ class Ledger:
     index: list[dict] = field(default_factory=list)
     scaling: str = ""
     mechanism: str = ""
+    survives: bool = True
 
     def __post_init__(self):
         check_profile(self.profile)
+        if not isinstance(self.survives, bool):
+            raise TypeError(f"survives must be True or False, got {self.survives!r}.")
+        if not self.survives and not str(self.mechanism or "").strip():
+            raise ValueError(
+                "a ledger whose run is no evidence (survives=False, e.g. a dry run) needs mechanism= saying why; "
+                "set `mechanism` in the profile's settings table (e.g. [dry_run])."
+            )
         if self.paper not in PAPERS:
             raise ValueError(f"Unknown paper {self.paper!r}; use one of {', '.join(PAPERS)}.")
         if (
@@ -465,6 +479,34 @@ class Ledger:
             CONSISTENCY if bool(holds) else ERRATUM, "", comparable_at, central, note, labels,
         )  # fmt: skip
 
+    def unavailable(
+        self,
+        id: str,
+        source: str,
+        description: str,
+        *,
+        why: str,
+        kind: str = "comparison",
+        paper="holds",
+        comparable_at=("default", "paper"),
+        central: bool = False,
+        note: str = "",
+        **labels,
+    ) -> Claim:
+        """A claim whose statistic this run cannot compute — e.g. a model without any easy training image has no
+        easy-input gradient norm. Recorded *inconclusive* without an estimate, ``why`` saying what is missing and
+        what would decide it (the row's ``decides``); the other rules still apply (``not comparable`` outside
+        ``comparable_at`` or when the mechanism does not survive). ``kind`` is the kind the row has when it can be
+        computed (:data:`KINDS`)."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
+        if not isinstance(why, str) or not why.strip():
+            raise ValueError(f"{id}: why= must say what is missing and what would decide the claim.")
+        return self._record(
+            id, source, description, kind, paper, None, None, None, None, None, f"not computed: {why}", None,
+            INCONCLUSIVE, why, comparable_at, central, note, labels,
+        )  # fmt: skip
+
     def readings(
         self,
         id: str,
@@ -620,6 +662,10 @@ class Ledger:
         ):
             verdict = INCONCLUSIVE
             decides = f"an interval valid at n = {interval.n} (a percentile bootstrap needs ≥ {MIN_BOOTSTRAP_N})"
+        if not self.survives and evidence != ENVIRONMENT:
+            # a run that is no evidence (a dry run): the numbers are shown, no row carries a verdict
+            verdict, mechanism = NOT_COMPARABLE, self.mechanism
+            decides = f"a real run of the {self.profile} profile (this run is no evidence: see mechanism)"
         pv = p_value(interval) if interval is not None and kind in HOLM_FAMILY else None
         claim = Claim(
             id=id, paper=self.paper, source=source, description=description, kind=kind,
@@ -713,6 +759,7 @@ class Ledger:
                 "profile": self.profile,
                 "scaling": self.scaling,
                 "mechanism": self.mechanism,
+                "survives": self.survives,
                 "claims": [asdict(c) for c in self.claims],
                 "index": self.index,
             },

@@ -399,7 +399,8 @@ def setup(experiment: str, profile: str, **params):
     (:func:`robeval.core.env.pin_cpu_kernels`), resolves the experiment's settings under ``profile`` with the
     notebook's papermill parameters (``None`` values are ignored, unknown names raise), prints them with the time estimate and what the
     profile scales down, applies the plotting style, creates the experiment's result folder
-    (``results_dir(profile) / experiment``) and opens the notebook's claims ledger.
+    (``results_dir(profile) / experiment``) and opens the notebook's claims ledger (under a dry run a ledger
+    that is no evidence: :attr:`robeval.core.ledger.Ledger.survives` False).
 
     Returns ``(settings, result folder, ledger)``.
     """
@@ -431,5 +432,6 @@ def setup(experiment: str, profile: str, **params):
         profile=profile,
         scaling=scaled_down if is_scaled(profile, scaled_down) else "",
         mechanism=str(getattr(cfg, "mechanism", "") or ""),
+        survives=not cfg.dry_run,  # a dry run is no evidence: every row "not comparable" (Ledger.survives)
     )
     return cfg, out_dir, ledger

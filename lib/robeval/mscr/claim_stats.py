@@ -175,7 +175,10 @@ def _trend(levels, per_run, n_boot: int, seed: int = 0) -> stats.Interval:
     if per_run.ndim != 2 or per_run.shape[1] != len(levels):
         raise ValueError(f"per_run must have shape (runs, {len(levels)}), got {per_run.shape}")
     if per_run.shape[0] < 2:
-        return _one_run([fast_spearman(levels, per_run.mean(axis=0))])
+        rho = fast_spearman(levels, per_run.mean(axis=0))
+        if not np.isfinite(rho):  # a constant curve (e.g. an untrained network's) has no rank correlation
+            return stats.Interval(0.0, -math.inf, math.inf, math.nan, 1, 0.95, "one run, constant curve: no rho")
+        return _one_run([rho])
     if per_run.shape[0] < MIN_BOOTSTRAP_N:
         return per_run_trend(levels, per_run)
     return stats.bootstrap_interval(lambda a: fast_spearman(levels, a.mean(axis=0)), per_run, n_boot=n_boot, seed=seed)

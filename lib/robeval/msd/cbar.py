@@ -514,11 +514,11 @@ def table1_cell(cell: dict, config: dict) -> list[dict]:
     from robeval.core import data
     from robeval.msd import nets
 
-    model = table1_model(cell, config)
+    fast = nets.inference_model(table1_model(cell, config))  # compiled once for both test sets
     _, _, x_te, _ = data.load_cifar10_any(bool(config["train"]["full_data"]))
     rows = []
     for bench, path in (("c", config["c_test_path"]), ("cbar", config["cbar_test_path"])):
-        for r in nets.error_rates(model, path, clean=x_te if bench == "c" else None):
+        for r in nets.error_rates(fast, path, clean=x_te if bench == "c" else None):
             rows.append({"benchmark": "clean" if r["corruption"] == "clean" else bench, **r})
     return rows
 
@@ -614,10 +614,9 @@ def scan_cell(cell: dict, config: dict) -> list[dict]:
             return corrupt(images, name, int(lv), seed=rng)
         return corrupt_with_param(images, name, float(lv), seed=rng)
 
-    model = nets.load_model(config["train"], config["error_model"])
+    fast = nets.cached_inference_model(config["train"], config["error_model"])  # one network for every scan point
     xc = apply(x, level, np.random.default_rng(nets.keyed_state(seed, "error")))
-    error = float(np.mean(nets.predict_fast(nets.inference_model(model), to_nchw(xc)) != np.asarray(y_test[:n_scan])))
-    extractor = nets.load_model(config["train"], config["feature_model"])
+    error = float(np.mean(nets.predict_fast(fast, to_nchw(xc)) != np.asarray(y_test[:n_scan])))
     feature_images = msd.sample_feature_images(
         x_test, int(config["n_feature_images"]), nets.keyed_state(config["seed"], "scan_feature_images")
     )
@@ -626,7 +625,7 @@ def scan_cell(cell: dict, config: dict) -> list[dict]:
         return apply(images, level, np.random.default_rng(int(rng.integers(2**31))))
 
     feats = msd.transform_features(
-        nets.feature_fn(extractor),
+        nets.cached_feature_fn(config["train"], config["feature_model"]),
         feature_images,
         transform,
         np.random.default_rng(nets.keyed_state(seed, "features")),

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -235,19 +236,65 @@ def feature_fn(model, batch_size: int = 50):
     return fn
 
 
+@functools.lru_cache(maxsize=4)
+def _cached(kind: str, folder: str, tcfg_json: str, key: str):
+    model = load_model(json.loads(tcfg_json), key)
+    return inference_model(model) if kind == "inference" else feature_fn(model)
+
+
+def cached_inference_model(tcfg: dict, key: str):
+    """:func:`inference_model` of the cached model ``key`` (:func:`load_model`), built once per process and
+    reused: grid cells that all evaluate the same network (the severity scan's error model) skip reloading and
+    recompiling it (about 1-3 s of a CPU core each). Do not modify the returned module."""
+    return _cached("inference", str(models_dir()), json.dumps(tcfg, sort_keys=True, default=str), str(key))
+
+
+def cached_feature_fn(tcfg: dict, key: str):
+    """:func:`feature_fn` of the cached model ``key``, built once per process (see :func:`cached_inference_model`):
+    the feature extractor every MSD cell and scan point uses."""
+    return _cached("features", str(models_dir()), json.dumps(tcfg, sort_keys=True, default=str), str(key))
+
+
 def predict_fast(model, x, batch_size: int = 50) -> np.ndarray:
     """Predicted labels of uint8 NCHW (or float [0, 1]) images in batches of ``batch_size`` (50 is faster than
     500 on a CPU), with ``model`` as it is (pass :func:`inference_model` of it for speed)."""
+    return predict_many(model, [x], batch_size)[0]
+
+
+def predict_many(model, arrays, batch_size: int = 50) -> list[np.ndarray]:
+    """Predicted labels (int64) of every array of ``arrays`` (uint8 NCHW or float [0, 1] images) in one pass:
+    batches of ``batch_size`` run across the arrays' boundaries, so many short arrays (a few test images per
+    corruption) cost a few batches instead of one call each, and only one batch is in float at a time. Arrays
+    whose lengths are multiples of ``batch_size`` meet exactly the batches :func:`predict_fast` gives each."""
     import torch
 
     from robeval.core.training import to_float_tensor
 
-    xt = to_float_tensor(x)
-    out = []
+    sizes = [len(a) for a in arrays]
+    # the (array, start, stop) pieces of the concatenation, cut at every batch boundary
+    pieces, batch, room = [], [], batch_size
+    for k, n in enumerate(sizes):
+        start = 0
+        while start < n:
+            stop = min(n, start + room)
+            batch.append((k, start, stop))
+            room -= stop - start
+            start = stop
+            if room == 0:
+                pieces.append(batch)
+                batch, room = [], batch_size
+    if batch:
+        pieces.append(batch)
+    preds = [[] for _ in arrays]
     with torch.inference_mode():
-        for i in range(0, len(xt), batch_size):
-            out.append(model(xt[i : i + batch_size]).argmax(1))
-    return torch.cat(out).numpy().astype(np.int64) if out else np.empty(0, dtype=np.int64)
+        for batch in pieces:
+            parts = [to_float_tensor(arrays[k][a:b]) for k, a, b in batch]
+            labels = model(parts[0] if len(parts) == 1 else torch.cat(parts)).argmax(1).numpy().astype(np.int64)
+            offset = 0
+            for k, a, b in batch:
+                preds[k].append(labels[offset : offset + b - a])
+                offset += b - a
+    return [np.concatenate(p) if p else np.empty(0, dtype=np.int64) for p in preds]
 
 
 def adapt_batchnorm(model, batches):
@@ -368,24 +415,36 @@ def corrupted_test_set(names, *, n_test: int, full_data: bool, seed: int, levels
     return path
 
 
-def error_rates(model, test_path, *, clean=None) -> list[dict]:
-    """Error of ``model`` on every corruption and severity of a :func:`corrupted_test_set` file, plus the
-    clean error if ``clean`` (uint8 NCHW test images, the same first ``n_test``) is given.
+def error_rates(model, test_path, *, clean=None, corruptions=None) -> list[dict]:
+    """Error of ``model`` on every corruption and severity of a :func:`corrupted_test_set` file (or only on the
+    names in ``corruptions``), plus the clean error if ``clean`` (uint8 NCHW test images, the same first
+    ``n_test``) is given. ``model`` is run through :func:`inference_model` unless it is a TorchScript module
+    already (one compiled network for several test sets); all images go through it in one pass
+    (:func:`predict_many`).
 
-    Returns rows {corruption, severity, error, n} ('clean' with severity 0)."""
+    Returns rows {corruption, severity, error, n} ('clean' with severity 0), in the file's order."""
+    import torch
+
     with np.load(test_path) as f:
         x, y, sev, names = f["x"], f["y"], f["severity"], [str(n) for n in f["names"]]
-    fast = inference_model(model)
+    if corruptions is not None:
+        unknown = sorted(set(corruptions) - set(names))
+        if unknown:
+            raise ValueError(f"{test_path} holds no corruption(s) {unknown}; it holds {names}.")
+    keep = [k for k, n in enumerate(names) if corruptions is None or n in corruptions]
+    fast = model if isinstance(model, torch.jit.ScriptModule) else inference_model(model)
+    arrays = ([clean[: len(y)]] if clean is not None else []) + [x[k] for k in keep]
+    preds = predict_many(fast, arrays)
     rows = []
     if clean is not None:
-        pred = predict_fast(fast, clean[: len(y)])
+        pred = preds.pop(0)
         rows.append({"corruption": "clean", "severity": 0, "error": float(np.mean(pred != y)), "n": int(len(y))})
-    for k, name in enumerate(names):
-        wrong = predict_fast(fast, x[k]) != y
+    for k, pred in zip(keep, preds):
+        wrong = pred != y
         for s in np.unique(sev):
             sel = sev == s
             rows.append(
-                {"corruption": name, "severity": int(s), "error": float(wrong[sel].mean()), "n": int(sel.sum())}
+                {"corruption": names[k], "severity": int(s), "error": float(wrong[sel].mean()), "n": int(sel.sum())}
             )
     return rows
 

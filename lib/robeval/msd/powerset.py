@@ -113,7 +113,7 @@ def prepare_powerset(settings, workdir, *, n_jobs: int = 1, progress: bool = Tru
     recipe = json.dumps({k: s[k] for k in _PREP_KEYS}, sort_keys=True, default=str)
     root = Path(workdir) / hashlib.sha256(recipe.encode()).hexdigest()[:12]
     root.mkdir(parents=True, exist_ok=True)
-    feature_fn = nets.feature_fn(nets.load_model(tcfg, keys["extractor"]))
+    feature_fn = nets.cached_feature_fn(tcfg, keys["extractor"])
     feats_path = root / "corruption_features.npz"
     if not feats_path.is_file():
         x_train, _ = nets.training_arrays(tcfg)
@@ -181,10 +181,7 @@ def _errors(model, config: dict, corruptions=None) -> list[dict]:
     from robeval.core import data
 
     _, _, x_te, _ = data.load_cifar10_any(bool(config["train"]["full_data"]))
-    rows = nets.error_rates(model, config["test_path"], clean=x_te)
-    if corruptions is not None:
-        rows = [r for r in rows if r["corruption"] in ("clean", *corruptions)]
-    return rows
+    return nets.error_rates(model, config["test_path"], clean=x_te, corruptions=corruptions)
 
 
 # --------------------------------------------------------------------------------------------- the cells
@@ -214,7 +211,7 @@ def _distances(feature_transform, config: dict, seed: int):
     if feature_transform is None:
         aug_feats = np.zeros((1, dim))
     else:
-        feature_fn = nets.feature_fn(nets.load_model(config["train"], config["extractor_key"]))
+        feature_fn = nets.cached_feature_fn(config["train"], config["extractor_key"])
         aug_feats = transform_features(
             feature_fn,
             feats["feature_images"],
