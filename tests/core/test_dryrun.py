@@ -48,10 +48,14 @@ def test_cost_models_of_the_paper_settings_hand_computed():
         "corruption_image": 250_000 + 4_500_000,
     }
     # 09: 3 sigmas x 8 variants x 3 seeds = 72 ResNet-110s of 150 x ceil(50000/64) = 117300 steps; the 4 attack
-    # variants x 3 seeds add K = 3, 6, 4 (per sigma) passes per step; CERTIFY 10000 images x (100 + 100000) samples
+    # variants x 3 seeds add K = 3, 6, 4 (per sigma) passes per step; noise samples: CERTIFY 10000 images x
+    # (100 + 100000) per model, the easy/hard screening 5000 x 100 per model (all 8 variants), and the sections
+    # beyond the paper at their upper bound: fixed N on 500 images, 3 radii x 10000 images, 100 table images per model
     p09 = dryrun.counts_acr_rs_training(dryrun.paper_settings("acr_rs_training"))
     assert p09["train_step"] == 72 * 117300 + 4 * 3 * (3 + 6 + 4) * 117300 == 26_744_400
-    assert p09["certify_1000"] == 72 * 10000 * 100100 / 1000
+    samples = 72 * 10000 * 100100 + 72 * 5000 * 100 + 500 * 100100 + 3 * 10000 * 100100 + 72 * 100 * 100100
+    assert p09["certify_1000"] == pytest.approx(samples / 1000, rel=1e-12)
+    assert samples == 75_881_770_000
 
 
 def test_dry_run_switch(monkeypatch):

@@ -124,17 +124,29 @@ def counts_msd_cifar10_c_bar(p: Mapping[str, Any]) -> dict[str, float]:
 def counts_acr_rs_training(p: Mapping[str, Any]) -> dict[str, float]:
     """09: ``len(sigmas) x len(variants) x len(seeds)`` ResNet-110 trainings of ``epochs`` x ceil(n_train /
     batch_size) steps of ``batch_size x num_noise`` noisy inputs (attack variants add ``attack_steps``
-    forward-backward passes per step: counted as extra steps); CERTIFY of every model on ``n_test`` images with
-    ``cert_n0 + cert_n`` noise samples (unit: 1000 samples through the network)."""
+    forward-backward passes per step: counted as extra steps). Noise samples through the network (unit: 1000):
+    CERTIFY of every model on ``n_test`` images with ``cert_n0 + cert_n`` samples; the easy/hard screening of
+    ``grad_pool x grad_draws`` for every model of ``grad_variants``; and the sections beyond the paper at their
+    upper bound (every run to ``n_max = seq_n_max``; the measured mean is about half of it at default): fixed N
+    on ``seq_fixed_images``, one :func:`~robeval.acr.sequential.certify_radius` per radius of ``seq_radii`` on
+    ``seq_images``, one :func:`~robeval.acr.sequential.certify_table` per model on ``seq_table_images``. Not
+    counted: the gradient norms themselves (a few thousand single-image backward passes per model, < 0.1% of
+    the training steps)."""
     sig = len(p["sigmas"])
     n_models = sig * len(p["variants"]) * len(p["seeds"])
     steps = _steps(p["n_train"], p["batch_size"]) * int(p["epochs"])
     attack = [v for v in p["variants"] if "attack" in v or v == "all"]
     extra = sum(int(k) for k in p["attack_steps"][:sig]) / sig * len(attack) * len(p["seeds"]) * sig
-    return {
-        "train_step": n_models * steps + extra * steps,
-        "certify_1000": n_models * int(p["n_test"]) * (int(p["cert_n0"]) + int(p["cert_n"])) / 1000.0,
-    }
+    n0, n_max = int(p["cert_n0"]), int(p.get("seq_n_max", 0))
+    grad_models = sig * len([v for v in p.get("grad_variants", p["variants"]) if v in p["variants"]]) * len(p["seeds"])
+    samples = (
+        n_models * int(p["n_test"]) * (n0 + int(p["cert_n"]))
+        + grad_models * int(p.get("grad_pool", 0)) * int(p.get("grad_draws", 0))
+        + int(p.get("seq_fixed_images", 0)) * (n0 + n_max)
+        + int(p.get("seq_images", 0)) * len(p.get("seq_radii", [])) * (n0 + n_max)
+        + n_models * int(p.get("seq_table_images", 0)) * (n0 + n_max)
+    )
+    return {"train_step": n_models * steps + extra * steps, "certify_1000": samples / 1000.0}
 
 
 COST_MODELS: dict[str, Callable[[Mapping[str, Any]], dict[str, float]]] = {
