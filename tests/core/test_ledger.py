@@ -213,6 +213,19 @@ def test_ledger_roundtrip_and_report(tmp_results):
     assert "### Verdicts per evidence class" in text and "equivalent within ± margin" in text
     assert "### Central claims" in text and "### Coverage of the paper's statements" in text
     assert (tmp_results / "build_dir" / "smoke" / "results" / "CLAIMS.md").is_file()
+    assert "![verdicts per paper](../figures/claims_summary.png)" in text  # both under build/: the link works
+
+
+def test_committed_paper_report_has_no_link_into_build(tmp_results):
+    # results/paper/CLAIMS.md is committed, its chart is build output: a sentence, not a dead image link
+    led = Ledger(paper="mscr", notebook="99_test", profile="paper")
+    led.value("a", "Table 1", "2r of B", paper=0.008026, margin=1e-6, estimate=0.008026, **X)
+    led.save()
+    text = report("paper")
+    assert "![" not in text
+    assert "build output, not committed: `make report PROFILE=paper` draws it to" in text
+    assert (tmp_results / "build_dir" / "paper" / "figures" / "claims_summary.png").is_file()
+    assert (tmp_results / "results_dir" / "paper" / "CLAIMS.md").is_file()
 
 
 # ------------------------------------------------------------------------- evidence classes (issue 19)

@@ -223,7 +223,7 @@ def report(profile: str, path=None) -> str:
         lines += [
             "## Summary",
             "",
-            f"![verdicts per paper]({_relative_link(figures_dir(profile) / 'claims_summary.png', profile)})",
+            _chart_line(figures_dir(profile) / "claims_summary.png", profile),
             "",
             "| paper | " + " | ".join(VERDICTS) + " | rows |",
             "|---|" + "---:|" * (len(VERDICTS) + 1),
@@ -329,6 +329,22 @@ def figures_report(profile: str, path=None) -> str:
         path = RESULTS_DIR / "FIGURES.md" if profile == "default" else results_dir(profile) / "FIGURES.md"
     atomic_write_text(path, text)
     return text
+
+
+def _chart_line(chart, profile: str) -> str:
+    """An image link to the summary chart when it lies in the committed tree; under ``build/`` (the paper
+    profile's figures are build output) a sentence saying how to draw it, so the ledger has no dead link."""
+    from pathlib import Path
+
+    from robeval.core.paths import BUILD_DIR, ROOT
+
+    chart, build = Path(chart).resolve(), Path(BUILD_DIR).resolve()
+    if chart.is_relative_to(build) and not results_dir(profile).resolve().is_relative_to(build):
+        root = Path(ROOT).resolve()
+        where = chart.relative_to(root).as_posix() if chart.is_relative_to(root) else str(chart)
+        return (f"The chart of these counts is build output, not committed: `make report PROFILE={profile}` "
+                f"draws it to `{where}`.")
+    return f"![verdicts per paper]({_relative_link(chart, profile)})"
 
 
 def _relative_link(target, profile: str) -> str:
