@@ -83,8 +83,9 @@ def test_ctrl_c_in_corrupt_leaves_no_temporary_files(tmp_path):
     from robeval.core.data import load_cifar10_subset
 
     _, _, x, y = load_cifar10_subset(layout="NHWC")
-    np.save(tmp_path / "x.npy", x[:40])
-    np.save(tmp_path / "y.npy", y[:40])
+    # 400 images: ~8 s of corrupting after the manifest appears (40 could finish before the signal arrived)
+    np.save(tmp_path / "x.npy", x[:400])
+    np.save(tmp_path / "y.npy", y[:400])
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "robeval", "corrupt", "--images", str(tmp_path / "x.npy")]
     cmd += ["--labels", str(tmp_path / "y.npy"), "--out", str(out), "--no-progress"]
@@ -93,6 +94,7 @@ def test_ctrl_c_in_corrupt_leaves_no_temporary_files(tmp_path):
     while not (out / "corruptions.json").exists() and time.monotonic() < deadline:  # labels are written
         time.sleep(0.05)
     time.sleep(0.5)
+    assert proc.poll() is None, "robeval corrupt ended before the signal: give it more work"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
