@@ -342,8 +342,10 @@ def _chart_line(chart, profile: str) -> str:
     if chart.is_relative_to(build) and not results_dir(profile).resolve().is_relative_to(build):
         root = Path(ROOT).resolve()
         where = chart.relative_to(root).as_posix() if chart.is_relative_to(root) else str(chart)
-        return (f"The chart of these counts is build output, not committed: `make report PROFILE={profile}` "
-                f"draws it to `{where}`.")
+        return (
+            f"The chart of these counts is build output, not committed: `make report PROFILE={profile}` "
+            f"draws it to `{where}`."
+        )
     return f"![verdicts per paper]({_relative_link(chart, profile)})"
 
 
