@@ -13,6 +13,8 @@ This module re-exports them from where they live:
   Table 2a, the 1-NN / k / noise-mode experiments and the authors' six 2D sheets;
 * :mod:`robeval.mscr.claims_cifar` — notebook 02: :data:`INDEX_02`, :func:`evaluate_mscr_cifar10`, Table 1
   (CIFAR-10 row), Table 2b, the authors' CSV and our CIFAR-10 runs;
+* :mod:`robeval.mscr.claims_sheet` — what the authors' 1200-run B/L_inf sheet decides on its own (rows ``SH_*``,
+  intervals bounded over every correlation between cells) and the runs behind each sheet;
 * :mod:`robeval.mscr.claims_grid` — the statements about one accuracy matrix shared by both notebooks (MSCR
   trend, steps and sign, best cell, diagonal, robustness trends, gains, optimum vs eps_min);
 * :mod:`robeval.mscr.claim_stats` — :class:`RunCube` / :func:`run_cube`, the interval helpers and
@@ -29,6 +31,9 @@ Rules (see :mod:`robeval.core.ledger`), all over *independent runs* paired by ru
 * a trend ("MSCR increases with eps_train") — the percentile-bootstrap interval over runs of the Spearman
   correlation between eps_train and the mean curve excludes 0 (from 10 runs on; below that, e.g. 3 CIFAR-10
   trainings per column, the t-interval over the runs' own Spearman rho);
+* a claim tested on the authors' sheet alone (rows ``SH_*``: means and standard deviations, no runs) — a normal
+  interval whose standard error is bounded over every correlation between the cells it combines
+  (:func:`robeval.mscr.claims_sheet.bounded_interval`): consistency when it decides the claim, else inconclusive;
 * the authors' files against each other or the paper against itself — consistency / erratum, an erratum only
   beyond the paper's own noise (its printed 95% intervals or rounding).
 
@@ -92,12 +97,14 @@ from robeval.mscr.claims_grid import (
     record_optimum_vs_eps_min,
     record_robustness_trends,
 )
+from robeval.mscr.claims_sheet import bounded_interval, record_sheet_runs, record_sheet_tests, sheet_runs
 
 __all__ = [
     "INDEX_01",
     "INDEX_02",
     "RunCube",
     "best_columns_table",
+    "bounded_interval",
     "best_vs_runner_up",
     "common_seeds",
     "evaluate_mscr_2d",
@@ -125,6 +132,8 @@ __all__ = [
     "record_printed_table2b",
     "record_robustness_trends",
     "record_row_best",
+    "record_sheet_runs",
+    "record_sheet_tests",
     "record_sheets",
     "record_table1_2d",
     "record_table1_cifar",
@@ -136,5 +145,6 @@ __all__ = [
     "run_cube",
     "run_labels",
     "sheet_findings",
+    "sheet_runs",
     "spearman_rho",
 ]

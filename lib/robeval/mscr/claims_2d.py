@@ -6,7 +6,8 @@ Table 1 (2D row) and the authors' sheet (:func:`record_table1_2d`, :func:`record
 cells, best columns and printed values (:func:`record_table2a_cells`, :func:`record_row_best`,
 :func:`record_printed_table2a`), the 1-NN, k and noise-mode experiments (:func:`record_1nn`,
 :func:`record_k_effect`, :func:`record_modes`) and the findings on the authors' six 2D sheets
-(:func:`sheet_findings`, :func:`record_sheets`) are here; the statements about the accuracy matrix are in
+(:func:`sheet_findings`, :func:`record_sheets`) are here; what the authors' B/L_inf sheet decides on its own is in
+:mod:`robeval.mscr.claims_sheet` (rows ``SH_*``); the statements about the accuracy matrix are in
 :mod:`robeval.mscr.claims_grid` and the interval helpers in :mod:`robeval.mscr.claim_stats`.
 """
 
@@ -45,6 +46,7 @@ from robeval.mscr.claims_grid import (
     record_optimum_vs_eps_min,
     record_robustness_trends,
 )
+from robeval.mscr.claims_sheet import record_sheet_runs, record_sheet_tests
 from robeval.mscr.published import (
     PAPER_2R_LINF_B,
     PAPER_EPS_MIN_LINF_B,
@@ -90,7 +92,7 @@ INDEX_01 = [
     {
         "source": "Table 2a (bold)",
         "statement": "the best eps_train column of every eps_test row",
-        "claims": ["T2a_best_*"],
+        "claims": ["T2a_best_*", "SH_best_*"],
     },
     {
         "source": "Table 2a / authors' sheet",
@@ -100,18 +102,23 @@ INDEX_01 = [
     {
         "source": "Table 2 caption",
         "statement": "the MSCR row shows a constant increase with eps_train",
-        "claims": ["T2a_printed_mscr_monotone", "S4_mscr_step_*"],
+        "claims": ["T2a_printed_mscr_monotone", "S4_mscr_step_*", "SH_mscr_step_*"],
     },
     {
         "source": "Abstract / Sec. 4 / 5.1",
         "statement": "MSCR steadily increases with eps_train (RF, 2D): the metric reflects robustness levels",
-        "claims": ["S4_mscr_increases", "S4_mscr_increases_shared"],
+        "claims": ["S4_mscr_increases", "S4_mscr_increases_shared", "SH_mscr_trend"],
     },
     {
         "source": "Sec. 4 / 5.3",
         "statement": "the MSCR goes from negative values (eps_train = 0) to positive ones (eps_train = 0.03): "
         "MSCR > 0 is possible for robust trained models",
-        "claims": ["S4_mscr_negative_at_0", "S4_mscr_positive_at_0.03"],
+        "claims": [
+            "S4_mscr_negative_at_0",
+            "S4_mscr_positive_at_0.03",
+            "SH_mscr_negative_at_0",
+            "SH_mscr_positive_at_0.03",
+        ],
     },
     {
         "source": "Sec. 4",
@@ -121,7 +128,7 @@ INDEX_01 = [
     {
         "source": "Sec. 4",
         "statement": "maximum overall accuracy: eps_train = 0.007 tested at eps_test = 0.001",
-        "claims": ["S4_max_overall"],
+        "claims": ["S4_max_overall", "SH_max_overall"],
     },
     {
         "source": "Sec. 4 / 5.6 / Conclusion",
@@ -137,7 +144,7 @@ INDEX_01 = [
     {
         "source": "Sec. 4 / 5.2",
         "statement": "the robustness increase with eps_train also holds at other test noise levels than eps_min",
-        "claims": ["S52_robustness_trend_*"],
+        "claims": ["S52_robustness_trend_*", "SH_robustness_trend_*"],
     },
     {
         "source": "Sec. 5.2",
@@ -181,22 +188,27 @@ INDEX_01 = [
         "source": "Fig. 6a / Sec. 4 / Abstract",
         "statement": "for eps_train <= 0.007 both clean accuracy and MSCR "
         "are higher than for eps_train = 0 (no inherent trade-off)",
-        "claims": ["F6a_clean_gain_*", "F6a_mscr_gain_*"],
+        "claims": ["F6a_clean_gain_*", "F6a_mscr_gain_*", "SH_clean_gain_*", "SH_mscr_gain_*"],
     },
     {
         "source": "Sec. 5.4",
         "statement": "the optimum eps_train (clean accuracy) is higher than eps_min",
-        "claims": ["S54_optimum_above_eps_min"],
+        "claims": ["S54_optimum_above_eps_min", "SH_optimum_above_eps_min"],
     },
     {
         "source": "Sec. 5.4",
         "statement": "noise training (eps_train = 0.007) cuts the RF's clean error to less than half",
-        "claims": ["S54_error_halved"],
+        "claims": ["S54_error_halved", "SH_error_halved"],
     },
     {
         "source": "Sec. 5.5",
         "statement": "the best overall 2D accuracy is reached for eps_train ~ 2 eps_min",
         "claims": ["S4_max_overall", "S54_optimum_above_eps_min"],
+    },
+    {
+        "source": "Sec. 5.5",
+        "statement": "our results are statistically significant for the 2D dataset experiment (1200 runs)",
+        "claims": ["SH_*"],
     },
     {
         "source": "Sec. 3.2 / authors' sheets",
@@ -807,6 +819,8 @@ def evaluate_mscr_2d(ledger, cfg, out_dir) -> list:
     out += record_modes(ledger, iid, shared, eps_min, r_acc, r_mscr, r_tr, r_te, n_boot=n_boot)
     sheets = {f"{d}_{n}": published.load_mscr_reference_2d(d, n) for d in ("A", "B", "C") for n in ("Linf", "L2")}
     out += record_sheets(ledger, sheets)
+    out += record_sheet_runs(ledger, sheets)
+    out += record_sheet_tests(ledger, ref_b)
     n_b = _dataset_size("B")
     out.append(
         ledger.fact(
