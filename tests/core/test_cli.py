@@ -83,13 +83,21 @@ def test_ctrl_c_in_corrupt_leaves_no_temporary_files(tmp_path):
     from robeval.core.data import load_cifar10_subset
 
     _, _, x, y = load_cifar10_subset(layout="NHWC")
-    # 400 images: ~8 s of corrupting after the manifest appears (40 could finish before the signal arrived)
+    # 400 images: seconds of corrupting left when the signal comes
     np.save(tmp_path / "x.npy", x[:400])
     np.save(tmp_path / "y.npy", y[:400])
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "robeval", "corrupt", "--images", str(tmp_path / "x.npy")]
     cmd += ["--labels", str(tmp_path / "y.npy"), "--out", str(out), "--no-progress"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a shell without job control starts background jobs with SIGINT ignored, and the child would inherit that
+    # (a CI launched with `&` then sees exit 0): give it the default disposition, as a terminal's Ctrl-C meets
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while not (out / "corruptions.json").exists() and time.monotonic() < deadline:  # labels are written
         time.sleep(0.05)
