@@ -16,7 +16,14 @@ import pytest
 from robeval.core.ledger import Ledger
 from robeval.mscr import claims as mc
 from robeval.mscr import published
-from robeval.mscr.claims_sheet import bounded_interval, record_sheet_runs, record_sheet_tests, sheet_runs
+from robeval.mscr.claim_stats import RunCube
+from robeval.mscr.claims_sheet import (
+    bounded_interval,
+    correlation_needed,
+    record_sheet_runs,
+    record_sheet_tests,
+    sheet_runs,
+)
 
 Z95 = 1.959963984540054
 
@@ -71,6 +78,22 @@ def test_bounded_interval_covers_at_the_worst_correlation():
 
 def test_bounded_interval_is_conservative_under_positive_correlation():
     assert _coverage(0.5) >= 0.995
+
+
+def test_correlation_needed_is_where_the_paired_interval_touches_zero():
+    est, w, s, n = 0.05, [1.0, -0.5], [0.4, 0.6], 300
+    rho = correlation_needed(est, w, s, n)
+    a, b = 0.4, 0.5 * 0.6
+    se = math.sqrt((a**2 + b**2 - 2 * rho * a * b) / n)
+    assert Z95 * se == pytest.approx(est)
+    # a contrast the bound decides needs no correlation (rho* <= -1); a zero estimate needs more than perfect
+    assert (
+        bounded_interval(1.0, [1, -1], [0.1, 0.1], 100).low > 0
+        and correlation_needed(1.0, [1, -1], [0.1, 0.1], 100) < -1
+    )
+    assert correlation_needed(0.0, [1, -1], [0.1, 0.1], 100) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="opposite sign"):
+        correlation_needed(0.1, [1.0, 1.0], [0.1, 0.1], 100)
 
 
 # ------------------------------------------------------------------------------------ hand-made sheets
@@ -129,6 +152,13 @@ def test_best_column_needs_to_beat_every_other_column():
     best = rows["SH_best_0"]
     assert best.verdict == "inconclusive" and "least separated: 0.007" in best.description
     assert best.estimate == pytest.approx(0.01)
+    # with our runs: the two cells move together in every run (rho = 1), and the note says so
+    runs = np.stack([acc + d for d in (-0.1, 0.0, 0.1, 0.2)])
+    cube = RunCube(np.arange(4), np.asarray([0.0, 0.001, 0.004, 0.007]), np.asarray([0.0, 0.001, 0.004, 0.007]), runs)
+    rows = {r.id: r for r in record_sheet_tests(_ledger(), _sheet([0, 0, 0, 0], [1] * 4, acc=acc), ours=cube)}
+    rho = correlation_needed(0.01, [1, -1], [0.1, 0.1], 1200)
+    assert f"correlate at rho > {rho:.2f}" in rows["SH_best_0"].note
+    assert "over our 4 shared-offset runs: rho = 1.00" in rows["SH_best_0"].note
     acc[0, 3] = 99.3  # now 0.2 behind: se bound 0.2 / 34.6 -> decided
     rows = {r.id: r for r in record_sheet_tests(_ledger(), _sheet([0, 0, 0, 0], [1] * 4, acc=acc, acc_sd=0.1))}
     assert rows["SH_best_0"].verdict == "consistency"

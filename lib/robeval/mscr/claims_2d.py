@@ -820,7 +820,7 @@ def evaluate_mscr_2d(ledger, cfg, out_dir) -> list:
     sheets = {f"{d}_{n}": published.load_mscr_reference_2d(d, n) for d in ("A", "B", "C") for n in ("Linf", "L2")}
     out += record_sheets(ledger, sheets)
     out += record_sheet_runs(ledger, sheets)
-    out += record_sheet_tests(ledger, ref_b)
+    out += record_sheet_tests(ledger, ref_b, ours=shared)
     n_b = _dataset_size("B")
     out.append(
         ledger.fact(

@@ -35,7 +35,7 @@ from robeval.core.ledger import check_ledger
 from robeval.core.paths import PROFILES
 from robeval.mscr.claim_stats import level_name
 
-__all__ = ["sheet_runs", "bounded_interval", "record_sheet_tests", "record_sheet_runs"]
+__all__ = ["sheet_runs", "bounded_interval", "correlation_needed", "record_sheet_tests", "record_sheet_runs"]
 
 _SOURCE = "authors' sheet gesamt_Bsep_Linf.xlsx"
 _NOTE = (
@@ -91,6 +91,21 @@ def bounded_interval(estimate: float, gradient, sds, n: int, level: float = 0.95
     )
 
 
+def correlation_needed(estimate: float, weights, sds, n: int, level: float = 0.95) -> float:
+    """The within-run correlation two cells need for the *paired* interval of ``w1·m1 + w2·m2`` to exclude 0.
+
+    With correlation rho over runs, se² = ((w1 s1)² + (w2 s2)² − 2 rho |w1 w2| s1 s2) / n for weights of opposite
+    sign; the interval excludes 0 when z·se < |estimate|. Returns the rho at which that starts: below −1 the
+    bounded interval already decides the contrast, above 1 no correlation does (n runs are too few)."""
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    s = np.asarray(sds, dtype=np.float64).reshape(-1)
+    if w.shape != (2,) or s.shape != (2,) or not w[0] * w[1] < 0 or not np.all(s > 0):
+        raise ValueError("need two weights of opposite sign and two standard deviations > 0")
+    z = float(sps.norm.ppf(0.5 + level / 2))
+    a, b = abs(w[0]) * s[0], abs(w[1]) * s[1]
+    return float((a**2 + b**2 - n * float(estimate) ** 2 / z**2) / (2 * a * b))
+
+
 def _rank_scores(k: int) -> np.ndarray:
     """Centred rank scores of k ordered levels: the weights of a linear-trend contrast."""
     return np.arange(k, dtype=np.float64) - (k - 1) / 2
@@ -107,14 +122,19 @@ def _best_vs_rest(means, sds, best: int, n: int):
     return iv, j
 
 
-def record_sheet_tests(ledger, ref: dict, gain_levels=None) -> list:
+def record_sheet_tests(ledger, ref: dict, gain_levels=None, ours=None) -> list:
     """Rows ``SH_*``: the 2D claims of notebook 01 tested on the authors' B/L_inf sheet alone.
 
     ``ref``: :func:`robeval.mscr.published.load_mscr_reference_2d` of ``("B", "Linf")`` (9 x 9 accuracies in
     percent with standard deviations, MSCR row with standard deviations); ``gain_levels``: the eps_train of
     Fig. 6a's gains (default: 0 < eps_train <= 0.01). Each row is the counterpart of one replication row of
     the notebook (named in its note) and carries ``evidence="reanalysis"``: *consistency* when the bounded
-    interval decides the claim, *erratum* when it decides the opposite, *inconclusive* otherwise."""
+    interval decides the claim, *erratum* when it decides the opposite, *inconclusive* otherwise.
+
+    A row comparing two cells that the bound leaves open says in its note which within-run correlation of the
+    two cells a paired test would need (:func:`correlation_needed`) and, with ``ours`` (a
+    :class:`robeval.mscr.claim_stats.RunCube` of our runs with the authors' noise, ``shared_offsets``), the
+    correlation of the same two cells over our runs: a hint, not a verdict."""
     check_ledger(ledger)
     n = sheet_runs(ref)
     e_tr = np.asarray(ref["eps_train"], dtype=np.float64)
@@ -133,7 +153,46 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None) -> list:
     lab = dict(evidence="reanalysis", unit="forest runs", comparable_at=PROFILES)
     out = []
 
+    def cell_runs(key):
+        """Our per-run values of a sheet cell ("acc", i, j) or ("mscr", j); None where ``ours`` lacks it."""
+        if ours is None:
+            return None
+        te, tr = np.asarray(ours.eps_test, dtype=float), np.asarray(ours.eps_train, dtype=float)
+        find = lambda levels, e: np.flatnonzero(np.isclose(levels, e, rtol=1e-3, atol=5e-5))
+        jj = find(tr, e_tr[key[-1]])
+        if jj.size == 0:
+            return None
+        ii = find(te, eps_min if key[0] == "mscr" else e_tr[key[1]])
+        if ii.size == 0:
+            return None
+        return ours.mscr(float(te[ii[0]]))[:, jj[0]] if key[0] == "mscr" else ours.acc[:, ii[0], jj[0]]
+
+    def sheet_cell(key):
+        return (M[key[1]], M_sd[key[1]]) if key[0] == "mscr" else (acc[key[1], key[2]], acc_sd[key[1], key[2]])
+
+    def pair(a, b, wa=1.0, wb=-1.0):
+        """The bounded interval of wa·a + wb·b for two sheet cells, and what a paired test would need."""
+        (ma, sa), (mb, sb) = sheet_cell(a), sheet_cell(b)
+        est = wa * ma + wb * mb
+        iv = bounded_interval(est, [wa, wb], [sa, sb], n)
+        if iv.low > 0 or iv.high < 0 or sa == 0 or sb == 0:
+            return iv, ""
+        rho = correlation_needed(est, [wa, wb], [sa, sb], n)
+        text = (
+            f"paired, the sheet's runs decide its sign if these two cells correlate at rho > "
+            f"{rho:.2f}{'' if rho < 0.99 else f' (exactly {rho:.4f})'} over runs"
+            if rho < 1
+            else "no within-run correlation lets the sheet's runs decide its sign"
+        )
+        va, vb = cell_runs(a), cell_runs(b)
+        if va is not None and vb is not None and len(va) >= 3 and np.std(va) > 0 and np.std(vb) > 0:
+            text += f" (the same cells over our {len(va)} shared-offset runs: rho = {np.corrcoef(va, vb)[0, 1]:.2f})"
+        return iv, text
+
     def row(cid, source, description, iv, twin, direction=">", about_models=True, paper="holds"):
+        extra = ""
+        if isinstance(iv, tuple):
+            iv, extra = iv
         out.append(
             ledger.comparison(
                 cid,
@@ -143,7 +202,7 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None) -> list:
                 direction=direction,
                 paper=paper,
                 about_models=about_models,
-                note=f"counterpart of {twin}; {note}",
+                note=f"counterpart of {twin}; {note}" + (f"; {extra}" if extra else ""),
                 **lab,
             )  # fmt: skip
         )
@@ -159,7 +218,7 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None) -> list:
         row(
             f"SH_mscr_step_{name[j - 1]}_{name[j]}", "Table 2 caption",
             f"the sheet's MSCR rises from eps_train = {name[j - 1]} to {name[j]}",
-            bounded_interval(M[j] - M[j - 1], [1.0, -1.0], [M_sd[j], M_sd[j - 1]], n),
+            pair(("mscr", j), ("mscr", j - 1)),
             f"S4_mscr_step_{name[j - 1]}_{name[j]}", about_models=False,
         )  # fmt: skip
     row(
@@ -174,21 +233,21 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None) -> list:
     # best column of every row (Table 2a bold) and the overall maximum (dark grey)
     for i in range(K):
         jb = int(np.argmax(acc[i]))
-        iv, jr = _best_vs_rest(acc[i], acc_sd[i], jb, n)
+        _, jr = _best_vs_rest(acc[i], acc_sd[i], jb, n)
         row(
             f"SH_best_{name[i]}", "Table 2a (bold)",
             f"eps_test = {name[i]}: eps_train = {name[jb]} beats every other column of the sheet (least separated: "
             f"{name[jr]})",
-            iv, f"T2a_best_{name[i]}", paper=f"best column eps_train = {name[jb]}",
+            pair(("acc", i, jb), ("acc", i, jr)), f"T2a_best_{name[i]}", paper=f"best column eps_train = {name[jb]}",
         )  # fmt: skip
     flat, flat_sd = acc.reshape(-1), acc_sd.reshape(-1)
     kb = int(np.argmax(flat))
-    iv, kr = _best_vs_rest(flat, flat_sd, kb, n)
+    _, kr = _best_vs_rest(flat, flat_sd, kb, n)
     cell = lambda k: f"(eps_test {name[k // K]}, eps_train {name[k % K]})"
     row(
         "SH_max_overall", "Sec. 4",
         f"the sheet's maximal accuracy is at {cell(kb)} (least separated other cell: {cell(kr)})",
-        iv, "S4_max_overall", paper=f"maximum at {cell(kb)}",
+        pair(("acc", kb // K, kb % K), ("acc", kr // K, kr % K)), "S4_max_overall", paper=f"maximum at {cell(kb)}",
     )  # fmt: skip
 
     # robustness trends (Sec. 5.2): relative accuracy change at eps_test vs clean, trend over eps_train
@@ -215,12 +274,12 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None) -> list:
         row(
             f"SH_clean_gain_{name[j]}", "Fig. 6a / Sec. 4",
             f"the sheet's clean accuracy: eps_train = {name[j]} beats eps_train = 0",
-            bounded_interval(acc[0, j] - acc[0, 0], [1.0, -1.0], [acc_sd[0, j], acc_sd[0, 0]], n),
+            pair(("acc", 0, j), ("acc", 0, 0)),
             f"F6a_clean_gain_{name[j]}",
         )  # fmt: skip
         row(
             f"SH_mscr_gain_{name[j]}", "Fig. 6a / Sec. 4", f"the sheet's MSCR: eps_train = {name[j]} beats eps_train = 0",
-            bounded_interval(M[j] - M[0], [1.0, -1.0], [M_sd[j], M_sd[0]], n), f"F6a_mscr_gain_{name[j]}",
+            pair(("mscr", j), ("mscr", 0)), f"F6a_mscr_gain_{name[j]}",
         )  # fmt: skip
 
     # Sec. 5.4: the clean optimum lies above eps_min; the error at 0.007 is less than half that at 0
@@ -230,7 +289,7 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None) -> list:
     row(
         "SH_optimum_above_eps_min", "Sec. 5.4",
         f"the sheet's best clean accuracy is reached above eps_min (eps_train = {name[ju]} vs {name[jd]})",
-        bounded_interval(acc[0, ju] - acc[0, jd], [1.0, -1.0], [acc_sd[0, ju], acc_sd[0, jd]], n),
+        pair(("acc", 0, ju), ("acc", 0, jd)),
         "S54_optimum_above_eps_min",
     )  # fmt: skip
     j7 = col.get(0.007)
