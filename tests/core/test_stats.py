@@ -54,6 +54,29 @@ def test_runs_needed_and_power_closed_forms():
     assert stats.power_to_confirm(1.0, 1.0) == 0.0
 
 
+def test_mean_vs_reference_is_the_welch_interval_shifted_by_the_published_mean():
+    rng = np.random.default_rng(3)
+    ours, theirs = rng.normal(1.0, 0.5, 12), rng.normal(1.2, 2.0, 40)
+    iv = stats.mean_vs_reference_interval(ours, theirs.std(ddof=1), len(theirs))
+    ref = sst.ttest_ind(ours, theirs, equal_var=False).confidence_interval(0.95)
+    assert iv.estimate == pytest.approx(ours.mean())
+    assert (iv.low - theirs.mean(), iv.high - theirs.mean()) == pytest.approx((ref.low, ref.high))
+    assert iv.floor_se == pytest.approx(theirs.std(ddof=1) / math.sqrt(40)) and iv.n == 12
+    with pytest.raises(ValueError, match="ref_n"):
+        stats.mean_vs_reference_interval(ours, 1.0, 1)
+    with pytest.raises(ValueError, match="ref_sd"):
+        stats.mean_vs_reference_interval(ours, -1.0, 10)
+
+
+def test_runs_needed_with_a_floor_only_shrinks_our_part():
+    # se = sqrt(0.8^2 + 0.6^2) = 1 at n = 10, quantile 2: half-width 2; the floor 0.6 never shrinks
+    iv = stats.Interval(0.0, -2.0, 2.0, 1.0, 10, 0.95, "t", floor_se=0.6)
+    n = stats.runs_needed(iv, 1.5)  # 2 * sqrt(0.64 * 10 / n + 0.36) = 1.5  ->  n = 6.4 / (0.5625 - 0.36)
+    assert n == math.ceil(6.4 / (0.5625 - 0.36))
+    assert stats.runs_needed(iv, 1.2) is None  # 2 * 0.6 = 1.2: the floor alone fills the target
+    assert stats.runs_needed(stats.Interval(0.0, -2.0, 2.0, 1.0, 10, 0.95, "t"), 1.0) == 40  # no floor: as before
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="at least 2"):
         stats.mean_interval([1.0])

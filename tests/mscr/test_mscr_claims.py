@@ -360,6 +360,28 @@ def test_table2a_cells_equivalence_flips():
     assert sc["T2a_acc_0_eps_min"].mechanism == "only the number of runs is scaled"
 
 
+def test_table2a_cells_count_the_sheets_own_uncertainty():
+    ref = pd.DataFrame(BASE)
+    ref_mscr = 100 * (BASE[2] - BASE[0]) / BASE[0]
+    # our CI 99.6 ± 0.05 fits inside 99.6 ± 0.4; a sheet whose cell sd is 4 over 100 runs (se 0.4) does not let
+    # any interval fit: equivalence within the margin is then undecidable, and the row says so
+    sd = np.full(BASE.shape, 4.0)
+    got = {c.id: c for c in mc.record_table2a_cells(
+        _led(), _cube(BASE), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS,
+        ref_acc_sd=sd, ref_mscr_sd=np.full(4, 1e-3), ref_n=100,
+    )}  # fmt: skip
+    c = got["T2a_acc_0_eps_min"]
+    assert c.verdict == INC and "published value's own uncertainty" in c.decides and "Welch" in c.rule
+    # a precise sheet (sd 0.01 over 1200 runs) changes nothing
+    tight = {c.id: c for c in mc.record_table2a_cells(
+        _led(), _cube(BASE), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS,
+        ref_acc_sd=np.full(BASE.shape, 0.01), ref_mscr_sd=np.full(4, 0.01), ref_n=1200,
+    )}  # fmt: skip
+    assert tight["T2a_acc_0_eps_min"].verdict == OK and tight["T2a_mscr_0"].verdict == OK
+    with pytest.raises(ValueError, match="ref_n"):
+        mc.record_table2a_cells(_led(), _cube(BASE), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS, ref_acc_sd=sd)
+
+
 def test_row_best_flips():
     ref = pd.DataFrame(BASE)
     got = {c.id: c for c in mc.record_row_best(_led(), _cube_noise(BASE), ref, EPS_MIN, LEVELS, LEVELS)}
@@ -676,6 +698,16 @@ def test_table2b_cells_only_comparable_at_paper(csv):
     shifted = mc.record_table2b_cells(_led("paper"), _cifar_cube(acc + 2.0, sd=0.0001), acc, mscr, eps_min)
     assert {c.id: c.verdict for c in shifted}["T2b_acc_0_0"] == NO
     assert {c.verdict for c in mc.record_table2b_cells(_led(), _cifar_cube(acc), acc, mscr, eps_min)} == {NC}
+    # the CSV's own 20-run sd: a cell that our near-exact runs match stays equivalent when the CSV is precise,
+    # and cannot be decided when the CSV's own se (sd 5 / sqrt(20)) is wider than the margin
+    for sd, verdict in ((0.001, OK), (5.0, INC)):
+        csv_sd = pd.DataFrame(np.full(acc.shape, sd), index=acc.index, columns=acc.columns)
+        got = mc.record_table2b_cells(
+            _led("paper"), _cifar_cube(acc, sd=0.0001), acc, mscr, eps_min,
+            csv_acc_sd=csv_sd, csv_mscr_sd=np.full(len(mscr), sd), csv_n=20,
+        )  # fmt: skip
+        c = {c.id: c for c in got}["T2b_acc_0_0"]
+        assert c.verdict == verdict and "Welch" in c.rule
 
 
 # ------------------------------------------------------------------------------------ claims indexes

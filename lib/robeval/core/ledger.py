@@ -352,7 +352,12 @@ class Ledger:
             gap = abs(iv.estimate - p)
             target = (m - gap) if gap < m else (gap - m)
             n = runs_needed(iv, target) if target > 0 else None
-            decides = f"≈{n} runs (now {iv.n})" if n else "the paper profile"
+            if n:
+                decides = f"≈{n} runs (now {iv.n})"
+            elif target > 0 and iv.floor_se > 0:
+                decides = "no number of our runs: the published value's own uncertainty is too wide for the margin"
+            else:
+                decides = "the paper profile"
         rule = f"equivalence: {iv.level:.0%} CI ({iv.method}) inside paper ± {m:g}{basis}"
         return self._record(
             id, source, description, "value", p, iv.estimate, (lo, hi), iv.level, m, iv.n, rule,

@@ -35,6 +35,7 @@ class Interval:
     n: int
     level: float
     method: str
+    floor_se: float = 0.0  # the part of ``se`` that more runs of ours cannot shrink (a published mean's own se)
 
     @property
     def halfwidth(self) -> float:
@@ -62,6 +63,36 @@ def mean_interval(values, level: float = 0.95) -> Interval:
     se = float(v.std(ddof=1) / math.sqrt(n))
     t = float(stats.t.ppf(0.5 + level / 2, n - 1))
     return Interval(mean, mean - t * se, mean + t * se, se, n, level, f"t-interval over {n} runs")
+
+
+def mean_vs_reference_interval(values, ref_sd: float, ref_n: int, level: float = 0.95) -> Interval:
+    """Our mean over runs, with the interval that compares it with a published mean carrying its own sampling
+    error: the Welch t-interval of (ours − published), shifted by the published mean.
+
+    ``values``: one number per independent run of ours; ``ref_sd``: the published standard deviation over its
+    ``ref_n`` independent runs (same units). The interval is centred on our mean with
+    se² = s²/n + ref_sd²/ref_n and Welch–Satterthwaite degrees of freedom, so "inside published ± margin" is
+    the equivalence test of the two means. ``floor_se`` = ref_sd/sqrt(ref_n): what more runs of ours cannot
+    remove (:func:`runs_needed` accounts for it)."""
+    check_probability(level, "level")
+    v = _values(values, "values")
+    sd_r = float(ref_sd)
+    if not (math.isfinite(sd_r) and sd_r >= 0):
+        raise ValueError(f"ref_sd must be a finite standard deviation >= 0, got {ref_sd!r}")
+    if isinstance(ref_n, bool) or int(ref_n) != ref_n or ref_n < 2:
+        raise ValueError(f"ref_n must be the published number of runs (an integer >= 2), got {ref_n!r}")
+    n, mean = len(v), float(v.mean())
+    a, b = float(v.var(ddof=1)) / n, sd_r**2 / int(ref_n)
+    se = math.sqrt(a + b)
+    if se == 0:
+        df = n - 1
+    else:
+        df = (a + b) ** 2 / ((a**2 / (n - 1) if a > 0 else 0.0) + (b**2 / (int(ref_n) - 1) if b > 0 else 0.0))
+    t = float(stats.t.ppf(0.5 + level / 2, df))
+    return Interval(
+        mean, mean - t * se, mean + t * se, se, n, level,
+        f"Welch t-interval over {n} runs vs the published mean's {int(ref_n)} runs", floor_se=math.sqrt(b),
+    )  # fmt: skip
 
 
 def paired_interval(a, b, level: float = 0.95) -> Interval:
@@ -139,10 +170,20 @@ def proportion_interval(successes: int, trials: int, level: float = 0.95) -> Int
 
 
 def runs_needed(interval: Interval, target_halfwidth: float) -> int | None:
-    """Runs needed for ``interval``'s half-width to shrink to ``target_halfwidth`` (half-width ~ 1/sqrt(n))."""
+    """Runs needed for ``interval``'s half-width to shrink to ``target_halfwidth`` (half-width ~ 1/sqrt(n)).
+
+    With a ``floor_se`` (a published mean's own se) only our part of the se shrinks with n: None when the
+    floor alone is wider than the target (no number of our runs decides it)."""
     if not (math.isfinite(interval.halfwidth) and interval.halfwidth > 0 and target_halfwidth > 0):
         return None
-    return int(math.ceil(interval.n * (interval.halfwidth / target_halfwidth) ** 2))
+    floor = float(getattr(interval, "floor_se", 0.0) or 0.0)
+    if floor <= 0 or not (interval.se > floor):
+        return int(math.ceil(interval.n * (interval.halfwidth / target_halfwidth) ** 2))
+    q = interval.halfwidth / interval.se  # the quantile the interval uses
+    room = (target_halfwidth / q) ** 2 - floor**2
+    if room <= 0:
+        return None
+    return int(math.ceil(interval.n * (interval.se**2 - floor**2) / room))
 
 
 def power_to_detect(effect: float, se: float, level: float = 0.95) -> float | None:

@@ -25,7 +25,9 @@ Rules (see :mod:`robeval.core.ledger`), all over *independent runs* paired by ru
 * a printed number (a Table 2a/2b cell, an MSCR value) — equivalence: our 95% CI inside ``paper ± margin``,
   where ``margin`` is the gap between the published cell and its nearest neighbouring eps_train column in the
   same row: the table's conclusions (best column, the MSCR's increase) rest on exactly these differences, so
-  a CI that fits inside tells this column from its neighbours, and one that does not cannot reproduce it;
+  a CI that fits inside tells this column from its neighbours, and one that does not cannot reproduce it; where
+  the authors' file has standard deviations (the B/L_inf and C/L2 sheets, the CIFAR-10 CSV) the CI is the Welch
+  interval against the published mean, so the published mean's own sampling error counts too;
 * "A beats B" — the paired t-interval over runs of the difference excludes 0 (a "best column" is tested
   against the runner-up of our means, a diagonal statement against the best column on the other side);
 * a trend ("MSCR increases with eps_train") — the percentile-bootstrap interval over runs of the Spearman

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from robeval.core import stats
 from robeval.core.ledger import check_ledger
 from robeval.core.validation import check_frame
 from robeval.mscr.claim_stats import (
@@ -46,7 +47,7 @@ from robeval.mscr.claims_grid import (
     record_optimum_vs_eps_min,
     record_robustness_trends,
 )
-from robeval.mscr.claims_sheet import record_sheet_runs, record_sheet_tests
+from robeval.mscr.claims_sheet import record_sheet_runs, record_sheet_tests, sheet_runs
 from robeval.mscr.published import (
     PAPER_2R_LINF_B,
     PAPER_EPS_MIN_LINF_B,
@@ -305,13 +306,33 @@ def record_table2a_cells(
     ref_eps_test,
     comparable_at=_RUNS,
     labels: dict | None = None,
+    ref_acc_sd=None,
+    ref_mscr_sd=None,
+    ref_n: int | None = None,
 ) -> list:
     """Every cell of Table 2a and its MSCR row: equivalence of our CI (over runs) with the published value
     within ± margin, margin = the gap to the nearest neighbouring published column of the same row (the
     smallest difference the paper's row optima depend on; ``margin_basis`` says so on every row). A cell is
     'reproduced' when our interval lies inside published ± margin — equivalence within that margin, which can
-    hold while the interval excludes the published value itself."""
+    hold while the interval excludes the published value itself.
+
+    With the sheet's standard deviations (``ref_acc_sd``, ``ref_mscr_sd``: same shapes as ``ref_acc`` /
+    ``ref_mscr``) and its number of runs ``ref_n``, the published mean's own sampling error widens each interval
+    (:func:`robeval.core.stats.mean_vs_reference_interval`, the Welch test of the two means). At our 24 runs
+    against 1200 that is ~1%; at 1200 against 1200 it is a factor of about sqrt(2), without which equal-scale
+    runs would be called contradicted too often."""
     check_ledger(ledger)
+    if (ref_acc_sd is None) != (ref_n is None) or (ref_mscr_sd is not None and ref_n is None):
+        raise ValueError("pass the sheet's standard deviations together with its number of runs ref_n")
+    ra_sd = None if ref_acc_sd is None else np.asarray(ref_acc_sd, dtype=np.float64)
+    rm_sd = None if ref_mscr_sd is None else np.asarray(ref_mscr_sd, dtype=np.float64)
+
+    def iv_of(values, sd):
+        v = np.asarray(values, dtype=np.float64)
+        if sd is None or v.size < 2:
+            return mean_iv(v)
+        return stats.mean_vs_reference_interval(v, float(sd), int(ref_n))
+
     lab = run_labels(dict({"about_models": False}, **(labels or {})))
     ra = np.asarray(ref_acc, dtype=np.float64)
     rm = np.asarray(ref_mscr, dtype=np.float64)
@@ -331,7 +352,7 @@ def record_table2a_cells(
                         f"RF accuracy [%] at eps_test = {te}, eps_train = {tr}",
                         paper=float(row[jr[j]]),
                         margin=m,
-                        interval=mean_iv(cube.acc[:, i, j]),
+                        interval=iv_of(cube.acc[:, i, j], None if ra_sd is None else ra_sd[ir[i], jr[j]]),
                         comparable_at=comparable_at,
                         margin_basis=_CELL_MARGIN,
                         note="margin = gap to the nearest neighbouring published column of this row",
@@ -350,7 +371,7 @@ def record_table2a_cells(
                     f"RF MSCR [%], eps_train = {tr}",
                     paper=float(rm[jr[j]]),
                     margin=neighbour_gap(rm, jr[j]),
-                    interval=mean_iv(M[:, j]),
+                    interval=iv_of(M[:, j], None if rm_sd is None else rm_sd[jr[j]]),
                     comparable_at=comparable_at,
                     margin_basis="the gap to the nearest neighbouring published MSCR: the steps the paper's "
                     "'constant increase' of the MSCR rests on",
@@ -790,7 +811,10 @@ def evaluate_mscr_2d(ledger, cfg, out_dir) -> list:
     r_clean = ref["acc"].iloc[0].to_numpy()
     n_boot = int(cfg.n_boot)
 
-    out += record_table2a_cells(ledger, iid, r_acc, r_mscr, eps_min, r_tr, r_te)
+    sd_kw = {}
+    if ref["acc_std"] is not None and ref["mscr_std"] is not None:
+        sd_kw = dict(ref_acc_sd=ref["acc_std"], ref_mscr_sd=ref["mscr_std"], ref_n=sheet_runs(ref))
+    out += record_table2a_cells(ledger, iid, r_acc, r_mscr, eps_min, r_tr, r_te, **sd_kw)
     out += record_row_best(ledger, iid, r_acc, eps_min, r_tr, r_te)
     out += record_mscr_trend(ledger, iid, eps_min, r_mscr, r_tr, n_boot=n_boot)
     out += record_mscr_trend(

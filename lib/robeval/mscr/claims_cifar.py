@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from robeval.core import stats
 from robeval.core.ledger import check_ledger
 from robeval.mscr.claim_stats import (
     _ALWAYS,
@@ -38,6 +39,7 @@ from robeval.mscr.claims_grid import (
     record_max_overall,
     record_mscr_trend,
 )
+from robeval.mscr.claims_sheet import sheet_runs
 from robeval.mscr.published import (
     PAPER_2R_CIFAR,
     PAPER_EPS_MIN_CIFAR,
@@ -230,11 +232,36 @@ def record_paper_arithmetic(
     ]
 
 
-def record_table2b_cells(ledger, cube: RunCube, csv_acc: pd.DataFrame, csv_mscr, eps_min: float) -> list:
+def record_table2b_cells(
+    ledger,
+    cube: RunCube,
+    csv_acc: pd.DataFrame,
+    csv_mscr,
+    eps_min: float,
+    csv_acc_sd: pd.DataFrame | None = None,
+    csv_mscr_sd=None,
+    csv_n: int | None = None,
+) -> list:
     """Table 2b: the 64 printed cells (rows = the printed eps_test levels) and the MSCR row against the authors'
     CSV (the printed table has an erratum, :func:`record_printed_table2b`), equivalence with margin = the gap to
-    the nearest neighbouring CSV column; comparable only with the paper's network and data."""
+    the nearest neighbouring CSV column; comparable only with the paper's network and data.
+
+    With the CSV's standard deviations (``csv_acc_sd`` like ``csv_acc``, ``csv_mscr_sd`` like ``csv_mscr``, both
+    in percent) over its ``csv_n`` runs, each interval also carries the CSV mean's own sampling error
+    (:func:`robeval.core.stats.mean_vs_reference_interval`): with 20 runs on each side it is about sqrt(2)
+    wider than our runs alone."""
+    if (csv_acc_sd is None) != (csv_n is None) or (csv_mscr_sd is not None and csv_n is None):
+        raise ValueError("pass the CSV's standard deviations together with its number of runs csv_n")
     lab = run_labels({"unit": "training runs", "about_models": False})
+    sd_a = None if csv_acc_sd is None else csv_acc_sd.to_numpy(dtype=float)
+    sd_m = None if csv_mscr_sd is None else np.asarray(csv_mscr_sd, dtype=float)
+
+    def iv_of(values, sd):
+        v = np.asarray(values, dtype=np.float64)
+        if sd is None or v.size < 2:
+            return mean_iv(v)
+        return stats.mean_vs_reference_interval(v, float(sd), int(csv_n))
+
     level = lambda v: eps_min if v == "eps_min" else float(v)
     ca = csv_acc.to_numpy(dtype=float)
     jr = _pick(csv_acc.columns, cube.eps_train)
@@ -253,7 +280,7 @@ def record_table2b_cells(ledger, cube: RunCube, csv_acc: pd.DataFrame, csv_mscr,
                         f"accuracy [%] at eps_test = {te}, eps_train = {tr}",
                         paper=float(row[jr[j]]),
                         margin=neighbour_gap(row, jr[j]),
-                        interval=mean_iv(cube.acc[:, i, j]),
+                        interval=iv_of(cube.acc[:, i, j], None if sd_a is None else sd_a[ir, jr[j]]),
                         comparable_at=_PAPER_ONLY,
                         margin_basis=_CELL_MARGIN,
                         note="CSV value; margin = gap to the nearest neighbouring column",
@@ -273,7 +300,7 @@ def record_table2b_cells(ledger, cube: RunCube, csv_acc: pd.DataFrame, csv_mscr,
                     f"MSCR [%], eps_train = {tr}",
                     paper=float(rm[jr[j]]),
                     margin=neighbour_gap(rm, jr[j]),
-                    interval=mean_iv(M[:, j]),
+                    interval=iv_of(M[:, j], None if sd_m is None else sd_m[jr[j]]),
                     comparable_at=_PAPER_ONLY,
                     margin_basis="the gap to the nearest neighbouring CSV MSCR: the steps the paper's 'steady "
                     "increase' of the MSCR rests on",
@@ -601,6 +628,15 @@ def evaluate_mscr_cifar10(ledger, cfg, out_dir) -> list:
     eps_min = eps_min_paper if cfg.eps_min_source == "paper" else float(t1["eps_min"].iat[0])
     n_boot = int(cfg.n_boot)
     if cfg.eps_min_source == "paper":
-        out += record_table2b_cells(ledger, cube, csv_acc, ref["mscr"], eps_min)
+        out += record_table2b_cells(
+            ledger,
+            cube,
+            csv_acc,
+            ref["mscr"],
+            eps_min,
+            csv_acc_sd=ref["acc_std"].set_axis(csv_eps_test),
+            csv_mscr_sd=100 * np.asarray(ref["mscr_std"], dtype=float),  # the std file holds fractions of one
+            csv_n=sheet_runs(ref, tol=0.01),  # 20; the CSV's margins are rounded to 4 digits
+        )
     out += record_cifar_runs(ledger, cube, eps_min, csv_acc, ref["mscr"], n_boot=n_boot)
     return out
