@@ -90,6 +90,24 @@ def test_notebooks_hold_no_logic(path):
         assert banned not in code, f"{path.name}: {banned!r} in a code cell"
 
 
+# calls that run an experiment: `robeval run --replot` and `robeval verify` leave out the cells tagged `compute`,
+# so a restyled plot or a rebuilt ledger never reruns one
+EXPERIMENT_CALLS = ("run_grid(", "save_units(")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_every_experiment_runs_in_a_compute_cell(path):
+    nb = nbformat.read(path, as_version=4)
+    untagged = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        and any(call in c.source for call in EXPERIMENT_CALLS)
+        and "compute" not in c.get("metadata", {}).get("tags", [])
+    ]
+    assert not untagged, f"{path.name}: cells {untagged} run an experiment but are not tagged 'compute'"
+
+
 # Contradictions that smoke must find: they are computed on the authors' published files, which every profile
 # reads in full, so they do not depend on the profile (the README's findings list them).
 # contradictions of the paper found at smoke: none are expected (a smoke run is not comparable); notebook 08
