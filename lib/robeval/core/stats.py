@@ -176,7 +176,7 @@ def runs_needed(interval: Interval, target_halfwidth: float) -> int | None:
     floor alone is wider than the target (no number of our runs decides it)."""
     if not (math.isfinite(interval.halfwidth) and interval.halfwidth > 0 and target_halfwidth > 0):
         return None
-    floor = float(getattr(interval, "floor_se", 0.0) or 0.0)
+    floor = interval.floor_se
     if floor <= 0 or not (interval.se > floor):
         return int(math.ceil(interval.n * (interval.halfwidth / target_halfwidth) ** 2))
     q = interval.halfwidth / interval.se  # the quantile the interval uses

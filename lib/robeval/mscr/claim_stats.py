@@ -52,12 +52,19 @@ def _one_run(values) -> stats.Interval:
     return stats.Interval(v, -math.inf, math.inf, math.nan, 1, 0.95, "one run: no interval")
 
 
-def mean_iv(values, level: float = 0.95) -> stats.Interval:
-    """:func:`robeval.core.stats.mean_interval` over runs, or a no-CI stand-in for a single run."""
+def mean_iv(values, level: float = 0.95, ref_sd=None, ref_n: int | None = None) -> stats.Interval:
+    """:func:`robeval.core.stats.mean_interval` over runs, or a no-CI stand-in for a single run.
+
+    With ``ref_sd`` (a published standard deviation over its ``ref_n`` runs) the interval is the one that
+    compares our mean with that published mean: :func:`robeval.core.stats.mean_vs_reference_interval`."""
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     if v.size == 0:
         raise ValueError("no runs to summarise")
-    return stats.mean_interval(v, level) if v.size >= 2 else _one_run(v)
+    if v.size < 2:
+        return _one_run(v)
+    if ref_sd is None:
+        return stats.mean_interval(v, level)
+    return stats.mean_vs_reference_interval(v, float(ref_sd), int(ref_n), level)
 
 
 def _fix_single(claim, n_needed: int = 2):

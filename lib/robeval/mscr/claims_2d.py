@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from robeval.core import stats
 from robeval.core.ledger import check_ledger
 from robeval.core.validation import check_frame
 from robeval.mscr.claim_stats import (
@@ -327,12 +326,6 @@ def record_table2a_cells(
     ra_sd = None if ref_acc_sd is None else np.asarray(ref_acc_sd, dtype=np.float64)
     rm_sd = None if ref_mscr_sd is None else np.asarray(ref_mscr_sd, dtype=np.float64)
 
-    def iv_of(values, sd):
-        v = np.asarray(values, dtype=np.float64)
-        if sd is None or v.size < 2:
-            return mean_iv(v)
-        return stats.mean_vs_reference_interval(v, float(sd), int(ref_n))
-
     lab = run_labels(dict({"about_models": False}, **(labels or {})))
     ra = np.asarray(ref_acc, dtype=np.float64)
     rm = np.asarray(ref_mscr, dtype=np.float64)
@@ -352,7 +345,9 @@ def record_table2a_cells(
                         f"RF accuracy [%] at eps_test = {te}, eps_train = {tr}",
                         paper=float(row[jr[j]]),
                         margin=m,
-                        interval=iv_of(cube.acc[:, i, j], None if ra_sd is None else ra_sd[ir[i], jr[j]]),
+                        interval=mean_iv(
+                            cube.acc[:, i, j], ref_sd=None if ra_sd is None else ra_sd[ir[i], jr[j]], ref_n=ref_n
+                        ),
                         comparable_at=comparable_at,
                         margin_basis=_CELL_MARGIN,
                         note="margin = gap to the nearest neighbouring published column of this row",
@@ -371,7 +366,7 @@ def record_table2a_cells(
                     f"RF MSCR [%], eps_train = {tr}",
                     paper=float(rm[jr[j]]),
                     margin=neighbour_gap(rm, jr[j]),
-                    interval=iv_of(M[:, j], None if rm_sd is None else rm_sd[jr[j]]),
+                    interval=mean_iv(M[:, j], ref_sd=None if rm_sd is None else rm_sd[jr[j]], ref_n=ref_n),
                     comparable_at=comparable_at,
                     margin_basis="the gap to the nearest neighbouring published MSCR: the steps the paper's "
                     "'constant increase' of the MSCR rests on",

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from robeval.core import stats
 from robeval.core.ledger import check_ledger
 from robeval.mscr.claim_stats import (
     _ALWAYS,
@@ -256,12 +255,6 @@ def record_table2b_cells(
     sd_a = None if csv_acc_sd is None else csv_acc_sd.to_numpy(dtype=float)
     sd_m = None if csv_mscr_sd is None else np.asarray(csv_mscr_sd, dtype=float)
 
-    def iv_of(values, sd):
-        v = np.asarray(values, dtype=np.float64)
-        if sd is None or v.size < 2:
-            return mean_iv(v)
-        return stats.mean_vs_reference_interval(v, float(sd), int(csv_n))
-
     level = lambda v: eps_min if v == "eps_min" else float(v)
     ca = csv_acc.to_numpy(dtype=float)
     jr = _pick(csv_acc.columns, cube.eps_train)
@@ -280,7 +273,9 @@ def record_table2b_cells(
                         f"accuracy [%] at eps_test = {te}, eps_train = {tr}",
                         paper=float(row[jr[j]]),
                         margin=neighbour_gap(row, jr[j]),
-                        interval=iv_of(cube.acc[:, i, j], None if sd_a is None else sd_a[ir, jr[j]]),
+                        interval=mean_iv(
+                            cube.acc[:, i, j], ref_sd=None if sd_a is None else sd_a[ir, jr[j]], ref_n=csv_n
+                        ),
                         comparable_at=_PAPER_ONLY,
                         margin_basis=_CELL_MARGIN,
                         note="CSV value; margin = gap to the nearest neighbouring column",
@@ -300,7 +295,7 @@ def record_table2b_cells(
                     f"MSCR [%], eps_train = {tr}",
                     paper=float(rm[jr[j]]),
                     margin=neighbour_gap(rm, jr[j]),
-                    interval=iv_of(M[:, j], None if sd_m is None else sd_m[jr[j]]),
+                    interval=mean_iv(M[:, j], ref_sd=None if sd_m is None else sd_m[jr[j]], ref_n=csv_n),
                     comparable_at=_PAPER_ONLY,
                     margin_basis="the gap to the nearest neighbouring CSV MSCR: the steps the paper's 'steady "
                     "increase' of the MSCR rests on",
