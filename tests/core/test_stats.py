@@ -39,6 +39,25 @@ def test_bootstrap_is_seeded_and_trend_sees_a_rise():
     assert a.estimate == pytest.approx(1.0) and a.low > 0
 
 
+def test_bootstrap_with_published_means_adds_their_sampling_error():
+    """Mean of 400 runs (se 0.05) minus a published mean with se 0.05: the bootstrap sd of the difference is
+    sqrt(0.05^2 + 0.05^2) = 0.0707; exact published means (se 0 or None) leave the run resampling unchanged."""
+    x = np.random.default_rng(0).normal(0.0, 1.0, 400)
+    diff = lambda a, ref: a.mean() - ref[0]
+    exact = stats.bootstrap_interval(diff, x, fixed=(np.array([0.2]),), seed=1)
+    zero = stats.bootstrap_interval(diff, x, fixed=(np.array([0.2]),), fixed_se=(np.array([0.0]),), seed=1)
+    plain = stats.bootstrap_interval(lambda a: a.mean() - 0.2, x, seed=1)
+    assert (exact.low, exact.high) == (zero.low, zero.high) == (plain.low, plain.high)
+    noisy = stats.bootstrap_interval(diff, x, fixed=(np.array([0.2]),), fixed_se=(np.array([0.05]),), seed=1)
+    assert noisy.estimate == exact.estimate
+    assert exact.se == pytest.approx(0.05, rel=0.1) and noisy.se == pytest.approx(0.0707, rel=0.1)
+    assert noisy.high - noisy.low > 1.25 * (exact.high - exact.low)
+    with pytest.raises(ValueError, match="same shape"):
+        stats.bootstrap_interval(diff, x, fixed=(np.array([0.2]),), fixed_se=(np.array([0.1, 0.1]),))
+    with pytest.raises(ValueError, match=">= 0"):
+        stats.bootstrap_interval(diff, x, fixed=(np.array([0.2]),), fixed_se=(np.array([-0.1]),))
+
+
 def test_wilson_interval_matches_statsmodels():
     iv = stats.proportion_interval(7, 40)
     lo, hi = proportion_confint(7, 40, alpha=0.05, method="wilson")

@@ -193,6 +193,36 @@ def test_resolve_eps_levels_and_cells():
     assert cells[1] == {"seed": 0, "eps_train": 0.1, "model": "rf"} and len(cells) == 4
 
 
+def test_resolve_eps_levels_replace_nearest():
+    grid = [0.0, 0.001, 0.002, 0.004, 0.007]
+    assert resolve_eps_levels(grid, 0.00203, replace_nearest=True) == [0.0, 0.001, 0.00203, 0.004, 0.007]
+    assert resolve_eps_levels(grid, 0.0045, replace_nearest=True) == [0.0, 0.001, 0.002, 0.0045, 0.007]
+    assert resolve_eps_levels(grid, 0.0045) == grid  # off: the grid as given
+    # an explicit -1 marks the place, whatever is nearest
+    assert resolve_eps_levels([0.0, -1, 0.004], 0.0039, replace_nearest=True) == [0.0, 0.0039, 0.004]
+    for bad in (float("nan"), -0.1):
+        with pytest.raises(ValueError, match="eps_min"):
+            resolve_eps_levels(grid, bad, replace_nearest=True)
+
+
+@pytest.mark.parametrize("dataset", ["A", "B", "C"])
+@pytest.mark.parametrize("norm", ["Linf", "L2"])
+def test_settings_levels_give_the_columns_of_every_authors_sheet(dataset, norm):
+    """The settings' grid with the measured eps_min in place of its nearest level is the eps_train header of
+    each of the authors' six sheets (eps_min in place of 0.004 for A and B, of 0.002 for C)."""
+    from robeval.core.data import load_mscr_2d
+    from robeval.core.profiles import resolve
+    from robeval.mscr import published, separation
+
+    cfg = resolve("mscr_2d", "default", dataset=dataset, norm=norm.lower())
+    X, y = load_mscr_2d(dataset)
+    eps_min = float(separation.nearest_other_class_distance(X, y, {"Linf": np.inf, "L2": 2}[norm]).min()) / 2
+    levels = resolve_eps_levels(cfg.eps_levels, eps_min, replace_nearest=cfg.eps_min_replaces_nearest)
+    ref = published.load_mscr_reference_2d(dataset, norm)
+    np.testing.assert_allclose(levels, ref["eps_train"], rtol=0, atol=1e-9)
+    assert levels[ref["eps_min_position"]] == eps_min
+
+
 def test_uniform_linf_box_is_uniform_on_the_truncated_interval():
     x = torch.full((20000,), 0.02)
     z = uniform_linf_box(x, 0.05, torch.Generator().manual_seed(0)).numpy()

@@ -172,6 +172,7 @@ def test_row_optima_table_and_matching_count():
     # eps_min printed to fewer digits in a sheet still matches
     assert count_matching_optima([0.004012795], [0.004]) == 1
     assert count_matching_optima([0.006], [0.004]) == 0
+    assert count_matching_optima([0.001, 0.0, 0.00203034], [0.002, 0.001, 0.002]) == 1  # neighbours differ
     with pytest.raises(ValueError, match="rows"):
         row_optima_table({"ours": ours}, levels[:2])
     with pytest.raises(ValueError, match="same length"):
@@ -545,6 +546,30 @@ def test_modes_flip():
     got = mc.record_modes(_led(), close, far, EPS_MIN, ref, ref_mscr, LEVELS, LEVELS, n_boot=300)
     assert got[0].verdict == NO and got[2].verdict == NO
     assert mc.regret([[1.0, 2.0], [3.0, 1.0]], [1, 0]) == 0.0 and mc.regret([[1.0, 2.0]], [0]) == 1.0
+
+
+def test_modes_count_the_published_means_own_noise():
+    """With the sheet's standard errors the published means are redrawn in every resample: the estimate stays,
+    the interval widens, and a margin that exact means would call decided becomes inconclusive."""
+    ref = pd.DataFrame(BASE)
+    ref_mscr = 100 * (BASE[2] - BASE[0]) / BASE[0]
+    close = _cube_noise(BASE, sd=0.02, n=12, seed=3)
+    off = BASE.copy()
+    off[:, 1] += 0.6
+    far = _cube_noise(off, sd=0.02, n=12, seed=4)
+    args = (far, close, EPS_MIN, ref, ref_mscr, LEVELS, LEVELS)
+    exact = mc.record_modes(_led(), *args, n_boot=300)
+    se = dict(ref_acc_se=np.full(BASE.shape, 0.5), ref_mscr_se=np.full(len(LEVELS), 0.5))
+    noisy = mc.record_modes(_led(), *args, n_boot=300, **se)
+    for e, n in zip(exact, noisy):
+        assert n.estimate == e.estimate and n.ci[1] - n.ci[0] > e.ci[1] - e.ci[0]
+    assert "sampling distribution" in noisy[1].note and "taken as exact" in exact[1].note
+    # published cells with se 0.5 pp: the 0.6 pp shift of one column no longer decides the matrix distance
+    assert exact[2].verdict == OK and noisy[2].verdict == INC
+    # the squared distances are linear in the published means: their redraws leave the interval centred
+    assert noisy[2].ci[0] < exact[2].estimate < noisy[2].ci[1]
+    with pytest.raises(ValueError, match="both"):
+        mc.record_modes(_led(), *args, n_boot=300, ref_acc_se=se["ref_acc_se"])
 
 
 def test_sheets_flip():

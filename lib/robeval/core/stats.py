@@ -105,18 +105,37 @@ def paired_interval(a, b, level: float = 0.95) -> Interval:
     return Interval(iv.estimate, iv.low, iv.high, iv.se, iv.n, level, f"paired t-interval over {iv.n} runs")
 
 
-def bootstrap_interval(statistic, *samples, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> Interval:
-    """Seeded percentile bootstrap over runs: ``statistic(*resampled)`` where every sample's rows (axis 0 =
-    runs) are resampled with the same run indices (paired designs stay paired)."""
+def bootstrap_interval(
+    statistic, *samples, level: float = 0.95, n_boot: int = 2000, seed: int = 0, fixed=(), fixed_se=None
+) -> Interval:
+    """Seeded percentile bootstrap over runs: ``statistic(*resampled, *fixed)`` where every sample's rows (axis 0 =
+    runs) are resampled with the same run indices (paired designs stay paired).
+
+    fixed : arrays passed after the samples, not resampled (e.g. published means).
+    fixed_se : their standard errors (same shapes, or None for exact values). Each resample then also draws
+        ``fixed + fixed_se * z``, z standard normal (a parametric bootstrap of published means over independent
+        runs), from a stream apart from the run resampling, so the run indices do not depend on it.
+    """
     check_probability(level, "level")
     arrays = [np.asarray(s, dtype=np.float64) for s in samples]
     n = len(arrays[0])
     if n < 2 or any(len(a) != n for a in arrays):
         raise ValueError("bootstrap samples need the same number (>= 2) of runs along axis 0.")
-    est = float(statistic(*arrays))
+    fixed = [np.asarray(f, dtype=np.float64) for f in fixed]
+    if fixed_se is not None:
+        fixed_se = [np.asarray(e, dtype=np.float64) for e in fixed_se]
+        if len(fixed_se) != len(fixed) or any(e.shape != f.shape for e, f in zip(fixed_se, fixed)):
+            raise ValueError("fixed_se needs one array per fixed array, of the same shape.")
+        if any(not np.all(np.isfinite(e) & (e >= 0)) for e in fixed_se):
+            raise ValueError("fixed_se must be finite and >= 0 (standard errors).")
+    est = float(statistic(*arrays, *fixed))
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(int(n_boot), n))
-    boot = np.array([statistic(*(a[i] for a in arrays)) for i in idx], dtype=np.float64)
+    draws = np.random.default_rng([seed, 1])
+    boot = np.empty(len(idx), dtype=np.float64)
+    for b, i in enumerate(idx):
+        f = fixed if fixed_se is None else [v + e * draws.standard_normal(v.shape) for v, e in zip(fixed, fixed_se)]
+        boot[b] = statistic(*(a[i] for a in arrays), *f)
     boot = boot[np.isfinite(boot)]
     if len(boot) < 0.9 * n_boot:
         return Interval(est, -math.inf, math.inf, math.nan, n, level, f"bootstrap over {n} runs (degenerate)")

@@ -218,10 +218,10 @@ def run_labels(labels: dict | None = None) -> dict:
     return out
 
 
-def _boot(statistic, *samples, n_boot: int, seed: int = 0) -> stats.Interval:
+def _boot(statistic, *samples, n_boot: int, seed: int = 0, fixed=(), fixed_se=None) -> stats.Interval:
     if len(samples[0]) < 2:
-        return _one_run([statistic(*samples)])
-    return stats.bootstrap_interval(statistic, *samples, n_boot=n_boot, seed=seed)
+        return _one_run([statistic(*samples, *fixed)])
+    return stats.bootstrap_interval(statistic, *samples, n_boot=n_boot, seed=seed, fixed=fixed, fixed_se=fixed_se)
 
 
 def best_vs_runner_up(acc_row_runs, j: int) -> tuple[stats.Interval, int]:

@@ -397,16 +397,32 @@ def row_optima(mean: pd.DataFrame) -> pd.Series:
     return mean.idxmax(axis=1)
 
 
-def resolve_eps_levels(levels, eps_min: float) -> list[float]:
-    """Replace the placeholder ``-1`` (settings files) by the measured ``eps_min``; check the rest are >= 0."""
+def resolve_eps_levels(levels, eps_min: float, *, replace_nearest: bool = False) -> list[float]:
+    """The noise levels of a grid with the measured ``eps_min`` in place.
+
+    levels : noise levels (>= 0); a ``-1`` (settings files) marks where ``eps_min`` goes.
+    eps_min : the measured half minimal class separation, >= 0, in the norm's units.
+    replace_nearest : if ``levels`` has no ``-1``, ``eps_min`` replaces the level nearest to it. This is the
+        authors' rule: their sheets for datasets A, B and C, L_inf and L2, all use the grid 0, 0.001, 0.002,
+        0.004, 0.007, ... with eps_min in place of 0.004 (A, B) or of 0.002 (C).
+
+    Returns the levels as floats, in the given order.
+    """
+    eps_min = float(eps_min)
+    if not math.isfinite(eps_min) or eps_min < 0:
+        raise ValueError(f"eps_min must be a finite distance >= 0, got {eps_min}")
     out = []
     for v in levels:
         v = float(v)
         if v == -1.0:
-            v = float(eps_min)
-        elif v < 0:
-            raise ValueError(f"noise levels must be >= 0 (or -1 for eps_min), got {v}")
+            v = eps_min
+        elif v < 0 or not math.isfinite(v):
+            raise ValueError(f"noise levels must be finite and >= 0 (or -1 for eps_min), got {v}")
         out.append(v)
+    if not out:
+        raise ValueError("levels is empty; give at least one noise level")
+    if replace_nearest and -1.0 not in [float(v) for v in levels]:
+        out[int(np.argmin([abs(v - eps_min) for v in out]))] = eps_min
     return out
 
 
