@@ -286,14 +286,20 @@ def spearman_rho(x, y) -> float:
     return fast_spearman(x, y)
 
 
+def level_index(levels, e) -> int | None:
+    """Position of noise level ``e`` in ``levels`` (equal up to the 4 decimals of the sheets' row labels), or
+    None where it has no counterpart."""
+    hit = np.flatnonzero(np.isclose(np.asarray(levels, dtype=float), float(e), rtol=1e-3, atol=5e-5))
+    return int(hit[0]) if hit.size else None
+
+
 def _pick(ref_levels, ours) -> list[int]:
-    ref = np.asarray(ref_levels, dtype=float)
     out = []
     for e in np.asarray(ours, dtype=float):
-        hit = np.flatnonzero(np.isclose(ref, e, rtol=1e-3, atol=5e-5))  # sheet row labels have 4 decimals
-        if hit.size == 0:
-            raise ValueError(f"noise level {e} has no counterpart in the published levels {list(ref)}")
-        out.append(int(hit[0]))
+        i = level_index(ref_levels, e)
+        if i is None:
+            raise ValueError(f"noise level {e} has no counterpart in the published levels {list(ref_levels)}")
+        out.append(i)
     return out
 
 

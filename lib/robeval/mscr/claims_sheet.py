@@ -33,7 +33,7 @@ from scipy import stats as sps
 from robeval.core import stats
 from robeval.core.ledger import check_ledger
 from robeval.core.paths import PROFILES
-from robeval.mscr.claim_stats import level_name
+from robeval.mscr.claim_stats import level_index, level_name
 
 __all__ = ["sheet_runs", "bounded_interval", "correlation_needed", "record_sheet_tests", "record_sheet_runs"]
 
@@ -152,15 +152,11 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None, ours=None) -> list:
         """Our per-run values of a sheet cell ("acc", i, j) or ("mscr", j); None where ``ours`` lacks it."""
         if ours is None:
             return None
-        te, tr = np.asarray(ours.eps_test, dtype=float), np.asarray(ours.eps_train, dtype=float)
-        find = lambda levels, e: np.flatnonzero(np.isclose(levels, e, rtol=1e-3, atol=5e-5))
-        jj = find(tr, e_tr[key[-1]])
-        if jj.size == 0:
+        j = level_index(ours.eps_train, e_tr[key[-1]])
+        i = level_index(ours.eps_test, eps_min if key[0] == "mscr" else e_tr[key[1]])
+        if i is None or j is None:
             return None
-        ii = find(te, eps_min if key[0] == "mscr" else e_tr[key[1]])
-        if ii.size == 0:
-            return None
-        return ours.mscr(float(te[ii[0]]))[:, jj[0]] if key[0] == "mscr" else ours.acc[:, ii[0], jj[0]]
+        return ours.mscr(float(ours.eps_test[i]))[:, j] if key[0] == "mscr" else ours.acc[:, i, j]
 
     def sheet_cell(key):
         return (M[key[1]], M_sd[key[1]]) if key[0] == "mscr" else (acc[key[1], key[2]], acc_sd[key[1], key[2]])
