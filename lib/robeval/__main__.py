@@ -1,4 +1,4 @@
-"""Command line: ``python -m robeval run|verify|report|compare|site|data|strip|corrupt`` (also installed as ``robeval``)."""
+"""Command line: ``python -m robeval run|verify|report|compare|site|data|strip|corrupt|adopt`` (also installed as ``robeval``)."""
 
 from __future__ import annotations
 
@@ -78,10 +78,29 @@ def _parser() -> argparse.ArgumentParser:
         help="empty --out first when it holds files made from other images or labels (otherwise refused)",
     )
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
+    a = sub.add_parser(
+        "adopt",
+        help="keep a grid's finished cells across a code change that leaves them unchanged (checked by recomputing)",
+        description="For each named grid store of the profile (results/<profile>/grids/<name>), recompute a sample "
+        "of the cells stored under older code with this checkout's code; if all are identical, link every finished "
+        "cell into the store of the current code (robeval.core.runs.adopt). Refuses, adopting nothing, on any "
+        "difference.",
+    )
+    a.add_argument("names", nargs="+", help="grid store names, e.g. mscr_2d_rf_iid_B_Linf")
+    a.add_argument("--profile", default="default", help="smoke, default or paper")
+    a.add_argument(
+        "--from",
+        dest="source",
+        default=None,
+        help="a folder holding stores of the same names to adopt from, e.g. another checkout's "
+        "results/paper/grids (default: this checkout's own stores)",
+    )
+    a.add_argument("--check", type=int, default=12, help="cells to recompute per sub-store, at least (default: 12)")
+    a.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 
-CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "strip", "site")
+CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "strip", "site", "adopt")
 # the extra of pyproject.toml that installs a missing optional module
 EXTRAS = {
     "papermill": "notebooks",
@@ -240,6 +259,21 @@ def _main(args) -> int:
         return 0 if df.verified.all() else 1
     elif args.cmd == "strip":
         return _strip(args.paths, args.check)
+    elif args.cmd == "adopt":
+        from pathlib import Path
+
+        from robeval.core.runs import adopt, grid_store
+
+        for name in args.names:
+            store = grid_store(args.profile, name)
+            source = Path(args.source) / name if args.source else store
+            try:
+                done = adopt(store, source=source, n_check=args.check, progress=not args.no_progress)
+            except RuntimeError as exc:
+                print(f"robeval: {name}: {exc}", file=sys.stderr)
+                return 1
+            for r in done:
+                print(f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked")
     elif args.cmd == "corrupt":
         from robeval.transforms.release import corrupt_command
 

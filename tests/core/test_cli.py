@@ -49,7 +49,14 @@ def test_compare_without_ledgers(tmp_path, capsys):
     _one_line_error(capsys, "is not a folder")
 
 
-@pytest.mark.parametrize("cmd", [["run"], ["report"], ["verify"], ["compare", "x"], ["strip"]])
+def test_adopt_without_a_store(tmp_path, capsys):
+    assert main(["adopt", "--profile", "smoke", "--from", str(tmp_path), "no_such_grid", "--no-progress"]) == 2
+    _one_line_error(capsys, "holds no grid sub-store", "pass the grid's store folder")
+    assert main(["adopt", "--profile", "smoke", "bad/name"]) == 2
+    _one_line_error(capsys, "may only contain letters")
+
+
+@pytest.mark.parametrize("cmd", [["run"], ["report"], ["verify"], ["compare", "x"], ["strip"], ["adopt", "g"]])
 def test_checkout_commands_outside_a_checkout(cmd, monkeypatch, capsys):
     monkeypatch.setattr(project, "find_root", lambda: None)
     assert main(cmd) == 2

@@ -294,3 +294,70 @@ def test_dask_results_come_back_through_the_futures(tmp_path):
     serial = runs.run_grid(many_rows, {"x": [0, 10, 20]}, store=tmp_path / "serial", progress=False)
     assert sorted(df.v.tolist()) == sorted(serial.v.tolist()) == [0, 1, 2, 10, 11, 12, 20, 21, 22]
     assert len(list((tmp_path / "dask").rglob("x=*.json"))) == 3
+
+
+# ----------------------------------------------------------------------------------- adopting a store
+def _edit(mod, body, m):
+    import importlib
+
+    mod.write_text(body)
+    runs._closure_digest.cache_clear()
+    return importlib.reload(m)
+
+
+def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    mod = tmp_path / "cellmod_for_adopt.py"
+    v1 = "import json\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5, 'k': c['k']}\n"
+    mod.write_text(v1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module("cellmod_for_adopt")
+    log = tmp_path / "log.txt"
+    cells = {"x": list(range(40)), "k": [1, 2, 3]}
+    config = {"log": str(log)}
+    store = tmp_path / "g"
+    old = runs.run_grid(m.cell, cells, store=store, config=config, progress=False)
+    assert log.read_text() == "x" * 120
+    # a refactor: other code, the same results -> a new identity, whose store adopts the 120 cells
+    m = _edit(mod, v1.replace("c['x'] * 1.5", "float(c['x']) * 1.5"), m)
+    new_root = runs.Grid(m.cell, cells, store=store, config=config).root
+    assert not new_root.is_dir()
+    log.write_text("")
+    (report,) = runs.adopt(store, n_check=10, progress=False)
+    assert report["status"] == "adopted" and report["cells"] == 120 and report["to"] == new_root.name
+    # one cell per value of k (3) and of x (40 <= 50 values): the sample covers every level
+    assert report["checked"] == 40 and len(log.read_text()) == 40
+    log.write_text("")
+    df = runs.run_grid(m.cell, cells, store=store, config=config, progress=False)
+    assert log.read_text() == "", "adopted cells are not recomputed"
+    key = ["x", "k"]
+    assert df.sort_values(key).reset_index(drop=True).equals(old.sort_values(key).reset_index(drop=True))
+    entry = json.loads((new_root / "adopted.json").read_text())[0]
+    assert entry["identical"] and entry["cells"] == 120 and entry["from_code"] != entry["to_code"]
+    # adopting again finds nothing to do; the current store reports itself
+    assert {r["status"] for r in runs.adopt(store, progress=False)} == {"current", "empty"}
+    # a change of results: refused, nothing adopted
+    m = _edit(mod, v1.replace("c['x'] * 1.5", "c['x'] * 1.5 + 1e-12"), m)
+    changed = runs.Grid(m.cell, cells, store=store, config=config).root
+    with pytest.raises(RuntimeError, match="differ under this checkout's code"):
+        runs.adopt(store, progress=False)
+    assert not changed.is_dir()
+    del sys.modules["cellmod_for_adopt"]
+
+
+def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path):
+    log = tmp_path / "log.txt"
+    cells = {"x": [1, 2, 3], "seed": [0, 1]}
+    config = {"log": str(log)}
+    runs.run_grid(square, cells, store=tmp_path / "elsewhere", config=config, progress=False)
+    (r,) = runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
+    assert r["status"] == "adopted" and r["cells"] == 6
+    n_calls = len(calls(log))
+    runs.run_grid(square, cells, store=tmp_path / "here", config=config, progress=False)
+    assert len(calls(log)) == n_calls
+    with pytest.raises(ValueError, match="no grid sub-store"):
+        runs.adopt(tmp_path / "nothing")
+    with pytest.raises(ValueError, match="n_check"):
+        runs.adopt(tmp_path / "here", n_check=0)

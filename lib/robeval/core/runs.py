@@ -470,3 +470,142 @@ def run_grid(
     return Grid(fn, cells, store=store, config=config).run(
         backend=backend, n_jobs=n_jobs, scheduler=scheduler, resources=resources, desc=desc, progress=progress
     )
+
+
+# ------------------------------------------------------------------------------------ adopting a store
+def _same(a: Any, b: Any) -> bool:
+    """Exact equality of two JSON values, NaN equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (a != a and b != b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _check_sample(cells: list[dict], n_check: int, seed: int) -> list[int]:
+    """Positions of the cells to recompute: one per value of every cell field with at most 50 distinct values
+    (each noise level, model, k ...), then random ones up to ``n_check``."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    chosen: set[int] = set()
+    for field in sorted({k for c in cells for k in c}):
+        values = {}
+        for i, c in enumerate(cells):
+            values.setdefault(to_json(c.get(field)), []).append(i)
+        if len(values) <= 50:
+            for _, idx in sorted(values.items()):
+                if not chosen.intersection(idx):
+                    chosen.add(int(rng.choice(idx)))
+    rest = [i for i in range(len(cells)) if i not in chosen]
+    extra = max(0, min(n_check - len(chosen), len(rest)))
+    chosen |= {int(i) for i in rng.choice(rest, size=extra, replace=False)} if extra else set()
+    return sorted(chosen)
+
+
+def _import_fn(name: str) -> Callable:
+    module, _, qualname = name.rpartition(".")
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError, ValueError):
+        raise ValueError(f"the store's cell function {name!r} cannot be imported from this checkout.") from None
+    return obj
+
+
+def adopt(
+    store: str | os.PathLike,
+    *,
+    source: str | os.PathLike | None = None,
+    n_check: int = 12,
+    seed: int = 0,
+    progress: bool = True,
+) -> list[dict]:
+    """Keep finished cells across a code change that does not change their results, after checking that.
+
+    A grid's identity covers its cell function's code, so any edit of that code or of a ``robeval`` module it
+    imports starts a fresh sub-store, even when the edit leaves every result unchanged (a new helper in the
+    same module, a refactor). For every sub-store ``config-*`` of ``source`` (default: ``store`` itself)
+    whose identity under this checkout's code differs, ``adopt`` recomputes a sample of its cells with this
+    checkout's code — one cell per value of every field with at most 50 values (each noise level, model, k),
+    then random cells up to ``n_check`` — and compares the results exactly (every row, every float). Only if
+    all are identical are the finished cells hard-linked (or copied) into ``store``'s sub-store of the current
+    identity, with the check recorded in its ``adopted.json``. Cells already there are kept; a rerun, e.g.
+    after the old code's run added cells, adopts the new ones after a fresh check.
+
+    Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now),
+    ``checked`` (cells recomputed), ``status`` ("adopted", "current" or "empty"). Raises RuntimeError, and
+    adopts nothing from that sub-store, when a recomputed cell differs: the code change changed the results,
+    and the cells must be recomputed.
+    """
+    import shutil
+
+    from tqdm.auto import tqdm
+
+    store = Path(store)
+    source = Path(source) if source is not None else store
+    if not isinstance(n_check, int) or isinstance(n_check, bool) or n_check < 1:
+        raise ValueError(f"n_check must be an integer >= 1 (cells to recompute), got {n_check!r}.")
+    subs = sorted(p for p in source.glob("config-*") if (p / "config.json").is_file()) if source.is_dir() else []
+    if not subs:
+        raise ValueError(f"{source} holds no grid sub-store (config-*/config.json); pass the grid's store folder.")
+    report = []
+    for sub in subs:
+        meta = read_json(sub / "config.json")
+        fn = _import_fn(meta["fn"])
+        config = meta["config"]
+        target = store / f"config-{config_identity(config, fn)}"
+        if target.resolve() == sub.resolve():
+            report.append({"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "status": "current"})
+            continue
+        files = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
+        todo = [p for p in files if not (target / p.name).is_file()]
+        if not todo:
+            report.append({"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "status": "empty"})
+            continue
+        payloads = [read_json(p) for p in files]
+        picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
+        bad = []
+        for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
+            new = json.loads(to_json(_compute_cell(fn, payloads[i]["cell"], config)["rows"]))
+            if not _same(new, payloads[i]["rows"]):
+                bad.append(files[i].name)
+        if bad:
+            raise RuntimeError(
+                f"{len(bad)} of {len(picks)} recomputed cells of {sub} differ under this checkout's code "
+                f"(e.g. {bad[0]}): the code change changed the results, so its cells cannot be adopted; "
+                "rerun the grid to recompute them."
+            )
+        target.mkdir(parents=True, exist_ok=True)
+        if not (target / "config.json").is_file():
+            atomic_write_json(target / "config.json", {"fn": meta["fn"], "code": code_identity(fn), "config": config})
+        for p in todo:
+            try:
+                os.link(p, target / p.name)
+            except FileExistsError:
+                pass
+            except OSError:  # another filesystem, or no hard links
+                tmp = target / f".{p.name}.adopt.tmp"
+                shutil.copy2(p, tmp)
+                os.replace(tmp, target / p.name)
+        log_path = target / "adopted.json"
+        log = read_json(log_path) if log_path.is_file() else []
+        log.append(
+            {
+                "from": str(sub),
+                "from_code": meta.get("code"),
+                "to_code": code_identity(fn),
+                "cells": len(todo),
+                "checked": [files[i].name for i in picks],
+                "identical": True,
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+        )
+        atomic_write_json(log_path, log)
+        report.append(
+            {"from": sub.name, "to": target.name, "cells": len(todo), "checked": len(picks), "status": "adopted"}
+        )
+    return report
