@@ -204,25 +204,3 @@ def test_verdicts_do_not_depend_on_the_thread_count(stem, tmp_path, monkeypatch)
             {c["id"]: (c["verdict"], c["estimate"], c["ci"]) for c in json.loads(claims_file.read_text())["claims"]}
         )
     assert ledgers[0] == ledgers[1]
-
-
-@pytest.mark.notebook
-def test_mscr_2d_notebook_runs_on_dataset_c(tmp_path, monkeypatch):
-    """The parameters cell offers datasets A, B and C: C's sheet puts eps_min in place of 0.002 (A and B: of
-    0.004), so its grid, its reference comparison and its claims index differ from B's. In a fresh project copy,
-    so the smoke results of dataset B are left alone."""
-    import shutil
-
-    path = next(p for p in NOTEBOOKS if p.stem == "01_mscr_2d")
-    (tmp_path / "notebooks").mkdir()
-    shutil.copy(path, tmp_path / "notebooks" / path.name)
-    shutil.copy(paths.ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    monkeypatch.setenv("ROBEVAL_ROOT", str(tmp_path))
-    run_notebook(tmp_path / "notebooks" / path.name, "smoke", {"dataset": "C"}, output_dir=tmp_path / "executed")
-    results = tmp_path / "build" / "smoke" / "results"
-    ledger = json.loads((results / "claims" / "01_mscr_2d.json").read_text())
-    ids = {c["id"] for c in ledger["claims"]}
-    assert {"T2a_best_0", "T2a_best_0.001", "T2a_best_eps_min", "T2a_best_0.004"} <= ids
-    assert "T2a_best_0.002" not in ids  # 0.002 is where C's eps_min goes
-    table = (results / "mscr_2d" / "table2a_vs_reference_C_Linf.csv").read_text()
-    assert "0.00203034" in table
