@@ -51,6 +51,11 @@ def test_bootstrap_with_published_means_adds_their_sampling_error():
     noisy = stats.bootstrap_interval(diff, x, fixed=(np.array([0.2]),), fixed_se=(np.array([0.05]),), seed=1)
     assert noisy.estimate == exact.estimate
     assert exact.se == pytest.approx(0.05, rel=0.1) and noisy.se == pytest.approx(0.0707, rel=0.1)
+    # the published mean's part cannot shrink with our runs: floor_se ~ 0.05, and runs_needed knows it
+    assert exact.floor_se == 0.0 and noisy.floor_se == pytest.approx(0.05, rel=0.1)
+    assert stats.runs_needed(noisy, 0.09) is None  # the floor alone is wider (1.96 * 0.05 = 0.098)
+    # half-width 0.12 = 1.96 * sqrt(0.05^2 * 400 / n + 0.05^2)  ->  n = 400 * 0.05^2 / ((0.12 / 1.96)^2 - 0.05^2) = 801
+    assert stats.runs_needed(noisy, 0.12) == pytest.approx(801, rel=0.25)  # percentile, not normal, half-width
     assert noisy.high - noisy.low > 1.25 * (exact.high - exact.low)
     with pytest.raises(ValueError, match="same shape"):
         stats.bootstrap_interval(diff, x, fixed=(np.array([0.2]),), fixed_se=(np.array([0.1, 0.1]),))

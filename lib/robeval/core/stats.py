@@ -114,7 +114,9 @@ def bootstrap_interval(
     fixed : arrays passed after the samples, not resampled (e.g. published means).
     fixed_se : their standard errors (same shapes, or None for exact values). Each resample then also draws
         ``fixed + fixed_se * z``, z standard normal (a parametric bootstrap of published means over independent
-        runs), from a stream apart from the run resampling, so the run indices do not depend on it.
+        runs), from a stream apart from the run resampling, so the run indices do not depend on it. The
+        interval's ``floor_se`` is then the sd of the statistic over such draws alone (the runs as they are):
+        the part of the se that more runs of ours cannot shrink (see :func:`runs_needed`).
     """
     check_probability(level, "level")
     arrays = [np.asarray(s, dtype=np.float64) for s in samples]
@@ -140,7 +142,18 @@ def bootstrap_interval(
     if len(boot) < 0.9 * n_boot:
         return Interval(est, -math.inf, math.inf, math.nan, n, level, f"bootstrap over {n} runs (degenerate)")
     lo, hi = np.quantile(boot, [0.5 - level / 2, 0.5 + level / 2])
-    return Interval(est, float(lo), float(hi), float(boot.std(ddof=1)), n, level, f"percentile bootstrap over {n} runs")
+    floor = 0.0
+    if fixed_se is not None:
+        alone = np.random.default_rng([seed, 2])
+        f_only = [
+            statistic(*arrays, *[v + e * alone.standard_normal(v.shape) for v, e in zip(fixed, fixed_se)])
+            for _ in range(int(n_boot))
+        ]
+        f_only = np.asarray(f_only, dtype=np.float64)
+        floor = float(f_only[np.isfinite(f_only)].std(ddof=1)) if np.isfinite(f_only).sum() > 1 else 0.0
+    return Interval(
+        est, float(lo), float(hi), float(boot.std(ddof=1)), n, level, f"percentile bootstrap over {n} runs", floor
+    )
 
 
 def spearman(x, y) -> float:
