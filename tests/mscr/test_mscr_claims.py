@@ -559,7 +559,7 @@ def test_modes_count_the_published_means_own_noise():
     far = _cube_noise(off, sd=0.02, n=12, seed=4)
     args = (far, close, EPS_MIN, ref, ref_mscr, LEVELS, LEVELS)
     exact = mc.record_modes(_led(), *args, n_boot=300)
-    se = dict(ref_acc_se=np.full(BASE.shape, 0.5), ref_mscr_se=np.full(len(LEVELS), 0.5))
+    se = dict(ref_acc_sd=np.full(BASE.shape, 5.0), ref_mscr_sd=np.full(len(LEVELS), 5.0), ref_n=100)  # se 0.5
     noisy = mc.record_modes(_led(), *args, n_boot=300, **se)
     for e, n in zip(exact, noisy):
         assert n.estimate == e.estimate and n.ci[1] - n.ci[0] > e.ci[1] - e.ci[0]
@@ -568,8 +568,8 @@ def test_modes_count_the_published_means_own_noise():
     assert exact[2].verdict == OK and noisy[2].verdict == INC
     # the squared distances are linear in the published means: their redraws leave the interval centred
     assert noisy[2].ci[0] < exact[2].estimate < noisy[2].ci[1]
-    with pytest.raises(ValueError, match="both"):
-        mc.record_modes(_led(), *args, n_boot=300, ref_acc_se=se["ref_acc_se"])
+    with pytest.raises(ValueError, match="together"):
+        mc.record_modes(_led(), *args, n_boot=300, ref_acc_sd=se["ref_acc_sd"], ref_n=100)
 
 
 def test_sheets_flip():

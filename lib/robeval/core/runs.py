@@ -190,6 +190,15 @@ def _normalise_cells(cells: Iterable[Mapping[str, Any]] | Mapping[str, Iterable]
     return out
 
 
+def _write_store_config(root: Path, fn: Callable, config: Mapping) -> None:
+    """The sub-store's ``config.json`` (cell function, code identity, config), unless it is there already."""
+    if not (root / "config.json").is_file():
+        atomic_write_json(
+            root / "config.json",
+            {"fn": f"{fn.__module__}.{fn.__qualname__}", "code": code_identity(fn), "config": config},
+        )
+
+
 def _rows(result: Any, cell: dict) -> list[dict]:
     try:
         import pandas as pd
@@ -354,15 +363,7 @@ class Grid:
             raise ValueError(f"Unknown backend {backend!r}; use 'auto', 'serial', 'joblib' or 'dask'.")
         self.root.mkdir(parents=True, exist_ok=True)
         _clean_leftovers(self.root)
-        if not (self.root / "config.json").is_file():
-            atomic_write_json(
-                self.root / "config.json",
-                {
-                    "fn": f"{self.fn.__module__}.{self.fn.__qualname__}",
-                    "code": code_identity(self.fn),
-                    "config": self.config,
-                },
-            )
+        _write_store_config(self.root, self.fn, self.config)
         scheduler = scheduler or os.environ.get("ROBEVAL_DASK_SCHEDULER") or None
         label = desc or getattr(self.fn, "__name__", "grid")
         t0 = time.perf_counter()
@@ -580,8 +581,7 @@ def adopt(
                 "rerun the grid to recompute them."
             )
         target.mkdir(parents=True, exist_ok=True)
-        if not (target / "config.json").is_file():
-            atomic_write_json(target / "config.json", {"fn": meta["fn"], "code": code_identity(fn), "config": config})
+        _write_store_config(target, fn, config)
         for p in todo:
             try:
                 os.link(p, target / p.name)

@@ -131,13 +131,16 @@ def bootstrap_interval(
         if any(not np.all(np.isfinite(e) & (e >= 0)) for e in fixed_se):
             raise ValueError("fixed_se must be finite and >= 0 (standard errors).")
     est = float(statistic(*arrays, *fixed))
+
+    def redraw(gen):  # the published means, drawn from their sampling distribution
+        return fixed if fixed_se is None else [v + e * gen.standard_normal(v.shape) for v, e in zip(fixed, fixed_se)]
+
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(int(n_boot), n))
     draws = np.random.default_rng([seed, 1])
     boot = np.empty(len(idx), dtype=np.float64)
     for b, i in enumerate(idx):
-        f = fixed if fixed_se is None else [v + e * draws.standard_normal(v.shape) for v, e in zip(fixed, fixed_se)]
-        boot[b] = statistic(*(a[i] for a in arrays), *f)
+        boot[b] = statistic(*(a[i] for a in arrays), *redraw(draws))
     boot = boot[np.isfinite(boot)]
     if len(boot) < 0.9 * n_boot:
         return Interval(est, -math.inf, math.inf, math.nan, n, level, f"bootstrap over {n} runs (degenerate)")
@@ -145,11 +148,7 @@ def bootstrap_interval(
     floor = 0.0
     if fixed_se is not None:
         alone = np.random.default_rng([seed, 2])
-        f_only = [
-            statistic(*arrays, *[v + e * alone.standard_normal(v.shape) for v, e in zip(fixed, fixed_se)])
-            for _ in range(int(n_boot))
-        ]
-        f_only = np.asarray(f_only, dtype=np.float64)
+        f_only = np.asarray([statistic(*arrays, *redraw(alone)) for _ in range(int(n_boot))], dtype=np.float64)
         floor = float(f_only[np.isfinite(f_only)].std(ddof=1)) if np.isfinite(f_only).sum() > 1 else 0.0
     return Interval(
         est, float(lo), float(hi), float(boot.std(ddof=1)), n, level, f"percentile bootstrap over {n} runs", floor

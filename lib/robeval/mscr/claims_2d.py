@@ -605,8 +605,9 @@ def record_modes(
     ref_eps_test,
     *,
     n_boot: int,
-    ref_acc_se=None,
-    ref_mscr_se=None,
+    ref_acc_sd=None,
+    ref_mscr_sd=None,
+    ref_n: int | None = None,
     comparable_at=_RUNS,
     labels: dict | None = None,
 ) -> list:
@@ -618,23 +619,24 @@ def record_modes(
     of two squared distances is linear in the published means, so redrawing them, below, adds zero-mean noise
     and no bias; the sign, which the verdict is about, is the same.)
 
-    ``ref_acc_se`` / ``ref_mscr_se`` (same shapes as ``ref_acc`` / ``ref_mscr``, percent): the standard errors
-    of the published means (the sheet's sd over sqrt(its runs)). Given, each bootstrap resample also draws the
-    published means from their sampling distribution, so at equal scale the sheet's own noise counts as much as
-    ours; without them the published means are taken as exact."""
+    ``ref_acc_sd`` / ``ref_mscr_sd`` (same shapes as ``ref_acc`` / ``ref_mscr``, percent) and ``ref_n``: the
+    sheet's standard deviations over its ``ref_n`` runs, as for :func:`record_table2a_cells`. Given, each
+    bootstrap resample also draws the published means from their sampling distribution (se = sd / sqrt(ref_n)),
+    so at equal scale the sheet's own noise counts as much as ours; without them the published means are taken
+    as exact."""
     lab = run_labels(dict({"about_models": False}, **(labels or {})))
     seeds = common_seeds(iid, shared)
     a, b = iid.subset(seeds), shared.subset(seeds)
     rows, cols = _pick(ref_eps_test, a.eps_test), _pick(ref_eps_train, a.eps_train)
     ra = np.asarray(ref_acc, dtype=np.float64)[np.ix_(rows, cols)]
     rm = np.asarray(ref_mscr, dtype=np.float64)[cols]
-    if (ref_acc_se is None) != (ref_mscr_se is None):
-        raise ValueError("give both ref_acc_se and ref_mscr_se (the sheet's standard errors), or neither")
+    if not ((ref_acc_sd is None) == (ref_mscr_sd is None) == (ref_n is None)):
+        raise ValueError("give ref_acc_sd, ref_mscr_sd and ref_n (the sheet's standard deviations and runs) together")
     se = None
-    if ref_acc_se is not None:
+    if ref_n is not None:
         se = (
-            np.asarray(ref_acc_se, dtype=np.float64)[np.ix_(rows, cols)],
-            np.asarray(ref_mscr_se, dtype=np.float64)[cols],
+            np.asarray(ref_acc_sd, dtype=np.float64)[np.ix_(rows, cols)] / math.sqrt(ref_n),
+            np.asarray(ref_mscr_sd, dtype=np.float64)[cols] / math.sqrt(ref_n),
         )
     popt = ra.argmax(axis=1)
     Ma, Mb = a.mscr(eps_min), b.mscr(eps_min)
@@ -859,13 +861,7 @@ def evaluate_mscr_2d(ledger, cfg, out_dir) -> list:
     out += record_optimum_vs_eps_min(ledger, iid, eps_min, r_clean, r_tr)
     out += record_1nn(ledger, iid, nn, eps_min, r_clean, r_mscr, r_tr)
     out += record_k_effect(ledger, io.load_frame(out_dir / f["k_effect"]))
-    se_kw = {}
-    if sd_kw:
-        se_kw = dict(
-            ref_acc_se=ref["acc_std"] / math.sqrt(sd_kw["ref_n"]),
-            ref_mscr_se=ref["mscr_std"] / math.sqrt(sd_kw["ref_n"]),
-        )
-    out += record_modes(ledger, iid, shared, eps_min, r_acc, r_mscr, r_tr, r_te, n_boot=n_boot, **se_kw)
+    out += record_modes(ledger, iid, shared, eps_min, r_acc, r_mscr, r_tr, r_te, n_boot=n_boot, **sd_kw)
     sheets = {f"{d}_{n}": published.load_mscr_reference_2d(d, n) for d in ("A", "B", "C") for n in ("Linf", "L2")}
     out += record_sheets(ledger, sheets)
     out += record_sheet_runs(ledger, sheets)

@@ -411,17 +411,17 @@ def resolve_eps_levels(levels, eps_min: float, *, replace_nearest: bool = False)
     eps_min = float(eps_min)
     if not math.isfinite(eps_min) or eps_min < 0:
         raise ValueError(f"eps_min must be a finite distance >= 0, got {eps_min}")
-    out = []
+    out, marked = [], False
     for v in levels:
         v = float(v)
         if v == -1.0:
-            v = eps_min
+            v, marked = eps_min, True
         elif v < 0 or not math.isfinite(v):
             raise ValueError(f"noise levels must be finite and >= 0 (or -1 for eps_min), got {v}")
         out.append(v)
     if not out:
         raise ValueError("levels is empty; give at least one noise level")
-    if replace_nearest and -1.0 not in [float(v) for v in levels]:
+    if replace_nearest and not marked:
         out[int(np.argmin([abs(v - eps_min) for v in out]))] = eps_min
     return out
 
