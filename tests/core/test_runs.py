@@ -238,6 +238,26 @@ def test_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
     assert sorted(df.value) == [1, 4] and len(calls(log)) == 2
 
 
+def test_claims_a_killed_batch_left_on_finished_cells_are_removed(tmp_path):
+    # a parallel batch keeps its claims until the batch ends, so SIGKILL leaves locks beside finished
+    # results; a rerun removes those of dead owners and leaves a live owner's alone
+    import os
+    import socket
+
+    log = tmp_path / "log.txt"
+    cfg = {"log": str(log)}
+    runs.run_grid(square, {"x": [1, 2], "seed": [0]}, store=tmp_path / "g", config=cfg, progress=False)
+    grid = runs.Grid(square, {"x": [1, 2, 3], "seed": [0]}, store=tmp_path / "g", config=cfg)
+    dead = runs._lock_path(grid.path({"x": 1, "seed": 0}))
+    live = runs._lock_path(grid.path({"x": 2, "seed": 0}))
+    dead.write_text(json.dumps({"host": socket.gethostname(), "pid": 2**22 + 12345, "time": 0}))
+    live.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "time": 0}))
+    df = grid.run(progress=False)
+    assert sorted(df.value) == [1, 4, 9] and [c["x"] for c in calls(log)] == [1, 2, 3]
+    assert not dead.exists() and live.exists()
+    assert sorted(p.name for p in grid.root.glob("*.lock")) == [live.name]
+
+
 def test_live_lock_makes_the_grid_wait_and_time_out_claims(tmp_path):
     import os
 

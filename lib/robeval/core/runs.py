@@ -284,8 +284,10 @@ def _release(path: Path) -> None:
         pass
 
 
-def _clean_leftovers(root: Path, older_than: float = 60.0) -> None:
-    """Remove half-written temporary files of killed runs (atomic writes live for milliseconds)."""
+def _clean_leftovers(root: Path, older_than: float = 60.0, lock_timeout: float = LOCK_TIMEOUT_S) -> None:
+    """Remove what killed runs left behind: half-written temporary files (atomic writes live for
+    milliseconds), and the claims of a dead process on cells it finished (a batch keeps its claims until the
+    batch ends, so a kill leaves them; nothing would ever release them, since finished cells are skipped)."""
     now = time.time()
     for tmp in root.glob(".*.tmp"):
         try:
@@ -293,6 +295,12 @@ def _clean_leftovers(root: Path, older_than: float = 60.0) -> None:
                 tmp.unlink()
         except FileNotFoundError:
             pass
+    for lock in root.glob("*.lock"):
+        if lock.with_suffix(".json").is_file() and _stale(lock, lock_timeout):
+            try:
+                os.unlink(lock)
+            except FileNotFoundError:
+                pass
 
 
 class Grid:
@@ -362,7 +370,7 @@ class Grid:
         if backend not in ("auto", "serial", "joblib", "dask"):
             raise ValueError(f"Unknown backend {backend!r}; use 'auto', 'serial', 'joblib' or 'dask'.")
         self.root.mkdir(parents=True, exist_ok=True)
-        _clean_leftovers(self.root)
+        _clean_leftovers(self.root, lock_timeout=self.lock_timeout)
         _write_store_config(self.root, self.fn, self.config)
         scheduler = scheduler or os.environ.get("ROBEVAL_DASK_SCHEDULER") or None
         label = desc or getattr(self.fn, "__name__", "grid")
