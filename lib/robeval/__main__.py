@@ -1,4 +1,4 @@
-"""Command line: ``python -m robeval run|verify|report|compare|site|data|strip|corrupt|adopt`` (also installed as ``robeval``)."""
+"""Command line: ``python -m robeval run|verify|report|compare|site|data|strip|corrupt|adopt|grids`` (also installed as ``robeval``)."""
 
 from __future__ import annotations
 
@@ -97,10 +97,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--check", type=int, default=12, help="cells to recompute per sub-store, at least (default: 12)")
     a.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g = sub.add_parser(
+        "grids",
+        help="how far each grid store of a profile got, its measured compute time, and whether this code continues it",
+        description="List the grid stores of a profile (results/<profile>/grids/<name>): per sub-store the finished "
+        "cells, cells being computed by live processes, claims of dead ones, the sum of the cells' own timings, "
+        "and whether this checkout's code continues it (current) or changed since (then `robeval adopt` checks "
+        "and keeps its cells). Runs nothing (robeval.core.runs.store_status).",
+    )
+    g.add_argument("names", nargs="*", help="grid store names (default: every store of the profile)")
+    g.add_argument("--profile", default="default", help="smoke, default or paper")
     return p
 
 
-CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "strip", "site", "adopt")
+CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "strip", "site", "adopt", "grids")
 # the extra of pyproject.toml that installs a missing optional module
 EXTRAS = {
     "papermill": "notebooks",
@@ -123,6 +133,57 @@ def _missing_module_message(exc: ImportError) -> str:
     return (
         f'this command needs {name}, which is not installed: pip install "robeval[{extra}]" (in a checkout: make venv).'
     )
+
+
+def _grids(profile: str, names) -> int:
+    from robeval.core.runs import grid_store, store_status
+
+    root = grid_store(profile, "x").parent
+    if not names:
+        names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    missing = [n for n in names if not grid_store(profile, n).is_dir()]
+    if missing:
+        raise ValueError(
+            f"no grid store {', '.join(missing)} under {root}; `robeval grids --profile {profile}` lists them."
+        )
+    if not names:
+        print(f"no grid stores under {root} (nothing of profile {profile!r} has run here).")
+        return 0
+    lines, stale, total_cells, total_s = [], [], 0, 0.0
+    for name in names:
+        for r in store_status(grid_store(profile, name)):
+            code = {True: "current", False: "other code", None: "unknown fn"}[r["current"]]
+            if r["current"] is False:
+                stale.append(name)
+            total_cells += r["cells"]
+            total_s += r["compute_s"]
+            lines.append(
+                (
+                    name,
+                    r["sub"],
+                    code,
+                    r["cells"],
+                    r["running"],
+                    r["abandoned"],
+                    r["adopted"],
+                    f"{r['compute_s'] / 3600:.2f}",
+                    r["last"] or "-",
+                )  # fmt: skip
+            )
+    head = ("grid", "sub-store", "code", "cells", "running", "abandoned", "adopted", "core-h", "last cell (UTC)")
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
+    for row in [head, *lines]:
+        print("  ".join(str(x).ljust(w) if i < 3 else str(x).rjust(w) for i, (x, w) in enumerate(zip(row, widths))))
+    print(f"total: {total_cells} finished cells, {total_s / 3600:.2f} core-hours of cell time")
+    stale = list(dict.fromkeys(stale))
+    if stale:
+        shown = ", ".join(stale[:4]) + (f" and {len(stale) - 4} more" if len(stale) > 4 else "")
+        print(
+            f"'other code': {len(stale)} grid(s) ({shown}) hold cells written by code that changed since, which a "
+            f"rerun does not reuse; `robeval adopt --profile {profile} NAME...` recomputes a sample with this code "
+            "and keeps them if identical."
+        )
+    return 0
 
 
 def _strip(paths, check: bool) -> int:
@@ -274,6 +335,8 @@ def _main(args) -> int:
                 return 1
             for r in done:
                 print(f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked")
+    elif args.cmd == "grids":
+        return _grids(args.profile, args.names)
     elif args.cmd == "corrupt":
         from robeval.transforms.release import corrupt_command
 

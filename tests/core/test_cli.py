@@ -56,7 +56,28 @@ def test_adopt_without_a_store(tmp_path, capsys):
     _one_line_error(capsys, "may only contain letters")
 
 
-@pytest.mark.parametrize("cmd", [["run"], ["report"], ["verify"], ["compare", "x"], ["strip"], ["adopt", "g"]])
+def test_grids_lists_a_profiles_stores(tmp_results, capsys):
+    from robeval.core import runs
+
+    assert main(["grids", "--profile", "smoke"]) == 0
+    assert "no grid stores under" in capsys.readouterr().out
+    runs.run_grid(_cell, {"x": [1, 2]}, store=runs.grid_store("smoke", "toy"), progress=False)
+    assert main(["grids", "--profile", "smoke"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:4] == ["grid", "sub-store", "code", "cells"]
+    assert out[1].split()[0] == "toy" and out[1].split()[2:4] == ["current", "2"]
+    assert out[2].startswith("total: 2 finished cells")
+    assert main(["grids", "--profile", "smoke", "nope"]) == 2
+    _one_line_error(capsys, "no grid store nope", "lists them")
+
+
+def _cell(cell, config):
+    return {"y": cell["x"] + 1}
+
+
+@pytest.mark.parametrize(
+    "cmd", [["run"], ["report"], ["verify"], ["compare", "x"], ["strip"], ["adopt", "g"], ["grids"]]
+)
 def test_checkout_commands_outside_a_checkout(cmd, monkeypatch, capsys):
     monkeypatch.setattr(project, "find_root", lambda: None)
     assert main(cmd) == 2

@@ -344,6 +344,8 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
     m = _edit(mod, v1.replace("c['x'] * 1.5", "float(c['x']) * 1.5"), m)
     new_root = runs.Grid(m.cell, cells, store=store, config=config).root
     assert not new_root.is_dir()
+    (before,) = runs.store_status(store)  # what a rerun would find: 120 cells of other code
+    assert before["current"] is False and before["cells"] == 120 and before["adopted"] == 0
     log.write_text("")
     (report,) = runs.adopt(store, n_check=10, progress=False)
     assert report["status"] == "adopted" and report["cells"] == 120 and report["to"] == new_root.name
@@ -354,6 +356,9 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
     assert log.read_text() == "", "adopted cells are not recomputed"
     key = ["x", "k"]
     assert df.sort_values(key).reset_index(drop=True).equals(old.sort_values(key).reset_index(drop=True))
+    status = {r["sub"]: r for r in runs.store_status(store)}
+    assert status[new_root.name]["current"] is True and status[new_root.name]["adopted"] == 120
+    assert status[new_root.name]["compute_s"] == status[report["from"]]["compute_s"]  # the cells' own timings
     entry = json.loads((new_root / "adopted.json").read_text())[0]
     assert entry["identical"] and entry["cells"] == 120 and entry["from_code"] != entry["to_code"]
     # adopting again finds nothing to do; the current store reports itself
@@ -381,3 +386,22 @@ def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path):
         runs.adopt(tmp_path / "nothing")
     with pytest.raises(ValueError, match="n_check"):
         runs.adopt(tmp_path / "here", n_check=0)
+
+
+def test_store_status_counts_cells_claims_and_measured_time(tmp_path):
+    import os
+    import socket
+
+    log = tmp_path / "log.txt"
+    cfg = {"log": str(log)}
+    assert runs.store_status(tmp_path / "none") == []
+    runs.run_grid(square, {"x": [1, 2, 3], "seed": [0]}, store=tmp_path / "g", config=cfg, progress=False)
+    grid = runs.Grid(square, {"x": [1, 2, 3, 4, 5], "seed": [0]}, store=tmp_path / "g", config=cfg)
+    host = socket.gethostname()
+    runs._lock_path(grid.path({"x": 4, "seed": 0})).write_text(json.dumps({"host": host, "pid": os.getpid()}))
+    runs._lock_path(grid.path({"x": 5, "seed": 0})).write_text(json.dumps({"host": host, "pid": 2**22 + 12345}))
+    (r,) = runs.store_status(tmp_path / "g")
+    seconds = sum(json.loads(grid.path({"x": x, "seed": 0}).read_text())["seconds"] for x in (1, 2, 3))
+    assert r["sub"] == grid.root.name and r["fn"].endswith("test_runs.square") and r["current"] is True
+    assert (r["cells"], r["running"], r["abandoned"], r["adopted"]) == (3, 1, 1, 0)
+    assert r["compute_s"] == pytest.approx(seconds, abs=0.05) and r["first"] <= r["last"]

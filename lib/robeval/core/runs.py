@@ -617,3 +617,60 @@ def adopt(
             {"from": sub.name, "to": target.name, "cells": len(todo), "checked": len(picks), "status": "adopted"}
         )
     return report
+
+
+def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT_S) -> list[dict]:
+    """How far a grid store got, and whether this checkout's code can use it: one dict per sub-store.
+
+    For long grids spread over days (the paper profile), this answers what a rerun will find without running
+    anything: ``sub`` (the ``config-*`` folder), ``fn`` (the cell function), ``current`` (True when the
+    sub-store's identity is the one this checkout's code and config give, so a rerun continues it; False
+    when the code changed since — ``robeval adopt`` checks and keeps its cells; None when the function cannot
+    be imported here), ``cells`` (finished), ``running`` (claims of live processes on unfinished cells),
+    ``abandoned`` (claims of dead processes: a rerun takes them over or removes them), ``compute_s`` (the sum
+    of the cells' own timings, in seconds: the grid's measured cost, on however many cores it ran),
+    ``adopted`` (cells brought in by :func:`adopt`), ``first`` and ``last`` (when the earliest and latest
+    finished cell was written, ISO 8601 UTC). Sub-stores are listed by name; an empty list when ``store``
+    does not exist.
+    """
+    store = Path(store)
+    out = []
+    subs = sorted(p for p in store.glob("config-*") if p.is_dir()) if store.is_dir() else []
+    for sub in subs:
+        meta = read_json(sub / "config.json") if (sub / "config.json").is_file() else {}
+        try:
+            fn = _import_fn(meta["fn"])
+            current = sub.name == f"config-{config_identity(meta['config'], fn)}"
+        except (KeyError, ValueError):
+            current = None
+        files = [p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json")]
+        seconds, stamps = 0.0, []
+        for p in files:
+            seconds += float(read_json(p).get("seconds", 0.0))
+            stamps.append(p.stat().st_mtime)
+        running = abandoned = 0
+        for lock in sub.glob("*.lock"):
+            if _stale(lock, lock_timeout):
+                abandoned += 1
+            elif not lock.with_suffix(".json").is_file():
+                running += 1
+        log = read_json(sub / "adopted.json") if (sub / "adopted.json").is_file() else []
+
+        def iso(t):
+            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t is not None else None
+
+        out.append(
+            {
+                "sub": sub.name,
+                "fn": meta.get("fn"),
+                "current": current,
+                "cells": len(files),
+                "running": running,
+                "abandoned": abandoned,
+                "compute_s": round(seconds, 1),
+                "adopted": int(sum(entry.get("cells", 0) for entry in log)),
+                "first": iso(min(stamps) if stamps else None),
+                "last": iso(max(stamps) if stamps else None),
+            }
+        )
+    return out
