@@ -107,6 +107,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("names", nargs="*", help="grid store names (default: every store of the profile)")
     g.add_argument("--profile", default="default", help="smoke, default or paper")
+    g.add_argument(
+        "--from",
+        dest="source",
+        default=None,
+        help="list the stores of this folder instead, e.g. another checkout's results/paper/grids ('current' "
+        "still means: this checkout's code continues it)",
+    )
     return p
 
 
@@ -135,23 +142,26 @@ def _missing_module_message(exc: ImportError) -> str:
     )
 
 
-def _grids(profile: str, names) -> int:
+def _grids(profile: str, names, source=None) -> int:
+    from pathlib import Path
+
     from robeval.core.runs import grid_store, store_status
 
-    root = grid_store(profile, "x").parent
+    root = Path(source) if source else grid_store(profile, "x").parent
+    if source and not root.is_dir():
+        raise ValueError(f"--from {source}: no such folder; pass a folder of grid stores such as results/paper/grids.")
+    names = [grid_store(profile, n).name for n in names]  # the same name check as everywhere
     if not names:
         names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    missing = [n for n in names if not grid_store(profile, n).is_dir()]
+    missing = [n for n in names if not (root / n).is_dir()]
     if missing:
-        raise ValueError(
-            f"no grid store {', '.join(missing)} under {root}; `robeval grids --profile {profile}` lists them."
-        )
+        raise ValueError(f"no grid store {', '.join(missing)} under {root}; `robeval grids` without names lists them.")
     if not names:
         print(f"no grid stores under {root} (nothing of profile {profile!r} has run here).")
         return 0
     lines, stale, total_cells, total_s = [], [], 0, 0.0
     for name in names:
-        for r in store_status(grid_store(profile, name)):
+        for r in store_status(root / name):
             code = {True: "current", False: "other code", None: "unknown fn"}[r["current"]]
             if r["current"] is False:
                 stale.append(name)
@@ -180,7 +190,8 @@ def _grids(profile: str, names) -> int:
         shown = ", ".join(stale[:4]) + (f" and {len(stale) - 4} more" if len(stale) > 4 else "")
         print(
             f"'other code': {len(stale)} grid(s) ({shown}) hold cells written by code that changed since, which a "
-            f"rerun does not reuse; `robeval adopt --profile {profile} NAME...` recomputes a sample with this code "
+            f"rerun does not reuse; `robeval adopt --profile {profile}{f' --from {root}' if source else ''} NAME...` "
+            "recomputes a sample with this code "
             "and keeps them if identical."
         )
     return 0
@@ -336,7 +347,7 @@ def _main(args) -> int:
             for r in done:
                 print(f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked")
     elif args.cmd == "grids":
-        return _grids(args.profile, args.names)
+        return _grids(args.profile, args.names, args.source)
     elif args.cmd == "corrupt":
         from robeval.transforms.release import corrupt_command
 

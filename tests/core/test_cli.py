@@ -69,6 +69,11 @@ def test_grids_lists_a_profiles_stores(tmp_results, capsys):
     assert out[2].startswith("total: 2 finished cells")
     assert main(["grids", "--profile", "smoke", "nope"]) == 2
     _one_line_error(capsys, "no grid store nope", "lists them")
+    elsewhere = runs.grid_store("smoke", "toy").parent
+    assert main(["grids", "--from", str(elsewhere), "toy"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[2:4] == ["current", "2"]
+    assert main(["grids", "--from", str(elsewhere / "missing")]) == 2
+    _one_line_error(capsys, "no such folder")
 
 
 def _cell(cell, config):
