@@ -154,6 +154,25 @@ def test_ledger_records_read_evidence_and_unit_when_present():
     assert (b["evidence"], b["unit"], b["section"], b["figure"], b["estimate"]) == (None, None, None, None, "—")
 
 
+def test_ids_that_start_with_a_digit_get_a_letter_first(tmp_path):
+    # the theme's scrollspy runs querySelector("#07-title"), which throws: such ids (and links to them) move
+    (tmp_path / "search").mkdir()
+    page = tmp_path / "nb.html"
+    page.write_text(
+        '<h1 id="07-title">07 · Title</h1><h2 id="data">Data</h2><a href="#07-title">t</a> '
+        '<a href="nb.html#1-data">x</a> <a href="https://github.com/o/r#123">issue</a> <span data-id="9">'
+    )
+    index = {"docs": [{"location": "nb.html#07-title", "text": ""}, {"location": "nb.html#data", "text": ""}]}
+    (tmp_path / "search" / "search_index.json").write_text(json.dumps(index))
+    site._letter_first_ids(tmp_path)
+    assert page.read_text() == (
+        '<h1 id="h-07-title">07 · Title</h1><h2 id="data">Data</h2><a href="#h-07-title">t</a> '
+        '<a href="nb.html#h-1-data">x</a> <a href="https://github.com/o/r#123">issue</a> <span data-id="9">'
+    )
+    docs = json.loads((tmp_path / "search" / "search_index.json").read_text())["docs"]
+    assert [d["location"] for d in docs] == ["nb.html#h-07-title", "nb.html#data"]
+
+
 def test_build_site_rejects_a_bad_profile_and_missing_ledgers(tmp_results):
     with pytest.raises(ValueError, match="Unknown profile"):
         site.build_site("nope")
@@ -384,6 +403,42 @@ def test_ledger_page_filters_in_a_browser(smoke_site):
         driver.get(visible[0].find_element(By.LINK_TEXT, "cell").get_attribute("href"))  # the navbar covers a click
         WebDriverWait(driver, 30).until(lambda d: "/notebooks/" in d.current_url)
         assert driver.find_element(By.ID, site.claim_anchor(first)).is_displayed()
+    finally:
+        driver.quit()
+        server.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_notebook_math_renders_offline_in_a_browser(smoke_site):
+    """MathJax is served by the site (no CDN: CI has no network beyond package registries) and typesets the
+    TeX of the notebook pages without an error, a missing font or any other failed request."""
+    import functools
+    import http.server
+    import threading
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    pytest.importorskip("jupyter_server_mathjax", reason="the docs extra installs jupyter-server-mathjax")
+    root = smoke_site["dir"]
+    page = root / "notebooks" / "07_realworld_analytical.html"
+    scripts = re.findall(r'<script[^>]+src="([^"]*MathJax[^"]*)"', page.read_text(encoding="utf-8"))
+    assert scripts and not any(urlsplit(u).scheme for u in scripts), scripts
+    assert (root / "assets" / "mathjax" / "MathJax.js").is_file()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    driver = _browser()
+    done = "return !!(window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0 && !MathJax.Hub.queue.running)"
+    try:
+        driver.get(f"http://127.0.0.1:{server.server_port}/notebooks/07_realworld_analytical.html")
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script(done))
+        typeset = driver.find_elements(By.CSS_SELECTOR, "span.MathJax, div.MathJax_Display")
+        assert len(typeset) >= 20, f"{len(typeset)} formulas typeset"
+        assert not driver.find_elements(By.CSS_SELECTOR, ".MathJax_Error, merror")
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
     finally:
         driver.quit()
         server.shutdown()

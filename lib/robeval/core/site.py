@@ -13,7 +13,8 @@ Steps (:func:`build_site`):
    the API reference of ``mkdocs.yml``) into ``build/site``.
 
 Tool choice: mkdocs-jupyter, because the guides and API reference already use mkdocs + mkdocstrings and it
-renders executed notebooks offline (no CDN or network is needed to build).
+renders executed notebooks offline (no CDN or network is needed to build). The site needs no network to be read
+either: MathJax is copied in from the jupyter-server-mathjax package (:func:`_install_mathjax`).
 """
 
 from __future__ import annotations
@@ -30,9 +31,26 @@ from robeval.core.report import format_value
 
 EVIDENCE_CLASSES = ("replication", "scaled replication", "reanalysis", "derivation", "environment")
 LEDGER_JSON = "assets/ledger.json"
-# TeX in Markdown cells: no Python or Debian package ships MathJax for the build, so the notebook pages load it from
-# a CDN (offline they show the raw TeX); everything else on the site is local
+# TeX in Markdown cells is typeset by MathJax 2, served from the site itself: the files come from the
+# jupyter-server-mathjax package (in the `docs` extra), so the notebook pages render their math offline too.
+# Without that package the pages load MathJax from this CDN instead (offline they then show the raw TeX).
 MATHJAX_URL = "https://cdn.jsdelivr.net/npm/mathjax@2.7.9/MathJax.js?config=TeX-AMS_HTML"
+MATHJAX_DIR = "assets/mathjax"
+# The package ships the STIX web fonts only, not MathJax's TeX fonts: typeset with STIX-Web (as Jupyter's own
+# pages do), and point the @font-face rules that would fetch absent files (the hidden MathML for screen
+# readers, HTML-CSS's font probe at about:blank, which Chromium blocks) at local() names, so a page makes no
+# failed request.
+_MATHJAX_LOCAL_CONFIG = """MathJax.Hub.Config({
+  "HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null,
+               styles: {"@font-face": {src: "local('MathJax_Blank')"}}},
+  NativeMML: {styles: {
+    "@font-face /*1*/": {src: "local('MathJax_Caligraphic')"}, "@font-face /*2*/": {src: "local('MathJax_Caligraphic')"},
+    "@font-face /*3*/": {src: "local('MathJax_AMS')"}, "@font-face /*4*/": {src: "local('MathJax_Script')"},
+    "@font-face /*5*/": {src: "local('MathJax_Fraktur')"}, "@font-face /*6*/": {src: "local('MathJax_Fraktur')"}
+  }}
+});
+MathJax.Ajax.loadComplete("[MathJax]/config/local/robeval.js");
+"""
 _CLAIMS_HEADING = "claims-ledger"
 # "Fig. 6a", "Table 2b", "Sec. 4.2", "App. B", "Appendix A", "Theorem 1", "Figs. 3"
 _REF = re.compile(
@@ -255,7 +273,24 @@ def _execute(profile: str, chosen: list[Path], work: Path) -> dict[str, Path]:
         return {p.stem: run_notebook(p, profile, output_dir=work / "executed", replot=True) for p in chosen}
 
 
-def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str]) -> Path:
+def _install_mathjax(src: Path) -> str:
+    """Copy MathJax into the site's sources (``assets/mathjax``) and return the URL the notebook pages (one
+    folder deep) load it from; the CDN URL when the jupyter-server-mathjax package is not installed."""
+    try:
+        import jupyter_server_mathjax
+    except ImportError:
+        return MATHJAX_URL
+    static = Path(jupyter_server_mathjax.__file__).parent / "static"
+    if not (static / "MathJax.js").is_file():
+        return MATHJAX_URL
+    target = src / MATHJAX_DIR
+    shutil.copytree(static, target)
+    (target / "config" / "local").mkdir(parents=True, exist_ok=True)
+    (target / "config" / "local" / "robeval.js").write_text(_MATHJAX_LOCAL_CONFIG, encoding="utf-8")
+    return f"../{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,local/robeval"
+
+
+def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str], mathjax_url: str = MATHJAX_URL) -> Path:
     """The site's mkdocs config: the project's ``mkdocs.yml`` plus the notebook, ledger, gallery and rerun
     pages and the mkdocs-jupyter plugin."""
     import yaml
@@ -283,7 +318,7 @@ def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str]) -> Path:
                 "include_source": True,
                 "ignore_h1_titles": False,
                 "cache": False,  # its default cache folder is relative to the working directory
-                "custom_mathjax_url": MATHJAX_URL,
+                "custom_mathjax_url": mathjax_url,
             }
         }
     )
@@ -447,6 +482,29 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
     (src / "ledger.md").write_text(_LEDGER_PAGE.format(profile=profile), encoding="utf-8")
     (src / "gallery.md").write_text(_gallery(manifest, links), encoding="utf-8")
     (src / "rerun.md").write_text(_RERUN_PAGE.format(profile=profile), encoding="utf-8")
-    config = _mkdocs_config(src, site_dir, names)
+    config = _mkdocs_config(src, site_dir, names, mathjax_url=_install_mathjax(src))
     build(load_config(str(config)))
+    _letter_first_ids(site_dir)
     return site_dir
+
+
+_DIGIT_ID = re.compile(r'(\sid="|\shref="[^"#:]*#)(\d)')
+
+
+def _letter_first_ids(site_dir: Path) -> None:
+    """Prefix ``h-`` to the ids that start with a digit, to the page-relative links to them and to the search
+    index's locations: headings such as "07 · ..." or "1. Data" get such slugs, and the theme's scrollspy passes
+    them to ``querySelector``, where ``#07-...`` is not a valid selector (the page's script stops with an
+    error)."""
+    site_dir = Path(site_dir)
+    for page in site_dir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        fixed = _DIGIT_ID.sub(r"\1h-\2", text)
+        if fixed != text:
+            page.write_text(fixed, encoding="utf-8")
+    index = site_dir / "search" / "search_index.json"
+    if index.is_file():
+        data = json.loads(index.read_text(encoding="utf-8"))
+        for doc in data.get("docs", []):
+            doc["location"] = re.sub(r"#(\d)", r"#h-\1", doc.get("location", ""))
+        index.write_text(json.dumps(data), encoding="utf-8")
