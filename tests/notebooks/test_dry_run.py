@@ -18,18 +18,15 @@ together with ``ROBEVAL_DRY_RUN=1``.
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import pickle
 import shutil
-import tarfile
 import time
 
 import numpy as np
 import pytest
 
-from robeval.core import data, paths
+from robeval.core import data, dryrun, paths
 from robeval.core.notebooks import notebook_paths, run_notebook
 
 DRY = {
@@ -42,45 +39,16 @@ BUDGET_S = 150  # per notebook on 2 idle cores (asserted only with ROBEVAL_STRIC
 OPT_OUT = "ROBEVAL_DRY_RUN_TESTS"  # "0": leave the four notebook dry runs out of the test run
 
 
-def write_cifar10_release(path, x_train, y_train, x_test, y_test) -> str:
-    """Write a tarball in the CIFAR-10 python release's format; returns its sha256.
-
-    x_* uint8 (N, 3, 32, 32), y_* int labels (N,); the training images are split into 5 equal batches."""
-
-    def member(tf, name, obj):
-        blob = pickle.dumps(obj, protocol=2)
-        info = tarfile.TarInfo(f"cifar-10-batches-py/{name}")
-        info.size = len(blob)
-        tf.addfile(info, io.BytesIO(blob))
-
-    with tarfile.open(path, "w:gz", compresslevel=1) as tf:
-        for i, (xb, yb) in enumerate(zip(np.array_split(x_train, 5), np.array_split(y_train, 5)), 1):
-            member(tf, f"data_batch_{i}", {b"data": xb.reshape(len(xb), -1), b"labels": [int(v) for v in yb]})
-        member(tf, "test_batch", {b"data": x_test.reshape(len(x_test), -1), b"labels": [int(v) for v in y_test]})
-        member(tf, "batches.meta", {b"label_names": [c.encode() for c in data.CIFAR10_CLASSES]})
-    return data.sha256_of(path)
-
-
-def standin_arrays():
-    """``(x_train, y_train, x_test, y_test)`` of the stand-in: the CIFAR-10 subset tiled to 50000/10000 images,
-    its test images reordered so that the first 10 hold one image of each class (uint8 NCHW, uint8 labels)."""
-    x_tr, y_tr, x_te, y_te = data.load_cifar10_subset()
-    first = [int(np.flatnonzero(y_te == c)[0]) for c in range(10)]
-    order = np.concatenate([first, np.setdiff1d(np.arange(len(y_te)), first)])
-    x_te, y_te = x_te[order], y_te[order]
-    return np.tile(x_tr, (10, 1, 1, 1)), np.tile(y_tr, 10), np.tile(x_te, (10, 1, 1, 1)), np.tile(y_te, 10)
-
-
 @pytest.fixture(scope="module")
 def standin(tmp_path_factory):
-    """A cache folder holding ``cifar10/cifar-10-python.tar.gz``: the stand-in of :func:`standin_arrays`."""
+    """A cache folder holding ``cifar10/cifar-10-python.tar.gz``: the stand-in of :func:`robeval.core.dryrun.standin_arrays`."""
     try:
-        arrays = standin_arrays()
+        arrays = dryrun.standin_arrays()
     except data.DataFileMissing as exc:
         pytest.skip(f"the CIFAR-10 subset the stand-in is built from is missing (set ROBEVAL_DATA_DIR): {exc}")
     cache = tmp_path_factory.mktemp("cache")
     (cache / "cifar10").mkdir()
-    sha = write_cifar10_release(cache / "cifar10" / "cifar-10-python.tar.gz", *arrays)
+    sha = dryrun.write_cifar10_release(cache / "cifar10" / "cifar-10-python.tar.gz", *arrays)
     return {"cache": cache, "sha256": sha, "arrays": arrays}
 
 

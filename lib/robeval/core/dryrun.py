@@ -159,31 +159,49 @@ COST_MODELS: dict[str, Callable[[Mapping[str, Any]], dict[str, float]]] = {
 
 # --------------------------------------------------------------------------------------------- measurements
 def train_step_seconds(
-    arch: str, batch_size: int, *, steps: int = 1, warmup: int = 1, threads: int = 0, **model_kwargs
+    arch: str,
+    batch_size: int,
+    *,
+    steps: int | None = None,
+    warmup: int | None = None,
+    threads: int = 0,
+    device=None,
+    **model_kwargs,
 ) -> float:
     """Seconds of one SGD step (forward, cross-entropy, backward, update) of a fresh ``arch`` at ``batch_size``
-    float32 inputs (3, 32, 32): ``warmup`` untimed steps (first-call allocations), then the least of ``steps``
-    timed steps (CPU unless CUDA is available), with ``threads`` torch threads (0: the training default)."""
+    float32 inputs (3, 32, 32): ``warmup`` untimed steps (first-call allocations, cuDNN's algorithm search), then
+    the least of ``steps`` timed steps, with ``threads`` torch threads (0: the training default). ``device``:
+    default CUDA when present, else CPU. On CUDA the step is the training loop's (:func:`robeval.core.training.train`):
+    channels-last activations and the forward pass under bf16 autocast; defaults there are 3 warm-up and 5 timed
+    steps, on the CPU 1 and 1."""
     import torch
     import torch.nn.functional as F
 
     from robeval.core import env, models, training
 
+    device = env.torch_device() if device is None else torch.device(device)
+    cuda = device.type == "cuda"
+    warmup = (3 if cuda else 1) if warmup is None else warmup
+    steps = (5 if cuda else 1) if steps is None else steps
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise ValueError(f"warmup must be an int >= 0, got {warmup!r}.")
-    device = env.torch_device()
     torch.manual_seed(0)
     model = models.build(arch, **model_kwargs).to(device).train()
+    if cuda:
+        model.to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = torch.rand(int(batch_size), 3, 32, 32, device=device)
+    if cuda:
+        x = x.contiguous(memory_format=torch.channels_last)
     y = torch.randint(0, 10, (int(batch_size),), device=device)
 
     def step():
-        loss = F.cross_entropy(model(x), y)
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
+            loss = F.cross_entropy(model(x), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        if device.type == "cuda":
+        if cuda:
             torch.cuda.synchronize()
 
     with training.fixed_threads(threads or training.train_threads()):
@@ -192,14 +210,20 @@ def train_step_seconds(
         return time_call(step, repeats=steps)
 
 
-def forward_image_seconds(arch: str, batch_size: int = 50, *, threads: int = 0, **model_kwargs) -> float:
-    """Seconds per image of ``arch`` in eval mode without gradients, timed on one batch of ``batch_size`` after
-    one untimed warm-up pass on 2 images (first-call allocations)."""
+def forward_image_seconds(
+    arch: str, batch_size: int = 50, *, threads: int = 0, repeats: int | None = None, device=None, **model_kwargs
+) -> float:
+    """Seconds per image of ``arch`` in eval mode without gradients (float32, as evaluation and certification
+    run), the least of ``repeats`` timed batches of ``batch_size`` after one untimed warm-up pass (CPU: on 2
+    images, first-call allocations; CUDA: on the full batch, cuDNN picks its algorithms per shape). ``repeats``:
+    default 1 on the CPU, 5 on CUDA."""
     import torch
 
     from robeval.core import env, models, training
 
-    device = env.torch_device()
+    device = env.torch_device() if device is None else torch.device(device)
+    cuda = device.type == "cuda"
+    repeats = (5 if cuda else 1) if repeats is None else repeats
     torch.manual_seed(0)
     model = models.build(arch, **model_kwargs).to(device).eval()
     x = torch.rand(int(batch_size), 3, 32, 32, device=device)
@@ -207,12 +231,12 @@ def forward_image_seconds(arch: str, batch_size: int = 50, *, threads: int = 0, 
     def fwd(batch=x):
         with torch.no_grad():
             model(batch)
-        if device.type == "cuda":
+        if cuda:
             torch.cuda.synchronize()
 
     with training.fixed_threads(threads or training.train_threads()):
-        fwd(x[:2])
-        return time_call(fwd) / int(batch_size)
+        fwd(x if cuda else x[:2])
+        return time_call(fwd, repeats=repeats) / int(batch_size)
 
 
 def save_units(
@@ -266,7 +290,17 @@ def corruption_image_seconds(names, n_images: int = 4, severity: int = 3) -> flo
 
 
 FORWARD_BATCH = 50  # images per timed inference batch (the eval batch of 02 and of robeval.msd.nets.predict_fast)
-CERTIFY_BATCH = 100  # noise samples per timed batch of certify_1000
+CERTIFY_BATCH = 100  # noise samples per timed batch of certify_1000 on the CPU (on CUDA: the paper's eval_batch_size)
+
+
+def certify_batch() -> int:
+    """Noise samples per timed batch of ``certify_1000``: :data:`CERTIFY_BATCH` on the CPU, the paper's
+    ``eval_batch_size`` of notebook 09 on CUDA (what CERTIFY runs there)."""
+    from robeval.core.env import torch_device
+
+    if torch_device().type == "cuda":
+        return int(paper_settings("acr_rs_training")["eval_batch_size"])
+    return CERTIFY_BATCH
 
 
 def _unit_setup(experiment: str) -> tuple[str, dict, int]:
@@ -282,11 +316,19 @@ def _unit_setup(experiment: str) -> tuple[str, dict, int]:
 
 def describe_units(experiment: str) -> dict[str, str]:
     """What each unit of :func:`measure_units` is for ``experiment`` (written beside the times in units.json)."""
+    from robeval.core.env import torch_device
     from robeval.core.training import train_threads
 
     arch, _, batch = _unit_setup(experiment)
     p = paper_settings(experiment)
+    cuda = torch_device().type == "cuda"
     threads = f"{train_threads()} torch thread(s) (ROBEVAL_TRAIN_THREADS)"
+    step = (
+        "on CUDA as the training loop runs it (channels-last, bf16 autocast); the least of 5 timed steps after 3 "
+        "warm-up steps"
+        if cuda
+        else "one timed step after one warm-up step"
+    )
     inputs = (
         f"{p['batch_size']} images x {p['num_noise'][0]} noise draws = {batch} inputs"
         if experiment == "acr_rs_training"
@@ -294,13 +336,13 @@ def describe_units(experiment: str) -> dict[str, str]:
     )
     out = {
         "train_step": f"s per SGD step (forward, cross-entropy, backward, update) of a fresh {arch} at the paper's "
-        f"batch ({inputs}, float32 3 x 32 x 32), {threads}; one timed step after one warm-up step",
-        "forward_image": f"s per image through {arch} in eval mode without gradients, timed on one batch of "
-        f"{FORWARD_BATCH} after a warm-up pass, {threads}",
+        f"batch ({inputs}, float32 3 x 32 x 32), {threads}; {step}",
+        "forward_image": f"s per image through {arch} in eval mode without gradients (float32), timed on "
+        f"{'the least of 5 batches' if cuda else 'one batch'} of {FORWARD_BATCH} after a warm-up pass, {threads}",
     }
     if experiment == "acr_rs_training":
         out["certify_1000"] = (
-            f"s per 1000 noise samples through {arch} (CERTIFY's unit), from one timed batch of {CERTIFY_BATCH}, "
+            f"s per 1000 noise samples through {arch} (CERTIFY's unit), from timed batches of {certify_batch()}, "
             f"{threads}"
         )
     if experiment == "msd_cifar10_c_bar":
@@ -322,9 +364,67 @@ def measure_units(experiment: str) -> dict[str, float]:
         "forward_image": forward_image_seconds(arch, FORWARD_BATCH, **kwargs),
     }
     if experiment == "acr_rs_training":
-        units["certify_1000"] = 1000 * forward_image_seconds(arch, CERTIFY_BATCH, **kwargs)
+        units["certify_1000"] = 1000 * forward_image_seconds(arch, certify_batch(), **kwargs)
     if experiment == "msd_cifar10_c_bar":
         from robeval.transforms import corruptions
 
         units["corruption_image"] = corruption_image_seconds(corruptions.C_CORRUPTIONS + corruptions.CBAR_CORRUPTIONS)
     return units
+
+
+# --------------------------------------------------------------------------------------------- the stand-in
+def write_cifar10_release(path: str | Path, x_train, y_train, x_test, y_test) -> str:
+    """Write a tarball in the CIFAR-10 python release's format (``cifar-10-batches-py/data_batch_1..5``,
+    ``test_batch``, ``batches.meta``: pickled dicts with ``b"data"`` uint8 (N, 3072) and ``b"labels"``) and
+    return its sha256. ``x_*``: uint8 (N, 3, 32, 32); ``y_*``: int labels (N,); the training images are split
+    into 5 equal batches."""
+    import io as _io
+    import pickle
+    import tarfile
+
+    import numpy as np
+
+    from robeval.core import data
+
+    def member(tf, name, obj):
+        blob = pickle.dumps(obj, protocol=2)
+        info = tarfile.TarInfo(f"cifar-10-batches-py/{name}")
+        info.size = len(blob)
+        tf.addfile(info, _io.BytesIO(blob))
+
+    for name, x in (("x_train", x_train), ("x_test", x_test)):
+        if np.asarray(x).dtype != np.uint8 or np.ndim(x) != 4 or np.shape(x)[1:] != (3, 32, 32):
+            raise ValueError(
+                f"{name} must be uint8 images of shape (N, 3, 32, 32), got {np.asarray(x).dtype} {np.shape(x)}."
+            )
+    with tarfile.open(path, "w:gz", compresslevel=1) as tf:
+        for i, (xb, yb) in enumerate(zip(np.array_split(x_train, 5), np.array_split(y_train, 5)), 1):
+            member(tf, f"data_batch_{i}", {b"data": xb.reshape(len(xb), -1), b"labels": [int(v) for v in yb]})
+        member(tf, "test_batch", {b"data": x_test.reshape(len(x_test), -1), b"labels": [int(v) for v in y_test]})
+        member(tf, "batches.meta", {b"label_names": [c.encode() for c in data.CIFAR10_CLASSES]})
+    return data.sha256_of(path)
+
+
+def standin_arrays():
+    """``(x_train, y_train, x_test, y_test)`` of the dry run's full-CIFAR-10 stand-in: the real 5000/1000 subset
+    tiled to the release's 50000/10000 images (so the paper profile's counts meet the shapes they were written
+    for), its test images reordered so that the first 10 hold one image of each class (a dry run's short test
+    prefix then holds every class). uint8 NCHW images, uint8 labels."""
+    import numpy as np
+
+    from robeval.core import data
+
+    x_tr, y_tr, x_te, y_te = data.load_cifar10_subset()
+    first = [int(np.flatnonzero(y_te == c)[0]) for c in range(10)]
+    order = np.concatenate([first, np.setdiff1d(np.arange(len(y_te)), first)])
+    x_te, y_te = x_te[order], y_te[order]
+    return np.tile(x_tr, (10, 1, 1, 1)), np.tile(y_tr, 10), np.tile(x_te, (10, 1, 1, 1)), np.tile(y_te, 10)
+
+
+def install_standin(cache: str | Path) -> str:
+    """Write the stand-in (:func:`standin_arrays`) as ``<cache>/cifar10/cifar-10-python.tar.gz`` and return its
+    sha256. A dry run reads it with ``ROBEVAL_CACHE_DIR=<cache>``, ``ROBEVAL_DRY_RUN=1`` and the test-only
+    checksum override ``ROBEVAL_TEST_CIFAR10_SHA256=<the returned sha256>``; nothing else admits it."""
+    target = Path(cache) / "cifar10"
+    target.mkdir(parents=True, exist_ok=True)
+    return write_cifar10_release(target / "cifar-10-python.tar.gz", *standin_arrays())

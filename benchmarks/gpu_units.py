@@ -1,0 +1,356 @@
+"""The paper profile's GPU units, measured on the machine it runs on (issue #21, item 4).
+
+Notebooks 02, 03, 04 and 09 need a GPU at the paper's scale. This script measures, on the GPU it finds (CPU
+otherwise), what their cost models count, and a few units at the paper's own scale:
+
+1. ``units``: :func:`robeval.core.dryrun.measure_units` of each experiment (one SGD step of the paper network at
+   the paper batch, one image through it, 1000 certification samples, one corrupted image) and the
+   extrapolated cost of the paper profile from them (:func:`robeval.core.dryrun.save_units`; on CUDA the step is
+   the training loop's: channels-last, bf16 autocast);
+2. ``certify``: one CERTIFY of notebook 09's paper protocol (ResNet-110, n0 = 100, N = 100,000, alpha = 0.001,
+   the paper's eval batch) on one image, against the bare forward passes of the same number of inputs; and the
+   throughput ratio of CERTIFY's counting loop to the bare forward pass, batch by batch (``bench_smoothing``);
+3. ``epochs``: one training epoch on 50,000 images (the full-CIFAR-10 stand-in of the dry run) with the paper
+   settings: WRN-28-10 at batch 32 with MSCR's uniform noise (02), WRN-40-2 at batch 128 (03/04), ResNet-110 with
+   Gaussian noise, 64 images x 4 draws (09, ``train_rs``);
+4. ``dry_runs``: the dry runs of notebooks 02, 03, 04 and 09 (``ROBEVAL_DRY_RUN=1``, paper profile) executed on
+   this machine, their code cells in order, each in its own process with a time limit — CUDA code paths that no
+   CPU test reaches.
+
+Every section has a share of ``--budget-s``; a section that fails or runs out of time is recorded as such and the
+rest go on. Results: ``<out>/gpu_units.json``, ``<out>/<experiment>/units.json`` and ``<out>/dry_run.tar.gz``
+(the dry runs' result files and executed cell outputs). The last line printed is the JSON summary.
+
+Run: ``python benchmarks/gpu_units.py --out DIR`` (needs ``ROBEVAL_DATA_DIR`` with the CIFAR-10 subset).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lib"))
+
+DRY = {
+    "09_acr_rs_training": "acr_rs_training",
+    "03_msd_powerset": "msd_powerset",
+    "04_msd_cifar10_c_bar": "msd_cifar10_c_bar",
+    "02_mscr_cifar10": "mscr_cifar10",
+}
+
+
+def _sync():
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def environment() -> dict:
+    import torch
+
+    from robeval.core.env import hardware_info
+
+    info = {"torch": torch.__version__, "cuda": torch.cuda.is_available(), "hardware": hardware_info()}
+    if torch.cuda.is_available():
+        p = torch.cuda.get_device_properties(0)
+        info.update(gpu=p.name, gpu_memory_gib=round(p.total_memory / 2**30, 1), sms=p.multi_processor_count)
+    return info
+
+
+def units(out: Path, experiments) -> dict:
+    from robeval.core import dryrun
+
+    res = {}
+    for exp in experiments:
+        t0 = time.perf_counter()
+        rec = dryrun.save_units(exp, out / exp, dryrun.measure_units(exp))
+        res[exp] = {
+            "units_s": rec["units_s"],
+            "total_h": rec["total_h"],
+            "device": rec["device"],
+            "seconds": time.perf_counter() - t0,
+        }
+    return res
+
+
+def certify(n: int, n0: int, batch: int, repeats: int) -> dict:
+    """One CERTIFY of ResNet-110 on one image (n0, n, alpha = 0.001) vs the bare forward passes of as many inputs."""
+    import numpy as np
+    import torch
+
+    from robeval.acr.smoothing import Smooth, image_generators
+    from robeval.core import models
+    from robeval.core.env import torch_device
+
+    dev = torch_device()
+    torch.manual_seed(0)
+    model = models.build("resnet110").to(dev).eval()
+    x = torch.rand(1, 3, 32, 32, device=dev)
+    smooth = Smooth(model, 10, 0.25, device=dev)
+    full = x.expand(batch, -1, -1, -1).contiguous()
+
+    def bare(total):
+        with torch.no_grad():
+            for start in range(0, total, batch):
+                b = full[: min(batch, total - start)]
+                model(b + 0.25 * torch.randn_like(b)).argmax(1)
+        _sync()
+
+    bare(batch)  # warm-up: cuDNN picks its algorithms per shape
+    smooth.certify(x, n0=min(n0, 10), n=batch, alpha=0.001, batch_size=batch, seed=0)
+    _sync()
+    t0 = time.perf_counter()
+    res = smooth.certify(x, n0=n0, n=n, alpha=0.001, batch_size=batch, seed=0)
+    _sync()
+    t_cert = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    bare(n0 + n)
+    t_bare = time.perf_counter() - t0
+    # batch by batch, interleaved (bench_smoothing's protocol): CERTIFY's counting loop vs the bare forward pass
+    gen = image_generators(0, np.arange(1), 0, dev)
+    pre = full.clone()
+    b_times, c_times = [], []
+    for _ in range(repeats):
+        _sync()
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            model(pre).argmax(1)
+        _sync()
+        b_times.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        smooth.sample_counts(x, batch, batch, gen)
+        _sync()
+        c_times.append(time.perf_counter() - t0)
+    return {
+        "arch": "resnet110",
+        "n0": n0,
+        "n": n,
+        "batch": batch,
+        "certify_s": t_cert,
+        "bare_forward_s": t_bare,
+        "ratio_bare_over_certify": t_bare / t_cert,
+        "per_batch_bare_median_s": float(np.median(b_times)),
+        "per_batch_certify_median_s": float(np.median(c_times)),
+        "per_batch_ratio": float(np.median(b_times) / np.median(c_times)),
+        "radius": float(np.asarray(res.radius).ravel()[0]),
+    }
+
+
+def epochs(n_images: int, which) -> dict:
+    """One training epoch of each paper network on ``n_images`` images of the stand-in, paper settings."""
+    import torch
+
+    from robeval.acr.training import rs_config, train_rs
+    from robeval.core import dryrun, models, training
+    from robeval.mscr.cifar import uniform_linf_box
+
+    x, y = dryrun.standin_arrays()[:2]
+    x, y = x[:n_images], y[:n_images]
+    res = {}
+
+    def timed(name, fn, steps):
+        _sync()
+        t0 = time.perf_counter()
+        fn()
+        _sync()
+        dt = time.perf_counter() - t0
+        res[name] = {"seconds": dt, "images": int(n_images), "steps": int(steps), "s_per_step": dt / steps}
+        print(f"epoch {name}: {dt:.1f} s ({steps} steps)", flush=True)
+
+    if "02" in which:
+        p = dryrun.paper_settings("mscr_cifar10")
+        torch.manual_seed(0)
+        m = models.from_config(p)
+        bs = int(p["batch_size"])
+        timed(
+            "02_wrn28_10",
+            lambda: training.train(
+                m,
+                x,
+                y,
+                epochs=1,
+                batch_size=bs,
+                lr=float(p["lr"]),
+                schedule="step",
+                milestones=p["milestones"],
+                batch_transform=lambda xb, gen: uniform_linf_box(xb, 0.01, gen),
+                progress=False,
+            ),
+            -(-n_images // bs),
+        )
+    if "03" in which:
+        p = dryrun.paper_settings("msd_powerset")
+        torch.manual_seed(0)
+        m = models.from_config(p)
+        bs = int(p["batch_size"])
+        timed(
+            "03_04_wrn40_2",
+            lambda: training.train(m, x, y, epochs=1, batch_size=bs, lr=float(p["lr"]), nesterov=True, progress=False),
+            -(-n_images // bs),
+        )
+    if "09" in which:
+        p = dryrun.paper_settings("acr_rs_training")
+        rs = rs_config({"variant": "gaussian", "sigma": float(p["sigmas"][0]), "seed": 0}, {**p, "epochs": 1})
+        torch.manual_seed(0)
+        m = models.from_config(p)
+        timed("09_resnet110_gaussian", lambda: train_rs(m, x, y, rs, progress=False), -(-n_images // rs.batch_size))
+        res["09_resnet110_gaussian"]["inputs_per_step"] = rs.batch_size * rs.num_noise
+    return res
+
+
+def _exec_notebook(stem: str) -> int:
+    """Run notebook ``stem``'s code cells in order in this process (profile "paper"), as papermill would."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    nb = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text())
+
+    def display(*objs):
+        for o in objs:
+            print(o if not hasattr(o, "to_string") else o.to_string(max_rows=20))
+
+    ns = {"__name__": "__main__", "display": display}
+    for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
+        src = "".join(cell["source"])
+        t0 = time.perf_counter()
+        exec(compile(src, f"{stem}[{i}]", "exec"), ns)
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            ns["profile"] = "paper"
+        print(f"--- {stem} cell {i}: {time.perf_counter() - t0:.1f} s", flush=True)
+    return 0
+
+
+def dry_runs(stems, cache: Path, sha: str, deadline: float, logs: Path) -> dict:
+    env = {
+        **os.environ,
+        "ROBEVAL_DRY_RUN": "1",
+        "ROBEVAL_CACHE_DIR": str(cache),
+        "ROBEVAL_TEST_CIFAR10_SHA256": sha,
+        "MPLBACKEND": "Agg",
+        "PYTHONUNBUFFERED": "1",
+    }
+    res = {}
+    for stem in stems:
+        left = deadline - time.time()
+        if left < 20:
+            res[stem] = {"status": "skipped: out of time"}
+            continue
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(
+                [sys.executable, __file__, "--exec-notebook", stem],
+                env=env,
+                timeout=left,
+                capture_output=True,
+                text=True,
+            )
+            status = "ok" if proc.returncode == 0 else f"failed (rc {proc.returncode})"
+            text = proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            status = "timed out"
+            text = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        dt = time.perf_counter() - t0
+        (logs / f"{stem}.log").write_text(text)
+        tail = text.strip().splitlines()[-15:]
+        res[stem] = {"status": status, "seconds": dt}
+        print(f"== dry run {stem}: {status} in {dt:.0f} s", flush=True)
+        if status != "ok":
+            print("\n".join(tail), flush=True)
+    return res
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "build" / "gpu_units")
+    ap.add_argument("--budget-s", type=float, default=480.0, help="wall seconds for everything")
+    ap.add_argument("--sections", default="units,certify,epochs,dry_runs")
+    ap.add_argument("--experiments", default="acr_rs_training,msd_powerset,msd_cifar10_c_bar,mscr_cifar10")
+    ap.add_argument("--certify-n", type=int, default=100_000)
+    ap.add_argument("--certify-n0", type=int, default=100)
+    ap.add_argument("--certify-batch", type=int, default=0, help="0: the paper's eval_batch_size (1000)")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--epoch-images", type=int, default=50_000)
+    ap.add_argument("--epochs-of", default="09,03,02", help="which networks get an epoch: 02, 03 (= 04), 09")
+    ap.add_argument("--notebooks", default=",".join(DRY))
+    ap.add_argument("--exec-notebook", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.exec_notebook:
+        raise SystemExit(_exec_notebook(args.exec_notebook))
+
+    start = time.time()
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    summary = {"environment": environment(), "sections": {}}
+    print(json.dumps(summary["environment"]), flush=True)
+    sections = [s for s in args.sections.split(",") if s]
+    # shares of the budget at which a section is no longer started
+    latest = {"units": 0.35, "certify": 0.45, "epochs": 0.6, "dry_runs": 0.95}
+
+    def save():
+        (out / "gpu_units.json").write_text(json.dumps(summary, indent=2, default=str))
+
+    def section(name, fn):
+        if name not in sections:
+            return
+        if time.time() - start > latest[name] * args.budget_s:
+            summary["sections"][name] = {"status": "skipped: out of time"}
+            save()
+            return
+        t0 = time.perf_counter()
+        try:
+            summary["sections"][name] = {"status": "ok", "result": fn(), "seconds": time.perf_counter() - t0}
+        except Exception as exc:  # record and go on: one failure must not cost the other measurements
+            traceback.print_exc()
+            summary["sections"][name] = {"status": f"failed: {type(exc).__name__}: {exc}"}
+        print(f"== {name}: {summary['sections'][name]['status']} ({time.perf_counter() - t0:.1f} s)", flush=True)
+        save()
+
+    from robeval.core import dryrun
+
+    section("units", lambda: units(out, [e for e in args.experiments.split(",") if e]))
+    batch = args.certify_batch or int(dryrun.paper_settings("acr_rs_training")["eval_batch_size"])
+    section("certify", lambda: certify(args.certify_n, args.certify_n0, batch, args.repeats))
+    section("epochs", lambda: epochs(args.epoch_images, args.epochs_of.split(",")))
+    if "dry_runs" in sections:
+        scratch = Path(tempfile.mkdtemp(prefix="robeval-gpu-"))  # not under --out: only results come back
+        cache = scratch / "cache"
+        t0 = time.perf_counter()
+        sha = dryrun.install_standin(cache)
+        print(f"stand-in written in {time.perf_counter() - t0:.1f} s", flush=True)
+        stems = [s for s in args.notebooks.split(",") if s]
+        section("dry_runs", lambda: dry_runs(stems, cache, sha, start + latest["dry_runs"] * args.budget_s, scratch))
+        build = ROOT / "build" / "dry_run"
+        with tarfile.open(out / "dry_run.tar.gz", "w:gz") as tf:
+            if build.is_dir():
+                for p in sorted(build.rglob("*")):
+                    if p.is_file() and p.suffix in (".json", ".csv", ".ipynb", ".txt") and p.stat().st_size < 2**21:
+                        tf.add(p, arcname=str(p.relative_to(build)))
+            for log in sorted(scratch.glob("*.log")):
+                tf.add(log, arcname=f"logs/{log.name}")
+    summary["wall_s"] = time.time() - start
+    save()
+    line = {
+        "device": summary["environment"].get("gpu", "cpu"),
+        "wall_s": round(summary["wall_s"], 1),
+        **{k: v.get("status") for k, v in summary["sections"].items()},
+    }
+    cert = summary["sections"].get("certify", {}).get("result")
+    if cert:
+        line["certify_ratio"] = round(cert["ratio_bare_over_certify"], 4)
+        line["certify_per_batch_ratio"] = round(cert["per_batch_ratio"], 4)
+    print(json.dumps(line))
+    return summary
+
+
+if __name__ == "__main__":
+    main()
