@@ -57,6 +57,40 @@ def test_broken_models_are_never_certified(model, match):
             call()
 
 
+class NaNAfterTwoBatches(Const):
+    """Sound for two forward batches, then one NaN logit: the check must not stop at the first batches."""
+
+    calls = 0
+
+    def forward(self, x):
+        out = super().forward(x)
+        type(self).calls += 1
+        if type(self).calls > 2:
+            out[-1, 1] = float("nan")
+        return out
+
+
+class VoteOutOfRange(Const):
+    def forward(self, x):
+        votes = torch.zeros(len(x), dtype=torch.int64)
+        votes[-1] = self.k  # one vote for a class that does not exist
+        return votes
+
+
+def test_a_bad_value_in_a_later_batch_is_caught_when_the_counts_are_read():
+    """sample_counts checks values on the device and reads the tally once at its end (no per-batch sync), so a
+    bad output anywhere in the run still raises, with the number of bad values and what they are."""
+    sm = Smooth(NaNAfterTwoBatches(), 3, 0.25)
+    # forward calls: 1 for the n0 = 10 selection draws, 6 for N = 300 in batches of 50; calls 3..7 hold one NaN each
+    with pytest.raises(ValueError, match=r"for 300 noisy inputs in batches of 50, outputs with 5 NaN or infinite"):
+        sm.certify(X[:1], 10, 300, 0.001, batch_size=50, seed=0)
+    sm = Smooth(VoteOutOfRange(), 3, 0.25)
+    with pytest.raises(ValueError, match=r"vote\(s\) lie outside \[0, 3\)"):
+        sm.certify(X[:1], 10, 100, 0.001, batch_size=50, seed=0)
+    with pytest.raises(ValueError, match=r"vote\(s\) lie outside \[0, 3\)"):  # the public check raises at once
+        sm.top_class(torch.tensor([0, 3]), 2)
+
+
 def test_a_sound_constant_model_is_certified_with_the_closed_form_radius():
     # every vote is class 0: n_A = N, p_lower = alpha ** (1 / N), radius = sigma * Phi^-1(p_lower)
     from scipy.stats import norm

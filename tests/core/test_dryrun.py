@@ -151,3 +151,10 @@ def test_unit_timers_on_a_small_network():
     assert dryrun.forward_image_seconds("cnn_small", 4, width=4) > 0
     with pytest.raises(ValueError, match="warmup"):
         dryrun.train_step_seconds("cnn_small", 4, warmup=-1, width=4)
+
+
+def test_units_name_the_machine_that_measured_them():
+    """units.json says which GPU measured the units (a GPU's record once said "cpu": hardware_info has no
+    "device" key), or which CPU."""
+    assert dryrun._device_name({"gpu": "NVIDIA H200", "cpu": "x86_64", "cpu_count": 16}) == "NVIDIA H200"
+    assert dryrun._device_name({"gpu": None, "cpu": "x86_64", "cpu_count": 2}) == "CPU (x86_64, 2 cores)"

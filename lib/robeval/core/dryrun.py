@@ -239,6 +239,13 @@ def forward_image_seconds(
         return time_call(fwd, repeats=repeats) / int(batch_size)
 
 
+def _device_name(info: Mapping[str, Any]) -> str:
+    """The GPU's name when torch sees one, else the CPU's (the machine that measured the units)."""
+    if info.get("gpu"):
+        return str(info["gpu"])
+    return f"CPU ({info.get('cpu', 'unknown')}, {info.get('cpu_count', '?')} cores)"
+
+
 def save_units(
     experiment: str, out_dir: str | Path, unit_seconds: Mapping[str, float], *, notes: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
@@ -260,7 +267,7 @@ def save_units(
         "unit_what": {k: what.get(k, "not described") for k in unit_seconds},
         "counts": counts,
         **ext,
-        "device": hardware_info().get("device", "cpu"),
+        "device": _device_name(hardware_info()),
         "notes": dict(notes or {}),
         "what": "extrapolated from measured units x unit counts of the [paper] settings; not a measured full run",
     }
