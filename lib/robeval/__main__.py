@@ -93,7 +93,8 @@ def _parser() -> argparse.ArgumentParser:
         dest="source",
         default=None,
         help="a folder holding stores of the same names to adopt from, e.g. another checkout's "
-        "results/paper/grids (default: this checkout's own stores)",
+        "results/paper/grids, or a pack of them written by `robeval grids --pack` (default: this checkout's own "
+        "stores)",
     )
     a.add_argument("--check", type=int, default=12, help="cells to recompute per sub-store, at least (default: 12)")
     a.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -113,6 +114,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="list the stores of this folder instead, e.g. another checkout's results/paper/grids ('current' "
         "still means: this checkout's code continues it)",
+    )
+    g.add_argument(
+        "--pack",
+        default=None,
+        metavar="FILE.tar.xz",
+        help="also write the listed stores' finished cells into one xz-compressed file, which `robeval adopt "
+        "--from FILE.tar.xz` takes back after recomputing a sample (robeval.core.runs.pack)",
     )
     return p
 
@@ -142,10 +150,10 @@ def _missing_module_message(exc: ImportError) -> str:
     )
 
 
-def _grids(profile: str, names, source=None) -> int:
+def _grids(profile: str, names, source=None, pack_to=None) -> int:
     from pathlib import Path
 
-    from robeval.core.runs import grid_store, store_status
+    from robeval.core.runs import grid_store, pack, store_status
 
     root = Path(source) if source else grid_store(profile, "x").parent
     if source and not root.is_dir():
@@ -185,6 +193,10 @@ def _grids(profile: str, names, source=None) -> int:
     for row in [head, *lines]:
         print("  ".join(str(x).ljust(w) if i < 3 else str(x).rjust(w) for i, (x, w) in enumerate(zip(row, widths))))
     print(f"total: {total_cells} finished cells, {total_s / 3600:.2f} core-hours of cell time")
+    if pack_to:
+        manifest = pack([root / n for n in names], pack_to)
+        cells = sum(s["cells"] for subs in manifest["stores"].values() for s in subs.values())
+        print(f"packed {cells} cells of {len(names)} store(s) into {pack_to} ({Path(pack_to).stat().st_size} bytes)")
     stale = list(dict.fromkeys(stale))
     if stale:
         shown = ", ".join(stale[:4]) + (f" and {len(stale) - 4} more" if len(stale) > 4 else "")
@@ -332,22 +344,35 @@ def _main(args) -> int:
     elif args.cmd == "strip":
         return _strip(args.paths, args.check)
     elif args.cmd == "adopt":
+        import tempfile
         from pathlib import Path
 
-        from robeval.core.runs import adopt, grid_store
+        from robeval.core.runs import adopt, grid_store, unpack
 
-        for name in args.names:
-            store = grid_store(args.profile, name)
-            source = Path(args.source) / name if args.source else store
-            try:
-                done = adopt(store, source=source, n_check=args.check, progress=not args.no_progress)
-            except RuntimeError as exc:
-                print(f"robeval: {name}: {exc}", file=sys.stderr)
-                return 1
-            for r in done:
-                print(f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked")
+        with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
+            root = Path(args.source) if args.source else None
+            if root is not None and root.is_file():  # a pack: its stores, unpacked, are the source
+                manifest = unpack(root, tmp)
+                missing = [n for n in args.names if n not in manifest["stores"]]
+                if missing:
+                    raise ValueError(
+                        f"the pack {root} holds no store {', '.join(missing)}; it holds {', '.join(manifest['stores'])}."
+                    )
+                root = Path(tmp)
+            for name in args.names:
+                store = grid_store(args.profile, name)
+                source = root / name if root is not None else store
+                try:
+                    done = adopt(store, source=source, n_check=args.check, progress=not args.no_progress)
+                except RuntimeError as exc:
+                    print(f"robeval: {name}: {exc}", file=sys.stderr)
+                    return 1
+                for r in done:
+                    print(
+                        f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked"
+                    )
     elif args.cmd == "grids":
-        return _grids(args.profile, args.names, args.source)
+        return _grids(args.profile, args.names, args.source, args.pack)
     elif args.cmd == "corrupt":
         from robeval.transforms.release import corrupt_command
 

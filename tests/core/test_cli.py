@@ -76,6 +76,26 @@ def test_grids_lists_a_profiles_stores(tmp_results, capsys):
     _one_line_error(capsys, "no such folder")
 
 
+def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
+    """`robeval grids --pack FILE` writes the stores' cells into one file; `robeval adopt --from FILE` checks and
+    takes them into this checkout's stores (here after the stores are gone, as on a new machine)."""
+    import shutil
+
+    from robeval.core import runs
+
+    store = runs.grid_store("smoke", "toy")
+    runs.run_grid(_cell, {"x": [1, 2, 3]}, store=store, progress=False)
+    pack = tmp_path / "toy.tar.xz"
+    assert main(["grids", "--profile", "smoke", "--pack", str(pack), "toy"]) == 0
+    assert f"packed 3 cells of 1 store(s) into {pack}" in capsys.readouterr().out
+    shutil.rmtree(store)
+    assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 0
+    assert ": adopted, 3 cells, 3 checked" in capsys.readouterr().out
+    assert [r["cells"] for r in runs.store_status(store)] == [3]
+    assert main(["adopt", "--profile", "smoke", "--from", str(pack), "other", "--no-progress"]) == 2
+    _one_line_error(capsys, "holds no store other", "it holds toy")
+
+
 def _cell(cell, config):
     return {"y": cell["x"] + 1}
 

@@ -388,6 +388,69 @@ def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path):
         runs.adopt(tmp_path / "here", n_check=0)
 
 
+def test_a_pack_carries_finished_cells_and_is_adopted_only_after_a_check(tmp_path):
+    """A pack holds the finished cells (no claims, no temporary files) with a manifest; adopting from it
+    recomputes a sample and then serves every cell without recomputing; a pack whose cell was altered is refused."""
+    import tarfile
+
+    log = tmp_path / "log.txt"
+    cells = {"x": [1, 2, 3, 4], "seed": [0, 1]}
+    config = {"log": str(log)}
+    store = tmp_path / "a" / "toy"
+    runs.run_grid(square, cells, store=store, config=config, progress=False)
+    sub = next(store.glob("config-*"))
+    (sub / "x=9__seed=0__deadbeef.lock").write_text("{}")  # a claim: left out of the pack
+    manifest = runs.pack([store], tmp_path / "toy.tar.xz")
+    assert manifest["format"] == runs.PACK_FORMAT
+    assert manifest["stores"]["toy"][sub.name]["cells"] == 8 and manifest["stores"]["toy"][sub.name]["fn"].endswith(
+        "test_runs.square"
+    )
+    with tarfile.open(tmp_path / "toy.tar.xz") as tf:
+        names = tf.getnames()
+    assert names[0] == "MANIFEST.json" and len(names) == 1 + 1 + 8 and not any(n.endswith(".lock") for n in names)
+    # the pack travels; elsewhere it is unpacked and adopted after recomputing a sample
+    got = runs.unpack(tmp_path / "toy.tar.xz", tmp_path / "unpacked")
+    assert got == manifest
+    log.write_text("")
+    (r,) = runs.adopt(tmp_path / "b" / "toy", source=tmp_path / "unpacked" / "toy", n_check=3, progress=False)
+    assert r["status"] == "adopted" and r["cells"] == 8 and 3 <= r["checked"] == len(calls(log)) < 8
+    log.write_text("")
+    df = runs.run_grid(square, cells, store=tmp_path / "b" / "toy", config=config, progress=False)
+    assert calls(log) == [] and sorted(df.value) == sorted(x * x for x in cells["x"] for _ in cells["seed"])
+    # an altered number in the pack: the recomputed sample differs, nothing is adopted
+    cell_file = next(p for p in (tmp_path / "unpacked" / "toy" / sub.name).glob("seed=*.json"))
+    payload = json.loads(cell_file.read_text())
+    payload["rows"][0]["value"] += 1
+    cell_file.write_text(json.dumps(payload))
+    with pytest.raises(RuntimeError, match="differ under this checkout's code"):
+        runs.adopt(tmp_path / "c" / "toy", source=tmp_path / "unpacked" / "toy", n_check=8, progress=False)
+    assert not (tmp_path / "c").exists()
+
+
+def test_pack_and_unpack_refuse_bad_input(tmp_path):
+    import io
+    import tarfile
+
+    with pytest.raises(ValueError, match="must end in .tar.xz"):
+        runs.pack([tmp_path], tmp_path / "p.zip")
+    with pytest.raises(ValueError, match="holds no grid sub-store"):
+        runs.pack([tmp_path / "empty"], tmp_path / "p.tar.xz")
+    with pytest.raises(ValueError, match="no such pack"):
+        runs.unpack(tmp_path / "missing.tar.xz", tmp_path / "out")
+    (tmp_path / "junk.tar.xz").write_bytes(b"not xz")
+    with pytest.raises(ValueError, match="is not a grid pack"):
+        runs.unpack(tmp_path / "junk.tar.xz", tmp_path / "out")
+    evil = tmp_path / "evil.tar.xz"
+    with tarfile.open(evil, "w:xz") as tf:
+        for name in ("MANIFEST.json", "../outside.json"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tf.addfile(info, io.BytesIO(b"{}"))
+    with pytest.raises(ValueError, match=r"holds '\.\./outside\.json'.*refusing to extract anything"):
+        runs.unpack(evil, tmp_path / "out")
+    assert not (tmp_path / "outside.json").exists() and not (tmp_path / "out").exists()
+
+
 def test_store_status_counts_cells_claims_and_measured_time(tmp_path):
     import os
     import socket

@@ -674,3 +674,113 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
             }
         )
     return out
+
+
+# ------------------------------------------------------------------------------------ packing stores
+PACK_FORMAT = "robeval grid pack 1"
+_PACK_MEMBER = re.compile(r"[A-Za-z0-9_.-]+/config-[0-9a-f]+/[A-Za-z0-9=._-]+\.json")
+
+
+def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
+    """Write the finished cells of grid stores into one xz-compressed tar file (atomically).
+
+    A grid store lives in an ignored folder of the checkout, so it is lost with the machine it was computed on.
+    A pack is the store's finished cells as one small file (about 75 bytes a cell for notebook 01's grids) that
+    can travel and be kept, e.g. committed as a checkpoint of a computation that spans several machines or
+    working sessions. Nothing reads a pack by itself: ``robeval adopt --from PACK`` recomputes a sample of its
+    cells with the current code and takes them only if every number is identical (:func:`adopt`).
+
+    Parameters
+    ----------
+    stores : grid store folders (:func:`grid_store`), each holding ``config-*`` sub-stores; the folder's name is
+        the store's name in the pack.
+    out : the pack's path, ending in ``.tar.xz``.
+
+    Returns the manifest written into the pack as ``MANIFEST.json``: ``format``, ``created`` (ISO 8601 UTC),
+    and per store name, per sub-store, ``fn``, ``code`` (identity of the code that computed it) and ``cells``.
+    Lock files and half-written temporary files are left out.
+    """
+    import io as _io
+    import tarfile
+
+    out = Path(out)
+    if not out.name.endswith(".tar.xz"):
+        raise ValueError(f"the pack's name must end in .tar.xz, got {out.name!r}.")
+    stores = [Path(s) for s in stores]
+    if not stores:
+        raise ValueError("no grid store to pack; name at least one store folder.")
+    names = [s.name for s in stores]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two stores share a name ({names}); a pack holds each store name once.")
+    manifest: dict[str, Any] = {
+        "format": PACK_FORMAT,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "stores": {},
+    }
+    members: list[tuple[str, Path]] = []
+    for store in stores:
+        subs = sorted(p for p in store.glob("config-*") if (p / "config.json").is_file()) if store.is_dir() else []
+        if not subs:
+            raise ValueError(f"{store} holds no grid sub-store (config-*/config.json); pass a grid's store folder.")
+        manifest["stores"][store.name] = {}
+        for sub in subs:
+            meta = read_json(sub / "config.json")
+            cells = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
+            manifest["stores"][store.name][sub.name] = {
+                "fn": meta.get("fn"),
+                "code": meta.get("code"),
+                "cells": len(cells),
+            }
+            extra = [sub / n for n in ("config.json", "adopted.json") if (sub / n).is_file()]
+            members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    with tarfile.open(tmp, "w:xz", preset=9) as tf:
+        blob = to_json(manifest).encode()
+        info = tarfile.TarInfo("MANIFEST.json")
+        info.size, info.mtime = len(blob), int(time.time())
+        tf.addfile(info, _io.BytesIO(blob))
+        for arcname, path in members:
+            tf.add(path, arcname=arcname, recursive=False)
+    os.replace(tmp, out)
+    return manifest
+
+
+def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
+    """Extract a pack written by :func:`pack` into the folder ``dest`` (one folder per store) and return its
+    manifest. Every member is checked first: only ``MANIFEST.json`` and ``<store>/config-<id>/<file>.json`` regular
+    files are accepted (ValueError naming anything else, and nothing is extracted)."""
+    import tarfile
+
+    archive = Path(archive)
+    if not archive.is_file():
+        raise ValueError(f"{archive}: no such pack; make one with `robeval grids --pack FILE.tar.xz`.")
+    try:
+        tf = tarfile.open(archive, "r:xz")
+    except (tarfile.TarError, OSError) as exc:
+        raise ValueError(
+            f"{archive} is not a grid pack (an xz-compressed tar from `robeval grids --pack`): {exc}"
+        ) from None
+    with tf:
+        members = tf.getmembers()
+        for m in members:
+            if not m.isfile() or not (m.name == "MANIFEST.json" or _PACK_MEMBER.fullmatch(m.name)):
+                raise ValueError(
+                    f"{archive} holds {m.name!r}, which is not part of a grid pack; refusing to extract anything."
+                )
+        names = [m.name for m in members]
+        if "MANIFEST.json" not in names:
+            raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
+        manifest = json.loads(tf.extractfile("MANIFEST.json").read())
+        if manifest.get("format") != PACK_FORMAT:
+            raise ValueError(
+                f"{archive}: unknown pack format {manifest.get('format')!r} (this code reads {PACK_FORMAT!r})."
+            )
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        chosen = [m for m in members if m.name != "MANIFEST.json"]
+        try:
+            tf.extractall(dest, members=chosen, filter="data")
+        except TypeError:  # Python < 3.10.12 / 3.11.4: no extraction filters (the members are checked above)
+            tf.extractall(dest, members=chosen)
+    return manifest

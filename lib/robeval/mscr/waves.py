@@ -9,9 +9,13 @@ interim look compares the noise modes and models on the same splits. The cells l
 notebook reads (:func:`robeval.core.runs.grid_store`, same cells, same config, same identity): the notebook then
 only collects them.
 
-Command line (resumable: a rerun skips finished cells)::
+Command line (resumable: a rerun skips finished cells; it runs under the notebooks' CPU pins,
+:data:`robeval.core.env.PINNED_CPU_ENV`, so its cells are those the notebook would compute)::
 
     python -m robeval.mscr.waves --profile paper --size 50
+
+On a machine that is not kept, ``robeval grids --profile paper --pack FILE.tar.xz`` saves the finished cells
+and ``robeval adopt --profile paper --from FILE.tar.xz NAME...`` takes them back after a check.
 """
 
 from __future__ import annotations
@@ -99,6 +103,16 @@ def run_waves(profile: str = "paper", size: int = 50, *, n_jobs: int | None = No
 
 
 def main(argv=None) -> int:
+    import os
+    import sys
+
+    from robeval.core.env import PINNED_CPU_ENV
+
+    if argv is None and any(k not in os.environ for k in PINNED_CPU_ENV):
+        # the notebooks' kernel runs under the CPU pins (bit-identical cells across machines): so do the waves;
+        # numpy is imported already, so the pins need a fresh process
+        env = {**PINNED_CPU_ENV, **os.environ}
+        os.execve(sys.executable, [sys.executable, "-m", "robeval.mscr.waves", *sys.argv[1:]], env)
     parser = argparse.ArgumentParser(prog="python -m robeval.mscr.waves", description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="paper")
     parser.add_argument("--size", type=int, default=50, help="runs per wave (default 50)")
