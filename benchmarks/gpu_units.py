@@ -269,6 +269,30 @@ def dry_runs(stems, cache: Path, sha: str, deadline: float, logs: Path) -> dict:
     return res
 
 
+def summarize(folder: Path) -> dict:
+    """``<folder>/estimate.json`` from the measured files there: per experiment the paper profile's cost from its
+    units (``<experiment>_units.json``) and with the training step of the measured epoch (``run1_gpu_units.json``,
+    :func:`robeval.core.dryrun.loop_estimate`); prints a Markdown table of it."""
+    from robeval.core import dryrun
+    from robeval.core.io import atomic_write_json
+
+    run = json.loads((folder / "run1_gpu_units.json").read_text())
+    epochs = run["sections"]["epochs"]["result"]
+    out = {}
+    for exp in dryrun.EPOCH_OF:
+        units = json.loads((folder / f"{exp}_units.json").read_text())
+        out[exp] = dryrun.loop_estimate(units, epochs)
+    atomic_write_json(folder / "estimate.json", out)
+    print("| experiment | GPU | train step: unit / loop (s) | from units (h) | with the loop's step (h) |")
+    print("|---|---|---|---|---|")
+    for exp, e in out.items():
+        print(
+            f"| {exp} | {e['device']} | {e['train_step_unit_s']:.4f} / {e['train_step_loop_s']:.4f} "
+            f"({e['loop_over_unit']:.2f}x) | {e['unit_total_h']:.0f} | {e['total_h']:.0f} |"
+        )
+    return out
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "gpu_units")
@@ -283,9 +307,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--epochs-of", default="09,03,02", help="which networks get an epoch: 02, 03 (= 04), 09")
     ap.add_argument("--notebooks", default=",".join(DRY))
     ap.add_argument("--exec-notebook", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--summarize", type=Path, default=None, help="write estimate.json from the measured files there")
     args = ap.parse_args(argv)
     if args.exec_notebook:
         raise SystemExit(_exec_notebook(args.exec_notebook))
+    if args.summarize:
+        return summarize(args.summarize)
 
     start = time.time()
     out = args.out

@@ -158,3 +158,25 @@ def test_units_name_the_machine_that_measured_them():
     "device" key), or which CPU."""
     assert dryrun._device_name({"gpu": "NVIDIA H200", "cpu": "x86_64", "cpu_count": 16}) == "NVIDIA H200"
     assert dryrun._device_name({"gpu": None, "cpu": "x86_64", "cpu_count": 2}) == "CPU (x86_64, 2 cores)"
+
+
+def test_loop_estimate_replaces_the_step_unit_by_the_measured_epoch():
+    units = {
+        "experiment": "acr_rs_training",
+        "device": "NVIDIA H200",
+        "units_s": {"train_step": 0.04, "certify_1000": 0.025},
+        "counts": {"train_step": 1000.0, "certify_1000": 2000.0},
+        "parts": {"train_step": {"seconds": 40.0}, "certify_1000": {"seconds": 50.0}},
+        "total_h": 90.0 / 3600,
+    }
+    epochs = {"09_resnet110_gaussian": {"seconds": 56.0, "steps": 800}}  # 0.07 s per step in the loop
+    est = dryrun.loop_estimate(units, epochs)
+    assert est["train_step_loop_s"] == pytest.approx(0.07) and est["loop_over_unit"] == pytest.approx(1.75)
+    assert est["parts_h"] == pytest.approx({"train_step": 70.0 / 3600, "certify_1000": 50.0 / 3600})
+    assert est["total_h"] == pytest.approx(120.0 / 3600) and est["unit_total_h"] == pytest.approx(90.0 / 3600)
+    with pytest.raises(ValueError, match="hold no '09_resnet110_gaussian'"):
+        dryrun.loop_estimate(units, {})
+    with pytest.raises(ValueError, match="positive 'seconds' and 'steps'"):
+        dryrun.loop_estimate(units, {"09_resnet110_gaussian": {"seconds": 1.0, "steps": 0}})
+    with pytest.raises(ValueError, match="no measured epoch"):
+        dryrun.loop_estimate({**units, "experiment": "mscr_2d"}, epochs)

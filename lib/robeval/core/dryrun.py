@@ -435,3 +435,54 @@ def install_standin(cache: str | Path) -> str:
     target = Path(cache) / "cifar10"
     target.mkdir(parents=True, exist_ok=True)
     return write_cifar10_release(target / "cifar-10-python.tar.gz", *standin_arrays())
+
+
+# --------------------------------------------------------------------------------------------- GPU estimate
+EPOCH_OF = {  # which measured paper-scale epoch (benchmarks/gpu_units.py) stands for each experiment's training
+    "mscr_cifar10": "02_wrn28_10",
+    "msd_powerset": "03_04_wrn40_2",
+    "msd_cifar10_c_bar": "03_04_wrn40_2",
+    "acr_rs_training": "09_resnet110_gaussian",
+}
+
+
+def loop_estimate(units: Mapping[str, Any], epochs: Mapping[str, Any]) -> dict[str, Any]:
+    """The paper profile's cost with the training step taken from a measured epoch of the real training loop.
+
+    The unit ``train_step`` times the network alone on a ready batch; an epoch of
+    :func:`robeval.core.training.train` (or notebook 09's ``train_rs``) also moves each batch from the host,
+    augments it on the CPU and steps the schedule, so on a GPU its steps take longer. This replaces the unit by
+    the epoch's seconds per step and keeps every other part.
+
+    Parameters
+    ----------
+    units : a ``units.json`` record of :func:`save_units` (``experiment``, ``counts``, ``parts``, ``device``).
+    epochs : the ``epochs`` result of ``benchmarks/gpu_units.py``: name -> ``{"seconds", "steps", ...}``;
+        :data:`EPOCH_OF` names the epoch of each experiment.
+
+    Returns ``{"experiment", "device", "unit_total_h", "train_step_unit_s", "train_step_loop_s",
+    "loop_over_unit", "parts_h": {part: hours}, "total_h"}``.
+    """
+    exp = units["experiment"]
+    if exp not in EPOCH_OF:
+        raise ValueError(f"no measured epoch stands for {exp!r}; known: {', '.join(sorted(EPOCH_OF))}.")
+    name = EPOCH_OF[exp]
+    if name not in epochs:
+        raise ValueError(f"the epochs hold no {name!r} (needed for {exp}); measured: {sorted(epochs)}.")
+    epoch = epochs[name]
+    if not epoch.get("steps") or epoch["steps"] <= 0 or not epoch.get("seconds") or epoch["seconds"] <= 0:
+        raise ValueError(f"epoch {name!r} needs positive 'seconds' and 'steps', got {epoch!r}.")
+    loop_step = float(epoch["seconds"]) / float(epoch["steps"])
+    parts = {u: float(p["seconds"]) / 3600.0 for u, p in units["parts"].items()}
+    parts["train_step"] = float(units["counts"]["train_step"]) * loop_step / 3600.0
+    unit_step = float(units["units_s"]["train_step"])
+    return {
+        "experiment": exp,
+        "device": units.get("device"),
+        "unit_total_h": float(units["total_h"]),
+        "train_step_unit_s": unit_step,
+        "train_step_loop_s": loop_step,
+        "loop_over_unit": loop_step / unit_step,
+        "parts_h": parts,
+        "total_h": sum(parts.values()),
+    }
