@@ -12,7 +12,8 @@ otherwise), what their cost models count, and a few units at the paper's own sca
    throughput ratio of CERTIFY's counting loop to the bare forward pass, batch by batch (``bench_smoothing``);
 3. ``epochs``: one training epoch on 50,000 images (the full-CIFAR-10 stand-in of the dry run) with the paper
    settings: WRN-28-10 at batch 32 with MSCR's uniform noise (02), WRN-40-2 at batch 128 (03/04), ResNet-110 with
-   Gaussian noise, 64 images x 4 draws (09, ``train_rs``);
+   Gaussian noise, 64 images x 4 draws (09, ``train_rs``), and on request (``--epochs-of 09attack``) an epoch of
+   09's attack variant with the attack active from the first step;
 4. ``dry_runs``: the dry runs of notebooks 02, 03, 04 and 09 (``ROBEVAL_DRY_RUN=1``, paper profile) executed on
    this machine, their code cells in order, each in its own process with a time limit — CUDA code paths that no
    CPU test reaches.
@@ -205,6 +206,18 @@ def epochs(n_images: int, which) -> dict:
         m = models.from_config(p)
         timed("09_resnet110_gaussian", lambda: train_rs(m, x, y, rs, progress=False), -(-n_images // rs.batch_size))
         res["09_resnet110_gaussian"]["inputs_per_step"] = rs.batch_size * rs.num_noise
+    if "09attack" in which:
+        # the attack on the noise sphere from the first epoch (T = 0): the cost model counts each of its K steps
+        # as one more training step; this measures what an attack epoch costs against a Gaussian one
+        p = dryrun.paper_settings("acr_rs_training")
+        sig = float(p["sigmas"][0])
+        cell = {"variant": "attack", "sigma": sig, "seed": 0}
+        rs = rs_config(cell, {**p, "epochs": 1, "discard_epoch": [0] * len(p["sigmas"])})
+        torch.manual_seed(0)
+        m = models.from_config(p)
+        steps = -(-n_images // rs.batch_size)
+        timed("09_resnet110_attack", lambda: train_rs(m, x, y, rs, progress=False), steps)
+        res["09_resnet110_attack"].update(attack_steps=rs.attack_steps, inputs_per_step=rs.batch_size * rs.num_noise)
     return res
 
 
@@ -304,7 +317,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--certify-batch", type=int, default=0, help="0: the paper's eval_batch_size (1000)")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--epoch-images", type=int, default=50_000)
-    ap.add_argument("--epochs-of", default="09,03,02", help="which networks get an epoch: 02, 03 (= 04), 09")
+    ap.add_argument("--epochs-of", default="09,03,02", help="which networks get an epoch: 02, 03 (= 04), 09, 09attack")
     ap.add_argument("--notebooks", default=",".join(DRY))
     ap.add_argument("--exec-notebook", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--summarize", type=Path, default=None, help="write estimate.json from the measured files there")

@@ -125,15 +125,24 @@ def test_time_call_and_bad_input():
 def test_measure_units_use_the_paper_batch(monkeypatch):
     """Whatever the dry run's own loops use, the units are the paper's: its network at its batch size."""
     calls = []
-    monkeypatch.setattr(dryrun, "train_step_seconds", lambda arch, b, **kw: calls.append(("train", arch, b)) or 1.0)
+    monkeypatch.setattr(
+        dryrun,
+        "train_step_seconds",
+        lambda arch, b, mixed_precision, **kw: calls.append(("train", arch, b, mixed_precision)) or 1.0,
+    )
     monkeypatch.setattr(dryrun, "forward_image_seconds", lambda arch, b, **kw: calls.append(("fwd", arch, b)) or 0.1)
     monkeypatch.setattr(dryrun, "corruption_image_seconds", lambda names: calls.append(("corrupt", len(names))) or 0.2)
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     expected = {
-        "mscr_cifar10": [("train", "wrn28_10", 32), ("fwd", "wrn28_10", 50)],
-        "msd_powerset": [("train", "wrn40_2", 128), ("fwd", "wrn40_2", 50)],
-        "msd_cifar10_c_bar": [("train", "wrn40_2", 128), ("fwd", "wrn40_2", 50), ("corrupt", 25)],
-        "acr_rs_training": [("train", "resnet110", 64 * 4), ("fwd", "resnet110", 50), ("fwd", "resnet110", 100)],
+        # the step as each loop runs it on a GPU: bf16 autocast in core.training.train, float32 in 09's train_rs
+        "mscr_cifar10": [("train", "wrn28_10", 32, True), ("fwd", "wrn28_10", 50)],
+        "msd_powerset": [("train", "wrn40_2", 128, True), ("fwd", "wrn40_2", 50)],
+        "msd_cifar10_c_bar": [("train", "wrn40_2", 128, True), ("fwd", "wrn40_2", 50), ("corrupt", 25)],
+        "acr_rs_training": [
+            ("train", "resnet110", 64 * 4, False),
+            ("fwd", "resnet110", 50),
+            ("fwd", "resnet110", 100),
+        ],
     }
     for exp, want in expected.items():
         calls.clear()

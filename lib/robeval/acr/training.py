@@ -378,9 +378,9 @@ def train_rs(
                 loss.backward()
                 opt.step()
                 sched.step()
-                losses.append(loss.item())
+                losses.append(loss.detach())  # read once per epoch: .item() here would stall a GPU every step
                 bar.update()
-            history["loss"].append(float(np.mean(losses)))
+            history["loss"].append(float(np.mean(torch.stack(losses).tolist())) if losses else math.nan)
             history["n_kept"].append(int(len(kept)))
     bar.close()
     history["kept"] = kept

@@ -166,14 +166,16 @@ def train_step_seconds(
     warmup: int | None = None,
     threads: int = 0,
     device=None,
+    mixed_precision: bool = True,
     **model_kwargs,
 ) -> float:
     """Seconds of one SGD step (forward, cross-entropy, backward, update) of a fresh ``arch`` at ``batch_size``
     float32 inputs (3, 32, 32): ``warmup`` untimed steps (first-call allocations, cuDNN's algorithm search), then
     the least of ``steps`` timed steps, with ``threads`` torch threads (0: the training default). ``device``:
-    default CUDA when present, else CPU. On CUDA the step is the training loop's (:func:`robeval.core.training.train`):
-    channels-last activations and the forward pass under bf16 autocast; defaults there are 3 warm-up and 5 timed
-    steps, on the CPU 1 and 1."""
+    default CUDA when present, else CPU. On CUDA with ``mixed_precision`` the step is
+    :func:`robeval.core.training.train`'s: channels-last activations and the forward pass under bf16 autocast;
+    without it, float32 in the default memory format (notebook 09's ``train_rs``). Defaults on CUDA: 3 warm-up
+    and 5 timed steps; on the CPU 1 and 1."""
     import torch
     import torch.nn.functional as F
 
@@ -181,22 +183,23 @@ def train_step_seconds(
 
     device = env.torch_device() if device is None else torch.device(device)
     cuda = device.type == "cuda"
+    mixed = cuda and mixed_precision
     warmup = (3 if cuda else 1) if warmup is None else warmup
     steps = (5 if cuda else 1) if steps is None else steps
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise ValueError(f"warmup must be an int >= 0, got {warmup!r}.")
     torch.manual_seed(0)
     model = models.build(arch, **model_kwargs).to(device).train()
-    if cuda:
+    if mixed:
         model.to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = torch.rand(int(batch_size), 3, 32, 32, device=device)
-    if cuda:
+    if mixed:
         x = x.contiguous(memory_format=torch.channels_last)
     y = torch.randint(0, 10, (int(batch_size),), device=device)
 
     def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=mixed):
             loss = F.cross_entropy(model(x), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -330,9 +333,9 @@ def describe_units(experiment: str) -> dict[str, str]:
     p = paper_settings(experiment)
     cuda = torch_device().type == "cuda"
     threads = f"{train_threads()} torch thread(s) (ROBEVAL_TRAIN_THREADS)"
+    precision = "float32" if experiment == "acr_rs_training" else "channels-last, bf16 autocast"
     step = (
-        "on CUDA as the training loop runs it (channels-last, bf16 autocast); the least of 5 timed steps after 3 "
-        "warm-up steps"
+        f"on CUDA as the training loop runs it ({precision}); the least of 5 timed steps after 3 warm-up steps"
         if cuda
         else "one timed step after one warm-up step"
     )
@@ -367,7 +370,8 @@ def measure_units(experiment: str) -> dict[str, float]:
     09's ``certify_1000`` (s per 1000 noise samples through ResNet-110); :func:`describe_units` says what each is."""
     arch, kwargs, batch = _unit_setup(experiment)
     units = {
-        "train_step": train_step_seconds(arch, batch, **kwargs),
+        # 09's train_rs trains in float32 on every device; the others' loop uses bf16 autocast on CUDA
+        "train_step": train_step_seconds(arch, batch, mixed_precision=experiment != "acr_rs_training", **kwargs),
         "forward_image": forward_image_seconds(arch, FORWARD_BATCH, **kwargs),
     }
     if experiment == "acr_rs_training":
