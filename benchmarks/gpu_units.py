@@ -295,24 +295,34 @@ def dry_runs(stems, cache: Path, sha: str, deadline: float, logs: Path) -> dict:
 
 def summarize(folder: Path) -> dict:
     """``<folder>/estimate.json`` from the measured files there: per experiment the paper profile's cost from its
-    units (``<experiment>_units.json``) and with the training step of the measured epoch (``run1_gpu_units.json``,
-    :func:`robeval.core.dryrun.loop_estimate`); prints a Markdown table of it."""
+    units (``<experiment>_units.json``) and with the training step of the measured epoch (``run1_gpu_units.json``)
+    and, for 09, the attack's ascent step measured in the loop (``attack_epochs.json``), counted by the current
+    cost model (:func:`robeval.core.dryrun.loop_estimate`); prints a Markdown table of it."""
     from robeval.core import dryrun
     from robeval.core.io import atomic_write_json
 
     run = json.loads((folder / "run1_gpu_units.json").read_text())
     epochs = run["sections"]["epochs"]["result"]
+    # 09's attack step in the loop: (attack epoch - Gaussian epoch) per step / K, both after a warm-up epoch
+    att = json.loads((folder / "attack_epochs.json").read_text())["runs"]
+    gauss = [
+        r["s_per_step"] for r in att if r["epoch"] == "09_resnet110_gaussian" and r["train_rs"].startswith("after")
+    ]
+    (attack,) = [r for r in att if r["epoch"] == "09_resnet110_attack"]
+    attack_step = (attack["s_per_step"] - sum(gauss) / len(gauss)) / attack["attack_steps"]
     out = {}
     for exp in dryrun.EPOCH_OF:
         units = json.loads((folder / f"{exp}_units.json").read_text())
-        out[exp] = dryrun.loop_estimate(units, epochs)
+        extra = {"attack_step": attack_step} if exp == "acr_rs_training" else None
+        out[exp] = dryrun.loop_estimate(units, epochs, extra)
     atomic_write_json(folder / "estimate.json", out)
-    print("| experiment | GPU | train step: unit / loop (s) | from units (h) | with the loop's step (h) |")
-    print("|---|---|---|---|---|")
+    print("| experiment | GPU | train step: unit / loop (s) | from units (h) | with the loop's steps (h) | parts (h) |")
+    print("|---|---|---|---|---|---|")
     for exp, e in out.items():
+        parts = ", ".join(f"{u} {h:.0f}" for u, h in e["parts_h"].items())
         print(
             f"| {exp} | {e['device']} | {e['train_step_unit_s']:.4f} / {e['train_step_loop_s']:.4f} "
-            f"({e['loop_over_unit']:.2f}x) | {e['unit_total_h']:.0f} | {e['total_h']:.0f} |"
+            f"({e['loop_over_unit']:.2f}x) | {e['unit_total_h']:.0f} | {e['total_h']:.0f} | {parts} |"
         )
     return out
 

@@ -48,14 +48,25 @@ def test_cost_models_of_the_paper_settings_hand_computed():
         "corruption_image": 250_000 + 4_500_000,
     }
     # 09: 3 sigmas x 8 variants x 3 seeds = 72 ResNet-110s of 150 x ceil(50000/64) = 117300 steps; the 4 attack
-    # variants x 3 seeds add K = 3, 6, 4 (per sigma) passes per step; noise samples: CERTIFY 10000 images x
-    # (100 + 100000) per model, the easy/hard screening 5000 x 100 per model (all 8 variants), and the sections
-    # beyond the paper at their upper bound: fixed N on 500 images, 3 radii x 10000 images, 100 table images per model
+    # variants x 3 seeds add K = 3, 6, 4 ascent steps (per sigma) per step from T = 60, 70, 60 on; noise samples:
+    # CERTIFY 10000 images x (100 + 100000) per model, discarding (4 variants x 3 seeds x 3 sigmas, 50000 images x
+    # 100 draws once at T), reweighting (4 variants x 3 seeds, 50000 x 16 draws at epochs T, T + 10, ... < 150:
+    # 9 + 8 + 9 times), the easy/hard screening 5000 x 100 per model (all 8 variants), and the sections beyond
+    # the paper at their upper bound: fixed N on 500 images, 3 radii x 10000 images, 100 table images per model
     p09 = dryrun.counts_acr_rs_training(dryrun.paper_settings("acr_rs_training"))
-    assert p09["train_step"] == 72 * 117300 + 4 * 3 * (3 + 6 + 4) * 117300 == 26_744_400
-    samples = 72 * 10000 * 100100 + 72 * 5000 * 100 + 500 * 100100 + 3 * 10000 * 100100 + 72 * 100 * 100100
+    assert p09["train_step"] == 72 * 117300 == 8_445_600
+    assert p09["attack_step"] == 4 * 3 * (3 * 90 + 6 * 80 + 4 * 90) * 782 == 10_416_240
+    samples = (
+        72 * 10000 * 100100
+        + 36 * 50000 * 100
+        + 12 * (9 + 8 + 9) * 50000 * 16
+        + 72 * 5000 * 100
+        + 500 * 100100
+        + 3 * 10000 * 100100
+        + 72 * 100 * 100100
+    )
     assert p09["certify_1000"] == pytest.approx(samples / 1000, rel=1e-12)
-    assert samples == 75_881_770_000
+    assert samples == 76_311_370_000
 
 
 def test_dry_run_switch(monkeypatch):
@@ -132,6 +143,7 @@ def test_measure_units_use_the_paper_batch(monkeypatch):
     )
     monkeypatch.setattr(dryrun, "forward_image_seconds", lambda arch, b, **kw: calls.append(("fwd", arch, b)) or 0.1)
     monkeypatch.setattr(dryrun, "corruption_image_seconds", lambda names: calls.append(("corrupt", len(names))) or 0.2)
+    monkeypatch.setattr(dryrun, "attack_step_seconds", lambda arch, b: calls.append(("attack", arch, b)) or 0.5)
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     expected = {
         # the step as each loop runs it on a GPU: bf16 autocast in core.training.train, float32 in 09's train_rs
@@ -141,6 +153,7 @@ def test_measure_units_use_the_paper_batch(monkeypatch):
         "acr_rs_training": [
             ("train", "resnet110", 64 * 4, False),
             ("fwd", "resnet110", 50),
+            ("attack", "resnet110", 64 * 4),
             ("fwd", "resnet110", 100),
         ],
     }
@@ -173,19 +186,27 @@ def test_loop_estimate_replaces_the_step_unit_by_the_measured_epoch():
     units = {
         "experiment": "acr_rs_training",
         "device": "NVIDIA H200",
-        "units_s": {"train_step": 0.04, "certify_1000": 0.025},
-        "counts": {"train_step": 1000.0, "certify_1000": 2000.0},
-        "parts": {"train_step": {"seconds": 40.0}, "certify_1000": {"seconds": 50.0}},
-        "total_h": 90.0 / 3600,
+        "units_s": {"train_step": 0.04, "certify_1000": 0.025},  # a record from before attack_step was a unit
+        "total_h": 1.0,
     }
     epochs = {"09_resnet110_gaussian": {"seconds": 56.0, "steps": 800}}  # 0.07 s per step in the loop
-    est = dryrun.loop_estimate(units, epochs)
+    counts = dryrun.counts_acr_rs_training(dryrun.paper_settings("acr_rs_training"))
+    est = dryrun.loop_estimate(units, epochs, {"attack_step": 0.03})
     assert est["train_step_loop_s"] == pytest.approx(0.07) and est["loop_over_unit"] == pytest.approx(1.75)
-    assert est["parts_h"] == pytest.approx({"train_step": 70.0 / 3600, "certify_1000": 50.0 / 3600})
-    assert est["total_h"] == pytest.approx(120.0 / 3600) and est["unit_total_h"] == pytest.approx(90.0 / 3600)
+    assert est["counts"] == counts and est["unit_s"] == pytest.approx(
+        {"train_step": 0.07, "attack_step": 0.03, "certify_1000": 0.025}
+    )
+    want = {u: counts[u] * est["unit_s"][u] / 3600 for u in counts}
+    assert est["parts_h"] == pytest.approx(want) and est["total_h"] == pytest.approx(sum(want.values()))
+    with pytest.raises(ValueError, match=r"no measured time for the counted unit\(s\) \['attack_step'\]"):
+        dryrun.loop_estimate(units, epochs)
     with pytest.raises(ValueError, match="hold no '09_resnet110_gaussian'"):
         dryrun.loop_estimate(units, {})
     with pytest.raises(ValueError, match="positive 'seconds' and 'steps'"):
         dryrun.loop_estimate(units, {"09_resnet110_gaussian": {"seconds": 1.0, "steps": 0}})
     with pytest.raises(ValueError, match="no measured epoch"):
         dryrun.loop_estimate({**units, "experiment": "mscr_2d"}, epochs)
+
+
+def test_attack_step_timer_on_a_small_network():
+    assert dryrun.attack_step_seconds("resnet8", 4) > 0

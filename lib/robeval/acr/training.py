@@ -378,7 +378,7 @@ def train_rs(
                 loss.backward()
                 opt.step()
                 sched.step()
-                losses.append(loss.detach())  # read once per epoch: .item() here would stall a GPU every step
+                losses.append(loss.detach())  # read once per epoch: no device sync per step
                 bar.update()
             history["loss"].append(float(np.mean(torch.stack(losses).tolist())) if losses else math.nan)
             history["n_kept"].append(int(len(kept)))

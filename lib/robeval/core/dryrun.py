@@ -123,30 +123,51 @@ def counts_msd_cifar10_c_bar(p: Mapping[str, Any]) -> dict[str, float]:
 
 def counts_acr_rs_training(p: Mapping[str, Any]) -> dict[str, float]:
     """09: ``len(sigmas) x len(variants) x len(seeds)`` ResNet-110 trainings of ``epochs`` x ceil(n_train /
-    batch_size) steps of ``batch_size x num_noise`` noisy inputs (attack variants add ``attack_steps``
-    forward-backward passes per step: counted as extra steps). Noise samples through the network (unit: 1000):
-    CERTIFY of every model on ``n_test`` images with ``cert_n0 + cert_n`` samples; the easy/hard screening of
+    batch_size) steps of ``batch_size x num_noise`` noisy inputs (``train_step``); the attack variants' ascent steps
+    on the noise sphere (``attack_step``: ``attack_steps`` K per training step, from the warm-up epoch T =
+    ``discard_epoch`` on, per sigma). Noise samples through the network (``certify_1000``, unit: 1000): CERTIFY of
+    every model on ``n_test`` images with ``cert_n0 + cert_n`` samples; p_A of the training images for discarding
+    (``discard_draws`` each, once at T) and for reweighting (``reweight_draws`` each, every ``reweight_every``
+    epochs from T; counted on all ``n_train`` images, an upper bound after discarding); the easy/hard screening of
     ``grad_pool x grad_draws`` for every model of ``grad_variants``; and the sections beyond the paper at their
-    upper bound (every run to ``n_max = seq_n_max``; the measured mean is about half of it at default): fixed N
-    on ``seq_fixed_images``, one :func:`~robeval.acr.sequential.certify_radius` per radius of ``seq_radii`` on
+    upper bound (every run to ``n_max = seq_n_max``; the measured mean is about half of it at default): fixed N on
+    ``seq_fixed_images``, one :func:`~robeval.acr.sequential.certify_radius` per radius of ``seq_radii`` on
     ``seq_images``, one :func:`~robeval.acr.sequential.certify_table` per model on ``seq_table_images``. Not
     counted: the gradient norms themselves (a few thousand single-image backward passes per model, < 0.1% of
     the training steps)."""
-    sig = len(p["sigmas"])
-    n_models = sig * len(p["variants"]) * len(p["seeds"])
-    steps = _steps(p["n_train"], p["batch_size"]) * int(p["epochs"])
-    attack = [v for v in p["variants"] if "attack" in v or v == "all"]
-    extra = sum(int(k) for k in p["attack_steps"][:sig]) / sig * len(attack) * len(p["seeds"]) * sig
+    from robeval.acr.training import variant_flags
+
+    sigmas, variants, seeds = list(p["sigmas"]), list(p["variants"]), len(p["seeds"])
+    epochs, n_train = int(p["epochs"]), int(p["n_train"])
+    per_epoch = _steps(n_train, p["batch_size"])
+    n_models = len(sigmas) * len(variants) * seeds
+    flags = [variant_flags(v) for v in variants]
+
+    def per_sigma(key, k):
+        v = p[key]
+        return v[k] if isinstance(v, (list, tuple)) else v
+
+    attack = discard = reweight = 0
+    for k in range(len(sigmas)):
+        t = int(per_sigma("discard_epoch", k))
+        active = max(epochs - t, 0)
+        n_reweights = len(range(t, epochs, int(p["reweight_every"])))
+        for f in flags:
+            attack += f["attack"] * int(per_sigma("attack_steps", k)) * active * per_epoch * seeds
+            discard += f["discard"] * (t < epochs) * n_train * int(p["discard_draws"]) * seeds
+            reweight += f["reweight"] * n_reweights * n_train * int(p["reweight_draws"]) * seeds
     n0, n_max = int(p["cert_n0"]), int(p.get("seq_n_max", 0))
-    grad_models = sig * len([v for v in p.get("grad_variants", p["variants"]) if v in p["variants"]]) * len(p["seeds"])
+    grad_models = len(sigmas) * len([v for v in p.get("grad_variants", variants) if v in variants]) * seeds
     samples = (
         n_models * int(p["n_test"]) * (n0 + int(p["cert_n"]))
+        + discard
+        + reweight
         + grad_models * int(p.get("grad_pool", 0)) * int(p.get("grad_draws", 0))
         + int(p.get("seq_fixed_images", 0)) * (n0 + n_max)
         + int(p.get("seq_images", 0)) * len(p.get("seq_radii", [])) * (n0 + n_max)
         + n_models * int(p.get("seq_table_images", 0)) * (n0 + n_max)
     )
-    return {"train_step": n_models * steps + extra * steps, "certify_1000": samples / 1000.0}
+    return {"train_step": n_models * epochs * per_epoch, "attack_step": attack, "certify_1000": samples / 1000.0}
 
 
 COST_MODELS: dict[str, Callable[[Mapping[str, Any]], dict[str, float]]] = {
@@ -211,6 +232,37 @@ def train_step_seconds(
         for _ in range(warmup):
             step()
         return time_call(step, repeats=steps)
+
+
+def attack_step_seconds(
+    arch: str, batch_size: int, *, repeats: int | None = None, device=None, threads: int = 0
+) -> float:
+    """Seconds of one ascent step of notebook 09's attack on the noise sphere
+    (:func:`robeval.acr.easy_inputs.noise_sphere_attack` with K = 1: forward, backward to the input, projection)
+    on ``batch_size`` float32 noisy inputs of a fresh ``arch`` in eval mode, as ``train_rs`` runs it; the least of
+    ``repeats`` timed steps (default 1 on the CPU, 5 on CUDA) after one untimed step."""
+    import torch
+
+    from robeval.acr.easy_inputs import noise_sphere_attack
+    from robeval.core import env, models, training
+
+    device = env.torch_device() if device is None else torch.device(device)
+    cuda = device.type == "cuda"
+    repeats = (5 if cuda else 1) if repeats is None else repeats
+    torch.manual_seed(0)
+    model = models.build(arch).to(device).eval()
+    x = torch.rand(int(batch_size), 3, 32, 32, device=device)
+    y = torch.randint(0, 10, (int(batch_size),), device=device)
+    noise = 0.5 * torch.randn_like(x)
+
+    def step():
+        noise_sphere_attack(model, x, y, noise, 1, 0.25)
+        if cuda:
+            torch.cuda.synchronize()
+
+    with training.fixed_threads(threads or training.train_threads()):
+        step()
+        return time_call(step, repeats=repeats)
 
 
 def forward_image_seconds(
@@ -351,6 +403,10 @@ def describe_units(experiment: str) -> dict[str, str]:
         f"{'the least of 5 batches' if cuda else 'one batch'} of {FORWARD_BATCH} after a warm-up pass, {threads}",
     }
     if experiment == "acr_rs_training":
+        out["attack_step"] = (
+            f"s per ascent step of the attack on the noise sphere (forward, backward to the input, projection) on "
+            f"{batch} float32 noisy inputs through {arch} in eval mode, {threads}"
+        )
         out["certify_1000"] = (
             f"s per 1000 noise samples through {arch} (CERTIFY's unit), from timed batches of {certify_batch()}, "
             f"{threads}"
@@ -375,6 +431,7 @@ def measure_units(experiment: str) -> dict[str, float]:
         "forward_image": forward_image_seconds(arch, FORWARD_BATCH, **kwargs),
     }
     if experiment == "acr_rs_training":
+        units["attack_step"] = attack_step_seconds(arch, batch)
         units["certify_1000"] = 1000 * forward_image_seconds(arch, certify_batch(), **kwargs)
     if experiment == "msd_cifar10_c_bar":
         from robeval.transforms import corruptions
@@ -450,22 +507,26 @@ EPOCH_OF = {  # which measured paper-scale epoch (benchmarks/gpu_units.py) stand
 }
 
 
-def loop_estimate(units: Mapping[str, Any], epochs: Mapping[str, Any]) -> dict[str, Any]:
+def loop_estimate(
+    units: Mapping[str, Any], epochs: Mapping[str, Any], unit_seconds: Mapping[str, float] | None = None
+) -> dict[str, Any]:
     """The paper profile's cost with the training step taken from a measured epoch of the real training loop.
 
     The unit ``train_step`` times the network alone on a ready batch; an epoch of
     :func:`robeval.core.training.train` (or notebook 09's ``train_rs``) also moves each batch from the host,
     augments it on the CPU and steps the schedule, so on a GPU its steps take longer. This replaces the unit by
-    the epoch's seconds per step and keeps every other part.
+    the epoch's seconds per step, counts the units with the current cost model (:data:`COST_MODELS`) and takes
+    every other unit's time from ``unit_seconds`` (e.g. an attack step measured in the loop) or else from the record.
 
     Parameters
     ----------
-    units : a ``units.json`` record of :func:`save_units` (``experiment``, ``counts``, ``parts``, ``device``).
+    units : a ``units.json`` record of :func:`save_units` (``experiment``, ``units_s``, ``device``, ``total_h``).
     epochs : the ``epochs`` result of ``benchmarks/gpu_units.py``: name -> ``{"seconds", "steps", ...}``;
         :data:`EPOCH_OF` names the epoch of each experiment.
+    unit_seconds : seconds per unit that replace the record's (optional).
 
     Returns ``{"experiment", "device", "unit_total_h", "train_step_unit_s", "train_step_loop_s",
-    "loop_over_unit", "parts_h": {part: hours}, "total_h"}``.
+    "loop_over_unit", "counts", "unit_s", "parts_h": {part: hours}, "total_h"}``.
     """
     exp = units["experiment"]
     if exp not in EPOCH_OF:
@@ -477,8 +538,10 @@ def loop_estimate(units: Mapping[str, Any], epochs: Mapping[str, Any]) -> dict[s
     if not epoch.get("steps") or epoch["steps"] <= 0 or not epoch.get("seconds") or epoch["seconds"] <= 0:
         raise ValueError(f"epoch {name!r} needs positive 'seconds' and 'steps', got {epoch!r}.")
     loop_step = float(epoch["seconds"]) / float(epoch["steps"])
-    parts = {u: float(p["seconds"]) / 3600.0 for u, p in units["parts"].items()}
-    parts["train_step"] = float(units["counts"]["train_step"]) * loop_step / 3600.0
+    counts = COST_MODELS[exp](paper_settings(exp))
+    unit_s = {**{k: float(v) for k, v in units["units_s"].items()}, **dict(unit_seconds or {})}
+    unit_s["train_step"] = loop_step
+    ext = extrapolate(unit_s, counts)
     unit_step = float(units["units_s"]["train_step"])
     return {
         "experiment": exp,
@@ -487,6 +550,8 @@ def loop_estimate(units: Mapping[str, Any], epochs: Mapping[str, Any]) -> dict[s
         "train_step_unit_s": unit_step,
         "train_step_loop_s": loop_step,
         "loop_over_unit": loop_step / unit_step,
-        "parts_h": parts,
-        "total_h": sum(parts.values()),
+        "counts": counts,
+        "unit_s": {u: unit_s[u] for u in counts},
+        "parts_h": {u: part["seconds"] / 3600.0 for u, part in ext["parts"].items()},
+        "total_h": ext["total_h"],
     }
