@@ -173,39 +173,23 @@ def epochs(n_images: int, which, warmup_images: int = 0) -> dict:
         res[name]["warmup_images"] = int(warmup_images)
         print(f"epoch {name}: {dt:.1f} s ({steps} steps)", flush=True)
 
+    def core_epoch(experiment, name, **kw):
+        """An epoch of robeval.core.training.train with ``experiment``'s paper network, batch and learning rate."""
+        p = dryrun.paper_settings(experiment)
+        torch.manual_seed(0)
+        m = models.from_config(p)
+        bs = int(p["batch_size"])
+        train = lambda xs, ys: training.train(
+            m, xs, ys, epochs=1, batch_size=bs, lr=float(p["lr"]), progress=False, **kw
+        )
+        timed(name, train, -(-n_images // bs))
+
     if "02" in which:
-        p = dryrun.paper_settings("mscr_cifar10")
-        torch.manual_seed(0)
-        m = models.from_config(p)
-        bs = int(p["batch_size"])
-        timed(
-            "02_wrn28_10",
-            lambda xs, ys: training.train(
-                m,
-                xs,
-                ys,
-                epochs=1,
-                batch_size=bs,
-                lr=float(p["lr"]),
-                schedule="step",
-                milestones=p["milestones"],
-                batch_transform=lambda xb, gen: uniform_linf_box(xb, 0.01, gen),
-                progress=False,
-            ),
-            -(-n_images // bs),
-        )
+        p02 = dryrun.paper_settings("mscr_cifar10")
+        noise = lambda xb, gen: uniform_linf_box(xb, 0.01, gen)
+        core_epoch("mscr_cifar10", "02_wrn28_10", schedule="step", milestones=p02["milestones"], batch_transform=noise)
     if "03" in which:
-        p = dryrun.paper_settings("msd_powerset")
-        torch.manual_seed(0)
-        m = models.from_config(p)
-        bs = int(p["batch_size"])
-        timed(
-            "03_04_wrn40_2",
-            lambda xs, ys: training.train(
-                m, xs, ys, epochs=1, batch_size=bs, lr=float(p["lr"]), nesterov=True, progress=False
-            ),
-            -(-n_images // bs),
-        )
+        core_epoch("msd_powerset", "03_04_wrn40_2", nesterov=True)
     if "09" in which:
         p = dryrun.paper_settings("acr_rs_training")
         rs = rs_config({"variant": "gaussian", "sigma": float(p["sigmas"][0]), "seed": 0}, {**p, "epochs": 1})
@@ -218,8 +202,8 @@ def epochs(n_images: int, which, warmup_images: int = 0) -> dict:
         )
         res["09_resnet110_gaussian"]["inputs_per_step"] = rs.batch_size * rs.num_noise
     if "09attack" in which:
-        # the attack on the noise sphere from the first epoch (T = 0): the cost model counts each of its K steps
-        # as one more training step; this measures what an attack epoch costs against a Gaussian one
+        # the attack on the noise sphere from the first epoch (T = 0): against a Gaussian epoch, this gives the
+        # cost of the cost model's unit attack_step in the loop
         p = dryrun.paper_settings("acr_rs_training")
         sig = float(p["sigmas"][0])
         cell = {"variant": "attack", "sigma": sig, "seed": 0}
