@@ -204,8 +204,8 @@ def noise_sphere_attack(
             delta.requires_grad_(True)
             logits = model(x + delta)
             wrong = logits.argmax(1) != y
-            new = wrong & ~found
-            best[new] = delta.detach()[new]
+            new = (wrong & ~found).view(-1, *([1] * (x.dim() - 1)))
+            best = torch.where(new, delta.detach(), best)  # not best[new] = ...: a boolean index syncs a GPU
             found |= wrong
             loss = F.cross_entropy(logits, y, reduction="sum")
             (g,) = torch.autograd.grad(loss, [delta])
