@@ -14,7 +14,11 @@ otherwise), what their cost models count, and a few units at the paper's own sca
    settings: WRN-28-10 at batch 32 with MSCR's uniform noise (02), WRN-40-2 at batch 128 (03/04), ResNet-110 with
    Gaussian noise, 64 images x 4 draws (09, ``train_rs``), and on request (``--epochs-of 09attack``) an epoch of
    09's attack variant with the attack active from the first step;
-4. ``dry_runs``: the dry runs of notebooks 02, 03, 04 and 09 (``ROBEVAL_DRY_RUN=1``, paper profile) executed on
+4. ``msd_inference``: notebooks 03/04's inference on the GPU (:func:`msd_inference`): that the network, its
+   features and its batch-norm adaptation run there, agreement with the CPU, seconds per image at the GPU batch;
+5. ``feature_scaling``: 03's MSD feature loop (CPU augmentation, GPU features) in 1, 4, 8 and 16 concurrent
+   processes (:func:`feature_loop_scaling`): how far the grid's worker processes carry its CPU part;
+6. ``dry_runs``: the dry runs of notebooks 02, 03, 04 and 09 (``ROBEVAL_DRY_RUN=1``, paper profile) executed on
    this machine, their code cells in order, each in its own process with a time limit — CUDA code paths that no
    CPU test reaches.
 
@@ -216,6 +220,117 @@ def epochs(n_images: int, which, warmup_images: int = 0) -> dict:
     return res
 
 
+def msd_inference(n_train: int = 5000, n_test: int = 1000, n_timed: int = 10000, n_adapt: int = 1000) -> dict:
+    """Notebooks 03 and 04's inference on this machine's inference device (:func:`robeval.msd.nets.inference_device`):
+    where the network, its features and its batch-norm adaptation run; how a WRN-40-2 trained one epoch on
+    ``n_train`` stand-in images agrees between that device and the CPU's TorchScript copy on ``n_test`` images
+    (labels, features, statistics adapted on ``n_adapt`` images); and seconds per image of features and labels at the device's batch
+    (:func:`robeval.msd.nets.inference_batch`) against batches of 50, on ``n_timed`` images."""
+    import numpy as np
+    import torch
+
+    from robeval.core import dryrun, models, training
+    from robeval.msd import nets
+
+    dev = nets.inference_device()
+    x, y, x_te = dryrun.standin_arrays()[:3]
+    torch.manual_seed(0)
+    net = models.build("wrn40_2")
+    t0 = time.perf_counter()
+    training.train(net, x[:n_train], y[:n_train], epochs=1, batch_size=128, lr=0.1, progress=False)
+    train_s = time.perf_counter() - t0
+    net = net.cpu().eval()
+    xt = np.ascontiguousarray(x_te[:n_test])
+    fast = nets.inference_model(net)
+    cpu = nets.inference_model(net, "cpu")
+    on_dev = nets.predict_fast(fast, xt)
+    on_cpu = nets.predict_fast(cpu, xt)
+    nhwc = xt.transpose(0, 2, 3, 1)
+    f_dev = nets.feature_fn(net)(nhwc)
+    f_cpu = nets.feature_fn(net, device="cpu")(nhwc)
+    batches = list(nets.augmented_batches(x[:n_adapt], None, 0))
+    bn_dev = nets.adapt_batchnorm(net, batches)
+    bn_cpu = nets.adapt_batchnorm(net, batches, device="cpu")
+    rm = lambda m: torch.cat([b.running_mean.float().cpu() for b in m.modules() if isinstance(b, torch.nn.BatchNorm2d)])
+
+    def per_image(fn, arr):
+        fn(arr[:1000])  # warm-up at the timed shapes
+        _sync()
+        t0 = time.perf_counter()
+        fn(arr)
+        _sync()
+        return (time.perf_counter() - t0) / len(arr)
+
+    big = np.ascontiguousarray(np.concatenate([x] * (-(-n_timed // len(x))))[:n_timed])
+    big_nhwc = big.transpose(0, 2, 3, 1)
+    out = {
+        "device": str(dev),
+        "batch": nets.inference_batch(),
+        "model_device": str(nets.model_device(fast)),
+        "adapted_device": str(nets.model_device(bn_dev)),
+        "train_epoch_s": train_s,
+        "label_agreement_with_cpu": float(np.mean(on_dev == on_cpu)),
+        "test_accuracy": float(np.mean(on_dev == np.asarray(dryrun.standin_arrays()[3][:n_test]))),
+        "feature_max_abs_diff": float(np.max(np.abs(f_dev - f_cpu))),
+        "feature_max_abs": float(np.max(np.abs(f_cpu))),
+        "adapted_mean_max_abs_diff": float(torch.max(torch.abs(rm(bn_dev) - rm(bn_cpu)))),
+        "features_s_per_image": per_image(nets.feature_fn(net), big_nhwc),
+        "features_s_per_image_batch50": per_image(nets.feature_fn(net, batch_size=50), big_nhwc),
+        "labels_s_per_image": per_image(lambda a: nets.predict_fast(fast, a), big),
+        "labels_s_per_image_batch50": per_image(lambda a: nets.predict_fast(fast, a, batch_size=50), big),
+    }
+    print(json.dumps(out), flush=True)
+    return out
+
+
+def _feature_worker(barrier, queue, n_instances: int) -> None:
+    """One process of :func:`feature_loop_scaling`: a WRN-40-2 feature extractor on the inference device, one
+    warm-up instance, then (after every process is ready) ``n_instances`` timed instances of the nine-op scheme
+    on 100 images; puts (start, stop, images) on ``queue``."""
+    import numpy as np
+    import torch
+
+    from robeval.core import models
+    from robeval.msd import distance, nets
+    from robeval.transforms.augmentations import BASE_OPS
+
+    torch.set_num_threads(1)  # the augmentation is single-threaded numpy; the forward pass runs on the device
+    torch.manual_seed(0)
+    fn = nets.feature_fn(models.build("wrn40_2"))
+    images = np.random.default_rng(0).integers(0, 256, (100, 32, 32, 3), dtype=np.uint8)
+    transform = distance.scheme_transform("+".join(BASE_OPS))
+    distance.transform_features(fn, images, transform, np.random.default_rng(1), 1)
+    barrier.wait()
+    t0 = time.time()
+    distance.transform_features(fn, images, transform, np.random.default_rng(2), n_instances)
+    _sync()
+    queue.put((t0, time.time(), n_instances * len(images)))
+
+
+def feature_loop_scaling(workers=(1, 4, 8, 16), n_instances: int = 100) -> dict:
+    """Notebook 03's MSD feature loop in ``w`` concurrent processes sharing the machine's inference device (as
+    the grid's ``n_jobs`` workers would): seconds per image of the whole machine, ``w`` processes together, for
+    each ``w`` in ``workers``; each process runs :func:`_feature_worker`. The loop's augmentation runs on the CPU,
+    so this says how far more processes carry it."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    out = {}
+    for w in workers:
+        barrier, queue = ctx.Barrier(int(w)), ctx.Queue()
+        procs = [ctx.Process(target=_feature_worker, args=(barrier, queue, n_instances)) for _ in range(int(w))]
+        for p in procs:
+            p.start()
+        res = [queue.get(timeout=600) for _ in procs]
+        for p in procs:
+            p.join()
+        wall = max(r[1] for r in res) - min(r[0] for r in res)
+        images = sum(r[2] for r in res)
+        out[str(w)] = {"workers": int(w), "images": images, "wall_s": wall, "s_per_image": wall / images}
+        print(f"feature loop, {w} process(es): {wall / images * 1e6:.1f} us per image", flush=True)
+    return out
+
+
 def _exec_notebook(stem: str) -> int:
     """Run notebook ``stem``'s code cells in order in this process (profile "paper"), as papermill would."""
     import matplotlib
@@ -281,7 +396,8 @@ def summarize(folder: Path) -> dict:
     """``<folder>/estimate.json`` from the measured files there: per experiment the paper profile's cost from its
     units (``<experiment>_units.json``) and with the training step of the measured epoch (``run1_gpu_units.json``)
     and, for 09, the attack's ascent step measured in the loop (``attack_epochs.json``), counted by the current
-    cost model (:func:`robeval.core.dryrun.loop_estimate`); prints a Markdown table of it."""
+    cost model (:func:`robeval.core.dryrun.loop_estimate`); for 03 also its CPU-bound feature loop's hours with
+    w concurrent processes (``run3_feature_scaling.json``); prints a Markdown table of it."""
     from robeval.core import dryrun
     from robeval.core.io import atomic_write_json
 
@@ -299,11 +415,26 @@ def summarize(folder: Path) -> dict:
         units = json.loads((folder / f"{exp}_units.json").read_text())
         extra = {"attack_step": attack_step} if exp == "acr_rs_training" else None
         out[exp] = dryrun.loop_estimate(units, epochs, extra)
+    # 03's feature loop is CPU-bound (augmentation): its hours with w concurrent processes, as measured
+    scaling = folder / "run3_feature_scaling.json"
+    if scaling.is_file():
+        runs = json.loads(scaling.read_text())["sections"]["feature_scaling"]["result"]
+        est = out["msd_powerset"]
+        n = est["counts"]["feature_image"]
+        est["feature_image_h_by_processes"] = {w: n * r["s_per_image"] / 3600.0 for w, r in runs.items()}
+        est["total_h_by_processes"] = {
+            w: est["total_h"] - est["parts_h"]["feature_image"] + h
+            for w, h in est["feature_image_h_by_processes"].items()
+        }
     atomic_write_json(folder / "estimate.json", out)
     print("| experiment | GPU | train step: unit / loop (s) | from units (h) | with the loop's steps (h) | parts (h) |")
     print("|---|---|---|---|---|---|")
     for exp, e in out.items():
         parts = ", ".join(f"{u} {h:.0f}" for u, h in e["parts_h"].items())
+        if "feature_image_h_by_processes" in e:
+            parts += "; feature_image with w processes: " + ", ".join(
+                f"{w}: {h:.0f}" for w, h in e["feature_image_h_by_processes"].items()
+            )
         print(
             f"| {exp} | {e['device']} | {e['train_step_unit_s']:.4f} / {e['train_step_loop_s']:.4f} "
             f"({e['loop_over_unit']:.2f}x) | {e['unit_total_h']:.0f} | {e['total_h']:.0f} | {parts} |"
@@ -315,7 +446,8 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "gpu_units")
     ap.add_argument("--budget-s", type=float, default=480.0, help="wall seconds for everything")
-    ap.add_argument("--sections", default="units,certify,epochs,dry_runs")
+    ap.add_argument("--sections", default="units,certify,epochs,msd_inference,feature_scaling,dry_runs")
+    ap.add_argument("--feature-workers", default="1,4,8,16", help="process counts of the feature_scaling section")
     ap.add_argument("--experiments", default="acr_rs_training,msd_powerset,msd_cifar10_c_bar,mscr_cifar10")
     ap.add_argument("--certify-n", type=int, default=100_000)
     ap.add_argument("--certify-n0", type=int, default=100)
@@ -340,7 +472,8 @@ def main(argv=None) -> dict:
     print(json.dumps(summary["environment"]), flush=True)
     sections = [s for s in args.sections.split(",") if s]
     # shares of the budget at which a section is no longer started
-    latest = {"units": 0.35, "certify": 0.45, "epochs": 0.6, "dry_runs": 0.95}
+    latest = {"units": 0.35, "certify": 0.45, "epochs": 0.6, "msd_inference": 0.7, "feature_scaling": 0.75}
+    latest["dry_runs"] = 0.95
 
     def save():
         (out / "gpu_units.json").write_text(json.dumps(summary, indent=2, default=str))
@@ -367,6 +500,9 @@ def main(argv=None) -> dict:
     batch = args.certify_batch or int(dryrun.paper_settings("acr_rs_training")["eval_batch_size"])
     section("certify", lambda: certify(args.certify_n, args.certify_n0, batch, args.repeats))
     section("epochs", lambda: epochs(args.epoch_images, args.epochs_of.split(","), args.warmup_images))
+    section("msd_inference", msd_inference)
+    workers = [int(w) for w in args.feature_workers.split(",") if w]
+    section("feature_scaling", lambda: feature_loop_scaling(workers))
     if "dry_runs" in sections:
         scratch = Path(tempfile.mkdtemp(prefix="robeval-gpu-"))  # not under --out: only results come back
         cache = scratch / "cache"

@@ -40,7 +40,9 @@ def test_cost_models_of_the_paper_settings_hand_computed():
     # 03: (3 runs + 512 schemes) x 100 epochs + 10 toy fractions x 3 runs x 100 epochs, of ceil(50000/128) = 391
     p03 = dryrun.counts_msd_powerset(dryrun.paper_settings("msd_powerset"))
     assert p03["train_step"] == 515 * 100 * 391 + 30 * 100 * 391 == 21_309_500
-    assert p03["forward_image"] == 512 * (2 * 15 * 10000 + 100 * (100 + 100000))
+    assert p03["forward_image"] == 512 * 2 * 15 * 10000
+    # every scheme's MSD: 100 images x (100 corruption + 100000 augmentation samples), plus 10000 adaptation images
+    assert p03["feature_image"] == 512 * (100 * (100 + 100000) + 10000) == 5_130_240_000
     # 04: 10 runs x 4 methods trained 100 epochs from scratch; 25 corruptions x 10000 + the 45 x 10 x 10000 scan
     assert dryrun.counts_msd_cifar10_c_bar(dryrun.paper_settings("msd_cifar10_c_bar")) == {
         "train_step": 40 * 100 * 391,
@@ -144,11 +146,12 @@ def test_measure_units_use_the_paper_batch(monkeypatch):
     monkeypatch.setattr(dryrun, "forward_image_seconds", lambda arch, b, **kw: calls.append(("fwd", arch, b)) or 0.1)
     monkeypatch.setattr(dryrun, "corruption_image_seconds", lambda names: calls.append(("corrupt", len(names))) or 0.2)
     monkeypatch.setattr(dryrun, "attack_step_seconds", lambda arch, b: calls.append(("attack", arch, b)) or 0.5)
+    monkeypatch.setattr(dryrun, "feature_image_seconds", lambda arch, **kw: calls.append(("feat", arch)) or 0.3)
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     expected = {
         # the step as each loop runs it on a GPU: bf16 autocast in core.training.train, float32 in 09's train_rs
         "mscr_cifar10": [("train", "wrn28_10", 32, True), ("fwd", "wrn28_10", 50)],
-        "msd_powerset": [("train", "wrn40_2", 128, True), ("fwd", "wrn40_2", 50)],
+        "msd_powerset": [("train", "wrn40_2", 128, True), ("fwd", "wrn40_2", 50), ("feat", "wrn40_2")],
         "msd_cifar10_c_bar": [("train", "wrn40_2", 128, True), ("fwd", "wrn40_2", 50), ("corrupt", 25)],
         "acr_rs_training": [
             ("train", "resnet110", 64 * 4, False),
@@ -168,9 +171,14 @@ def test_measure_units_use_the_paper_batch(monkeypatch):
         dryrun.measure_units("mscr_2d")
 
 
-def test_unit_timers_on_a_small_network():
+def test_unit_timers_on_a_small_network(monkeypatch):
     assert dryrun.train_step_seconds("cnn_small", 4, warmup=1, width=4) > 0
     assert dryrun.forward_image_seconds("cnn_small", 4, width=4) > 0
+    assert dryrun.feature_image_seconds("cnn_small", 1, n_images=4, width=4) > 0
+    # the MSD experiments time the batch their code runs on the machine: 50 on a CPU, 1000 on a GPU
+    assert dryrun.forward_batch("msd_powerset") == dryrun.forward_batch("mscr_cifar10") == 50
+    monkeypatch.setattr("robeval.core.env.torch_device", lambda prefer=None: __import__("torch").device("cuda"))
+    assert dryrun.forward_batch("msd_cifar10_c_bar") == 1000 and dryrun.forward_batch("acr_rs_training") == 50
     with pytest.raises(ValueError, match="warmup"):
         dryrun.train_step_seconds("cnn_small", 4, warmup=-1, width=4)
 

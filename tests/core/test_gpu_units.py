@@ -1,8 +1,9 @@
 """benchmarks/gpu_units.py runs on a CPU too (it is taken to a lent GPU as one prepared script, so it must not
 fail there for a reason a CPU run shows), and the committed GPU estimate follows from the committed measurements."""
 
-import importlib.util
+import importlib
 import json
+import sys
 
 import pytest
 
@@ -10,11 +11,11 @@ from robeval.core import paths
 
 
 def _load():
+    # imported by name from benchmarks/ on sys.path: spawned worker processes find its functions there
     root = paths.find_root()
-    spec = importlib.util.spec_from_file_location("gpu_units", root / "benchmarks" / "gpu_units.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod, root
+    if str(root / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(root / "benchmarks"))
+    return importlib.import_module("gpu_units"), root
 
 
 def test_certify_and_epochs_sections_on_the_cpu(tmp_path, capsys):
@@ -55,3 +56,27 @@ def test_the_committed_gpu_estimate_follows_from_the_committed_measurements(tmp_
     for exp, est in want.items():
         assert got[exp]["total_h"] == pytest.approx(est["total_h"], rel=1e-12)
         assert est["device"] == "NVIDIA H200" and est["train_step_loop_s"] > est["train_step_unit_s"]
+    # 03's feature loop: per-process cost on the CPU side, so more processes give fewer machine-hours
+    by = want["msd_powerset"]["feature_image_h_by_processes"]
+    assert by == pytest.approx(got["msd_powerset"]["feature_image_h_by_processes"], rel=1e-12)
+    assert by["16"] < by["4"] < by["1"] and by["1"] > want["msd_powerset"]["parts_h"]["train_step"]
+
+
+def test_msd_inference_section_on_the_cpu():
+    """The GPU check of notebooks 03/04's inference, run on the CPU (its device here): everything on 'cpu', the
+    device copy agrees exactly with the CPU copy (they are the same TorchScript path), batches of 50."""
+    gpu_units, _ = _load()
+    out = gpu_units.msd_inference(n_train=8, n_test=8, n_timed=8, n_adapt=8)
+    assert out["device"] == out["model_device"] == out["adapted_device"] == "cpu" and out["batch"] == 50
+    assert out["label_agreement_with_cpu"] == 1.0 and out["feature_max_abs_diff"] == 0.0
+    assert out["adapted_mean_max_abs_diff"] == 0.0 and 0.0 <= out["test_accuracy"] <= 1.0
+    assert out["features_s_per_image"] > 0 and out["labels_s_per_image_batch50"] > 0
+
+
+def test_feature_loop_scaling_on_the_cpu():
+    """The concurrent-process measurement of 03's feature loop runs (spawned processes, a barrier) and reports
+    per-machine seconds per image."""
+    gpu_units, _ = _load()
+    out = gpu_units.feature_loop_scaling(workers=(1, 2), n_instances=1)
+    assert list(out) == ["1", "2"] and out["2"]["images"] == 200 and out["2"]["workers"] == 2
+    assert all(r["s_per_image"] > 0 and r["wall_s"] > 0 for r in out.values())

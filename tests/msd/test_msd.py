@@ -384,6 +384,42 @@ def test_cached_inference_model_and_feature_fn(tmp_path, monkeypatch):
         nets.cached_inference_model(tcfg, "k")
 
 
+def test_msd_inference_runs_where_the_networks_train(monkeypatch):
+    """Inference, features and batch-norm adaptation follow robeval.core.env.torch_device (the GPU when there is
+    one) instead of always copying the network to the CPU: a paper run on a GPU machine had put its 5e9 feature
+    evaluations on the CPU. Without a GPU here, the 'meta' device stands in for it (shapes, no values; batch-norm
+    adaptation reads a count back, so benchmarks/gpu_units.py checks it on a GPU)."""
+    import torch
+
+    from robeval.core import env, models, training
+
+    assert nets.inference_batch("cpu") == nets.CPU_INFERENCE_BATCH == 50
+    assert nets.inference_batch("cuda") == nets.CUDA_INFERENCE_BATCH == 1000  # launch-bound at 50 on an H200
+    torch.manual_seed(0)
+    net = models.from_config({"arch": "cnn_small", "width": 4}).eval()
+    monkeypatch.setattr(env, "torch_device", lambda prefer=None: torch.device("meta"))
+    assert nets.inference_device().type == "meta" and nets.inference_batch() == 1000
+    fast = nets.inference_model(net)
+    assert nets.model_device(fast).type == "meta" and not fast.training and fast._robeval_inference
+    assert nets.model_device(net).type == "cpu"  # the original stays where it was
+    x = np.random.default_rng(0).integers(0, 256, (3, 3, 32, 32), dtype=np.uint8)
+    moved = nets._batch_to(x, torch.device("meta"))  # the bytes travel, then become float there
+    assert moved.device.type == "meta" and moved.dtype == torch.float32 and moved.shape == (3, 3, 32, 32)
+    monkeypatch.undo()
+    # on the CPU: the TorchScript copy, exactly the float images of to_float_tensor, and batches of 50
+    assert nets.inference_device().type == "cpu" and isinstance(nets.inference_model(net), torch.jit.ScriptModule)
+    torch.testing.assert_close(nets._batch_to(x, torch.device("cpu")), training.to_float_tensor(x), rtol=0, atol=0)
+    assert nets.model_device(torch.nn.ReLU()).type == "cpu"
+    # the features in batches of 50 (default), of 2, and in one eager pass agree
+    x = np.random.default_rng(1).integers(0, 256, (120, 32, 32, 3), dtype=np.uint8)
+    with torch.no_grad():
+        ref = net.features(training.to_float_tensor(x.transpose(0, 3, 1, 2))).double().numpy()
+    np.testing.assert_allclose(nets.feature_fn(net)(x), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(nets.feature_fn(net, batch_size=2)(x[:5]), ref[:5], rtol=1e-5, atol=1e-5)
+    labels = net(training.to_float_tensor(x.transpose(0, 3, 1, 2))).argmax(1).numpy()
+    np.testing.assert_array_equal(nets.predict_fast(nets.inference_model(net), x.transpose(0, 3, 1, 2)), labels)
+
+
 @pytest.mark.parametrize("name", ["autoaugment", "augmix", "patch_gaussian"])
 def test_method_transforms_apply_one_instance(images, name):
     x = np.repeat(images[:1], 4, axis=0)

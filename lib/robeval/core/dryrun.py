@@ -94,8 +94,10 @@ def counts_mscr_cifar10(p: Mapping[str, Any]) -> dict[str, float]:
 def counts_msd_powerset(p: Mapping[str, Any]) -> dict[str, float]:
     """03: ``n_runs`` default networks plus one retraining per scheme (all ``n_schemes``) plus the Fig. 2b toy
     trainings (``len(toy_error_fractions) x n_runs`` of ``toy_epochs``), all WRN-40-2 at ``batch_size``; every
-    scheme tested on ``n_test`` x 15 corruptions twice (batch-norm adaptation and retraining) and its MSD from
-    ``n_feature_images x (n_corruption_samples + n_aug_samples)`` feature evaluations."""
+    scheme tested on ``n_test`` x 15 corruptions twice (batch-norm adaptation and retraining:
+    ``forward_image``); per scheme, its MSD from ``n_feature_images x (n_corruption_samples + n_aug_samples)``
+    feature images and the batch-norm adaptation's ``n_adapt`` images, each augmented on the CPU and passed
+    through the network once (``feature_image``, the loop of :func:`robeval.msd.distance.transform_features`)."""
     steps = _steps(p["n_train"], p["batch_size"])
     trainings = int(p["n_runs"]) + int(p["n_schemes"])
     toy = len(p["toy_error_fractions"]) * int(p["n_runs"])
@@ -103,7 +105,8 @@ def counts_msd_powerset(p: Mapping[str, Any]) -> dict[str, float]:
     features = int(p["n_feature_images"]) * (int(p["n_corruption_samples"]) + int(p["n_aug_samples"]))
     return {
         "train_step": trainings * int(p["epochs"]) * steps + toy * int(p["toy_epochs"]) * steps,
-        "forward_image": int(p["n_schemes"]) * (2 * n_corr * int(p["n_test"]) + features),
+        "forward_image": int(p["n_schemes"]) * 2 * n_corr * int(p["n_test"]),
+        "feature_image": int(p["n_schemes"]) * (features + int(p["n_adapt"])),
     }
 
 
@@ -351,7 +354,7 @@ def corruption_image_seconds(names, n_images: int = 4, severity: int = 3) -> flo
     return total / (len(names) * int(n_images))
 
 
-FORWARD_BATCH = 50  # images per timed inference batch (the eval batch of 02 and of robeval.msd.nets.predict_fast)
+FORWARD_BATCH = 50  # images per timed inference batch of 02 and 09 (their eval batch of 50)
 CERTIFY_BATCH = 100  # noise samples per timed batch of certify_1000 on the CPU (on CUDA: the paper's eval_batch_size)
 
 
@@ -363,6 +366,44 @@ def certify_batch() -> int:
     if torch_device().type == "cuda":
         return int(paper_settings("acr_rs_training")["eval_batch_size"])
     return CERTIFY_BATCH
+
+
+def forward_batch(experiment: str) -> int:
+    """Images per timed inference batch of ``experiment``: what its code runs on this machine — MSD's
+    :func:`robeval.msd.nets.inference_batch` (50 on the CPU, 1000 on a GPU) for 03 and 04, else
+    :data:`FORWARD_BATCH`."""
+    if experiment.startswith("msd_"):
+        from robeval.msd.nets import inference_batch
+
+        return inference_batch()
+    return FORWARD_BATCH
+
+
+def feature_image_seconds(
+    arch: str, n_instances: int | None = None, *, n_images: int = 100, device=None, **model_kwargs
+) -> float:
+    """Seconds per image of MSD's feature loop (:func:`robeval.msd.distance.transform_features`, as notebook 03
+    runs it for every scheme): a sampled instance of the full nine-op scheme applied on the CPU to ``n_images``
+    random images (the paper's 100), their features through a fresh ``arch`` by :func:`robeval.msd.nets.feature_fn`
+    on the inference device (the GPU when there is one) — augmentation, transfer and forward pass together. One
+    untimed warm-up instance, then ``n_instances`` timed ones (default 2 on the CPU, 100 on CUDA)."""
+    import numpy as np
+    import torch
+
+    from robeval.core import models
+    from robeval.msd import distance, nets
+    from robeval.transforms.augmentations import BASE_OPS
+
+    device = nets.inference_device(device)
+    n_instances = int(n_instances or (100 if device.type == "cuda" else 2))
+    torch.manual_seed(0)
+    fn = nets.feature_fn(models.build(arch, **model_kwargs), device=device)
+    images = np.random.default_rng(0).integers(0, 256, (int(n_images), 32, 32, 3), dtype=np.uint8)
+    transform = distance.scheme_transform("+".join(BASE_OPS))
+    distance.transform_features(fn, images, transform, np.random.default_rng(1), 1)
+    t0 = time.perf_counter()
+    distance.transform_features(fn, images, transform, np.random.default_rng(2), n_instances)
+    return (time.perf_counter() - t0) / (n_instances * int(n_images))
 
 
 def _unit_setup(experiment: str) -> tuple[str, dict, int]:
@@ -400,8 +441,16 @@ def describe_units(experiment: str) -> dict[str, str]:
         "train_step": f"s per SGD step (forward, cross-entropy, backward, update) of a fresh {arch} at the paper's "
         f"batch ({inputs}, float32 3 x 32 x 32), {threads}; {step}",
         "forward_image": f"s per image through {arch} in eval mode without gradients (float32), timed on "
-        f"{'the least of 5 batches' if cuda else 'one batch'} of {FORWARD_BATCH} after a warm-up pass, {threads}",
+        f"{'the least of 5 batches' if cuda else 'one batch'} of {forward_batch(experiment)} after a warm-up pass, "
+        f"{threads}",
     }
+    if experiment == "msd_powerset":
+        out["feature_image"] = (
+            f"s per image of the MSD feature loop (transform_features): one instance of the nine-op scheme applied "
+            f"on the CPU to 100 images, their features through {arch} "
+            f"({'on the GPU' if cuda else 'TorchScript on the CPU'}, batches of {forward_batch(experiment)}), "
+            f"{100 if cuda else 2} instances after a warm-up one"
+        )
     if experiment == "acr_rs_training":
         out["attack_step"] = (
             f"s per ascent step of the attack on the noise sphere (forward, backward to the input, projection) on "
@@ -422,14 +471,17 @@ def describe_units(experiment: str) -> dict[str, str]:
 def measure_units(experiment: str) -> dict[str, float]:
     """Measure, on this machine, the units of ``experiment``'s cost model with the paper's network and batch size
     (the [paper] settings, whatever the dry run's own loops use): ``train_step`` (s per SGD step; 09:
-    ``batch_size x num_noise`` noisy inputs), ``forward_image`` (s per image), and 04's ``corruption_image`` or
+    ``batch_size x num_noise`` noisy inputs), ``forward_image`` (s per image), 03's ``feature_image``
+    (:func:`feature_image_seconds`), and 04's ``corruption_image`` or
     09's ``certify_1000`` (s per 1000 noise samples through ResNet-110); :func:`describe_units` says what each is."""
     arch, kwargs, batch = _unit_setup(experiment)
     units = {
         # 09's train_rs trains in float32 on every device; the others' loop uses bf16 autocast on CUDA
         "train_step": train_step_seconds(arch, batch, mixed_precision=experiment != "acr_rs_training", **kwargs),
-        "forward_image": forward_image_seconds(arch, FORWARD_BATCH, **kwargs),
+        "forward_image": forward_image_seconds(arch, forward_batch(experiment), **kwargs),
     }
+    if experiment == "msd_powerset":
+        units["feature_image"] = feature_image_seconds(arch, **kwargs)
     if experiment == "acr_rs_training":
         units["attack_step"] = attack_step_seconds(arch, batch)
         units["certify_1000"] = 1000 * forward_image_seconds(arch, certify_batch(), **kwargs)
