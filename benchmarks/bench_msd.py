@@ -7,6 +7,9 @@ Measured on real CIFAR-10 images (the subset), one process, this machine:
 * ``augment_img_s``: images/s of the full nine-op scheme (AugMix compositing, per-image instances). It has no
   bare model to compare with; its floor is an absolute rate, 1000 images/s, under which the default
   profile's augmentation work would exceed about a minute.
+* ``augment_shared_img_s``: images/s of the same scheme with one instance for 100 images at a time (the MSD
+  feature loop's case: :func:`robeval.msd.distance.scheme_transform`), same floor. On a GPU machine this CPU work
+  bounds notebook 03's paper profile (``results/paper/gpu_units``).
 * ``features_img_s``: images/s of ``msd.model_feature_fn`` (uint8 images -> float64 penultimate features,
   untrained weights: speed only). Floor: the bare ``model.features`` forward on pre-made, normalised float32
   tensors in the same batch size -- the ratio is the cost of conversion and batching.
@@ -70,6 +73,14 @@ def main(argv=None):
     rates, floors = {}, {}
     t = _best(lambda: A.apply_scheme(x, full, np.random.default_rng(0)), args.repeats)
     rates["augment_img_s"], floors["augment_img_s"] = len(x) / t, AUGMENT_FLOOR
+
+    def shared_instances(n_inst=10):  # MSD's transform features: one instance on all of the 100 images, 10 times
+        rng = np.random.default_rng(0)
+        for _ in range(n_inst):
+            A.apply_scheme(x[:100], full, rng, same_instance=True)
+
+    t = _best(shared_instances, args.repeats)
+    rates["augment_shared_img_s"], floors["augment_shared_img_s"] = 1000 / t, AUGMENT_FLOOR
 
     torch.manual_seed(0)
     model = models.build(args.arch).eval()

@@ -397,7 +397,7 @@ def summarize(folder: Path) -> dict:
     units (``<experiment>_units.json``) and with the training step of the measured epoch (``run1_gpu_units.json``)
     and, for 09, the attack's ascent step measured in the loop (``attack_epochs.json``), counted by the current
     cost model (:func:`robeval.core.dryrun.loop_estimate`); for 03 also its CPU-bound feature loop's hours with
-    w concurrent processes (``run3_feature_scaling.json``); prints a Markdown table of it."""
+    w concurrent processes (``run4_feature_scaling.json``); prints a Markdown table of it."""
     from robeval.core import dryrun
     from robeval.core.io import atomic_write_json
 
@@ -416,7 +416,7 @@ def summarize(folder: Path) -> dict:
         extra = {"attack_step": attack_step} if exp == "acr_rs_training" else None
         out[exp] = dryrun.loop_estimate(units, epochs, extra)
     # 03's feature loop is CPU-bound (augmentation): its hours with w concurrent processes, as measured
-    scaling = folder / "run3_feature_scaling.json"
+    scaling = folder / "run4_feature_scaling.json"
     if scaling.is_file():
         runs = json.loads(scaling.read_text())["sections"]["feature_scaling"]["result"]
         est = out["msd_powerset"]

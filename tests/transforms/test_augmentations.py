@@ -90,6 +90,24 @@ def test_rotate_90_is_rot90_and_0_is_identity(images):
     np.testing.assert_array_equal(A.apply_op(images, "shear_x", 0.0), images)
 
 
+@pytest.mark.parametrize("op", ["rotate", "shear_x", "shear_y", "translate_x", "translate_y", "autocontrast"])
+def test_one_instance_for_a_batch_equals_the_images_one_by_one(images, op):
+    """The shared-instance shortcuts (one sampling map broadcast over the batch; autocontrast's contiguous
+    reductions) give, bit for bit, what each image gives alone, whole-pixel shifts and flat channels included."""
+    x = images.copy()
+    x[2, ..., 1] = 77  # a flat channel: autocontrast leaves it as it is
+    for magnitude in (0.0, 3.0, 7.3, -12.5):
+        param = {"rotate": magnitude * 4, "shear_x": magnitude / 30, "shear_y": magnitude / 30}.get(op, magnitude)
+        whole = A.apply_op(x, op, param)
+        alone = np.concatenate([A.apply_op(x[i : i + 1], op, param) for i in range(len(x))])
+        np.testing.assert_array_equal(whole, alone)
+    mixed = np.array([0.0, 5.0, -3.0, 2.5, 9.0, -7.0])  # per-image parameters take the general path
+    if op != "autocontrast":
+        whole = A.apply_op(x, op, mixed)
+        alone = np.concatenate([A.apply_op(x[i : i + 1], op, mixed[i]) for i in range(len(x))])
+        np.testing.assert_array_equal(whole, alone)
+
+
 def test_shear_x_moves_rows_proportionally_to_y():
     x = np.zeros((1, 32, 32, 1), dtype=np.uint8)
     x[:, :, 16] = 255  # a vertical line at column 16

@@ -116,9 +116,10 @@ def _check_severity(severity) -> float:
 def _apply_channel_lut(images: np.ndarray, lut: np.ndarray) -> np.ndarray:
     """Apply per-(image, channel) look-up tables ``lut`` (N, C, 256) to ``images`` (N, H, W, C)."""
     n, h, w, c = images.shape
-    flat = images.transpose(0, 3, 1, 2).reshape(n, c, h * w).astype(np.intp)
-    out = np.take_along_axis(lut, flat, axis=2)
-    return out.reshape(n, c, h, w).transpose(0, 2, 3, 1).astype(np.uint8)
+    # one gather from the flattened uint8 tables, in the images' own layout (no transposes)
+    offsets = (np.arange(n, dtype=np.intp)[:, None] * c + np.arange(c, dtype=np.intp)[None, :]) * 256
+    idx = images.astype(np.intp) + offsets[:, None, None, :]
+    return np.asarray(lut).astype(np.uint8).reshape(n * c * 256)[idx]
 
 
 def _channel_histograms(images: np.ndarray) -> np.ndarray:
@@ -131,8 +132,11 @@ def _channel_histograms(images: np.ndarray) -> np.ndarray:
 
 def _autocontrast(images: np.ndarray, params=None) -> np.ndarray:
     # Stretch each channel linearly so its min maps to 0 and its max to 255; PIL truncates to int.
-    lo = images.min(axis=(1, 2)).astype(np.float64)  # (N, C)
-    hi = images.max(axis=(1, 2)).astype(np.float64)
+    n, h, w, c = images.shape
+    # reduce over a contiguous (N, C, H*W) copy: numpy reduces the strided (1, 2) axes ~15x slower
+    planes = np.ascontiguousarray(images.reshape(n, h * w, c).transpose(0, 2, 1))
+    lo = planes.min(axis=2).astype(np.float64)  # (N, C)
+    hi = planes.max(axis=2).astype(np.float64)
     flat = hi <= lo
     scale = np.where(flat, 1.0, 255.0 / np.where(flat, 1.0, hi - lo))
     offset = np.where(flat, 0.0, -lo * scale)
@@ -180,13 +184,55 @@ def _affine_warp(images: np.ndarray, mats: np.ndarray) -> np.ndarray:
     """Warp each image with the 2x3 matrix ``mats[i]`` mapping output pixel-centre coordinates
     (x + 0.5, y + 0.5) to input coordinates (PIL ``Image.transform(AFFINE)`` convention).
 
-    Bilinear interpolation; output pixels whose source lies outside the image are black.
+    Bilinear interpolation; output pixels whose source lies outside the image are black. When every image has
+    the same matrix (one scheme instance for a batch: MSD's transform features), the sampling map is computed
+    once and broadcast; the arithmetic per pixel is the same, so is the result.
     """
     n, h, w, c = images.shape
+    shared = n > 1 and bool(np.all(mats == mats[:1]))
+    u0, v0, u1, v1, fu, fv, inside = _warp_map(mats[:1] if shared else mats, h, w)
+    if shared:
+        # one map for all: gather pixel rows of the (N, H*W, C) batch (bytes, then float: the same values)
+        flat = images.reshape(n, h * w, c)
+        r0, r1 = (v0 * w).ravel(), (v1 * w).ravel()
+        u0, u1 = u0.ravel(), u1.ravel()
+
+        def px(idx):
+            return np.take(flat, idx, axis=1).astype(np.float32)
+
+        top, bottom = px(r0 + u0), px(r1 + u0)
+        # in place, in the order of the expressions of the other branch: top += (right - top) * fu
+        right = px(r0 + u1)
+        right -= top
+        right *= fu
+        top += right
+        right = px(r1 + u1)
+        right -= bottom
+        right *= fu
+        bottom += right
+    else:
+        # gather from the flattened batch: four 1-D takes are much cheaper than 3-D fancy indexing
+        flat = images.reshape(n * h * w, c).astype(np.float32)
+        base = (np.arange(n, dtype=np.int32) * (h * w))[:, None, None]
+        r0 = (base + v0 * w).ravel()
+        r1 = (base + v1 * w).ravel()
+        u0, u1 = u0.ravel(), u1.ravel()
+        top = np.take(flat, r0 + u0, axis=0)
+        top += (np.take(flat, r0 + u1, axis=0) - top) * fu
+        bottom = np.take(flat, r1 + u0, axis=0)
+        bottom += (np.take(flat, r1 + u1, axis=0) - bottom) * fu
+    top += (bottom - top) * fv
+    top *= inside
+    return np.clip(np.rint(top), 0, 255).astype(np.uint8).reshape(n, h, w, c)
+
+
+def _warp_map(mats: np.ndarray, h: int, w: int):
+    """The bilinear sampling map of :func:`_affine_warp` for matrices ``mats`` (M, 2, 3): clipped source corners
+    ``u0, v0, u1, v1`` int32 (M, H, W), weights ``fu, fv`` float32 (M*H*W, 1), ``inside`` bool (M*H*W, 1)."""
     ys, xs = np.meshgrid(np.arange(h) + 0.5, np.arange(w) + 0.5, indexing="ij")
     a, b, tx = mats[:, 0, 0, None, None], mats[:, 0, 1, None, None], mats[:, 0, 2, None, None]
     d, e, ty = mats[:, 1, 0, None, None], mats[:, 1, 1, None, None], mats[:, 1, 2, None, None]
-    u = a * xs + b * ys + (tx - 0.5)  # source column in index coordinates, (N, H, W)
+    u = a * xs + b * ys + (tx - 0.5)  # source column in index coordinates, (M, H, W)
     v = d * xs + e * ys + (ty - 0.5)
     inside = (u >= -0.5) & (u < w - 0.5) & (v >= -0.5) & (v < h - 0.5)
     # snap round-off so that integer shifts copy pixels exactly
@@ -203,19 +249,7 @@ def _affine_warp(images: np.ndarray, mats: np.ndarray) -> np.ndarray:
     v1 = np.clip(v0 + 1, 0, h - 1)
     np.clip(u0, 0, w - 1, out=u0)
     np.clip(v0, 0, h - 1, out=v0)
-    # gather from the flattened batch: four 1-D takes are much cheaper than 3-D fancy indexing
-    flat = images.reshape(n * h * w, c).astype(np.float32)
-    base = (np.arange(n, dtype=np.int32) * (h * w))[:, None, None]
-    r0 = (base + v0 * w).ravel()
-    r1 = (base + v1 * w).ravel()
-    u0, u1 = u0.ravel(), u1.ravel()
-    top = np.take(flat, r0 + u0, axis=0)
-    top += (np.take(flat, r0 + u1, axis=0) - top) * fu
-    bottom = np.take(flat, r1 + u0, axis=0)
-    bottom += (np.take(flat, r1 + u1, axis=0) - bottom) * fu
-    top += (bottom - top) * fv
-    top *= inside.reshape(-1, 1)
-    return np.clip(np.rint(top), 0, 255).astype(np.uint8).reshape(n, h, w, c)
+    return u0, v0, u1, v1, fu, fv, inside.reshape(-1, 1)
 
 
 def _affine_mats(n: int, a=1.0, b=0.0, tx=0.0, d=0.0, e=1.0, ty=0.0) -> np.ndarray:
