@@ -18,7 +18,9 @@ otherwise), what their cost models count, and a few units at the paper's own sca
    features and its batch-norm adaptation run there, agreement with the CPU, seconds per image at the GPU batch;
 5. ``feature_scaling``: 03's MSD feature loop (CPU augmentation, GPU features) in 1, 4, 8 and 16 concurrent
    processes (:func:`feature_loop_scaling`): how far the grid's worker processes carry its CPU part;
-6. ``dry_runs``: the dry runs of notebooks 02, 03, 04 and 09 (``ROBEVAL_DRY_RUN=1``, paper profile) executed on
+6. ``train_scaling``: 03's WRN-40-2 training in 1, 4 and 16 concurrent processes on the one GPU
+   (:func:`train_scaling`), the other half of what the grid's worker processes share;
+7. ``dry_runs``: the dry runs of notebooks 02, 03, 04 and 09 (``ROBEVAL_DRY_RUN=1``, paper profile) executed on
    this machine, their code cells in order, each in its own process with a time limit — CUDA code paths that no
    CPU test reaches.
 
@@ -331,6 +333,57 @@ def feature_loop_scaling(workers=(1, 4, 8, 16), n_instances: int = 100) -> dict:
     return out
 
 
+def _train_worker(barrier, queue, n_images: int, warmup_images: int) -> None:
+    """One process of :func:`train_scaling`: a fresh WRN-40-2 trained with 03's paper settings (batch 128, lr,
+    Nesterov) for one untimed epoch on ``warmup_images`` stand-in images, then (after every process is ready) one
+    timed epoch on ``n_images``; puts (start, stop, steps) on ``queue``."""
+    import torch
+
+    from robeval.core import dryrun, models, training
+
+    p = dryrun.paper_settings("msd_powerset")
+    x, y = dryrun.standin_arrays()[:2]
+    torch.manual_seed(0)
+    m = models.from_config(p)
+    bs = int(p["batch_size"])
+
+    def epoch(n):
+        training.train(
+            m, x[:n], y[:n], epochs=1, batch_size=bs, lr=float(p["lr"]), nesterov=True, progress=False, threads=1
+        )
+
+    epoch(warmup_images)
+    _sync()
+    barrier.wait()
+    t0 = time.time()
+    epoch(n_images)
+    _sync()
+    queue.put((t0, time.time(), -(-n_images // bs)))
+
+
+def train_scaling(workers=(1, 4, 16), n_images: int = 10000, warmup_images: int = 1000) -> dict:
+    """03's WRN-40-2 training in ``w`` concurrent processes on the one GPU (as the grid's ``n_jobs`` workers would
+    retrain schemes): seconds per SGD step of the whole machine, ``w`` processes together, for each ``w``."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    out = {}
+    for w in workers:
+        barrier, queue = ctx.Barrier(int(w)), ctx.Queue()
+        args = (barrier, queue, n_images, warmup_images)
+        procs = [ctx.Process(target=_train_worker, args=args) for _ in range(int(w))]
+        for p in procs:
+            p.start()
+        res = [queue.get(timeout=900) for _ in procs]
+        for p in procs:
+            p.join()
+        wall = max(r[1] for r in res) - min(r[0] for r in res)
+        steps = sum(r[2] for r in res)
+        out[str(w)] = {"workers": int(w), "steps": steps, "wall_s": wall, "s_per_step": wall / steps}
+        print(f"training, {w} process(es): {wall / steps * 1e3:.2f} ms per step", flush=True)
+    return out
+
+
 def _exec_notebook(stem: str) -> int:
     """Run notebook ``stem``'s code cells in order in this process (profile "paper"), as papermill would."""
     import matplotlib
@@ -396,8 +449,9 @@ def summarize(folder: Path) -> dict:
     """``<folder>/estimate.json`` from the measured files there: per experiment the paper profile's cost from its
     units (``<experiment>_units.json``) and with the training step of the measured epoch (``run1_gpu_units.json``)
     and, for 09, the attack's ascent step measured in the loop (``attack_epochs.json``), counted by the current
-    cost model (:func:`robeval.core.dryrun.loop_estimate`); for 03 also its CPU-bound feature loop's hours with
-    w concurrent processes (``run4_feature_scaling.json``); prints a Markdown table of it."""
+    cost model (:func:`robeval.core.dryrun.loop_estimate`); for 03 also the hours of its CPU-bound feature loop
+    and of its training with w concurrent processes (``run4_feature_scaling.json``, ``run5_train_scaling.json``),
+    and their total; prints a Markdown table of it."""
     from robeval.core import dryrun
     from robeval.core.io import atomic_write_json
 
@@ -415,25 +469,31 @@ def summarize(folder: Path) -> dict:
         units = json.loads((folder / f"{exp}_units.json").read_text())
         extra = {"attack_step": attack_step} if exp == "acr_rs_training" else None
         out[exp] = dryrun.loop_estimate(units, epochs, extra)
-    # 03's feature loop is CPU-bound (augmentation): its hours with w concurrent processes, as measured
-    scaling = folder / "run4_feature_scaling.json"
-    if scaling.is_file():
-        runs = json.loads(scaling.read_text())["sections"]["feature_scaling"]["result"]
-        est = out["msd_powerset"]
-        n = est["counts"]["feature_image"]
-        est["feature_image_h_by_processes"] = {w: n * r["s_per_image"] / 3600.0 for w, r in runs.items()}
-        est["total_h_by_processes"] = {
-            w: est["total_h"] - est["parts_h"]["feature_image"] + h
-            for w, h in est["feature_image_h_by_processes"].items()
-        }
+    # 03 with w concurrent processes sharing the GPU (its grids' n_jobs workers), as measured: the feature loop
+    # (CPU-bound augmentation) and the training; the total where both were measured at that w
+    est = out["msd_powerset"]
+    measured = {
+        "feature_image": ("run4_feature_scaling.json", "feature_scaling", "s_per_image"),
+        "train_step": ("run5_train_scaling.json", "train_scaling", "s_per_step"),
+    }
+    by = {}
+    for unit, (name, section, key) in measured.items():
+        if (folder / name).is_file():
+            runs = json.loads((folder / name).read_text())["sections"][section]["result"]
+            by[unit] = {w: est["counts"][unit] * r[key] / 3600.0 for w, r in runs.items()}
+            est[f"{unit}_h_by_processes"] = by[unit]
+    if len(by) == len(measured):
+        rest = est["total_h"] - sum(est["parts_h"][u] for u in measured)
+        common = [w for w in by["feature_image"] if w in by["train_step"]]
+        est["total_h_by_processes"] = {w: rest + sum(by[u][w] for u in measured) for w in common}
     atomic_write_json(folder / "estimate.json", out)
     print("| experiment | GPU | train step: unit / loop (s) | from units (h) | with the loop's steps (h) | parts (h) |")
     print("|---|---|---|---|---|---|")
     for exp, e in out.items():
         parts = ", ".join(f"{u} {h:.0f}" for u, h in e["parts_h"].items())
-        if "feature_image_h_by_processes" in e:
-            parts += "; feature_image with w processes: " + ", ".join(
-                f"{w}: {h:.0f}" for w, h in e["feature_image_h_by_processes"].items()
+        if "total_h_by_processes" in e:
+            parts += "; total with w processes: " + ", ".join(
+                f"{w}: {h:.0f}" for w, h in e["total_h_by_processes"].items()
             )
         print(
             f"| {exp} | {e['device']} | {e['train_step_unit_s']:.4f} / {e['train_step_loop_s']:.4f} "
@@ -446,8 +506,9 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "gpu_units")
     ap.add_argument("--budget-s", type=float, default=480.0, help="wall seconds for everything")
-    ap.add_argument("--sections", default="units,certify,epochs,msd_inference,feature_scaling,dry_runs")
+    ap.add_argument("--sections", default="units,certify,epochs,msd_inference,feature_scaling,train_scaling,dry_runs")
     ap.add_argument("--feature-workers", default="1,4,8,16", help="process counts of the feature_scaling section")
+    ap.add_argument("--train-workers", default="1,4,16", help="process counts of the train_scaling section")
     ap.add_argument("--experiments", default="acr_rs_training,msd_powerset,msd_cifar10_c_bar,mscr_cifar10")
     ap.add_argument("--certify-n", type=int, default=100_000)
     ap.add_argument("--certify-n0", type=int, default=100)
@@ -473,7 +534,7 @@ def main(argv=None) -> dict:
     sections = [s for s in args.sections.split(",") if s]
     # shares of the budget at which a section is no longer started
     latest = {"units": 0.35, "certify": 0.45, "epochs": 0.6, "msd_inference": 0.7, "feature_scaling": 0.75}
-    latest["dry_runs"] = 0.95
+    latest.update(train_scaling=0.8, dry_runs=0.95)
 
     def save():
         (out / "gpu_units.json").write_text(json.dumps(summary, indent=2, default=str))
@@ -503,6 +564,7 @@ def main(argv=None) -> dict:
     section("msd_inference", msd_inference)
     workers = [int(w) for w in args.feature_workers.split(",") if w]
     section("feature_scaling", lambda: feature_loop_scaling(workers))
+    section("train_scaling", lambda: train_scaling([int(w) for w in args.train_workers.split(",") if w]))
     if "dry_runs" in sections:
         scratch = Path(tempfile.mkdtemp(prefix="robeval-gpu-"))  # not under --out: only results come back
         cache = scratch / "cache"

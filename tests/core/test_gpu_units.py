@@ -57,9 +57,13 @@ def test_the_committed_gpu_estimate_follows_from_the_committed_measurements(tmp_
         assert got[exp]["total_h"] == pytest.approx(est["total_h"], rel=1e-12)
         assert est["device"] == "NVIDIA H200" and est["train_step_loop_s"] > est["train_step_unit_s"]
     # 03's feature loop: per-process cost on the CPU side, so more processes give fewer machine-hours
-    by = want["msd_powerset"]["feature_image_h_by_processes"]
+    p03 = want["msd_powerset"]
+    by = p03["feature_image_h_by_processes"]
     assert by == pytest.approx(got["msd_powerset"]["feature_image_h_by_processes"], rel=1e-12)
-    assert by["16"] < by["4"] < by["1"] and by["1"] > want["msd_powerset"]["parts_h"]["train_step"]
+    assert by["16"] < by["4"] < by["1"] and by["1"] > p03["parts_h"]["train_step"]
+    total = p03["total_h_by_processes"]
+    assert total == pytest.approx(got["msd_powerset"]["total_h_by_processes"], rel=1e-12)
+    assert set(total) == set(p03["train_step_h_by_processes"]) & set(by) and total["16"] < total["1"] / 3
 
 
 def test_msd_inference_section_on_the_cpu():
@@ -80,3 +84,11 @@ def test_feature_loop_scaling_on_the_cpu():
     out = gpu_units.feature_loop_scaling(workers=(1, 2), n_instances=1)
     assert list(out) == ["1", "2"] and out["2"]["images"] == 200 and out["2"]["workers"] == 2
     assert all(r["s_per_image"] > 0 and r["wall_s"] > 0 for r in out.values())
+
+
+def test_train_scaling_on_the_cpu():
+    """The concurrent-process measurement of 03's training runs and reports per-machine seconds per step."""
+    gpu_units, _ = _load()
+    out = gpu_units.train_scaling(workers=(1, 2), n_images=4, warmup_images=2)
+    assert list(out) == ["1", "2"] and out["2"]["steps"] == 2 and out["1"]["steps"] == 1
+    assert all(r["s_per_step"] > 0 for r in out.values())
