@@ -384,8 +384,26 @@ def train_scaling(workers=(1, 4, 16), n_images: int = 10000, warmup_images: int 
     return out
 
 
+PARAMS_ENV = "ROBEVAL_GPU_UNITS_PARAMS"  # JSON object of notebook parameters for the dry runs (--params)
+
+
+def notebook_params(text: str) -> dict:
+    """``"n_jobs=4,seed=3"`` -> ``{"n_jobs": 4, "seed": 3}`` (values read as JSON, else kept as strings)."""
+    out = {}
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise ValueError(f"--params takes NAME=VALUE pairs separated by commas, got {item!r}.")
+        try:
+            out[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name.strip()] = value
+    return out
+
+
 def _exec_notebook(stem: str) -> int:
-    """Run notebook ``stem``'s code cells in order in this process (profile "paper"), as papermill would."""
+    """Run notebook ``stem``'s code cells in order in this process (profile "paper", plus the parameters in
+    ``$ROBEVAL_GPU_UNITS_PARAMS``), as papermill would."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -402,13 +420,15 @@ def _exec_notebook(stem: str) -> int:
         exec(compile(src, f"{stem}[{i}]", "exec"), ns)
         if "parameters" in cell.get("metadata", {}).get("tags", []):
             ns["profile"] = "paper"
+            ns.update(json.loads(os.environ.get(PARAMS_ENV) or "{}"))
         print(f"--- {stem} cell {i}: {time.perf_counter() - t0:.1f} s", flush=True)
     return 0
 
 
-def dry_runs(stems, cache: Path, sha: str, deadline: float, logs: Path) -> dict:
+def dry_runs(stems, cache: Path, sha: str, deadline: float, logs: Path, params: dict | None = None) -> dict:
     env = {
         **os.environ,
+        PARAMS_ENV: json.dumps(params or {}),
         "ROBEVAL_DRY_RUN": "1",
         "ROBEVAL_CACHE_DIR": str(cache),
         "ROBEVAL_TEST_CIFAR10_SHA256": sha,
@@ -518,6 +538,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--warmup-images", type=int, default=0, help="an untimed epoch on this many images first")
     ap.add_argument("--epochs-of", default="09,03,02", help="which networks get an epoch: 02, 03 (= 04), 09, 09attack")
     ap.add_argument("--notebooks", default=",".join(DRY))
+    ap.add_argument("--params", default="", help="notebook parameters of the dry runs, e.g. n_jobs=4")
     ap.add_argument("--exec-notebook", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--summarize", type=Path, default=None, help="write estimate.json from the measured files there")
     args = ap.parse_args(argv)
@@ -572,7 +593,9 @@ def main(argv=None) -> dict:
         sha = dryrun.install_standin(cache)
         print(f"stand-in written in {time.perf_counter() - t0:.1f} s", flush=True)
         stems = [s for s in args.notebooks.split(",") if s]
-        section("dry_runs", lambda: dry_runs(stems, cache, sha, start + latest["dry_runs"] * args.budget_s, scratch))
+        deadline = start + latest["dry_runs"] * args.budget_s
+        params = notebook_params(args.params)
+        section("dry_runs", lambda: dry_runs(stems, cache, sha, deadline, scratch, params))
         build = ROOT / "build" / "dry_run"
         with tarfile.open(out / "dry_run.tar.gz", "w:gz") as tf:
             if build.is_dir():

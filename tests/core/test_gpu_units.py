@@ -92,3 +92,11 @@ def test_train_scaling_on_the_cpu():
     out = gpu_units.train_scaling(workers=(1, 2), n_images=4, warmup_images=2)
     assert list(out) == ["1", "2"] and out["2"]["steps"] == 2 and out["1"]["steps"] == 1
     assert all(r["s_per_step"] > 0 for r in out.values())
+
+
+def test_notebook_params_of_the_dry_runs():
+    gpu_units, _ = _load()
+    assert gpu_units.notebook_params("n_jobs=4, seed=3,name=abc") == {"n_jobs": 4, "seed": 3, "name": "abc"}
+    assert gpu_units.notebook_params("") == {}
+    with pytest.raises(ValueError, match="NAME=VALUE"):
+        gpu_units.notebook_params("n_jobs")
