@@ -20,7 +20,9 @@ otherwise), what their cost models count, and a few units at the paper's own sca
    processes (:func:`feature_loop_scaling`): how far the grid's worker processes carry its CPU part;
 6. ``train_scaling``: 03's WRN-40-2 training in 1, 4 and 16 concurrent processes on the one GPU
    (:func:`train_scaling`), the other half of what the grid's worker processes share;
-7. ``dry_runs``: the dry runs of notebooks 02, 03, 04 and 09 (``ROBEVAL_DRY_RUN=1``, paper profile) executed on
+7. ``aug_train_scaling``: the same with the augmentations 03 and 04 train with, applied on the CPU per batch
+   (03's powerset scheme and Fig. 2b toy corruptions, 04's AugMix with its JSD step and AutoAugment);
+8. ``dry_runs``: the dry runs of notebooks 02, 03, 04 and 09 (``ROBEVAL_DRY_RUN=1``, paper profile) executed on
    this machine, their code cells in order, each in its own process with a time limit — CUDA code paths that no
    CPU test reaches.
 
@@ -333,7 +335,24 @@ def feature_loop_scaling(workers=(1, 4, 8, 16), n_instances: int = 100) -> dict:
     return out
 
 
-def _train_worker(barrier, queue, n_images: int, warmup_images: int) -> None:
+def _augment_kwargs(augment: str) -> dict:
+    """``training.train`` arguments of an augmentation as 03/04 train with it: ``"none"``, 04's methods
+    (``"augmix"`` with its JSD step, ``"autoaugment"``, ``"patch_gaussian"``; :func:`robeval.msd.nets.augmentation_kwargs`),
+    ``"scheme"`` (the nine-op powerset scheme of 03's retrainings) or ``"toy"`` (03's Fig. 2b fine-tuning: impulse
+    noise or motion blur per image, half and half)."""
+    from robeval.msd import nets
+    from robeval.msd.distance import mixture_transform
+    from robeval.transforms import augmentations as aug
+
+    if augment == "toy":
+        fn = mixture_transform(("impulse_noise", "motion_blur"), (0.5, 0.5))
+        return {"batch_transform": aug.as_batch_transform(fn)}
+    if augment == "scheme":
+        return nets.augmentation_kwargs("+".join(aug.BASE_OPS), 0)
+    return nets.augmentation_kwargs(augment, 0)
+
+
+def _train_worker(barrier, queue, n_images: int, warmup_images: int, augment: str = "none") -> None:
     """One process of :func:`train_scaling`: a fresh WRN-40-2 trained with 03's paper settings (batch 128, lr,
     Nesterov) for one untimed epoch on ``warmup_images`` stand-in images, then (after every process is ready) one
     timed epoch on ``n_images``; puts (start, stop, steps) on ``queue``."""
@@ -347,9 +366,11 @@ def _train_worker(barrier, queue, n_images: int, warmup_images: int) -> None:
     m = models.from_config(p)
     bs = int(p["batch_size"])
 
+    kw = _augment_kwargs(augment)
+
     def epoch(n):
         training.train(
-            m, x[:n], y[:n], epochs=1, batch_size=bs, lr=float(p["lr"]), nesterov=True, progress=False, threads=1
+            m, x[:n], y[:n], epochs=1, batch_size=bs, lr=float(p["lr"]), nesterov=True, progress=False, threads=1, **kw
         )
 
     epoch(warmup_images)
@@ -361,16 +382,17 @@ def _train_worker(barrier, queue, n_images: int, warmup_images: int) -> None:
     queue.put((t0, time.time(), -(-n_images // bs)))
 
 
-def train_scaling(workers=(1, 4, 16), n_images: int = 10000, warmup_images: int = 1000) -> dict:
+def train_scaling(workers=(1, 4, 16), n_images: int = 10000, warmup_images: int = 1000, augment: str = "none") -> dict:
     """03's WRN-40-2 training in ``w`` concurrent processes on the one GPU (as the grid's ``n_jobs`` workers would
-    retrain schemes): seconds per SGD step of the whole machine, ``w`` processes together, for each ``w``."""
+    retrain schemes), with ``augment`` (:func:`_augment_kwargs`) on the CPU: seconds per SGD step of the whole
+    machine, ``w`` processes together, for each ``w``."""
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
     out = {}
     for w in workers:
         barrier, queue = ctx.Barrier(int(w)), ctx.Queue()
-        args = (barrier, queue, n_images, warmup_images)
+        args = (barrier, queue, n_images, warmup_images, augment)
         procs = [ctx.Process(target=_train_worker, args=args) for _ in range(int(w))]
         for p in procs:
             p.start()
@@ -380,7 +402,7 @@ def train_scaling(workers=(1, 4, 16), n_images: int = 10000, warmup_images: int 
         wall = max(r[1] for r in res) - min(r[0] for r in res)
         steps = sum(r[2] for r in res)
         out[str(w)] = {"workers": int(w), "steps": steps, "wall_s": wall, "s_per_step": wall / steps}
-        print(f"training, {w} process(es): {wall / steps * 1e3:.2f} ms per step", flush=True)
+        print(f"training ({augment}), {w} process(es): {wall / steps * 1e3:.2f} ms per step", flush=True)
     return out
 
 
@@ -469,9 +491,10 @@ def summarize(folder: Path) -> dict:
     """``<folder>/estimate.json`` from the measured files there: per experiment the paper profile's cost from its
     units (``<experiment>_units.json``) and with the training step of the measured epoch (``run1_gpu_units.json``)
     and, for 09, the attack's ascent step measured in the loop (``attack_epochs.json``), counted by the current
-    cost model (:func:`robeval.core.dryrun.loop_estimate`); for 03 also the hours of its CPU-bound feature loop
-    and of its training with w concurrent processes (``run4_feature_scaling.json``, ``run5_train_scaling.json``),
-    and their total; prints a Markdown table of it."""
+    cost model (:func:`robeval.core.dryrun.loop_estimate`); for 03 and 04 also the hours of their training
+    (with the CPU augmentation of its batches) and of 03's CPU-bound feature loop with w concurrent processes
+    (``run4_feature_scaling.json``, ``run5_train_scaling.json``, ``run7_aug_train_scaling.json``), and their
+    totals; prints a Markdown table of it."""
     from robeval.core import dryrun
     from robeval.core.io import atomic_write_json
 
@@ -489,23 +512,43 @@ def summarize(folder: Path) -> dict:
         units = json.loads((folder / f"{exp}_units.json").read_text())
         extra = {"attack_step": attack_step} if exp == "acr_rs_training" else None
         out[exp] = dryrun.loop_estimate(units, epochs, extra)
-    # 03 with w concurrent processes sharing the GPU (its grids' n_jobs workers), as measured: the feature loop
-    # (CPU-bound augmentation) and the training; the total where both were measured at that w
-    est = out["msd_powerset"]
-    measured = {
-        "feature_image": ("run4_feature_scaling.json", "feature_scaling", "s_per_image"),
-        "train_step": ("run5_train_scaling.json", "train_scaling", "s_per_step"),
-    }
-    by = {}
-    for unit, (name, section, key) in measured.items():
-        if (folder / name).is_file():
-            runs = json.loads((folder / name).read_text())["sections"][section]["result"]
-            by[unit] = {w: est["counts"][unit] * r[key] / 3600.0 for w, r in runs.items()}
-            est[f"{unit}_h_by_processes"] = by[unit]
-    if len(by) == len(measured):
-        rest = est["total_h"] - sum(est["parts_h"][u] for u in measured)
-        common = [w for w in by["feature_image"] if w in by["train_step"]]
-        est["total_h_by_processes"] = {w: rest + sum(by[u][w] for u in measured) for w in common}
+    # 03 and 04 with w concurrent processes sharing the GPU (their grids' n_jobs workers), as measured: the
+    # training steps by the augmentation of their batches on the CPU (run5: none, run7: 03's scheme and toy, 04's
+    # methods; 04's patch_gaussian, a cheap tensor operation, at the rate of none: not measured), and 03's feature
+    # loop (run4); the totals for the process counts where every part was measured (one process included: the
+    # units' total above leaves the CPU augmentation of the training batches out)
+    rate = {}
+    if (folder / "run5_train_scaling.json").is_file():
+        rate["none"] = json.loads((folder / "run5_train_scaling.json").read_text())["sections"]["train_scaling"][
+            "result"
+        ]
+    if (folder / "run7_aug_train_scaling.json").is_file():
+        rate.update(
+            json.loads((folder / "run7_aug_train_scaling.json").read_text())["sections"]["aug_train_scaling"]["result"]
+        )
+    feat = None
+    if (folder / "run4_feature_scaling.json").is_file():
+        feat = json.loads((folder / "run4_feature_scaling.json").read_text())["sections"]["feature_scaling"]["result"]
+    for exp in ("msd_powerset", "msd_cifar10_c_bar"):
+        est = out[exp]
+        steps = dryrun.train_steps_by_augmentation(exp, dryrun.paper_settings(exp))
+        of = {a: ("none" if a == "patch_gaussian" else a) for a in steps}
+        if not all(a in rate for a in of.values()):
+            continue
+        ws = set.intersection(*(set(rate[a]) for a in of.values()))
+        if exp == "msd_powerset":
+            if feat is None:
+                continue
+            ws &= set(feat)
+            est["feature_image_h_by_processes"] = {
+                w: est["counts"]["feature_image"] * r["s_per_image"] / 3600.0 for w, r in feat.items()
+            }
+        order = sorted(ws, key=int)
+        train = {w: sum(n * rate[of[a]][w]["s_per_step"] for a, n in steps.items()) / 3600.0 for w in order}
+        est["train_step_h_by_processes"] = train
+        rest = est["total_h"] - est["parts_h"]["train_step"] - est["parts_h"].get("feature_image", 0.0)
+        feats = est.get("feature_image_h_by_processes", {})
+        est["total_h_by_processes"] = {w: rest + train[w] + feats.get(w, 0.0) for w in order}
     atomic_write_json(folder / "estimate.json", out)
     print("| experiment | GPU | train step: unit / loop (s) | from units (h) | with the loop's steps (h) | parts (h) |")
     print("|---|---|---|---|---|---|")
@@ -526,9 +569,16 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "gpu_units")
     ap.add_argument("--budget-s", type=float, default=480.0, help="wall seconds for everything")
-    ap.add_argument("--sections", default="units,certify,epochs,msd_inference,feature_scaling,train_scaling,dry_runs")
+    ap.add_argument(
+        "--sections",
+        default="units,certify,epochs,msd_inference,feature_scaling,train_scaling,aug_train_scaling,dry_runs",
+    )
     ap.add_argument("--feature-workers", default="1,4,8,16", help="process counts of the feature_scaling section")
     ap.add_argument("--train-workers", default="1,4,16", help="process counts of the train_scaling section")
+    ap.add_argument(
+        "--train-augment", default="scheme,augmix,autoaugment,toy", help="aug_train_scaling's augmentations"
+    )
+    ap.add_argument("--train-images", type=int, default=10000, help="images per timed epoch of the scaling sections")
     ap.add_argument("--experiments", default="acr_rs_training,msd_powerset,msd_cifar10_c_bar,mscr_cifar10")
     ap.add_argument("--certify-n", type=int, default=100_000)
     ap.add_argument("--certify-n0", type=int, default=100)
@@ -555,7 +605,7 @@ def main(argv=None) -> dict:
     sections = [s for s in args.sections.split(",") if s]
     # shares of the budget at which a section is no longer started
     latest = {"units": 0.35, "certify": 0.45, "epochs": 0.6, "msd_inference": 0.7, "feature_scaling": 0.75}
-    latest.update(train_scaling=0.8, dry_runs=0.95)
+    latest.update(train_scaling=0.8, aug_train_scaling=0.85, dry_runs=0.95)
 
     def save():
         (out / "gpu_units.json").write_text(json.dumps(summary, indent=2, default=str))
@@ -585,7 +635,16 @@ def main(argv=None) -> dict:
     section("msd_inference", msd_inference)
     workers = [int(w) for w in args.feature_workers.split(",") if w]
     section("feature_scaling", lambda: feature_loop_scaling(workers))
-    section("train_scaling", lambda: train_scaling([int(w) for w in args.train_workers.split(",") if w]))
+    train_workers = [int(w) for w in args.train_workers.split(",") if w]
+    section("train_scaling", lambda: train_scaling(train_workers, args.train_images))
+    section(
+        "aug_train_scaling",
+        lambda: {
+            a: train_scaling(train_workers, args.train_images, min(1000, args.train_images), augment=a)
+            for a in args.train_augment.split(",")
+            if a
+        },
+    )
     if "dry_runs" in sections:
         scratch = Path(tempfile.mkdtemp(prefix="robeval-gpu-"))  # not under --out: only results come back
         cache = scratch / "cache"

@@ -43,6 +43,15 @@ def test_cost_models_of_the_paper_settings_hand_computed():
     assert p03["forward_image"] == 512 * 2 * 15 * 10000
     # every scheme's MSD: 100 images x (100 corruption + 100000 augmentation samples), plus 10000 adaptation images
     assert p03["feature_image"] == 512 * (100 * (100 + 100000) + 10000) == 5_130_240_000
+    # the same training steps by the augmentation of their batches: 3 default networks, 512 scheme retrainings, 30
+    # toy fine-tunings (03); 10 runs of each of 04's four methods
+    by = dryrun.train_steps_by_augmentation("msd_powerset", dryrun.paper_settings("msd_powerset"))
+    assert by == {"none": 3 * 100 * 391, "scheme": 512 * 100 * 391, "toy": 30 * 100 * 391}
+    assert sum(by.values()) == p03["train_step"]
+    by = dryrun.train_steps_by_augmentation("msd_cifar10_c_bar", dryrun.paper_settings("msd_cifar10_c_bar"))
+    assert by == dict.fromkeys(["none", "autoaugment", "augmix", "patch_gaussian"], 10 * 100 * 391)
+    with pytest.raises(ValueError, match="no augmented training steps"):
+        dryrun.train_steps_by_augmentation("mscr_cifar10", {"n_train": 1, "batch_size": 1})
     # 04: 10 runs x 4 methods trained 100 epochs from scratch; 25 corruptions x 10000 + the 45 x 10 x 10000 scan
     assert dryrun.counts_msd_cifar10_c_bar(dryrun.paper_settings("msd_cifar10_c_bar")) == {
         "train_step": 40 * 100 * 391,

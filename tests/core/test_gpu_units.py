@@ -64,6 +64,11 @@ def test_the_committed_gpu_estimate_follows_from_the_committed_measurements(tmp_
     total = p03["total_h_by_processes"]
     assert total == pytest.approx(got["msd_powerset"]["total_h_by_processes"], rel=1e-12)
     assert set(total) == set(p03["train_step_h_by_processes"]) & set(by) and total["16"] < total["1"] / 3
+    # with the CPU augmentation of the training batches, one process costs more than the units say
+    assert (
+        total["1"] > p03["total_h"]
+        and want["msd_cifar10_c_bar"]["total_h_by_processes"]["1"] > want["msd_cifar10_c_bar"]["total_h"]
+    )
 
 
 def test_msd_inference_section_on_the_cpu():
@@ -100,3 +105,11 @@ def test_notebook_params_of_the_dry_runs():
     assert gpu_units.notebook_params("") == {}
     with pytest.raises(ValueError, match="NAME=VALUE"):
         gpu_units.notebook_params("n_jobs")
+
+
+@pytest.mark.parametrize("augment", ["scheme", "augmix", "autoaugment", "toy"])
+def test_train_scaling_with_the_augmentations_on_the_cpu(augment):
+    """Each augmentation 03 and 04 train with builds and trains a step in a spawned worker."""
+    gpu_units, _ = _load()
+    out = gpu_units.train_scaling(workers=(1,), n_images=4, warmup_images=2, augment=augment)
+    assert out["1"]["steps"] == 1 and out["1"]["s_per_step"] > 0

@@ -173,6 +173,24 @@ def counts_acr_rs_training(p: Mapping[str, Any]) -> dict[str, float]:
     return {"train_step": n_models * epochs * per_epoch, "attack_step": attack, "certify_1000": samples / 1000.0}
 
 
+def train_steps_by_augmentation(experiment: str, p: Mapping[str, Any]) -> dict[str, int]:
+    """The ``train_step`` count of 03 or 04 split by the augmentation each step's batch gets on the CPU first:
+    03: ``"none"`` (the ``n_runs`` default networks), ``"scheme"`` (the ``n_schemes`` retrainings of
+    ``retrain_epochs``), ``"toy"`` (Fig. 2b's fine-tunings with impulse noise or motion blur); 04: one entry per
+    method of ``augmentations``. The parts sum to the cost model's ``train_step``."""
+    steps = _steps(p["n_train"], p["batch_size"])
+    if experiment == "msd_powerset":
+        return {
+            "none": int(p["n_runs"]) * int(p["epochs"]) * steps,
+            "scheme": int(p["n_schemes"]) * int(p["retrain_epochs"]) * steps,
+            "toy": len(p["toy_error_fractions"]) * int(p["n_runs"]) * int(p["toy_epochs"]) * steps,
+        }
+    if experiment == "msd_cifar10_c_bar":
+        epochs = int(p["finetune_epochs"]) or int(p["epochs"])
+        return {str(a): int(p["n_runs"]) * epochs * steps for a in p["augmentations"]}
+    raise ValueError(f"no augmented training steps for {experiment!r}; known: msd_powerset, msd_cifar10_c_bar.")
+
+
 COST_MODELS: dict[str, Callable[[Mapping[str, Any]], dict[str, float]]] = {
     "mscr_cifar10": counts_mscr_cifar10,
     "msd_powerset": counts_msd_powerset,
