@@ -311,25 +311,31 @@ def _feature_worker(barrier, queue, n_instances: int) -> None:
     queue.put((t0, time.time(), n_instances * len(images)))
 
 
+def _concurrent(worker, w: int, args: tuple, timeout: float) -> tuple[float, int]:
+    """Run ``worker(barrier, queue, *args)`` in ``w`` spawned processes that start their timed part together;
+    each puts (start, stop, units done) on the queue. Returns (wall seconds from the first start to the last
+    stop, units done by all)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    barrier, queue = ctx.Barrier(w), ctx.Queue()
+    procs = [ctx.Process(target=worker, args=(barrier, queue, *args)) for _ in range(w)]
+    for p in procs:
+        p.start()
+    res = [queue.get(timeout=timeout) for _ in procs]
+    for p in procs:
+        p.join()
+    return max(r[1] for r in res) - min(r[0] for r in res), sum(r[2] for r in res)
+
+
 def feature_loop_scaling(workers=(1, 4, 8, 16), n_instances: int = 100) -> dict:
     """Notebook 03's MSD feature loop in ``w`` concurrent processes sharing the machine's inference device (as
     the grid's ``n_jobs`` workers would): seconds per image of the whole machine, ``w`` processes together, for
     each ``w`` in ``workers``; each process runs :func:`_feature_worker`. The loop's augmentation runs on the CPU,
     so this says how far more processes carry it."""
-    import multiprocessing as mp
-
-    ctx = mp.get_context("spawn")
     out = {}
     for w in workers:
-        barrier, queue = ctx.Barrier(int(w)), ctx.Queue()
-        procs = [ctx.Process(target=_feature_worker, args=(barrier, queue, n_instances)) for _ in range(int(w))]
-        for p in procs:
-            p.start()
-        res = [queue.get(timeout=600) for _ in procs]
-        for p in procs:
-            p.join()
-        wall = max(r[1] for r in res) - min(r[0] for r in res)
-        images = sum(r[2] for r in res)
+        wall, images = _concurrent(_feature_worker, int(w), (n_instances,), timeout=600)
         out[str(w)] = {"workers": int(w), "images": images, "wall_s": wall, "s_per_image": wall / images}
         print(f"feature loop, {w} process(es): {wall / images * 1e6:.1f} us per image", flush=True)
     return out
@@ -386,21 +392,9 @@ def train_scaling(workers=(1, 4, 16), n_images: int = 10000, warmup_images: int 
     """03's WRN-40-2 training in ``w`` concurrent processes on the one GPU (as the grid's ``n_jobs`` workers would
     retrain schemes), with ``augment`` (:func:`_augment_kwargs`) on the CPU: seconds per SGD step of the whole
     machine, ``w`` processes together, for each ``w``."""
-    import multiprocessing as mp
-
-    ctx = mp.get_context("spawn")
     out = {}
     for w in workers:
-        barrier, queue = ctx.Barrier(int(w)), ctx.Queue()
-        args = (barrier, queue, n_images, warmup_images, augment)
-        procs = [ctx.Process(target=_train_worker, args=args) for _ in range(int(w))]
-        for p in procs:
-            p.start()
-        res = [queue.get(timeout=900) for _ in procs]
-        for p in procs:
-            p.join()
-        wall = max(r[1] for r in res) - min(r[0] for r in res)
-        steps = sum(r[2] for r in res)
+        wall, steps = _concurrent(_train_worker, int(w), (n_images, warmup_images, augment), timeout=900)
         out[str(w)] = {"workers": int(w), "steps": steps, "wall_s": wall, "s_per_step": wall / steps}
         print(f"training ({augment}), {w} process(es): {wall / steps * 1e3:.2f} ms per step", flush=True)
     return out
