@@ -40,9 +40,13 @@ def test_cost_models_of_the_paper_settings_hand_computed():
     # 03: (3 runs + 512 schemes) x 100 epochs + 10 toy fractions x 3 runs x 100 epochs, of ceil(50000/128) = 391
     p03 = dryrun.counts_msd_powerset(dryrun.paper_settings("msd_powerset"))
     assert p03["train_step"] == 515 * 100 * 391 + 30 * 100 * 391 == 21_309_500
-    assert p03["forward_image"] == 512 * 2 * 15 * 10000
-    # every scheme's MSD: 100 images x (100 corruption + 100000 augmentation samples), plus 10000 adaptation images
-    assert p03["feature_image"] == 512 * (100 * (100 + 100000) + 10000) == 5_130_240_000
+    # once for all schemes: 15 corruptions x 5 severities x 100 instances and Fig. 2b's 2 x 5 x 1000, on 100 images
+    corr_features = (15 * 5 * 100 + 2 * 5 * 1000) * 100
+    assert corr_features == 1_750_000
+    assert p03["forward_image"] == 512 * 2 * 15 * 10000 + corr_features
+    assert p03["corruption_image"] == 15 * 10000 + corr_features
+    # every scheme's MSD: 100 images x 100000 augmentation samples, plus 10000 adaptation images
+    assert p03["feature_image"] == 512 * (100 * 100000 + 10000) == 5_125_120_000
     # the same training steps by the augmentation of their batches: 3 default networks, 512 scheme retrainings, 30
     # toy fine-tunings (03); 10 runs of each of 04's four methods
     by = dryrun.train_steps_by_augmentation("msd_powerset", dryrun.paper_settings("msd_powerset"))
@@ -160,7 +164,7 @@ def test_measure_units_use_the_paper_batch(monkeypatch):
     expected = {
         # the step as each loop runs it on a GPU: bf16 autocast in core.training.train, float32 in 09's train_rs
         "mscr_cifar10": [("train", "wrn28_10", 32, True), ("fwd", "wrn28_10", 50)],
-        "msd_powerset": [("train", "wrn40_2", 128, True), ("fwd", "wrn40_2", 50), ("feat", "wrn40_2")],
+        "msd_powerset": [("train", "wrn40_2", 128, True), ("fwd", "wrn40_2", 50), ("feat", "wrn40_2"), ("corrupt", 15)],
         "msd_cifar10_c_bar": [("train", "wrn40_2", 128, True), ("fwd", "wrn40_2", 50), ("corrupt", 25)],
         "acr_rs_training": [
             ("train", "resnet110", 64 * 4, False),

@@ -60,6 +60,10 @@ def test_the_committed_gpu_estimate_follows_from_the_committed_measurements(tmp_
     p03 = want["msd_powerset"]
     by = p03["feature_image_h_by_processes"]
     assert by == pytest.approx(got["msd_powerset"]["feature_image_h_by_processes"], rel=1e-12)
+    # its one-time corruption on the CPU, counted at 04's unit (measured on the same H200; 03's record predates it)
+    assert p03["corruption_image_from"] == "msd_cifar10_c_bar_units.json"
+    assert p03["unit_s"]["corruption_image"] == want["msd_cifar10_c_bar"]["unit_s"]["corruption_image"]
+    assert p03["parts_h"]["corruption_image"] == pytest.approx(1_900_000 * p03["unit_s"]["corruption_image"] / 3600)
     assert by["16"] < by["4"] < by["1"] and by["1"] > p03["parts_h"]["train_step"]
     total = p03["total_h_by_processes"]
     assert total == pytest.approx(got["msd_powerset"]["total_h_by_processes"], rel=1e-12)

@@ -95,18 +95,24 @@ def counts_msd_powerset(p: Mapping[str, Any]) -> dict[str, float]:
     """03: ``n_runs`` default networks plus one retraining per scheme (all ``n_schemes``) plus the Fig. 2b toy
     trainings (``len(toy_error_fractions) x n_runs`` of ``toy_epochs``), all WRN-40-2 at ``batch_size``; every
     scheme tested on ``n_test`` x 15 corruptions twice (batch-norm adaptation and retraining:
-    ``forward_image``); per scheme, its MSD from ``n_feature_images x (n_corruption_samples + n_aug_samples)``
-    feature images and the batch-norm adaptation's ``n_adapt`` images, each augmented on the CPU and passed
-    through the network once (``feature_image``, the loop of :func:`robeval.msd.distance.transform_features`)."""
+    ``forward_image``); per scheme, its MSD from ``n_feature_images x n_aug_samples`` feature images and the
+    batch-norm adaptation's ``n_adapt`` images, each augmented on the CPU and passed through the network once
+    (``feature_image``, the loop of :func:`robeval.msd.distance.transform_features`). Once for all schemes
+    (:func:`robeval.msd.powerset.prepare_powerset`), corrupted on the CPU (``corruption_image``): the test set
+    (``n_test`` per corruption), the corruption features (``n_corruption_samples`` instances of every corruption
+    and severity on the ``n_feature_images``) and Fig. 2b's pool (``toy_pool_samples`` of 2 corruptions x 5
+    severities on them); the features of the last two also pass through the network (``forward_image``)."""
     steps = _steps(p["n_train"], p["batch_size"])
     trainings = int(p["n_runs"]) + int(p["n_schemes"])
     toy = len(p["toy_error_fractions"]) * int(p["n_runs"])
     n_corr = len(p["corruptions"])
-    features = int(p["n_feature_images"]) * (int(p["n_corruption_samples"]) + int(p["n_aug_samples"]))
+    n_img = int(p["n_feature_images"])
+    corr_features = (n_corr * int(p["n_corruption_samples"]) + 2 * int(p["toy_pool_samples"])) * 5 * n_img
     return {
         "train_step": trainings * int(p["epochs"]) * steps + toy * int(p["toy_epochs"]) * steps,
-        "forward_image": int(p["n_schemes"]) * 2 * n_corr * int(p["n_test"]),
-        "feature_image": int(p["n_schemes"]) * (features + int(p["n_adapt"])),
+        "forward_image": int(p["n_schemes"]) * 2 * n_corr * int(p["n_test"]) + corr_features,
+        "feature_image": int(p["n_schemes"]) * (n_img * int(p["n_aug_samples"]) + int(p["n_adapt"])),
+        "corruption_image": n_corr * int(p["n_test"]) + corr_features,
     }
 
 
@@ -478,6 +484,11 @@ def describe_units(experiment: str) -> dict[str, str]:
             f"s per 1000 noise samples through {arch} (CERTIFY's unit), from timed batches of {certify_batch()}, "
             f"{threads}"
         )
+    if experiment == "msd_powerset":
+        out["corruption_image"] = (
+            f"s to corrupt one 32 x 32 image, mean over the {len(p['corruptions'])} corruptions of the settings at "
+            "severity 3 on 4 images each"
+        )
     if experiment == "msd_cifar10_c_bar":
         out["corruption_image"] = (
             "s to corrupt one 32 x 32 image, mean over the 15 CIFAR-10-C and 10 CIFAR-10-C-bar corruptions at "
@@ -490,7 +501,7 @@ def measure_units(experiment: str) -> dict[str, float]:
     """Measure, on this machine, the units of ``experiment``'s cost model with the paper's network and batch size
     (the [paper] settings, whatever the dry run's own loops use): ``train_step`` (s per SGD step; 09:
     ``batch_size x num_noise`` noisy inputs), ``forward_image`` (s per image), 03's ``feature_image``
-    (:func:`feature_image_seconds`), and 04's ``corruption_image`` or
+    (:func:`feature_image_seconds`), 03's and 04's ``corruption_image``, and
     09's ``certify_1000`` (s per 1000 noise samples through ResNet-110); :func:`describe_units` says what each is."""
     arch, kwargs, batch = _unit_setup(experiment)
     units = {
@@ -500,6 +511,7 @@ def measure_units(experiment: str) -> dict[str, float]:
     }
     if experiment == "msd_powerset":
         units["feature_image"] = feature_image_seconds(arch, **kwargs)
+        units["corruption_image"] = corruption_image_seconds(list(paper_settings(experiment)["corruptions"]))
     if experiment == "acr_rs_training":
         units["attack_step"] = attack_step_seconds(arch, batch)
         units["certify_1000"] = 1000 * forward_image_seconds(arch, certify_batch(), **kwargs)
