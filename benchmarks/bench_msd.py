@@ -10,6 +10,8 @@ Measured on real CIFAR-10 images (the subset), one process, this machine:
 * ``augment_shared_img_s``: images/s of the same scheme with one instance for 100 images at a time (the MSD
   feature loop's case: :func:`robeval.msd.distance.scheme_transform`), same floor. On a GPU machine this CPU work
   bounds notebook 03's paper profile (``results/paper/gpu_units``).
+* ``patch_gaussian_img_s``: images/s of 04's patch Gaussian on float batches of 128 with one torch thread (the
+  CPU work it adds to each training step of notebook 04), same floor.
 * ``features_img_s``: images/s of ``msd.model_feature_fn`` (uint8 images -> float64 penultimate features,
   untrained weights: speed only). Floor: the bare ``model.features`` forward on pre-made, normalised float32
   tensors in the same batch size -- the ratio is the cost of conversion and batching.
@@ -82,6 +84,15 @@ def main(argv=None):
 
     t = _best(shared_instances, args.repeats)
     rates["augment_shared_img_s"], floors["augment_shared_img_s"] = 1000 / t, AUGMENT_FLOOR
+
+    # 04's patch Gaussian on training batches of 128 (float tensors, noise drawn on the CPU), one torch thread as
+    # each training process of the paper profile runs it
+    from robeval.core.training import fixed_threads
+
+    gen, xb = torch.Generator().manual_seed(0), torch.rand(128, 3, 32, 32)
+    with fixed_threads(1):
+        t = _best(lambda: [A.patch_gaussian(xb, gen) for _ in range(10)], args.repeats)
+    rates["patch_gaussian_img_s"], floors["patch_gaussian_img_s"] = 1280 / t, AUGMENT_FLOOR
 
     torch.manual_seed(0)
     model = models.build(args.arch).eval()
