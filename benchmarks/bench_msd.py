@@ -71,7 +71,6 @@ def main(argv=None):
     x_train = load_cifar10_subset()[0]
     x = to_nhwc(x_train[:1000])
     full = frozenset(A.BASE_OPS)
-    rates = {}
 
     rates, floors = {}, {}
     t = _best(lambda: A.apply_scheme(x, full, np.random.default_rng(0)), args.repeats)
