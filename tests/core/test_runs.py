@@ -463,6 +463,9 @@ def test_store_status_counts_cells_claims_and_measured_time(tmp_path):
     host = socket.gethostname()
     runs._lock_path(grid.path({"x": 4, "seed": 0})).write_text(json.dumps({"host": host, "pid": os.getpid()}))
     runs._lock_path(grid.path({"x": 5, "seed": 0})).write_text(json.dumps({"host": host, "pid": 2**22 + 12345}))
+    # a killed batch leaves its claims on cells it finished too: not abandoned work, whether stale or live
+    runs._lock_path(grid.path({"x": 1, "seed": 0})).write_text(json.dumps({"host": host, "pid": 2**22 + 12345}))
+    runs._lock_path(grid.path({"x": 2, "seed": 0})).write_text(json.dumps({"host": host, "pid": os.getpid()}))
     (r,) = runs.store_status(tmp_path / "g")
     seconds = sum(json.loads(grid.path({"x": x, "seed": 0}).read_text())["seconds"] for x in (1, 2, 3))
     assert r["sub"] == grid.root.name and r["fn"].endswith("test_runs.square") and r["current"] is True

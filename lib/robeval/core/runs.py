@@ -627,7 +627,8 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
     sub-store's identity is the one this checkout's code and config give, so a rerun continues it; False
     when the code changed since — ``robeval adopt`` checks and keeps its cells; None when the function cannot
     be imported here), ``cells`` (finished), ``running`` (claims of live processes on unfinished cells),
-    ``abandoned`` (claims of dead processes: a rerun takes them over or removes them), ``compute_s`` (the sum
+    ``abandoned`` (claims of dead processes on unfinished cells: a rerun takes them over; claims a killed batch
+    left on finished cells are not counted, a rerun removes them), ``compute_s`` (the sum
     of the cells' own timings, in seconds: the grid's measured cost, on however many cores it ran),
     ``adopted`` (cells brought in by :func:`adopt`), ``first`` and ``last`` (when the earliest and latest
     finished cell was written, ISO 8601 UTC). Sub-stores are listed by name; an empty list when ``store``
@@ -650,9 +651,11 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
             stamps.append(p.stat().st_mtime)
         running = abandoned = 0
         for lock in sub.glob("*.lock"):
+            if lock.with_suffix(".json").is_file():
+                continue  # a claim left on a finished cell (a killed batch): nothing to compute, a rerun removes it
             if _stale(lock, lock_timeout):
                 abandoned += 1
-            elif not lock.with_suffix(".json").is_file():
+            else:
                 running += 1
         log = read_json(sub / "adopted.json") if (sub / "adopted.json").is_file() else []
 
