@@ -8,7 +8,8 @@ from robeval.core import paths
 from robeval.core.ledger import load_ledgers
 from robeval.core.report import README_END, README_START, readme_block
 
-FINDING = re.compile(r"\(ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)\)")
+# "(ledger: `nb/id` — verdict)" refers to the default profile's ledger, "(paper ledger: ...)" to the paper profile's
+FINDING = re.compile(r"\((paper )?ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)\)")
 
 
 def _readme() -> str:
@@ -31,17 +32,23 @@ def test_every_finding_points_to_a_ledger_row_with_that_verdict():
         elif line.startswith("  ") and bullets:
             bullets[-1] += " " + line.strip()
     assert bullets, "the README lists its findings beyond the papers"
-    rows = {(d["notebook"], c["id"]): c for d in load_ledgers("default") for c in d["claims"]}
+    rows = {
+        (profile, d["notebook"], c["id"]): c
+        for profile in ("default", "paper")
+        for d in load_ledgers(profile)
+        for c in d["claims"]
+    }
     verdicts = {k: c["verdict"] for k, c in rows.items()}
     for b in bullets:
         refs = FINDING.findall(b)
         assert refs, f"finding without a ledger reference: {b[:80]}"
-        for notebook, cid, verdict in refs:
-            assert verdicts.get((notebook, cid)) == verdict, (
-                f"{notebook}/{cid}: ledger says {verdicts.get((notebook, cid))!r}, README {verdict!r}"
+        for paper, notebook, cid, verdict in refs:
+            key = ("paper" if paper else "default", notebook, cid)
+            assert verdicts.get(key) == verdict, (
+                f"{key[0]} {notebook}/{cid}: ledger says {verdicts.get(key)!r}, README {verdict!r}"
             )
             # a finding rests on replications (that could decide) or on errata beyond the paper's own noise
-            row = rows[(notebook, cid)]
+            row = rows[key]
             replication = row.get("evidence") in ("replication", "scaled replication") and verdict != "not comparable"
             assert replication or verdict == "erratum", f"{notebook}/{cid}: a finding cannot rest on a {verdict} row"
 
@@ -61,3 +68,20 @@ def test_every_committed_figure_has_a_manifest_entry(ext):
         resolve_reference(e["data_from"])
         if not e["plotted_by"].endswith("(notebook cell)"):
             resolve_reference(e["plotted_by"])
+
+
+def test_readme_paper_scale_table2a_numbers_match_the_paper_results():
+    # the noise-mode finding quotes counts and gaps of the committed paper-profile comparison: recompute them
+    import pandas as pd
+
+    cmp = pd.read_csv(paths.ROOT / "results" / "paper" / "mscr_2d" / "table2a_vs_reference_B_Linf.csv")
+    text = " ".join(_readme().split())
+    by = {m: g for m, g in cmp.groupby("mode")}
+    shared, iid = by["shared_offsets"], by["iid"]
+    assert len(shared) == len(iid) == 81
+    assert f"all {int(shared.inside.sum())} of 81 cells" in text and int(shared.inside.sum()) == 81
+    assert f"(largest gap {shared['diff'].abs().max():.2f} pp)" in text
+    assert f"the i.i.d. runs only {int(iid.inside.sum())} of 81 (largest gap {iid['diff'].abs().max():.2f} pp)" in text
+    at = iid.set_index(["eps_test", "eps_train"])["diff"]
+    assert f"+{at[(0.0, 0.03)]:.2f} pp over the published cell at eps_train = 0.03" in text
+    assert f"−{-at[(0.03, 0.03)]:.2f} pp at eps_test = eps_train = 0.03" in text

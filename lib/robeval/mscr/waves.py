@@ -1,4 +1,4 @@
-"""Notebook 01's grids computed ahead of the notebook, in waves of runs (for the paper profile's ~16 core-hours).
+"""Notebook 01's grids computed ahead of the notebook, in waves of runs (for the paper profile's ~18 core-hours).
 
 The paper profile of notebook 01 runs four grids: the random forest in both noise modes, the 1-NN, and Fig. 4's
 k-effect grid. Computed by the notebook, each grid finishes before the next starts, so a job stopped after a few
