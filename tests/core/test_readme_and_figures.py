@@ -85,3 +85,29 @@ def test_readme_paper_scale_table2a_numbers_match_the_paper_results():
     at = iid.set_index(["eps_test", "eps_train"])["diff"]
     assert f"+{at[(0.0, 0.03)]:.2f} pp over the published cell at eps_train = 0.03" in text
     assert f"−{-at[(0.03, 0.03)]:.2f} pp at eps_test = eps_train = 0.03" in text
+
+
+def test_readme_paper_profile_row_of_notebook_01_counts_its_ledgers():
+    counts = {}
+    for profile in ("default", "paper"):
+        (led,) = [d for d in load_ledgers(profile) if d["notebook"] == "01_mscr_2d"]
+        rows = [c for c in led["claims"] if c["evidence"] in ("replication", "scaled replication")]
+        counts[profile] = rows
+    paper, default = counts["paper"], counts["default"]
+
+    def n(rows, verdict):
+        return sum(c["verdict"] == verdict for c in rows)
+
+    scaled = [c for c in default if c["evidence"] == "scaled replication"]
+    text = " ".join(_readme().split())
+    assert (
+        f"Of its {len(paper)} replication rows {n(paper, 'reproduced')} are reproduced, "
+        f"{n(paper, 'contradicted')} contradicted" in text
+    )
+    assert (
+        f"and {n(paper, 'inconclusive')} inconclusive (the default profile: {n(scaled, 'inconclusive')} of {len(scaled)})"
+        in text
+    )
+    assert f"1200 runs decide it, but {n(paper, 'inconclusive')} rows stay open" in text
+    shared = [c for c in paper if c["id"].startswith("T2a_best_shared_")]
+    assert len(shared) == 9 and n(shared, "reproduced") == 8 and "decide eight of the nine bold cells" in text
