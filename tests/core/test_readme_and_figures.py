@@ -16,6 +16,11 @@ def _readme() -> str:
     return (paths.ROOT / "README.md").read_text(encoding="utf-8")
 
 
+def _readme_flat() -> str:
+    """The README with every run of whitespace as one space (phrases may wrap across lines)."""
+    return " ".join(_readme().split())
+
+
 def test_readme_claims_summary_is_generated_from_the_ledgers():
     text = _readme()
     block = text.split(README_START, 1)[1].split(README_END, 1)[0].strip()
@@ -75,7 +80,7 @@ def test_readme_paper_scale_table2a_numbers_match_the_paper_results():
     import pandas as pd
 
     cmp = pd.read_csv(paths.ROOT / "results" / "paper" / "mscr_2d" / "table2a_vs_reference_B_Linf.csv")
-    text = " ".join(_readme().split())
+    text = _readme_flat()
     by = {m: g for m, g in cmp.groupby("mode")}
     shared, iid = by["shared_offsets"], by["iid"]
     assert len(shared) == len(iid) == 81
@@ -88,18 +93,15 @@ def test_readme_paper_scale_table2a_numbers_match_the_paper_results():
 
 
 def test_readme_paper_profile_row_of_notebook_01_counts_its_ledgers():
-    counts = {}
-    for profile in ("default", "paper"):
+    def rows_01(profile, evidence):
         (led,) = [d for d in load_ledgers(profile) if d["notebook"] == "01_mscr_2d"]
-        rows = [c for c in led["claims"] if c["evidence"] in ("replication", "scaled replication")]
-        counts[profile] = rows
-    paper, default = counts["paper"], counts["default"]
+        return [c for c in led["claims"] if c["evidence"] == evidence]
 
     def n(rows, verdict):
         return sum(c["verdict"] == verdict for c in rows)
 
-    scaled = [c for c in default if c["evidence"] == "scaled replication"]
-    text = " ".join(_readme().split())
+    paper, scaled = rows_01("paper", "replication"), rows_01("default", "scaled replication")
+    text = _readme_flat()
     assert (
         f"Of its {len(paper)} replication rows {n(paper, 'reproduced')} are reproduced, "
         f"{n(paper, 'contradicted')} contradicted" in text
