@@ -9,6 +9,9 @@ import pytest
 from robeval.core import stats
 from robeval.core.ledger import (
     CONSISTENCY,
+    EXACT,
+    ROUNDING,
+    RUN_SPREAD,
     CONTRADICTED,
     ERRATUM,
     INCONCLUSIVE,
@@ -42,7 +45,7 @@ def test_value_rule_returns_each_verdict():
     )
     # CI entirely outside paper ± margin: contradicted
     assert (
-        led.value("b", "T", "x", paper=10.0, margin=0.5, interval=_iv(12.0, 11.0, 13.0), margin_basis=MB, **R).verdict
+        led.value("b", "T", "x", paper=10.0, margin=0.5, interval=_iv(12.0, 11.8, 12.2), margin_basis=MB, **R).verdict
         == CONTRADICTED
     )
     # CI contains the paper value but is wider than the margin: inconclusive, with the runs that would decide
@@ -110,8 +113,12 @@ def test_fact_and_consistency_rules():
         == CONSISTENCY
     )
     assert (
-        led.consistency("d", "T3", "printed = file", holds=False, check="recomputed from the file").verdict == ERRATUM
+        led.consistency("d", "T3", "printed = file", holds=False, check="recomputed", noise_basis=EXACT).verdict
+        == ERRATUM
     )
+    # an erratum without a noise test is none: the row stays inconclusive and says what would decide it
+    bare = led.consistency("d2", "T3", "printed = file", holds=False, check="recomputed from the file")
+    assert bare.verdict == INCONCLUSIVE and "own noise" in bare.decides
     with pytest.raises(ValueError, match="basis"):
         led.fact("e", "T1", "x", holds=True, basis="", **X)
 
@@ -121,7 +128,10 @@ def test_profiles_that_scale_the_protocol_down_are_not_comparable():
     c = led.value("a", "T", "x", paper=1.0, margin=0.1, interval=_iv(1.0, 0.95, 1.05), margin_basis=MB, **R)
     assert c.verdict == NOT_COMPARABLE and "default" in c.decides
     # consistency checks of the authors' artefacts hold or fail at every profile
-    assert led.consistency("b", "T", "x", holds=False, check="c", comparable_at=("paper",)).verdict == ERRATUM
+    assert (
+        led.consistency("b", "T", "x", holds=False, check="c", comparable_at=("paper",), noise_basis=EXACT).verdict
+        == ERRATUM
+    )
 
 
 # -------------------------------------------------------------------------------------------- bad input
@@ -196,13 +206,13 @@ def test_ledger_roundtrip_and_report(tmp_results):
         "clean acc",
         paper=99.53,
         margin=0.1,
-        interval=_iv(97.0, 96.5, 97.5),
+        interval=_iv(97.0, 96.95, 97.05),
         comparable_at=("smoke",),
         margin_basis=MB,
         **R,
     )
     led.value("c", "Table 2", "clean acc default-only", paper=99.53, margin=0.1, estimate=99.5, **X)
-    led.consistency("d", "Table 3", "printed = file", holds=False, check="recomputed")
+    led.consistency("d", "Table 3", "printed = file", holds=False, check="recomputed", noise_basis=EXACT)
     led.cover([{"source": "Tables 1-3", "statement": "all", "claims": ["*"]}])
     led.save()
     df = load_claims("smoke")
@@ -280,8 +290,14 @@ def test_reanalysis_and_derivation_rows_cannot_reproduce():
     assert led.fact("b", "T", "x", holds=True, basis="b", evidence=REANALYSIS).verdict == CONSISTENCY
     assert led.fact("c", "T", "x", holds=False, basis="b", evidence=DERIVATION).verdict == ERRATUM
     c = led.comparison("d", "T", "x", interval=_iv(0.5, 0.1, 0.9), evidence=REANALYSIS, unit="test images")
+    # a sampled statement is about models unless the row says otherwise: one model's test images cannot decide it
+    assert c.verdict == INCONCLUSIVE and c.about == "models"
+    c = led.comparison(
+        "d2", "T", "x", interval=_iv(0.5, 0.1, 0.9), evidence=REANALYSIS, unit="test images", about="one model"
+    )
     assert c.verdict == CONSISTENCY and c.evidence == REANALYSIS
-    assert led.value("e", "T", "x", paper=1.0, margin=0.1, estimate=1.5, evidence=DERIVATION).verdict == ERRATUM
+    e = led.value("e", "T", "x", paper=1.0, margin=0.1, estimate=1.5, evidence=DERIVATION, noise=0.0, noise_basis=EXACT)
+    assert e.verdict == ERRATUM
     # consistency() only ever gives consistency/erratum, and says which class it is
     assert led.consistency("f", "T", "x", holds=True, check="c").evidence == REANALYSIS
     with pytest.raises(ValueError, match="not allowed"):
@@ -335,18 +351,25 @@ def test_claims_about_models_need_three_independent_trainings():
     led = ledger()
     one_model = led.comparison(
         "a", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=10000), evidence=REPLICATION, unit="test images",
-        about_models=True,
+        about="models",
     )  # fmt: skip
     assert one_model.verdict == INCONCLUSIVE and "independent trainings" in one_model.decides
-    two = led.comparison("b", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=2), about_models=True, **R)
+    two = led.comparison("b", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=2), about="models", **R)
     assert two.verdict == INCONCLUSIVE
-    three = led.comparison("c", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=3), about_models=True, **R)
+    three = led.comparison("c", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=3), about="models", **R)
     assert three.verdict == REPRODUCED
-    files = led.comparison(
-        "d", "T", "A beats B", interval=_iv(0.5, 0.1, 0.9, n=10000), evidence=REANALYSIS, unit="test images",
-        about_models=True,
-    )  # fmt: skip
-    assert files.verdict == INCONCLUSIVE
+    # both directions, whatever the evidence class: neither confirmed nor refuted on one model's test images
+    for cid, iv in (("d", _iv(0.5, 0.1, 0.9, n=10000)), ("e", _iv(-0.5, -0.9, -0.1, n=10000))):
+        files = led.comparison(cid, "T", "A beats B", interval=iv, evidence=REANALYSIS, unit="test images")
+        assert files.verdict == INCONCLUSIVE and files.about == "models"
+    exact = led.consistency("f", "T3", "ours has the best ACR", holds=False, check="files", about="models",
+                            noise_basis=EXACT)  # fmt: skip
+    assert exact.verdict == INCONCLUSIVE and "one model per method" in exact.decides
+    # the row that tries to opt out: the flag of old is refused, and a wrong about is named
+    with pytest.raises(TypeError, match="about_models= is gone"):
+        led.comparison("g", "T", "x", interval=_iv(0.5, 0.1, 0.9), about_models=False, **R)
+    with pytest.raises(ValueError, match="about 'inputs'"):
+        led.comparison("h", "T", "x", interval=_iv(0.5, 0.1, 0.9), about="inputs", **R)
 
 
 def test_a_small_n_bootstrap_cannot_decide():
@@ -369,23 +392,51 @@ def test_p_values_and_holm_by_hand():
     assert holm([0.01, 0.02, 0.03], 0.06) == [True, True, True]
 
 
-def test_holm_demotes_central_comparisons_that_fail_the_family_correction():
+def test_holm_covers_every_test_of_the_notebook_and_central_rows_stay_in_it():
     led = ledger()
     ivs = [stats.mean_interval(v) for v in ([1.0, 1.1, 0.9, 1.05], [0.2, 0.5, -0.05, 0.4, 0.3], [2, 2.2, 1.9, 2.1])]
     a = led.comparison("a", "T", "x", interval=ivs[0], central=True, **R)
     b = led.comparison("b", "T", "x", interval=ivs[1], central=True, **R)
-    led.comparison("c", "T", "x", interval=ivs[1], central=True, **R)
-    # b and c: p in (0.025, 0.05): significant alone; Holm over 3 compares the second smallest with 0.05 / 2
-    assert b.verdict == REPRODUCED and 0.05 / 2 < b.p_value < 0.05
-    led.adjust()
-    assert a.verdict == REPRODUCED and b.verdict == INCONCLUSIVE and b.unadjusted == REPRODUCED
-    assert "Holm" in b.decides
-    led.adjust()  # idempotent
+    # b: p in (0.025, 0.05): significant alone
+    assert b.verdict == REPRODUCED and 0.025 < b.p_value < 0.05
+    led.finalise()
+    assert b.verdict == INCONCLUSIVE and b.unadjusted == REPRODUCED and "Holm" in b.decides
+    assert a.family == b.family == "99_test" and a.family_size == 2
+    led.finalise()  # idempotent
     assert b.verdict == INCONCLUSIVE and b.decides.count("Holm") == 1
-    # a non-central row is not in the family
+    # a non-central row is a test of the notebook too: it enlarges the family and is corrected in it
     d = led.comparison("d", "T", "x", interval=ivs[1], **R)
-    led.adjust()
-    assert d.verdict == REPRODUCED
+    led.finalise()
+    assert d.verdict == INCONCLUSIVE and a.family_size == 3
+    # Holm-adjusted p by hand: sorted p (pa, pb, pd) -> (3 pa, max(3 pa, 2 pb), max(.., pd)), pb == pd
+    assert a.p_adjusted == pytest.approx(3 * a.p_value, rel=1e-3)
+    assert b.p_adjusted == pytest.approx(max(3 * a.p_value, 2 * b.p_value), rel=1e-3)
+    # a non-central row may name a smaller family (a table or figure); a central one may not
+    t = led.comparison("t", "T", "x", interval=ivs[2], family="Table 9", **R)
+    led.finalise()
+    assert t.family == "99_test / Table 9" and t.family_size == 1 and a.family_size == 4
+    with pytest.raises(ValueError, match="strictest"):
+        led.comparison("u", "T", "x", interval=ivs[2], family="Table 9", central=True, **R)
+    # a row whose interval has no standard error has no p-value and no family: it decides nothing
+    no_se = stats.Interval(0.5, 0.1, 0.9, math.nan, 8, 0.95, "test")
+    assert led.comparison("v", "T", "x", interval=no_se, **R).verdict == INCONCLUSIVE
+
+
+def test_a_decision_stands_only_when_a_rerun_would_reach_it_again():
+    """Stability: p = 0.039 alone (t = 4.90 over 3 runs, 2 df) passes the test, but a rerun at n = 3 reaches it
+    with probability 0.705 (noncentral t, 2 df, ncp 4.90, critical t 4.30): fragile, inconclusive, naming the n
+    that would make it stable (4 runs: ncp 5.66, critical t 3.18)."""
+    led = ledger()
+    iv = stats.mean_interval([5.2, 3.4, 7.1])
+    row = led.comparison("a", "T1", "gain > 0", interval=iv, central=True, **R)
+    assert row.verdict == REPRODUCED and row.p_value == pytest.approx(0.0392, abs=1e-4)
+    led.finalise()
+    assert row.verdict == INCONCLUSIVE and row.decides.startswith("fragile")
+    assert row.stability == pytest.approx(0.705, abs=0.001) and row.stable_n == 4
+    strong = stats.mean_interval(np.linspace(4.0, 6.0, 12))
+    s = led.comparison("b", "T1", "gain > 0", interval=strong, central=True, **R)
+    led.finalise()
+    assert s.verdict == REPRODUCED and s.stability > 0.99 and s.stable_n == 12
 
 
 def test_readings_decide_only_when_every_reading_agrees():
@@ -404,11 +455,28 @@ def test_readings_decide_only_when_every_reading_agrees():
 def test_errata_need_to_exceed_the_papers_own_noise():
     led = ledger()
     # a -0.126 -> -0.127 dip inside the sheet's +-0.007: consistency
-    dip = led.consistency("a", "T2a", "monotone", discrepancy=-0.001, noise=0.007, check="sheet")
-    assert dip.verdict == CONSISTENCY and "noise" in dip.rule
-    assert led.consistency("b", "T1", "delta", discrepancy=1.0, noise=0.05, check="printed").verdict == ERRATUM
+    dip = led.consistency("a", "T2a", "monotone", discrepancy=-0.001, noise=0.007, check="sheet",
+                          noise_basis=RUN_SPREAD)  # fmt: skip
+    assert dip.verdict == CONSISTENCY and "noise" in dip.rule and dip.noise_basis == RUN_SPREAD
+    b = led.consistency("b", "T1", "delta", discrepancy=1.0, noise=0.05, check="printed", noise_basis=ROUNDING)
+    assert b.verdict == ERRATUM
     with pytest.raises(ValueError, match="not both"):
         led.consistency("c", "T", "x", holds=True, discrepancy=1.0, noise=0.1, check="c")
+    with pytest.raises(ValueError, match="noise_basis"):
+        led.consistency("c", "T", "x", discrepancy=1.0, noise=0.1, check="c")
+    with pytest.raises(ValueError, match="noise_basis"):
+        led.consistency("c", "T", "x", discrepancy=1.0, noise=0.1, check="c", noise_basis="vibes")
+    # the same test on the value path: an exact value beyond the margin but inside the paper's own noise
+    v = led.value("v", "T", "x", paper=10.0, margin=0.5, estimate=10.8, noise=1.0, noise_basis=RUN_SPREAD,
+                  evidence=DERIVATION)  # fmt: skip
+    assert v.verdict == INCONCLUSIVE and "own noise" in v.decides
+    w = led.value("w", "T", "x", paper=10.0, margin=0.5, estimate=11.8, noise=1.0, noise_basis=RUN_SPREAD,
+                  evidence=DERIVATION)  # fmt: skip
+    assert w.verdict == ERRATUM
+    # without a noise test an exact value row cannot be an erratum (the row that tries to skip the test)
+    assert led.value("x", "T", "x", paper=10.0, margin=0.5, estimate=11.8, evidence=DERIVATION).verdict == INCONCLUSIVE
+    # a fact is exact by definition
+    assert led.fact("f", "T", "x", holds=False, basis="closed form", evidence=DERIVATION).verdict == ERRATUM
 
 
 def test_full_scale_rows_stay_replications_and_exact_rows_name_their_unit():
@@ -432,7 +500,7 @@ def test_a_ledger_that_is_no_evidence_carries_no_verdict(tmp_results):
         led.value("v", "T", "x", paper=10.0, margin=0.5, interval=_iv(10.1, 9.8, 10.4), margin_basis=MB, **R)
         led.comparison("c", "T", "x", interval=_iv(2.0, 1.0, 3.0), central=True, **R)
         led.fact("f", "T", "x", holds=False, basis="exhaustive", **X)
-        led.consistency("k", "T", "x", holds=False, check="sheet vs text", evidence="derivation")
+        led.consistency("k", "T", "x", holds=False, check="sheet vs text", evidence="derivation", noise_basis=EXACT)
         led.unavailable("u", "T", "x", why="two easy images", **R)
         led.readings("r", "T", "x", parts=["c", "f"], ambiguity="which reading")
     assert [c.verdict for c in real.claims] == [

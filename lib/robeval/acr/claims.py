@@ -27,7 +27,7 @@ Evidence of the rows (:mod:`robeval.core.ledger`)
     with their sampling error over test images (``unit`` "test images": the models are fixed, the 10 000
     CIFAR-10 (500 ImageNet) test images are a sample; models certified on the same images are compared image
     by image, :func:`robeval.core.stats.paired_interval`). A statement about training *methods* ("every SOTA
-    method ...", "Ours has the best ACR") rests on one released model per method: ``about_models=True``, so
+    method ...", "Ours has the best ACR") rests on one released model per method: ``about="models"``, so
     it is never decided "consistent" on those files (it can still be an erratum). Statements describing the
     released models themselves (Figs. 3 and 9, the ImageNet recovery share) are decided.
 ``derivation`` (notebook 08)

@@ -64,8 +64,8 @@ from robeval.core.stats import Interval, bootstrap_interval, paired_interval, pr
 # test images (the ledger makes a consistent one inconclusive); a statement about the released models (a
 # description of the paper's own figures and tables, ``RELEASED``) can.
 IMAGES = dict(evidence="reanalysis", unit="test images")
-METHODS = dict(IMAGES, about_models=True)
-RELEASED = dict(IMAGES, about_models=False)
+METHODS = dict(IMAGES, about="models")
+RELEASED = dict(IMAGES, about="one model")
 _ONE_MODEL = (
     "; a claim about the training methods: one released model per method cannot decide it (>= 3 independent "
     "trainings per method would)"

@@ -58,7 +58,7 @@ def _paired_seeds(tab: pd.DataFrame, s: float, a: str, b: str, col: str):
 
 
 # every row of notebook 09 is our own training: a replication over independent seeds about training methods
-RUNS = dict(evidence="replication", unit="training runs", about_models=True)
+RUNS = dict(evidence="replication", unit="training runs", about="models")
 
 
 def _mechanism(cert_n: int, cert_alpha: float, sigma: float, r_max: float | None = None) -> dict:

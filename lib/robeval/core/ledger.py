@@ -21,7 +21,7 @@ Evidence classes (``evidence=``, required on every row)
 
 ``unit`` says what ``n`` counts (:data:`UNITS`); intervals over units that are not independent trainings (test
 images of one model, schemes sharing one network, grid points) are shown, but a claim about training methods or
-models (``about_models=True``) is decided only over >= 3 independent trainings.
+models (``about="models"``) is decided only over >= 3 independent trainings.
 
 Verdicts, and the classes that may carry them (:data:`ALLOWED`)
 ----------------------------------------------------------------
@@ -63,6 +63,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from robeval.core import decisions as _decisions
 from robeval.core.io import atomic_write_json, read_json
 from robeval.core.paths import PROFILES, check_profile, results_dir
 
@@ -75,7 +76,7 @@ ERRATUM = "erratum"
 VERIFIED = "verified"
 FAILED = "failed"
 VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, CONSISTENCY, ERRATUM, VERIFIED, FAILED)
-KINDS = ("value", "comparison", "trend", "fact", "consistency", "readings")
+KINDS = ("value", "comparison", "trend", "fact", "consistency", "readings", "table")
 
 REPLICATION = "replication"
 SCALED = "scaled replication"
@@ -111,7 +112,25 @@ UNITS = {
 }
 MIN_BOOTSTRAP_N = 10  # a percentile bootstrap over fewer independent units has no useful coverage
 MIN_TRAININGS = 3  # a claim about models/training methods needs at least this many independent trainings
-HOLM_FAMILY = ("comparison", "trend")  # central rows of these kinds form each notebook's Holm family
+TRAINING_UNITS = tuple(u for u, independent in UNITS.items() if independent)
+
+# what a claim is about (the row's ``about``); a claim about models is decided only over >= MIN_TRAININGS
+# independent trainings, in both directions, whatever the evidence class
+MODELS = "models"
+ABOUT = {
+    MODELS: "training methods or trained models (decided only over >= 3 independent trainings)",
+    "one model": "one fixed model: its inputs, predictions, certifications or estimator",
+    "data": "data, corruptions, transforms or distances, whatever model",
+    "closed form": "formulas, theorems and identities",
+    "the paper": "the paper's text, tables and released files against each other",
+}
+
+# the noise an erratum must exceed (the row's ``noise_basis``)
+ROUNDING = "print rounding (one run printed twice)"
+RUN_SPREAD = "run-to-run spread (numbers from different runs)"
+SAMPLING = "sampling error (the row's interval)"
+EXACT = "none (exact: text, counts or closed forms)"
+NOISE_BASES = (ROUNDING, RUN_SPREAD, SAMPLING, EXACT)
 
 PAPERS = {
     "mscr": "Siedel et al. 2022 — class separation and MSCR",
@@ -148,23 +167,52 @@ class Claim:
     unit: str | None = None
     scaling: str = ""  # what this row's experiment scales down (scaled replications)
     mechanism: str = ""  # why the mechanism the claim is about survives the scaling, or why not
-    p_value: float | None = None  # two-sided p of a comparison (from its interval), for Holm's correction
-    unadjusted: str = ""  # the verdict before Holm's correction, when the correction changed it
+    p_value: float | None = None  # p of the row's decision (two-sided scale; robeval.core.decisions)
+    unadjusted: str = ""  # the row's own verdict, when the family's correction or the stability rule changed it
     part_of: str = ""  # the id of the readings row this row is one reading of (kept out of the tallies)
+    about: str = ""  # what the claim is about (ABOUT): "models" needs >= 3 independent trainings
+    family: str = ""  # the Holm family the row's test is corrected in ("" for exact rows: no sampling error)
+    family_size: int | None = None  # tests in that family
+    p_adjusted: float | None = None  # Holm-adjusted p in the family
+    stability: float | None = None  # P(an independent rerun at the same n reaches the same decision)
+    stable_n: int | None = None  # the n at which that probability reaches STABLE (None: no n does)
+    noise: float | None = None  # the paper's own noise an erratum must exceed (consistency/value rows)
+    noise_basis: str = ""  # what that noise is (NOISE_BASES)
+    ambiguity: str = ""  # readings rows: the key of the ambiguity (AMBIGUITIES) whose readings it combines
 
     def __post_init__(self):
-        check_verdict(self.evidence, self.verdict)
-        if self.unit is not None and self.unit not in UNITS:
-            raise ValueError(f"unit {self.unit!r} is not one of {sorted(UNITS)}; say what n counts.")
+        check_vocabulary(self)
 
 
-def check_verdict(evidence: str, verdict: str) -> None:
+def check_vocabulary(row) -> None:
+    """ValueError unless a row (a :class:`Claim` or a dict of one) uses only the ledger's vocabulary: its kind,
+    evidence class, verdict (allowed for that class), unit, ``about`` and ``noise_basis``."""
+    get = row.get if isinstance(row, dict) else lambda k, d=None: getattr(row, k, d)
+    rid = get("id", "?")
+    kind = get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"row {rid!r}: kind {kind!r} is not one of {KINDS}.")
+    check_verdict(get("evidence"), get("verdict"), rid)
+    unit = get("unit")
+    if unit is not None and unit not in UNITS:
+        raise ValueError(f"row {rid!r}: unit {unit!r} is not one of {sorted(UNITS)}; say what n counts.")
+    about = get("about", "")
+    if about and about not in ABOUT:
+        raise ValueError(f"row {rid!r}: about {about!r} is not one of {sorted(ABOUT)}.")
+    basis = get("noise_basis", "")
+    if basis and basis not in NOISE_BASES:
+        raise ValueError(f"row {rid!r}: noise_basis {basis!r} is not one of {NOISE_BASES}.")
+
+
+def check_verdict(evidence: str, verdict: str, row: str = "") -> None:
     """ValueError unless ``verdict`` is allowed for the evidence class ``evidence`` (:data:`ALLOWED`)."""
+    where = f"row {row!r}: " if row else ""
     if evidence not in ALLOWED:
-        raise ValueError(f"evidence {evidence!r} is not one of {EVIDENCE}.")
+        raise ValueError(f"{where}evidence {evidence!r} is not one of {EVIDENCE}.")
     if verdict not in ALLOWED[evidence]:
         raise ValueError(
-            f"verdict {verdict!r} is not allowed for {evidence!r} rows (allowed: {', '.join(ALLOWED[evidence])}); "
+            f"{where}verdict {verdict!r} is not allowed for {evidence!r} rows "
+            f"(allowed: {', '.join(ALLOWED[evidence])}); "
             "only replications reproduce or contradict, reanalyses and derivations are consistency/erratum."
         )
 
@@ -213,16 +261,12 @@ def _invalid_small_n(iv) -> bool:
 
 
 def p_value(iv) -> float | None:
-    """Two-sided p-value of "the quantity is 0" from an interval: Student t with n − 1 degrees of freedom for
-    t-intervals, the normal approximation with the interval's standard error otherwise; None without an se."""
-    from scipy import stats as st
-
+    """Two-sided p-value of "the quantity is 0" from an interval: Student t with the interval's degrees of
+    freedom for t-intervals (:func:`robeval.core.decisions.df_of`), the normal approximation with the
+    interval's standard error otherwise; None without an se."""
     if not (iv.se == iv.se and iv.se > 0 and math.isfinite(iv.se)):
         return None
-    z = abs(iv.estimate) / iv.se
-    if "t-interval" in iv.method and iv.n >= 2:
-        return float(2 * st.t.sf(z, iv.n - 1))
-    return float(2 * st.norm.sf(z))
+    return _decisions.p_decision(_decisions.test_of(iv, kind=_decisions.DIFFERENCE), _decisions.CLAIMED)
 
 
 def holm(p_values, alpha: float) -> list[bool]:
@@ -237,7 +281,8 @@ def holm(p_values, alpha: float) -> list[bool]:
     return rejected
 
 
-_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about_models", "full_scale")
+_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family")
+_DECIDED = (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
 
 
 @dataclass
@@ -309,6 +354,8 @@ class Ledger:
         comparable_at=("default", "paper"),
         central: bool = False,
         note: str = "",
+        noise: float | None = None,
+        noise_basis: str = "",
         **labels,
     ) -> Claim:
         """A number: is our estimate *equivalent* to the printed ``paper`` value within ``± margin``?
@@ -316,8 +363,10 @@ class Ledger:
         ``margin_basis`` defends the margin (e.g. "the gap to the nearest column the paper compares", "the
         printed rounding"); required with an interval. With ``interval`` (a :class:`robeval.core.stats.Interval`
         over independent runs): reproduced when the interval lies inside ``paper ± margin``, contradicted when
-        it lies entirely outside, else inconclusive. With ``estimate`` (exact, deterministic): reproduced iff
-        ``|estimate − paper| <= margin``.
+        it lies entirely outside, else inconclusive; a test whose interval is wider than the margin band cannot
+        confirm the value and decides nothing either way. With ``estimate`` (exact, deterministic): reproduced iff
+        ``|estimate − paper| <= margin``; for a reanalysis or derivation a larger gap is an erratum only beyond
+        the paper's own ``noise`` (its ``noise_basis``, one of :data:`NOISE_BASES`), inconclusive within it.
         """
         p = _finite(paper, "paper")
         m = _finite(margin, "margin")
@@ -333,6 +382,7 @@ class Ledger:
                 id, source, description, "value", p, est, None, None, m, None,
                 f"exact computation: |ours − paper| ≤ {m:g}{basis}", None,
                 REPRODUCED if ok else CONTRADICTED, "", comparable_at, central, note, labels,
+                noise=noise, noise_basis=noise_basis, discrepancy=abs(est - p),
             )  # fmt: skip
         if not margin_basis:
             raise ValueError(
@@ -343,9 +393,11 @@ class Ledger:
 
         iv = _interval(interval)
         lo, hi = iv.low, iv.high
-        if p - m <= lo and hi <= p + m:
+        test = _decisions.test_of(iv, kind=_decisions.EQUIVALENCE, paper=p, margin=m)
+        reach = test is None or _decisions.reachable(test, 1 - iv.level)
+        if reach and p - m <= lo and hi <= p + m:
             verdict, decides = REPRODUCED, ""
-        elif hi < p - m or lo > p + m:
+        elif reach and (hi < p - m or lo > p + m):
             verdict, decides = CONTRADICTED, ""
         else:
             verdict = INCONCLUSIVE
@@ -358,11 +410,18 @@ class Ledger:
                 decides = "no number of our runs: the published value's own uncertainty is too wide for the margin"
             else:
                 decides = "the paper profile"
+            if not reach:
+                # the interval (ours and the paper's uncertainty together) is wider than the margin band: this
+                # test cannot confirm the paper's value, so it decides nothing in either direction
+                decides += (
+                    f"; at these uncertainties the test cannot reach reproduced (half-width {iv.halfwidth:.3g} ≥ "
+                    f"margin {m:g}), so it decides nothing either way"
+                )
         rule = f"equivalence: {iv.level:.0%} CI ({iv.method}) inside paper ± {m:g}{basis}"
         return self._record(
             id, source, description, "value", p, iv.estimate, (lo, hi), iv.level, m, iv.n, rule,
             power_to_confirm(m, iv.se, iv.level), verdict, decides, comparable_at, central, note, labels,
-            interval=iv,
+            interval=iv, test=test,
         )  # fmt: skip
 
     def comparison(
@@ -409,9 +468,91 @@ class Ledger:
         what = "rank correlation" if kind == "trend" else "difference"
         rule = f"{iv.level:.0%} CI of the {what} ({iv.method}) excludes 0, claimed {direction} 0"
         power = power_to_detect(effect, iv.se, iv.level) if effect is not None else None
+        test = _decisions.test_of(iv, kind=_decisions.DIFFERENCE, sign=sign)
         return self._record(
             id, source, description, kind, paper, iv.estimate, (iv.low, iv.high), iv.level, None, iv.n, rule,
-            power, verdict, decides, comparable_at, central, note, labels, interval=iv,
+            power, verdict, decides, comparable_at, central, note, labels, interval=iv, test=test,
+        )  # fmt: skip
+
+    def whole_table(
+        self,
+        id: str,
+        source: str,
+        description: str,
+        *,
+        cells: dict,
+        tolerance: float,
+        tolerance_basis: str,
+        comparable_at=("default", "paper"),
+        central: bool = False,
+        note: str = "",
+        **labels,
+    ) -> Claim:
+        """A whole table against the paper's, one verdict from its cells' standardised differences.
+
+        ``cells``: cell name -> ``(paper value, interval)``, each interval over our independent runs and, where
+        the paper gives its uncertainty, including it (``floor_se``: :func:`robeval.core.stats.
+        mean_vs_reference_interval`), so a cell's difference is judged against the combined uncertainty of both.
+        ``tolerance``: one tolerance for the whole table, declared once with its defence (``tolerance_basis``).
+
+        Reproduced when every cell's interval lies inside paper ± tolerance (an intersection–union test: each
+        cell at the family's level); contradicted when some cell's interval lies beyond it after Bonferroni over
+        the cells; otherwise inconclusive. While some cell's interval is wider than the tolerance band the table
+        cannot be reproduced, and then it decides nothing in either direction. The row's estimate counts the
+        cells within the tolerance and names the largest difference; the cells' standardised differences are
+        :func:`table_differences` (for a heatmap)."""
+        if not isinstance(cells, dict) or len(cells) < 1:
+            raise ValueError(f"{id}: cells must map each cell's name to (paper value, interval), got {type(cells)}.")
+        tol = _finite(tolerance, "tolerance")
+        if tol <= 0:
+            raise ValueError(f"{id}: tolerance must be > 0, got {tolerance!r}.")
+        if not str(tolerance_basis or "").strip():
+            raise ValueError(f"{id}: tolerance_basis= must defend the table's one tolerance (why ± {tol:g}).")
+        tests, names, ivs = [], [], []
+        for name, pair in cells.items():
+            if not (isinstance(pair, tuple | list) and len(pair) == 2):
+                raise ValueError(f"{id}: cell {name!r} must be (paper value, interval), got {pair!r}.")
+            pv, iv = _finite(pair[0], f"paper value of cell {name!r}"), _interval(pair[1])
+            t = _decisions.test_of(iv, kind=_decisions.EQUIVALENCE, paper=pv, margin=tol)
+            if t is None:
+                raise ValueError(f"{id}: cell {name!r} has an interval without a standard error.")
+            tests.append(t)
+            names.append(str(name))
+            ivs.append(iv)
+        test = _decisions.TableTest(tuple(tests), tuple(names))
+        level = ivs[0].level
+        alpha = 1 - level
+        blocked = _decisions.table_reachable(test, alpha)
+        deltas = [abs(t.estimate) for t in tests]
+        worst = int(max(range(len(tests)), key=lambda i: deltas[i]))
+        inside = sum(iv.low >= pair_p - tol and iv.high <= pair_p + tol
+                     for iv, pair_p in zip(ivs, (float(v[0]) for v in cells.values())))  # fmt: skip
+        z = test.z()
+        estimate = (
+            f"{inside} of {len(tests)} cells inside paper ± {tol:g}; largest |ours − paper| {deltas[worst]:.3g} "
+            f"({names[worst]}); largest |z| {max(abs(v) for v in z):.3g}, RMS z {math.sqrt(sum(v * v for v in z) / len(z)):.3g}"
+        )
+        if blocked:
+            verdict = INCONCLUSIVE
+            decides = (
+                f"{len(blocked)} cell(s) cannot be confirmed at these uncertainties (interval wider than ± {tol:g}: "
+                f"{', '.join(blocked[:5])}{' ...' if len(blocked) > 5 else ''}), so the table decides nothing either way"
+            )
+        elif _decisions.table_p(test, _decisions.EQUIVALENT) <= alpha:
+            verdict, decides = REPRODUCED, ""
+        elif _decisions.table_p(test, _decisions.DIFFERENT) <= alpha:
+            verdict, decides = CONTRADICTED, ""
+        else:
+            verdict = INCONCLUSIVE
+            n = _decisions.decision_n(test, _decisions.EQUIVALENT, alpha, target=0.5)
+            decides = f"≈{n} runs (now {test.n})" if n else "no number of our runs (the published uncertainty)"
+        rule = (
+            f"whole table: every cell's {level:.0%} CI ({ivs[0].method}) inside paper ± {tol:g} ({tolerance_basis}); "
+            f"contradicted when a cell lies beyond it (Bonferroni over {len(tests)} cells)"
+        )
+        return self._record(
+            id, source, description, "table", f"{len(tests)} cells", estimate, None, level, tol, test.n, rule,
+            None, verdict, decides, comparable_at, central, note, labels, interval=ivs[0], test=test,
         )  # fmt: skip
 
     def fact(
@@ -440,7 +581,7 @@ class Ledger:
         return self._record(
             id, source, description, "fact", paper, estimate if estimate is not None else holds, None, None,
             None, None, f"exact: {basis}", None, REPRODUCED if holds else CONTRADICTED, "", comparable_at,
-            central, note, labels,
+            central, note, labels, noise_basis=EXACT,
         )  # fmt: skip
 
     def consistency(
@@ -455,6 +596,7 @@ class Ledger:
         estimate=None,
         discrepancy: float | None = None,
         noise: float | None = None,
+        noise_basis: str = "",
         comparable_at=PROFILES,
         central: bool = False,
         note: str = "",
@@ -464,17 +606,27 @@ class Ledger:
         ``consistency`` when the statement holds, ``erratum`` when the printed value differs from the authors'
         own data or the paper contradicts itself. ``evidence`` is ``reanalysis`` or ``derivation``.
 
-        One standard of charity for errata: pass ``discrepancy`` (printed − recomputed, in the paper's units)
-        and ``noise`` (the paper's own uncertainty or printed rounding for that number) instead of ``holds``;
-        it is an erratum only when ``|discrepancy| > noise``.
+        One standard for errata (the same test on every row): pass ``discrepancy`` (printed − recomputed, in the
+        paper's units), ``noise`` (the paper's own noise for that number) and ``noise_basis`` saying what that
+        noise is (:data:`NOISE_BASES`): :data:`ROUNDING` only for a value printed twice from one run;
+        :data:`RUN_SPREAD` when the numbers come from different runs (the paper's own run-to-run spread);
+        :data:`EXACT` (noise 0) for text, counts and closed forms. It is an erratum only when
+        ``|discrepancy| > noise``. ``holds=`` alone can confirm; an erratum from ``holds=False`` needs
+        ``noise_basis=EXACT`` (the statement is decided without noise).
         """
         if discrepancy is not None or noise is not None:
             if holds is not None:
                 raise ValueError("pass holds= or discrepancy= with noise=, not both.")
             d = _finite(discrepancy, "discrepancy")
             tol = _finite(noise, "noise")
+            if tol < 0:
+                raise ValueError(f"{id}: noise must be >= 0, got {noise!r}.")
+            if not noise_basis:
+                raise ValueError(
+                    f"{id}: noise= needs noise_basis= saying what the paper's own noise is: one of {NOISE_BASES}."
+                )
             holds = abs(d) <= tol
-            check = f"{check}; erratum only beyond the paper's own noise: |{d:.4g}| vs {tol:.4g}"
+            check = f"{check}; erratum only beyond the paper's own noise ({noise_basis}): |{d:.4g}| vs {tol:.4g}"
             estimate = d if estimate is None else estimate
         elif holds is None:
             raise ValueError("consistency needs holds= (or discrepancy= and noise=).")
@@ -482,6 +634,7 @@ class Ledger:
         return self._record(
             id, source, description, "consistency", paper, estimate, None, None, None, None, check, None,
             CONSISTENCY if bool(holds) else ERRATUM, "", comparable_at, central, note, labels,
+            noise=noise, noise_basis=noise_basis, discrepancy=None if discrepancy is None else abs(discrepancy),
         )  # fmt: skip
 
     def unavailable(
@@ -520,42 +673,154 @@ class Ledger:
         *,
         parts,
         ambiguity: str,
+        key: str = "",
+        contradiction_needs: str = "",
+        missing=(),
         central: bool = False,
         note: str = "",
     ) -> Claim:
         """A statement the paper leaves ambiguous (``ambiguity`` names what is unstated), decided only when
         every reasonable reading agrees: ``parts`` are the rows already recorded, one per reading (their ids,
-        or the Claims). The combined row takes their common verdict; when the readings disagree it is
-        inconclusive and names the ambiguity — a contradiction under one of our own choices only is none. The
+        or the Claims). The combined row takes their common verdict (recombined by :meth:`finalise`, after the
+        family rules); when the readings disagree it is inconclusive and names the ambiguity. ``key`` names the
+        ambiguity in :data:`robeval.core.ambiguities.AMBIGUITIES`; ``contradiction_needs``: when the readings
+        we can run all contradict but the statement could only be refuted with more (e.g. other class pairs
+        the paper leaves open), the row is inconclusive and says so — a contradiction under one of our own choices only is none. The
         parts are marked ``part_of`` = ``id`` and left out of the verdict tallies (the combined row counts)."""
         parts = [p if isinstance(p, Claim) else self.get(p) for p in parts]
-        if len(parts) < 2:
-            raise ValueError("readings needs at least two recorded rows, one per reading.")
+        missing = list(missing)
+        if len(parts) + len(missing) < 2:
+            raise ValueError("readings needs at least two readings: a recorded row per reading (or missing=).")
+        if key:
+            from robeval.core.ambiguities import AMBIGUITIES
+
+            if key not in AMBIGUITIES or AMBIGUITIES[key].paper != self.paper:
+                raise ValueError(f"key {key!r} is not an ambiguity of paper {self.paper!r} (robeval.core.ambiguities).")
         if not ambiguity:
             raise ValueError("readings needs ambiguity= naming what the paper leaves open.")
         evidence = {p.evidence for p in parts}
         units = {p.unit for p in parts}
         if len(evidence) != 1:
             raise ValueError(f"the readings of {id} must share one evidence class, got {sorted(evidence)}.")
-        verdicts = {p.verdict for p in parts}
-        verdict = verdicts.pop() if len(verdicts) == 1 else INCONCLUSIVE
-        decides = "" if verdict != INCONCLUSIVE else f"the paper's intended reading ({ambiguity})"
-        if verdict == NOT_COMPARABLE:
-            decides = parts[0].decides
-        estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
         claim = Claim(
             id=self._check_id(id), paper=self.paper, source=source, description=description, kind="readings",
-            paper_value=parts[0].paper_value, estimate=estimate, ci=None, level=None, margin=None,
+            paper_value=parts[0].paper_value, estimate="", ci=None, level=None, margin=None,
             n_runs=min((p.n_runs for p in parts if p.n_runs is not None), default=None),
-            rule=f"every reading must agree ({len(parts)} readings: {ambiguity})", power=None, verdict=verdict,
-            decides=decides, central=bool(central), profile=self.profile, notebook=self.notebook, note=note,
-            evidence=evidence.pop(), unit=units.pop() if len(units) == 1 else None,
-            scaling=parts[0].scaling, mechanism=parts[0].mechanism,
+            rule=f"every reading must agree ({len(parts)} readings: {ambiguity})", power=None,
+            verdict=INCONCLUSIVE, decides="", central=bool(central), profile=self.profile, notebook=self.notebook,
+            note=note, evidence=evidence.pop(), unit=units.pop() if len(units) == 1 else None,
+            scaling=parts[0].scaling, mechanism=parts[0].mechanism, about=parts[0].about, ambiguity=key,
         )  # fmt: skip
+        claim._readings = (ambiguity, [p.id for p in parts], contradiction_needs, missing)
         for p in parts:
             p.part_of = id
+        self._combine(claim)
         self.claims.append(claim)
         return claim
+
+    def _combine(self, claim: Claim) -> None:
+        """A readings row's verdict from its parts' current verdicts: their common verdict, else inconclusive."""
+        ambiguity, ids, contradiction_needs, missing = claim._readings
+        parts = [self.get(i) for i in ids]
+        verdicts = {p.verdict for p in parts}
+        verdict = verdicts.pop() if len(verdicts) == 1 else INCONCLUSIVE
+        if missing and verdict in _DECIDED:
+            claim.verdict = INCONCLUSIVE
+            claim.decides = f"runs under the reading(s) {', '.join(missing)} too (not run at this profile; {ambiguity})"
+            claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
+            claim.stability = None
+            return
+        if verdict == CONTRADICTED and contradiction_needs:
+            # every reading we could run contradicts, but the statement can only be refuted with more
+            claim.verdict, claim.decides = INCONCLUSIVE, contradiction_needs
+            claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
+            claim.stability = None
+            return
+        if verdict == INCONCLUSIVE:
+            decided = [p for p in parts if p.verdict in _DECIDED]
+            decides = (
+                f"the paper's intended reading ({ambiguity})"
+                if decided
+                else "; ".join(f"{p.id}: {p.decides}" for p in parts if p.decides) or f"every reading ({ambiguity})"
+            )
+        elif verdict == NOT_COMPARABLE:
+            decides = parts[0].decides
+        else:
+            decides = ""
+        claim.verdict, claim.decides = verdict, decides
+        claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
+        stab = [p.stability for p in parts if p.stability is not None]
+        claim.stability = min(stab) if stab and verdict in _DECIDED else None
+
+    def under_readings(self, key: str, runs: dict, record) -> list[Claim]:
+        """Record rows that depend on the ambiguity ``key`` (:data:`robeval.core.ambiguities.AMBIGUITIES`) under
+        each of its readings: ``runs`` maps each reading to the data ``record(ledger, data)`` needs (None: the
+        reading was not run at this profile), and ``record`` records the rows (their ids get ``.<reading>``).
+        Each row is then combined across readings into a readings row with the plain id, decided only when
+        every reading agrees; a reading that was not run leaves it inconclusive. Returns the combined rows."""
+        from robeval.core.ambiguities import AMBIGUITIES
+
+        amb = AMBIGUITIES.get(key)
+        if amb is None or amb.paper != self.paper:
+            raise ValueError(f"{key!r} is not an ambiguity of paper {self.paper!r}; declare it in "
+                             "robeval.core.ambiguities.AMBIGUITIES.")  # fmt: skip
+        if set(runs) != set(amb.readings):
+            raise ValueError(f"{key}: runs must name every reading {sorted(amb.readings)} (None where not run), "
+                             f"got {sorted(runs)}.")  # fmt: skip
+        done = {name: data for name, data in runs.items() if data is not None}
+        if not done:
+            raise ValueError(f"{key}: no reading was run; record nothing, or run at least one reading.")
+        parts: dict[str, list[Claim]] = {}
+        for name, data in done.items():
+            n0 = len(self.claims)
+            self._suffix = f".{name}"
+            try:
+                record(self, data)
+            finally:
+                self._suffix = ""
+            parts[name] = self.claims[n0:]
+        first = next(iter(parts))
+        bases = [c.id[: -len(first) - 1] for c in parts[first]]
+        for name, rows in parts.items():
+            got = [c.id[: -len(name) - 1] for c in rows]
+            if got != bases:
+                raise ValueError(
+                    f"{key}: the readings recorded different rows ({first}: {bases[:5]}, {name}: {got[:5]})."
+                )
+        missing = [r for r in amb.readings if r not in done]
+        out = []
+        for i, base in enumerate(bases):
+            ps = [parts[name][i] for name in parts]
+            central = any(c.central for c in ps)
+            for c in ps:
+                c.central = False  # the combined row carries the claim (and counts in the tallies)
+            out.append(
+                self.readings(
+                    base, ps[0].source, ps[0].description, parts=ps, ambiguity=amb.statement, key=key,
+                    central=central, missing=missing,
+                )
+            )  # fmt: skip
+        return out
+
+    def check_ambiguities(self) -> None:
+        """ValueError unless every row that depends on an ambiguity of this paper (its id matches a pattern of
+        :data:`robeval.core.ambiguities.AMBIGUITIES` for this notebook) is a readings row for that ambiguity,
+        and every such pattern matches a recorded row."""
+        from fnmatch import fnmatchcase
+
+        from robeval.core.ambiguities import for_notebook
+
+        for amb in for_notebook(self.paper, self.notebook):
+            pats = amb.rows[self.notebook]
+            rows = [c for c in self.claims if not c.part_of]
+            dead = [p for p in pats if not any(fnmatchcase(c.id, p) for c in rows)]
+            single = [c.id for c in rows if any(fnmatchcase(c.id, p) for p in pats) and c.ambiguity != amb.key]
+            if dead or single:
+                raise ValueError(
+                    f"{self.notebook}: rows that depend on the ambiguity {amb.key!r} ({amb.statement[:80]}...) must "
+                    f"be tested under every reading: recorded under one reading only {single[:8]}; patterns matching "
+                    f"no row {dead}. Record them with Ledger.under_readings({amb.key!r}, ...)."
+                )
 
     def get(self, id: str) -> Claim:
         """The recorded row ``id`` (KeyError naming the recorded ids if there is none)."""
@@ -567,14 +832,20 @@ class Ledger:
     def _check_id(self, id) -> str:
         if not isinstance(id, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+", id):
             raise ValueError(f"claim id {id!r} must be a plain name (letters, digits, '_', '-', '.').")
+        id = id + getattr(self, "_suffix", "")
         if any(c.id == id for c in self.claims):
             raise ValueError(f"Claim id {id!r} is recorded twice in {self.notebook}; ids must be unique.")
         return id
 
-    def _labels(self, id: str, labels: dict, n_runs, interval) -> dict:
+    def _labels(self, id: str, labels: dict, n_runs, interval, central: bool) -> dict:
         bad = set(labels) - set(_LABELS)
         if bad:
-            raise TypeError(f"{id}: unknown keyword(s) {sorted(bad)}; row labels are {_LABELS}.")
+            hint = (
+                " (about_models= is gone: say what the claim is about with about=, one of ABOUT)"
+                if ("about_models" in bad)
+                else ""
+            )
+            raise TypeError(f"{id}: unknown keyword(s) {sorted(bad)}; row labels are {_LABELS}{hint}.")
         evidence = labels.get("evidence")
         if evidence is None:
             raise TypeError(
@@ -589,35 +860,51 @@ class Ledger:
             raise TypeError(f"{id}: unit= is required with an interval: what do its n = {n_runs} units count?")
         if unit is None:
             unit = "none (exact)"
-        full_scale = labels.get("full_scale", False)
-        if not isinstance(full_scale, bool):
-            raise TypeError(f"{id}: full_scale= must be True or False, got {full_scale!r}.")
-        survives = labels.get("survives", True)
-        if not isinstance(survives, bool):
-            raise TypeError(f"{id}: survives= must be True or False, got {survives!r}.")
-        about_models = labels.get("about_models", False)
-        if not isinstance(about_models, bool):
-            raise TypeError(f"{id}: about_models= must be True or False, got {about_models!r}.")
+        for flag in ("full_scale", "survives"):
+            if not isinstance(labels.get(flag, flag == "survives"), bool):
+                raise TypeError(f"{id}: {flag}= must be True or False, got {labels[flag]!r}.")
+        about = labels.get("about")
+        if about is None:
+            # the strict reading unless the row says otherwise: a sampled statement of our experiments or of the
+            # authors' released models is about models; exact rows are about what they compute
+            if interval is not None and evidence in (REPLICATION, SCALED, REANALYSIS):
+                about = MODELS
+            else:
+                about = {DERIVATION: "closed form", REANALYSIS: "the paper"}.get(evidence, "data")
+        if about not in ABOUT:
+            raise ValueError(f"{id}: about {about!r} is not one of {sorted(ABOUT)} (what the claim is about).")
+        family = labels.get("family", "")
+        if not isinstance(family, str):
+            raise TypeError(f"{id}: family= must be a name (a table or figure of the paper), got {family!r}.")
+        if family and central:
+            raise ValueError(
+                f"{id}: a central claim is corrected in its notebook's family (all of the notebook's tests), "
+                f"the strictest; drop family={family!r} or make the row non-central."
+            )
         return dict(
             evidence=evidence,
             unit=unit,
-            survives=survives,
+            survives=labels.get("survives", True),
             mechanism=str(labels.get("mechanism", "") or ""),
             scaled=str(labels.get("scaled", "") or ""),
-            about_models=about_models,
-            full_scale=full_scale,
+            about=about,
+            full_scale=labels.get("full_scale", False),
+            family=family.strip(),
         )
 
     def _record(
         self, id, source, description, kind, paper_value, estimate, ci, level, margin, n_runs, rule, power,
-        verdict, decides, comparable_at, central, note, labels, interval=None,
+        verdict, decides, comparable_at, central, note, labels, interval=None, test=None, noise=None,
+        noise_basis="", discrepancy=None,
     ) -> Claim:  # fmt: skip
         id = self._check_id(id)
-        lab = self._labels(id, labels, n_runs, interval)
+        lab = self._labels(id, labels, n_runs, interval, central)
         comparable_at = tuple(comparable_at)
         bad = set(comparable_at) - set(PROFILES)
         if bad:
             raise ValueError(f"comparable_at has unknown profile(s) {sorted(bad)}; use {PROFILES}.")
+        if noise_basis and noise_basis not in NOISE_BASES:
+            raise ValueError(f"{id}: noise_basis {noise_basis!r} is not one of {NOISE_BASES}.")
         evidence, scaling, mechanism = lab["evidence"], "", lab["mechanism"]
         if evidence in (REPLICATION, SCALED):
             # a row computed in full under a scaled profile (e.g. an exact statistic of the whole dataset) keeps
@@ -643,23 +930,42 @@ class Ledger:
                     f"{id}: a scaled replication needs mechanism= saying why the mechanism the claim is about "
                     f"survives the scaling ({scaling[:80]}...), or survives=False."
                 )
-            if lab["about_models"] and verdict in (REPRODUCED, CONTRADICTED):
-                independent = UNITS.get(lab["unit"], False) and (n_runs or 0) >= MIN_TRAININGS
-                if not independent:
-                    verdict = INCONCLUSIVE
-                    decides = f"≥ {MIN_TRAININGS} independent trainings (this interval is over {n_runs} {lab['unit']})"
         elif evidence in (REANALYSIS, DERIVATION):
             if self.profile not in comparable_at and verdict not in (CONSISTENCY, ERRATUM):
                 verdict = NOT_COMPARABLE
                 decides = decides or f"the {' or '.join(comparable_at)} profile"
             verdict = {REPRODUCED: CONSISTENCY, CONTRADICTED: ERRATUM}.get(verdict, verdict)
-            if lab["about_models"] and verdict == CONSISTENCY and not UNITS.get(lab["unit"], False):
-                verdict = INCONCLUSIVE
-                decides = f"≥ {MIN_TRAININGS} independent trainings per method (the files hold one model each)"
+            if verdict == ERRATUM:
+                # one standard for errata: beyond the paper's own noise, whatever the code path
+                if test is not None:
+                    noise_basis = SAMPLING
+                elif not noise_basis:
+                    # no noise test: the row cannot be an erratum (the same standard on every code path)
+                    verdict = INCONCLUSIVE
+                    decides = (
+                        "a test against the paper's own noise (discrepancy= and noise= with noise_basis=, or "
+                        f"noise_basis={EXACT!r} when the statement is decided without noise): an erratum must "
+                        "exceed the paper's own noise"
+                    )
+                elif noise_basis != EXACT:
+                    if noise is None:
+                        raise ValueError(f"{id}: noise_basis={noise_basis!r} needs noise= (the paper's own noise).")
+                    if discrepancy is not None and discrepancy <= noise:
+                        verdict = INCONCLUSIVE
+                        decides = (
+                            f"a gap beyond the paper's own noise ({noise_basis}: {noise:.4g}); "
+                            f"ours differs by {discrepancy:.4g}"
+                        )
         else:  # environment
             verdict = {REPRODUCED: VERIFIED, CONSISTENCY: VERIFIED, CONTRADICTED: FAILED, ERRATUM: FAILED}.get(
                 verdict, verdict
             )
+        if lab["about"] == MODELS and verdict in _DECIDED:
+            # a claim about training methods or models: only independent trainings decide it, either way
+            if not (lab["unit"] in TRAINING_UNITS and (n_runs or 0) >= MIN_TRAININGS):
+                verdict = INCONCLUSIVE
+                over = f"{n_runs} {lab['unit']}" if n_runs else "one model per method"
+                decides = f"≥ {MIN_TRAININGS} independent trainings (the claim is about models; this rests on {over})"
         if (
             interval is not None
             and _invalid_small_n(interval)
@@ -671,7 +977,11 @@ class Ledger:
             # a run that is no evidence (a dry run): the numbers are shown, no row carries a verdict
             verdict, mechanism = NOT_COMPARABLE, self.mechanism
             decides = f"a real run of the {self.profile} profile (this run is no evidence: see mechanism)"
-        pv = p_value(interval) if interval is not None and kind in HOLM_FAMILY else None
+        if interval is not None and test is None and verdict in _DECIDED:
+            verdict = INCONCLUSIVE
+            decides = "an interval with a standard error (without one the row has no p-value and no family)"
+        decision = _decision_of(test, verdict) if test is not None else None
+        pv = None if test is None else _decisions.decision_p(test, decision)
         claim = Claim(
             id=id, paper=self.paper, source=source, description=description, kind=kind,
             paper_value=_round(paper_value), estimate=_round(estimate),
@@ -679,42 +989,79 @@ class Ledger:
             n_runs=n_runs, rule=rule, power=None if power is None else round(float(power), 3), verdict=verdict,
             decides=decides, central=bool(central), profile=self.profile, notebook=self.notebook, note=note,
             evidence=evidence, unit=lab["unit"], scaling=scaling, mechanism=mechanism,
-            p_value=None if pv is None else float(f"{pv:.4g}"),
+            p_value=None if pv is None else float(f"{pv:.4g}"), about=lab["about"],
+            noise=None if noise is None else _round(noise), noise_basis=noise_basis,
         )  # fmt: skip
+        # the row's own test, kept for the family's correction (finalise); not serialised
+        claim._test = test if verdict != NOT_COMPARABLE else None
+        claim._p = pv
+        claim._family = lab["family"]
         self.claims.append(claim)
         return claim
 
     # ------------------------------------------------------------------------------------------- multiplicity
-    def adjust(self) -> list[Claim]:
-        """Holm's correction over this notebook's family of central comparisons (kinds ``comparison`` and
-        ``trend`` that are tests: not ``not comparable``, with a p-value). A decided row whose Holm-adjusted
-        test fails becomes inconclusive (``unadjusted`` keeps the raw verdict). Idempotent; called by
-        :meth:`save` and :meth:`table`. Returns the family."""
-        fam = [
-            c
-            for c in self.claims
-            if c.central
-            and c.kind in HOLM_FAMILY
-            and c.p_value is not None
-            and (c.unadjusted or c.verdict) != NOT_COMPARABLE
-        ]
-        if not fam:
-            return fam
-        for c in fam:  # undo a previous adjustment
-            if c.unadjusted:
-                c.verdict, c.unadjusted = c.unadjusted, ""
-                c.decides = c.decides.split(" | Holm:")[0] if " | Holm:" in c.decides else ""
-        levels = {c.level for c in fam}
-        alpha = 1 - min(levels)
-        keep = holm([c.p_value for c in fam], alpha)
-        for c, ok in zip(fam, keep):
-            if not ok and c.verdict in (REPRODUCED, CONTRADICTED):
-                c.unadjusted = c.verdict
-                c.verdict = INCONCLUSIVE
-                c.decides = f"{c.decides} | Holm: p = {c.p_value:.3g} fails the correction over {len(fam)} central comparisons".lstrip(
-                    " |"
+    def finalise(self) -> list[Claim]:
+        """Apply the rules that need the whole notebook: Holm's correction over each family and the stability
+        of every decision; then recombine the readings rows. Idempotent; called by :meth:`save` and
+        :meth:`table`. Returns the rows that are tests (they carry a family).
+
+        * Families: every row with a test (an interval with a standard error, not ``not comparable``) belongs
+          to its notebook's family, which holds every test of the notebook; a non-central row may name a smaller
+          family (a table or figure: ``family=``) and is corrected within it. Central rows are always corrected
+          in the notebook's family. The family's size counts every test in it, decided or not.
+        * A decision (reproduced, contradicted, consistency, erratum) stands only if its Holm-adjusted p is
+          <= :data:`robeval.core.decisions.ALPHA` and an independent rerun at the same n would reach it again
+          at the row's Holm level with probability >= :data:`robeval.core.decisions.STABLE` at the observed
+          effect; otherwise the row is inconclusive, ``unadjusted`` keeps its own verdict and ``decides`` says
+          what failed and the n that would make it stable (``stable_n``).
+        """
+        for c in self.claims:
+            if getattr(c, "_final", None) != (c.verdict, c.decides):
+                c._own = (c.verdict, c.decides)  # first finalise, or the row was changed since the last one
+            c.verdict, c.decides = c._own
+            c.unadjusted, c.family, c.family_size, c.p_adjusted = "", "", None, None
+            c.stability, c.stable_n = None, None
+        tests = [c for c in self.claims if getattr(c, "_test", None) is not None and c._p is not None]
+        families: dict[str, list[Claim]] = {self.notebook: tests}
+        for c in tests:
+            if c._family:
+                families.setdefault(f"{self.notebook} / {c._family}", []).append(c)
+        adjusted: dict[str, dict[int, tuple[float, int, int]]] = {}
+        for name, rows in families.items():
+            adj = _decisions.holm_adjusted([c._p for c in rows])
+            adjusted[name] = {id(c): (a[0], a[1], len(rows)) for c, a in zip(rows, adj)}
+        alpha = _decisions.ALPHA
+        for c in tests:
+            name = f"{self.notebook} / {c._family}" if c._family else self.notebook
+            p_adj, rank, m = adjusted[name][id(c)]
+            c.family, c.family_size, c.p_adjusted = name, m, float(f"{p_adj:.4g}")
+            if c.verdict not in _DECIDED:
+                continue
+            level = alpha / (m - rank + 1)
+            decision = _decision_of(c._test, c.verdict)
+            c.stability = round(_decisions.decision_stability(c._test, decision, level), 3)
+            c.stable_n = _decisions.decision_n(c._test, decision, level)
+            need = f"≈{c.stable_n} {c.unit} (now {c.n_runs})" if c.stable_n else "no number of our runs"
+            if p_adj > alpha:
+                c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
+                c.decides = (
+                    f"Holm: p = {c._p:.3g} (adjusted {p_adj:.3g}) fails the correction over the {m} tests of "
+                    f"{name}; stable at {need}"
                 )
-        return fam
+            elif c.stability < _decisions.STABLE:
+                c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
+                c.decides = (
+                    f"fragile: a rerun at n = {c.n_runs} reaches '{c.unadjusted}' with probability "
+                    f"{c.stability:.2f} (< {_decisions.STABLE}) at Holm level {level:.3g}; stable at {need}"
+                )
+        for c in self.claims:
+            if c.kind == "readings" and getattr(c, "_readings", None):
+                self._combine(c)
+        for c in self.claims:
+            c._final = (c.verdict, c.decides)
+        return tests
+
+    adjust = finalise  # the name earlier notebooks and tests used
 
     def cover(self, index) -> None:
         """Record the part of the paper's claims index that this notebook covers: entries
@@ -735,7 +1082,9 @@ class Ledger:
             return
         ids = [c.id for c in self.claims]
         dead = [p for e in self.index for p in e.get("claims", []) if not any(fnmatchcase(i, p) for i in ids)]
-        stray = [i for i in ids if not any(fnmatchcase(i, p) for e in self.index for p in e.get("claims", []))]
+        # a reading's part is covered by its readings row
+        own = [c.id for c in self.claims if not c.part_of]
+        stray = [i for i in own if not any(fnmatchcase(i, p) for e in self.index for p in e.get("claims", []))]
         if dead or stray:
             raise ValueError(
                 f"{self.notebook}: claims index and ledger disagree: patterns matching no claim {dead}; "
@@ -752,10 +1101,11 @@ class Ledger:
         return (Path(folder) if folder else results_dir(self.profile) / "claims") / f"{self.notebook}.json"
 
     def save(self):
-        """Apply Holm's correction, check coverage and write the ledger (and its index) atomically; returns
-        the path."""
-        self.adjust()
+        """Apply the family rules (:meth:`finalise`), check coverage and write the ledger (and its index)
+        atomically; returns the path."""
+        self.finalise()
         self.check_coverage()
+        self.check_ambiguities()
         return atomic_write_json(
             self.path,
             {
@@ -771,14 +1121,37 @@ class Ledger:
         )
 
     def table(self):
-        """The claims as a DataFrame for display (text columns unabbreviated), after Holm's correction."""
+        """The claims as a DataFrame for display (text columns unabbreviated), after :meth:`finalise`."""
         import pandas as pd
 
-        self.adjust()
+        self.finalise()
         pd.set_option("display.max_colwidth", None)
         return pd.DataFrame([asdict(c) for c in self.claims], columns=list(Claim.__dataclass_fields__)).drop(
             columns=["profile", "notebook", "paper"]
         )
+
+
+def table_differences(cells: dict):
+    """The cells of :meth:`Ledger.whole_table` as a DataFrame: ``cell, paper, ours, diff, se, z`` with ``z`` the
+    standardised difference (ours − paper) / se, se the combined uncertainty of both (for a heatmap)."""
+    import pandas as pd
+
+    rows = []
+    for name, (pv, iv) in cells.items():
+        se = float(iv.se)
+        d = float(iv.estimate) - float(pv)
+        rows.append({"cell": name, "paper": float(pv), "ours": float(iv.estimate), "diff": d, "se": se,
+                     "z": d / se if se > 0 else math.nan})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _decision_of(test, verdict: str) -> str:
+    """The decision a row's verdict makes under its test (robeval.core.decisions)."""
+    if verdict in (REPRODUCED, CONSISTENCY, VERIFIED):
+        return _decisions.EQUIVALENT if test.kind == _decisions.EQUIVALENCE else _decisions.CLAIMED
+    if verdict in (CONTRADICTED, ERRATUM, FAILED):
+        return _decisions.DIFFERENT if test.kind == _decisions.EQUIVALENCE else _decisions.OTHER
+    return _decisions.NONE
 
 
 def check_ledger(ledger) -> Ledger:
@@ -808,7 +1181,23 @@ def load_ledgers(profile: str) -> list[dict]:
     folder = results_dir(profile) / "claims"
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        d = read_json(path)
-        d.setdefault("index", [])
-        out.append(d)
+        out.append(check_saved_ledger(read_json(path), path))
     return out
+
+
+def check_saved_ledger(d, path) -> dict:
+    """A saved ledger (the dict of one JSON file) checked against the ledger's vocabulary: ValueError naming the
+    file and the row for an unknown verdict, evidence class, kind, unit, ``about`` or noise basis, or a verdict
+    its evidence class cannot carry (a hand-edited or misspelled ledger is refused, never miscounted)."""
+    if not isinstance(d, dict) or not isinstance(d.get("claims"), list):
+        raise ValueError(f"{path}: not a claims ledger (a JSON object with a 'claims' list); rebuild it with "
+                         "`robeval run --replot`.")  # fmt: skip
+    for i, row in enumerate(d["claims"]):
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}: claim {i} is not an object; rebuild the ledger with `robeval run --replot`.")
+        try:
+            check_vocabulary(row)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e} Fix the row or rebuild the ledger with `robeval run --replot`.") from None
+    d.setdefault("index", [])
+    return d

@@ -211,9 +211,9 @@ def per_run_trend(levels, per_run, level: float = 0.95) -> stats.Interval:
 def run_labels(labels: dict | None = None) -> dict:
     """The ledger labels of a row resting on our own runs (:mod:`robeval.core.ledger`): a replication over
     independent random-forest / 1-NN fits (``unit`` "forest runs") of a claim about training methods
-    (``about_models``); ``labels`` overrides or adds keys (e.g. ``unit="training runs"`` for CIFAR-10 networks,
+    (``about="models"``); ``labels`` overrides or adds keys (e.g. ``unit="training runs"`` for CIFAR-10 networks,
     ``survives=False`` with ``mechanism=`` where the scaled protocol loses the mechanism)."""
-    out = {"evidence": "replication", "unit": "forest runs", "about_models": True}
+    out = {"evidence": "replication", "unit": "forest runs", "about": "models"}
     out.update(labels or {})
     return out
 

@@ -78,6 +78,8 @@ from robeval.mscr.claims_2d import (
     record_table2a_cells,
     result_files_2d,
     sheet_findings,
+    table2a_cells,
+    table2a_standardised,
 )
 from robeval.mscr.claims_cifar import (
     INDEX_02,
@@ -141,6 +143,8 @@ __all__ = [
     "record_table1_cifar",
     "record_table1_sheet",
     "record_table2a_cells",
+    "table2a_cells",
+    "table2a_standardised",
     "record_table2b_cells",
     "regret",
     "result_files_2d",

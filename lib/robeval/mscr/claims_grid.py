@@ -52,9 +52,9 @@ def record_mscr_trend(
     interval over runs valid at their number (:func:`robeval.mscr.claim_stats._trend`: a percentile bootstrap
     of the mean curve's rho from 10 runs on, else a t-interval over the per-run rho); effect = the published
     row's own Spearman rho. ``source`` / ``description`` name the table the row tests (2D: Table 2a). The trend
-    over training noise of one model family is not a comparison of training methods (``about_models`` False).
+    over training noise of one model family is not a comparison of training methods (``about="models"``: the runs are independent trainings).
     """
-    lab = run_labels({"about_models": False, **(labels or {})})
+    lab = run_labels({"about": "models", **(labels or {})})
     M = cube.mscr(eps_min)
     rm = np.asarray(ref_mscr, dtype=np.float64)[_pick(ref_eps_train, cube.eps_train)]
     rho_paper = spearman_rho(cube.eps_train, rm)

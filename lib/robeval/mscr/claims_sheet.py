@@ -31,7 +31,7 @@ import numpy as np
 from scipy import stats as sps
 
 from robeval.core import stats
-from robeval.core.ledger import check_ledger
+from robeval.core.ledger import EXACT, check_ledger
 from robeval.core.paths import PROFILES
 from robeval.mscr.claim_stats import level_index, level_name
 
@@ -180,7 +180,7 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None, ours=None) -> list:
             text += f" (the same cells over our {len(va)} shared-offset runs: rho = {np.corrcoef(va, vb)[0, 1]:.2f})"
         return iv, text
 
-    def row(cid, source, description, iv, twin, direction=">", about_models=True, paper="holds"):
+    def row(cid, source, description, iv, twin, direction=">", about="models", paper="holds"):
         extra = ""
         if isinstance(iv, tuple):
             iv, extra = iv
@@ -192,7 +192,7 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None, ours=None) -> list:
                 interval=iv,
                 direction=direction,
                 paper=paper,
-                about_models=about_models,
+                about=about,
                 note=f"counterpart of {twin}; {note}" + (f"; {extra}" if extra else ""),
                 **lab,
             )  # fmt: skip
@@ -203,22 +203,22 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None, ours=None) -> list:
     row(
         "SH_mscr_trend", "Sec. 4 / Table 2a",
         "the sheet's MSCR row rises with eps_train (linear-trend contrast with centred rank scores, sum w·MSCR > 0)",
-        bounded_interval(float(w @ M), w, M_sd, n), "S4_mscr_increases", about_models=False,
+        bounded_interval(float(w @ M), w, M_sd, n), "S4_mscr_increases", about="models",
     )  # fmt: skip
     for j in range(1, K):
         row(
             f"SH_mscr_step_{name[j - 1]}_{name[j]}", "Table 2 caption",
             f"the sheet's MSCR rises from eps_train = {name[j - 1]} to {name[j]}",
             pair(("mscr", j), ("mscr", j - 1)),
-            f"S4_mscr_step_{name[j - 1]}_{name[j]}", about_models=False,
+            f"S4_mscr_step_{name[j - 1]}_{name[j]}", about="models",
         )  # fmt: skip
     row(
         "SH_mscr_negative_at_0", "Sec. 4", "the sheet's MSCR < 0 for eps_train = 0",
-        bounded_interval(M[0], [1.0], [M_sd[0]], n), "S4_mscr_negative_at_0", direction="<", about_models=False,
+        bounded_interval(M[0], [1.0], [M_sd[0]], n), "S4_mscr_negative_at_0", direction="<", about="models",
     )  # fmt: skip
     row(
         f"SH_mscr_positive_at_{e_tr[-1]:g}", "Sec. 4", f"the sheet's MSCR > 0 for eps_train = {e_tr[-1]:g}",
-        bounded_interval(M[-1], [1.0], [M_sd[-1]], n), f"S4_mscr_positive_at_{e_tr[-1]:g}", about_models=False,
+        bounded_interval(M[-1], [1.0], [M_sd[-1]], n), f"S4_mscr_positive_at_{e_tr[-1]:g}", about="models",
     )  # fmt: skip
 
     # best column of every row (Table 2a bold) and the overall maximum (dark grey)
@@ -253,7 +253,7 @@ def record_sheet_tests(ledger, ref: dict, gain_levels=None, ours=None) -> list:
             f"the sheet's relative accuracy change at eps_test = {name[i]} rises with eps_train (linear-trend "
             "contrast with centred rank scores)",
             bounded_interval(float(w @ rel), np.r_[grad_a, grad_a0], np.r_[acc_sd[i], acc_sd[0]], n),
-            f"S52_robustness_trend_{name[i]}", about_models=False,
+            f"S52_robustness_trend_{name[i]}", about="models",
         )  # fmt: skip
 
     # Fig. 6a: clean accuracy and MSCR gains over eps_train = 0
@@ -309,6 +309,7 @@ def record_sheet_runs(ledger, sheets: dict, stated: int = 1200) -> list:
                 "Sec. 3.2 / authors' sheets",
                 f"sheet {name} rests on the {stated} runs Sec. 3.2 chooses for the 2D experiments",
                 holds=n == stated,
+                noise_basis=EXACT,
                 check="n read off the sheet: its 95% half-widths equal 1.96 · std / sqrt(n) in every cell",
                 paper=stated,
                 estimate=n,

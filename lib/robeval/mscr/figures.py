@@ -257,3 +257,36 @@ def accuracy_heatmaps(panels: dict, title: str, decimals: int = 2, shared_scale:
         ax.tick_params(axis="x", labelrotation=45, labelsize=7)
     fig.suptitle(f"{title} (boxed: the best eps_train of each row)")
     return fig
+
+
+@plotter
+def standardised_difference_heatmaps(panels: dict, title: str, tolerance_note: str = "", limit: float = 6.0):
+    """Table 2a (or 2b) as the standardised differences the whole-table verdict rests on: per cell
+    z = (ours − published) / se, se the combined uncertainty of our runs and the sheet's (ledger rows ``T2a_acc``),
+    one panel per reading of the noise (label -> DataFrame indexed by eps_test with eps_train columns). A
+    diverging scale clipped at ± ``limit``; each cell printed with its z (one decimal)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 5.0), layout="constrained", squeeze=False)
+    for i, (ax, (label, z)) in enumerate(zip(axes[0], panels.items())):
+        sns.heatmap(
+            z.clip(-limit, limit),
+            ax=ax,
+            vmin=-limit,
+            vmax=limit,
+            center=0.0,
+            cmap="RdBu_r",
+            annot=z.round(1),
+            fmt="",
+            annot_kws={"fontsize": 8},
+            cbar=i == len(panels) - 1,
+            cbar_kws={"label": f"z = (ours − published) / se  (clipped at ±{limit:g})"},
+            xticklabels=[str(e) for e in z.columns],
+            yticklabels=[str(e) for e in z.index],
+        )
+        ax.set(title=label, xlabel="eps_train", ylabel="eps_test" if i == 0 else "")
+        ax.tick_params(axis="y", labelrotation=0, labelsize=9)
+        ax.tick_params(axis="x", labelrotation=45, labelsize=9)
+    fig.suptitle(title + (f"\n{tolerance_note}" if tolerance_note else ""), fontsize=11)
+    return fig

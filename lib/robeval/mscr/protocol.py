@@ -502,6 +502,23 @@ def nn_grid_2d(cfg, eps_levels) -> tuple[list[dict], dict]:
     )
 
 
+def nn_grids_2d(cfg, eps_levels) -> dict[str, tuple[list[dict], dict]]:
+    """Fig. 5's 1-NN grids in both noise modes (the noise mode is ambiguous: every claim is tested under both):
+    noise mode -> ``(cells, config)``. The main mode is :func:`nn_grid_2d`; the other mode runs the first
+    ``min(cfg.runs_1nn, cfg.runs_shared)`` seeds, paired by run with the random forest's other-mode grid."""
+    main = cfg.noise_mode
+    if main not in NOISE_MODES:
+        raise ValueError(f"noise_mode must be one of {NOISE_MODES}, got {main!r}")
+    other = next(m for m in NOISE_MODES if m != main)
+    return {
+        main: nn_grid_2d(cfg, eps_levels),
+        other: (
+            make_cells(_run_seeds(cfg, min(cfg.runs_1nn, cfg.runs_shared)), eps_levels, model="1nn"),
+            config_2d(cfg, eps_levels, noise_mode=other, model="1nn"),
+        ),
+    }
+
+
 def k_effect_grid_2d(cfg) -> tuple[list[dict], dict]:
     """Fig. 4's grid from the ``mscr_2d`` settings: ``(cells, config)`` with ``cfg.k_effect_runs`` runs of the
     random forest for every ``k`` in ``cfg.k_effect_ks``, at ``eps_train = eps_test = cfg.k_effect_eps``."""

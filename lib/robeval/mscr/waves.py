@@ -54,8 +54,8 @@ def grids(cfg, eps_levels) -> dict[str, tuple[list[dict], dict, int]]:
     out = {}
     for mode, (cells, config) in protocol.rf_grids_2d(cfg, eps_levels).items():
         out[f"mscr_2d_rf_{mode}_{cfg.dataset}_{label}"] = (cells, config, len(eps_levels))
-    cells, config = protocol.nn_grid_2d(cfg, eps_levels)
-    out[f"mscr_2d_1nn_{cfg.noise_mode}_{cfg.dataset}_{label}"] = (cells, config, len(eps_levels))
+    for mode, (cells, config) in protocol.nn_grids_2d(cfg, eps_levels).items():
+        out[f"mscr_2d_1nn_{mode}_{cfg.dataset}_{label}"] = (cells, config, len(eps_levels))
     cells, config = protocol.k_effect_grid_2d(cfg)
     out[f"mscr_2d_k_effect_{cfg.dataset}_{label}"] = (cells, config, len(cfg.k_effect_ks))
     return out

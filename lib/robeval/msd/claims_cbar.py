@@ -12,7 +12,7 @@ other (``reanalysis``: ``consistency`` / ``erratum``, an erratum only beyond the
 
 Evidence: Table 1 and the construction are our own experiments (``replication``; ``scaled replication`` under a
 scaled profile, with the settings' ``mechanism``). Table 1's rows are claims about training methods
-(``about_models``): n counts independent trainings of each method ("fine-tuning runs" where every method
+(``about="models"``): n counts independent trainings of each method ("fine-tuning runs" where every method
 fine-tunes its run's default-augmentation network, "training runs" where it trains from scratch). The
 blue-noise-sample rows test an ImageNet-C-bar sentence on CIFAR-10-C-bar: a method's row is comparable only
 when the method has a CIFAR-10-C gain in our runs at all (else its mechanism is lost: ``not comparable``).
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from robeval.core.ledger import ROUNDING as PRINT_ROUNDING
 from robeval.core.ledger import Claim
 from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.msd.claim_stats import bootstrap, mean_over_runs, paired_over_runs, unbounded
@@ -158,7 +159,7 @@ def record_table1_claims(ledger, per_model, per_corruption, *, unit: str = "trai
         raise ValueError(f"per_model needs the baseline ('none'); it has {sorted(have)}.")
     methods = [m for m in T1_METHODS if m in have]
     pm = per_model.set_index(["augmentation", "run"])
-    runs = dict(evidence="replication", unit=unit, about_models=True)
+    runs = dict(evidence="replication", unit=unit, about="models")
     out = []
     for a in ["none", *methods]:
         label = AUG_LABELS[a]
@@ -357,6 +358,7 @@ def record_paper_consistency(ledger) -> list[Claim]:
                 f"CIFAR-10 {AUG_LABELS[a]}: printed ΔC10-C {row['delta']:+.1f} = C-bar − C",
                 discrepancy=row["delta"] - derived,
                 noise=_noise(2),
+                noise_basis=PRINT_ROUNDING,
                 check=f"{row['cbar']} − {row['c']} = {derived:+.1f} vs printed {row['delta']:+.1f}",
                 paper=row["delta"],
                 estimate=round(derived, 2),
@@ -371,6 +373,7 @@ def record_paper_consistency(ledger) -> list[Claim]:
                 f"CIFAR-10 {AUG_LABELS[a]}: the ten per-corruption C-bar errors average to the printed {row['cbar']}",
                 discrepancy=row["cbar"] - mean,
                 noise=_noise(1),
+                noise_basis=PRINT_ROUNDING,
                 check=f"mean of the printed per-corruption errors {mean:.2f} vs {row['cbar']}",
                 paper=row["cbar"],
                 estimate=round(mean, 3),
@@ -386,6 +389,7 @@ def record_paper_consistency(ledger) -> list[Claim]:
                 f"ImageNet {a}: printed ΔIN-C {row['delta']:+.1f} = C-bar − C",
                 discrepancy=row["delta"] - derived,
                 noise=_noise(2),
+                noise_basis=PRINT_ROUNDING,
                 check=f"{row['cbar']} − {row['c']} = {derived:+.1f} vs printed {row['delta']:+.1f}",
                 paper=row["delta"],
                 estimate=round(derived, 2),
@@ -403,6 +407,7 @@ def record_paper_consistency(ledger) -> list[Claim]:
                 f"{a}: {printed}% on ImageNet-C-bar without blue noise sample and checkerboard",
                 discrepancy=printed - derived,
                 noise=_noise(1),
+                noise_basis=PRINT_ROUNDING,
                 check=f"mean of the other eight printed columns {derived:.2f} vs {printed}",
                 paper=printed,
                 estimate=round(derived, 3),
@@ -419,6 +424,7 @@ def record_paper_consistency(ledger) -> list[Claim]:
                 f"DeepAugment+AugMix improves {c} by {printed}%",
                 discrepancy=printed - derived,
                 noise=_noise(2),
+                noise_basis=PRINT_ROUNDING,
                 check=f"Baseline − DA+AM on {c}: {derived:.1f} vs {printed}",
                 paper=printed,
                 estimate=round(derived, 2),

@@ -34,7 +34,7 @@ How the rows decide
 What each verdict rests on (``evidence`` / ``unit`` of :mod:`robeval.core.ledger`)
 ------------------------------------------------------------------------------------
 * 05 (Sec. 4.1): ``replication`` over independent trainings (``forest runs`` for the Iris forest, ``training
-  runs`` for the Ionosphere MLP; ``about_models`` for the rows about the classifiers); at the default profile
+  runs`` for the Ionosphere MLP; ``about="models"`` for the rows about the classifiers); at the default profile
   ``scaled replication`` with the settings' ``mechanism``. The Fig. 3a/3b axis rows are tested under every
   reading the paper leaves open (:data:`robeval.realworld.claims_sec41.FIG3_READINGS`) and combined with
   :meth:`~robeval.core.ledger.Ledger.readings`. ``fig3c-legend-n`` (``reanalysis``) and

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robeval.core.ledger import Claim
+from robeval.core.ledger import EXACT, Claim
 from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld.claim_stats import (
@@ -173,6 +173,7 @@ def record_analytic_claims(
             "P_r = Φ(|x2 − 1/2| / σ), on the figure's grid (largest difference)",
             discrepancy=eq8_err,
             noise=1e-12,
+            noise_basis=EXACT,
             check="Eq. (8) evaluated as printed vs robeval.realworld.analytic.linear_robustness (floating point: "
             "1e-12)",
             paper="Eq. (8)",
@@ -359,6 +360,7 @@ def record_analytic_claims(
             "Fig. A.2 (caption)",
             "the caption of Fig. A.2 (right-angle model) against the text of App. A.2",
             holds=printed["figA2_caption_model"] == printed["figA2_model"],
+            noise_basis=EXACT,
             check="caption and section compared: the caption repeats Fig. A.1's 'linear decision boundary with w1 = 0, "
             "w2 = 1, b = 0'",
             paper="'2-dimensional linear decision boundary with w1 = 0, w2 = 1, b = 0'",

@@ -157,7 +157,7 @@ def record_fog_claims(ledger, stats, *, synthetic: bool, data_path=None) -> list
             paper=paper,
             central=central,
             note=_note(note, data, smoke),
-            about_models=cid != "fog-convergence",
+            about="models" if cid != "fog-convergence" else "one model",
             **labels,
         )
         out.append(_too_few(c, iv, "runs (trained networks; setting n_runs)"))

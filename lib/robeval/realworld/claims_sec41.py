@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from robeval.core.ledger import CONTRADICTED, INCONCLUSIVE, Claim
+from robeval.core.ledger import EXACT, ROUNDING, Claim
 from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld.claim_stats import (
@@ -151,7 +151,7 @@ def record_sec41_claims(ledger, dataset: str, stats, *, scatter_scale: float, n_
     # every run re-splits the data and trains its own classifier (Iris: a random forest; Ionosphere: an MLP), so
     # the intervals are over independent trainings; the rows about the classifiers are claims about models
     unit = _unit(dataset)
-    models = dict(evidence="replication", unit=unit, about_models=True)
+    models = dict(evidence="replication", unit=unit, about="models")
     out = []
 
     iv, drop = run_interval(stats["spearman_ceiling"], paired_with=stats["spearman_adv"])
@@ -311,7 +311,7 @@ def record_fig3_range_claims(
     if sweep is not None:
         sweep = _check_frame(sweep, ("run", "scale", "min_robustness"), "sweep")
     smoke = SMOKE_NOTE if ledger.profile == "smoke" else ""
-    labels = dict(evidence="replication", unit="forest runs", about_models=True)
+    labels = dict(evidence="replication", unit="forest runs", about="models")
     runs = stats["run"].to_numpy() if "run" in stats.columns else stats.index.to_numpy()
     ours = "identity-variance" if cov_trace == "features" else "trace1-variance"
     out = []
@@ -368,12 +368,13 @@ def record_fig3_range_claims(
             f"Iris: at the scale {scale:g} of {panel}, does every test point's real-world robustness lie above "
             f"{floor:g}, the lower end of the y-axis — under every reading of the covariance and of the scale",
             parts=parts,
+            key="realworld_fig3_axis",
             ambiguity=FIG3_AMBIGUITY,
+            # a contradiction with our class pair only is none
+            contradiction_needs="runs with the other Iris class pairs (the paper does not say which two classes "
+            "it uses)",
             note=_note(_CLASS_PAIR, smoke),
         )
-        if c.verdict == CONTRADICTED:  # a contradiction with our class pair only is none
-            c.verdict = INCONCLUSIVE
-            c.decides = "runs with the other Iris class pairs (the paper does not say which two classes it uses)"
         out.append(c)
     lo, hi = FIG3C_AXIS
     inside = np.minimum(hi - stats["pearson_max"], stats["pearson_min"] - lo)
@@ -429,7 +430,7 @@ def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> l
         central=True,
         evidence="replication",
         unit="forest runs",
-        about_models=True,
+        about="models",
         note=_note(
             f"mean |ΔP_r| {np.nanmean(iris['d_random']):.4f} vs noise {np.nanmean(iris['d_noise']):.4f}",
             "each run draws its own random covariances A^T A (Eq. 5)",
@@ -450,7 +451,7 @@ def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> l
         central=True,
         evidence="replication",
         unit="training runs",
-        about_models=True,
+        about="models",
         note=_note(
             f"mean excess Iris {np.nanmean(iris['excess']):.4f}, Ionosphere {np.nanmean(iono['excess']):.4f}",
             "runs of the two datasets are independent; paired by run index (a forest run of Iris with an MLP "
@@ -484,6 +485,7 @@ def record_sec41_consistency(ledger, *, cov_trace: str, printed=PRINTED) -> list
             "samples per test point: the text's N = 10000 against the legend of Fig. 3c",
             discrepancy=printed["fig3c_legend_n"] - printed["text_n_samples"],
             noise=0.05 * printed["fig3c_legend_n"],
+            noise_basis=ROUNDING,
             check="the two printed values compared (legend minus text); the legend's printed rounding "
             "(1.0e+05: ± 0.05e+05) is the paper's own noise",
             evidence="reanalysis",
@@ -499,6 +501,7 @@ def record_sec41_consistency(ledger, *, cov_trace: str, printed=PRINTED) -> list
             "the same trace: the trace of the d-dimensional identity is d",
             discrepancy=min(printed["identity_diagonal"] * d - printed["stated_trace"] for d in (4, 32)),
             noise=0.0,
+            noise_basis=EXACT,
             check="trace(I_d) = d for Iris (d = 4) and Ionosphere (d = 32) against the stated trace (the smaller "
             "gap, Iris's); exact numbers in the text, so the paper's own noise is 0",
             evidence="derivation",

@@ -1,0 +1,323 @@
+"""The decision rules every ledger row shares: one p-value per decision, Holm's correction over a family,
+and the probability that an independent rerun at the same n reaches the same decision (*stability*).
+
+A row of the claims ledger that rests on an interval is a test. :func:`test_of` turns the interval into a
+:class:`Test`: a *difference* (the paper claims the quantity is > 0 on its side; the estimate is signed so that
+the claimed side is positive) or an *equivalence* (our value against the paper's within ± margin; the estimate
+is ours − paper). Every decision then has
+
+* a p-value on the two-sided scale (:func:`p_decision`): for a difference the two-sided p of "= 0"; for an
+  equivalence the two one-sided tests (TOST) for "reproduced" and the one-sided test beyond the margin for
+  "contradicted", doubled, so that "the 95% CI lies inside (outside) paper ± margin" is exactly p < 0.05;
+* Holm's adjusted p over the row's family (:func:`holm_adjusted`), the level ``alpha / (m − rank + 1)`` at
+  which the row was tested in Holm's step-down;
+* its stability (:func:`rerun_probability`): the probability that an independent rerun with the same n reaches
+  the same decision at that level, when the true effect is the one observed (the power of the same test at the
+  observed effect). A decision whose stability is below :data:`STABLE` is fragile: the ledger records it
+  inconclusive and names the n that would make it stable (:func:`n_for_stability`).
+
+What this can and cannot promise: a decision rule that thresholds a noisy statistic flips, in a rerun, for
+rows whose true effect lies near its threshold (at the threshold about half the time, whatever the rule); the
+stability gate and the corrections keep the rows far from it, and they keep the false decisions of null
+effects (the ones that never replicate) to the family's error rate. How many of a ledger's decisions a rerun
+changes therefore depends on how many of its true effects lie near the threshold; ``tests/core/
+test_decisions.py`` measures both.
+
+A t-interval's degrees of freedom are n − 1, or read back from its width for Welch intervals (:func:`df_of`).
+With a ``floor_se`` (a published value's own standard error) only our part of the se is redrawn by a rerun,
+and only our part shrinks with more runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from scipy import stats as st
+from scipy.optimize import brentq
+
+ALPHA = 0.05  # family-wise error rate of every family
+STABLE = 0.8  # a decision stands only when a rerun at the same n reaches it with at least this probability
+
+DIFFERENCE = "difference"
+EQUIVALENCE = "equivalence"
+
+# the decisions a test can reach
+CLAIMED = "claimed side"  # difference > 0 on the claimed side (reproduced / consistency)
+OTHER = "other side"  # difference on the other side (contradicted / erratum)
+EQUIVALENT = "equivalent"  # within ± margin (reproduced / consistency)
+DIFFERENT = "different"  # beyond ± margin (contradicted / erratum)
+NONE = "none"  # no decision (the row is inconclusive)
+
+
+@dataclass(frozen=True)
+class Test:
+    """One row's test. ``estimate``: a difference signed so that the claimed side is positive, or ours − paper
+    for an equivalence; ``se``: its standard error (ours and the paper's together); ``df``: degrees of freedom
+    (``math.inf`` for the normal); ``floor_se``: the part of ``se`` that more runs of ours cannot shrink;
+    ``margin``: the equivalence margin (0 for a difference); ``n``: the independent units."""
+
+    kind: str
+    estimate: float
+    se: float
+    df: float
+    n: int
+    floor_se: float = 0.0
+    margin: float = 0.0
+
+    @property
+    def own_se(self) -> float:
+        """The part of ``se`` a rerun of ours redraws."""
+        return math.sqrt(max(self.se**2 - self.floor_se**2, 0.0))
+
+
+def _quantile(alpha: float, df: float) -> float:
+    q = 1 - alpha / 2
+    return float(st.norm.ppf(q)) if not math.isfinite(df) else float(st.t.ppf(q, df))
+
+
+def _sf(x: float, df: float) -> float:
+    return float(st.norm.sf(x)) if not math.isfinite(df) else float(st.t.sf(x, df))
+
+
+def df_of(iv) -> float:
+    """Degrees of freedom of an interval (:class:`robeval.core.stats.Interval`): n − 1 for a (paired) t-interval,
+    read back from the ratio of its half-width to its se for a Welch t-interval, ``math.inf`` otherwise."""
+    if "t-interval" not in iv.method or not (iv.se > 0 and math.isfinite(iv.se)):
+        return math.inf
+    if "Welch" not in iv.method:
+        return float(max(iv.n - 1, 1))
+    q = (iv.high - iv.low) / 2 / iv.se
+    z = float(st.norm.ppf(0.5 + iv.level / 2))
+    if not math.isfinite(q) or q <= z * (1 + 1e-9):
+        return math.inf
+    lo = 1e-3
+    if float(st.t.ppf(0.5 + iv.level / 2, lo)) < q:
+        return lo
+    try:
+        return float(brentq(lambda d: float(st.t.ppf(0.5 + iv.level / 2, d)) - q, lo, 1e7))
+    except ValueError:
+        return math.inf
+
+
+def test_of(iv, *, kind: str, sign: int = 1, paper: float | None = None, margin: float | None = None):
+    """The :class:`Test` behind a row's interval, or None when the interval has no usable standard error (no
+    p-value: such a row cannot belong to a family and decides nothing)."""
+    se = iv.se
+    if not (isinstance(se, float | int) and math.isfinite(se)) or se < 0:
+        return None
+    floor = float(getattr(iv, "floor_se", 0.0) or 0.0)
+    if kind == DIFFERENCE:
+        return Test(DIFFERENCE, sign * float(iv.estimate), float(se), df_of(iv), int(iv.n), floor)
+    if kind == EQUIVALENCE:
+        return Test(
+            EQUIVALENCE, float(iv.estimate) - float(paper), float(se), df_of(iv), int(iv.n), floor, float(margin)
+        )
+    raise ValueError(f"kind must be {DIFFERENCE!r} or {EQUIVALENCE!r}, got {kind!r}.")
+
+
+def p_decision(test: Test, decision: str) -> float:
+    """The p-value (two-sided scale, in [0, 1]) of ``decision`` under ``test``; for :data:`NONE` the smaller of
+    the p-values of the decisions the test could reach (the row still counts in its family)."""
+    t, s, df = test.estimate, test.se, test.df
+    if s == 0:  # no sampling spread: the decision is exact
+        if test.kind == DIFFERENCE:
+            return 0.0 if t != 0 else 1.0
+        return 0.0 if abs(t) != test.margin else 1.0
+    if test.kind == DIFFERENCE:
+        return min(1.0, 2 * _sf(abs(t) / s, df))
+    m = test.margin
+    p_eq = min(1.0, 2 * max(_sf((m - t) / s, df), _sf((m + t) / s, df)))
+    p_diff = min(1.0, 2 * _sf((abs(t) - m) / s, df))
+    if decision == EQUIVALENT:
+        return p_eq
+    if decision == DIFFERENT:
+        return p_diff
+    if decision in (CLAIMED, OTHER):
+        raise ValueError(f"an equivalence test decides {EQUIVALENT!r} or {DIFFERENT!r}, not {decision!r}.")
+    return min(p_eq, p_diff)
+
+
+def holm_adjusted(p_values) -> list[tuple[float, int]]:
+    """Holm's step-down: for each p-value its adjusted p and its rank (1 = smallest) in the family. A row is
+    rejected at family-wise level ``alpha`` iff its adjusted p <= alpha; it was tested at
+    ``alpha / (m − rank + 1)``."""
+    ps = [float(p) for p in p_values]
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i])
+    out: list[tuple[float, int]] = [(1.0, 0)] * m
+    running = 0.0
+    for rank, i in enumerate(order, start=1):
+        running = max(running, min(1.0, (m - rank + 1) * ps[i]))
+        out[i] = (running, rank)
+    return out
+
+
+def reachable(test: Test, alpha: float) -> bool:
+    """Whether an equivalence test can reach "reproduced" at its uncertainty: the interval at level
+    1 − ``alpha`` must be narrower than the margin band. A difference test always can."""
+    if test.kind == DIFFERENCE:
+        return True
+    return _quantile(alpha, test.df) * test.se < test.margin
+
+
+def rerun_probability(test: Test, decision: str, alpha: float) -> float:
+    """Probability that an independent rerun with the same n reaches ``decision`` again at level ``alpha`` when
+    the true effect is the observed one: the power of the same test at the observed effect. A difference with
+    finite df and no floor uses the noncentral t (the rerun estimates its own spread: with 2 df that matters);
+    every other case the normal approximation, redrawing only our part of the se."""
+    if decision == NONE:
+        return math.nan
+    if decision not in (CLAIMED, OTHER, EQUIVALENT, DIFFERENT):
+        raise ValueError(f"unknown decision {decision!r}.")
+    if (test.kind == DIFFERENCE) != (decision in (CLAIMED, OTHER)):
+        raise ValueError(f"a {test.kind} test cannot decide {decision!r}.")
+    t, s, df, so = test.estimate, test.se, test.df, test.own_se
+    if s == 0 or so == 0:
+        return 1.0 if p_decision(test, decision) <= alpha else 0.0
+    c = _quantile(alpha, df)
+    if test.kind == DIFFERENCE:
+        if math.isfinite(df) and test.floor_se == 0:
+            return float(st.nct.sf(c, df, abs(t) / s))
+        return float(st.norm.cdf((abs(t) - c * s) / so))
+    m = test.margin
+    if decision == EQUIVALENT:
+        room = m - c * s
+        if room <= 0:
+            return 0.0
+        return float(max(0.0, st.norm.cdf((room - t) / so) - st.norm.cdf((-room - t) / so)))
+    return float(st.norm.cdf((abs(t) - m - c * s) / so))
+
+
+def at_n(test: Test, n: int) -> Test:
+    """``test`` as a rerun with ``n`` units would see it at the same observed effect: our part of the se
+    shrinks as 1/sqrt(n), the floor stays, t degrees of freedom grow with n."""
+    so2 = test.own_se**2 * test.n / n
+    df = test.df if not math.isfinite(test.df) else max(1.0, (test.df + 1) * n / test.n - 1)
+    return replace(test, se=math.sqrt(so2 + test.floor_se**2), df=df, n=int(n))
+
+
+def n_for_stability(test: Test, decision: str, alpha: float, target: float = STABLE, n_max: int = 10**7):
+    """The smallest n at which a rerun reaches ``decision`` at level ``alpha`` with probability >= ``target``,
+    at the observed effect; None when no n up to ``n_max`` does (e.g. the published value's own uncertainty is
+    too wide, or the observed effect is 0)."""
+    if decision == NONE or test.n < 1 or test.own_se == 0:
+        return None
+
+    def ok(n):
+        return rerun_probability(at_n(test, n), decision, alpha) >= target
+
+    if ok(test.n):
+        return test.n
+    hi = max(2, test.n)
+    while not ok(hi):
+        hi *= 2
+        if hi > n_max:
+            return None
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return int(hi)
+
+
+@dataclass(frozen=True)
+class TableTest:
+    """A whole table against the paper's, within one tolerance: every cell an equivalence :class:`Test` with the
+    same ``margin``. Reproduced when every cell is equivalent (an intersection–union test: each cell at the
+    family's level, no correction needed); contradicted when some cell lies beyond the tolerance (Bonferroni over
+    the cells)."""
+
+    cells: tuple
+    names: tuple
+    kind: str = EQUIVALENCE
+
+    @property
+    def n(self) -> int:
+        return min(c.n for c in self.cells)
+
+    @property
+    def margin(self) -> float:
+        return self.cells[0].margin
+
+    def z(self) -> list[float]:
+        """The cells' standardised differences (ours − paper) / se (ours and the paper's uncertainty together)."""
+        return [c.estimate / c.se if c.se > 0 else (0.0 if c.estimate == 0 else math.copysign(math.inf, c.estimate))
+                for c in self.cells]  # fmt: skip
+
+
+def table_p(test: TableTest, decision: str) -> float:
+    k = len(test.cells)
+    p_eq = max(p_decision(c, EQUIVALENT) for c in test.cells)
+    p_diff = min(1.0, k * min(p_decision(c, DIFFERENT) for c in test.cells))
+    return {EQUIVALENT: p_eq, DIFFERENT: p_diff}.get(decision, min(p_eq, p_diff))
+
+
+def table_reachable(test: TableTest, alpha: float) -> list[str]:
+    """The cells whose interval at level 1 − ``alpha`` is wider than the tolerance band (the table cannot be
+    reproduced while any is); empty when every cell can be confirmed."""
+    return [name for name, c in zip(test.names, test.cells) if not reachable(c, alpha)]
+
+
+def table_rerun(test: TableTest, decision: str, alpha: float) -> float:
+    k = len(test.cells)
+    if decision == EQUIVALENT:
+        return float(math.prod(rerun_probability(c, EQUIVALENT, alpha) for c in test.cells))
+    if decision == DIFFERENT:
+        return float(1 - math.prod(1 - rerun_probability(c, DIFFERENT, alpha / k) for c in test.cells))
+    return math.nan
+
+
+def _as_table(test, n):
+    return TableTest(tuple(at_n(c, max(1, round(n * c.n / test.n))) for c in test.cells), test.names)
+
+
+def decision_p(test, decision: str) -> float:
+    """:func:`p_decision` for a row's test, a :class:`Test` or a :class:`TableTest`."""
+    return table_p(test, decision) if isinstance(test, TableTest) else p_decision(test, decision)
+
+
+def decision_stability(test, decision: str, alpha: float) -> float:
+    """:func:`rerun_probability` for a :class:`Test` or a :class:`TableTest`."""
+    return (
+        table_rerun(test, decision, alpha) if isinstance(test, TableTest) else rerun_probability(test, decision, alpha)
+    )
+
+
+def decision_n(test, decision: str, alpha: float, target: float = STABLE, n_max: int = 10**6):
+    """:func:`n_for_stability` for a :class:`Test` or a :class:`TableTest` (the cells' n grow together)."""
+    if not isinstance(test, TableTest):
+        return n_for_stability(test, decision, alpha, target)
+    if decision == NONE or any(c.own_se == 0 for c in test.cells):
+        return None
+
+    def ok(n):
+        return table_rerun(_as_table(test, n), decision, alpha) >= target
+
+    n0 = test.n
+    if ok(n0):
+        return n0
+    hi = max(2, n0)
+    while not ok(hi):
+        hi *= 2
+        if hi > n_max:
+            return None
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return int(hi)
+
+
+def replication_tolerance(published_se, alpha: float = ALPHA, power: float = 0.9) -> float:
+    """One tolerance for a whole table from the paper's own uncertainty: the smallest margin at which a
+    replication at the paper's own scale (our se equal to the published one) whose true values equal the
+    published ones would confirm even the noisiest cell with probability ``power``:
+    (z_{1 − alpha/2} + z_power) · sqrt(2) · max(published se). Derived from the paper, never from our runs."""
+    import numpy as np
+
+    se = np.asarray(published_se, dtype=np.float64)
+    if se.size == 0 or not np.all(np.isfinite(se)) or np.any(se < 0):
+        raise ValueError("published_se must be finite standard errors >= 0, one per cell.")
+    z = float(st.norm.ppf(1 - alpha / 2) + st.norm.ppf(power))
+    return float(z * math.sqrt(2.0) * se.max())

@@ -1,0 +1,131 @@
+"""The decision rules every ledger row shares (robeval.core.decisions): p-values of decisions by hand, Holm's
+adjusted p by hand, the stability of a decision in closed form, and seeded simulations of independent reruns."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from robeval.core import decisions as dc
+from robeval.core import stats
+from robeval.core.ledger import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Ledger
+
+
+def _diff(estimate, se, n=50, df=math.inf, floor=0.0):
+    return dc.Test(dc.DIFFERENCE, estimate, se, df, n, floor)
+
+
+def test_p_values_of_each_decision_by_hand():
+    # a difference: two-sided p; 1.96 se from 0 is p = 0.05
+    assert dc.p_decision(_diff(1.959964, 1.0), dc.CLAIMED) == pytest.approx(0.05, abs=1e-6)
+    # an equivalence: delta 0.5, se 1, margin 4 -> TOST p = 2 * max(sf(3.5), sf(4.5)) = 2 * sf(3.5)
+    eq = dc.Test(dc.EQUIVALENCE, 0.5, 1.0, math.inf, 50, 0.0, 4.0)
+    assert dc.p_decision(eq, dc.EQUIVALENT) == pytest.approx(2 * st.norm.sf(3.5), rel=1e-9)
+    # beyond the margin: p = 2 * sf((|delta| - m) / se); delta 7, m 4 -> 2 * sf(3)
+    far = dc.Test(dc.EQUIVALENCE, -7.0, 1.0, math.inf, 50, 0.0, 4.0)
+    assert dc.p_decision(far, dc.DIFFERENT) == pytest.approx(2 * st.norm.sf(3.0), rel=1e-9)
+    # the 95% CI inside the band <=> p < 0.05: delta 0, se 1, margin 1.96 is exactly at the edge
+    edge = dc.Test(dc.EQUIVALENCE, 0.0, 1.0, math.inf, 50, 0.0, 1.959964)
+    assert dc.p_decision(edge, dc.EQUIVALENT) == pytest.approx(0.05, abs=1e-6)
+    # t with 4 df: estimate 2, se 1 -> 2 t.sf(2, 4) = 0.116117
+    assert dc.p_decision(_diff(2.0, 1.0, n=5, df=4), dc.OTHER) == pytest.approx(0.116117, abs=1e-6)
+
+
+def test_holm_adjusted_p_by_hand():
+    # sorted (0.01, 0.03, 0.04): 3 * 0.01 = 0.03; max(0.03, 2 * 0.03) = 0.06; max(0.06, 0.04) = 0.06
+    got = dc.holm_adjusted([0.01, 0.04, 0.03])
+    assert [round(p, 10) for p, _ in got] == [0.03, 0.06, 0.06]
+    assert [r for _, r in got] == [1, 3, 2]
+    # (0.5, 0.9): 2 * 0.5 = 1.0 caps both
+    assert dc.holm_adjusted([0.5, 0.9]) == [(1.0, 1), (1.0, 2)]
+    assert dc.holm_adjusted([0.2, 0.9]) == [(0.4, 1), (0.9, 2)]
+
+
+def test_degrees_of_freedom_are_read_from_the_interval():
+    assert dc.df_of(stats.mean_interval([1.0, 2.0, 4.0])) == 2
+    welch = stats.mean_vs_reference_interval([1.0, 2.0, 3.5, 2.2], ref_sd=1.0, ref_n=5)
+    a, b = np.var([1.0, 2.0, 3.5, 2.2], ddof=1) / 4, 1.0 / 5
+    want = (a + b) ** 2 / (a**2 / 3 + b**2 / 4)  # Welch–Satterthwaite
+    assert dc.df_of(welch) == pytest.approx(want, rel=1e-6)
+    assert dc.df_of(stats.Interval(1.0, 0.5, 1.5, 0.25, 40, 0.95, "percentile bootstrap over 40 runs")) == math.inf
+
+
+def test_stability_is_the_power_of_the_same_test_at_the_observed_effect():
+    # normal: an effect of (1.96 + 0.8416) se is detected again with probability 0.8
+    z80 = 1.959964 + st.norm.ppf(0.8)
+    assert dc.rerun_probability(_diff(z80, 1.0), dc.CLAIMED, 0.05) == pytest.approx(0.8, abs=1e-6)
+    # t with 2 df: the noncentral t's power (the rerun estimates its own spread)
+    t2 = _diff(10.0, 1.0, n=3, df=2)
+    want = st.nct.sf(st.t.ppf(0.975, 2), 2, 10.0)
+    assert dc.rerun_probability(t2, dc.CLAIMED, 0.05) == pytest.approx(want, rel=1e-12)
+    # with a floor (a published value's se) only our part is redrawn: se 1 of which floor 0.6 -> own 0.8
+    fl = dc.Test(dc.EQUIVALENCE, 0.0, 1.0, math.inf, 24, 0.6, 3.0)
+    room = 3.0 - 1.959964
+    assert dc.rerun_probability(fl, dc.EQUIVALENT, 0.05) == pytest.approx(
+        st.norm.cdf(room / 0.8) - st.norm.cdf(-room / 0.8), abs=1e-6
+    )
+    # an unreachable equivalence (half-width >= margin) is never reached again
+    assert dc.rerun_probability(dc.Test(dc.EQUIVALENCE, 0.0, 1.0, math.inf, 9, 0.0, 1.5), dc.EQUIVALENT, 0.05) == 0
+    assert not dc.reachable(dc.Test(dc.EQUIVALENCE, 0.0, 1.0, math.inf, 9, 0.0, 1.5), 0.05)
+    with pytest.raises(ValueError, match="cannot decide"):
+        dc.rerun_probability(t2, dc.EQUIVALENT, 0.05)
+
+
+def test_runs_for_stability_by_hand():
+    # normal, estimate 2, se 1 at n = 10: stable when 2 / (sqrt(10 / n)) >= 1.96 + 0.8416 -> n >= 19.62 -> 20
+    assert dc.n_for_stability(_diff(2.0, 1.0, n=10), dc.CLAIMED, 0.05) == 20
+    # already stable: its own n
+    assert dc.n_for_stability(_diff(5.0, 1.0, n=10), dc.CLAIMED, 0.05) == 10
+    # a floor wider than the margin allows: no n
+    wide = dc.Test(dc.EQUIVALENCE, 0.0, 1.0, math.inf, 24, 0.9, 1.0)
+    assert dc.n_for_stability(wide, dc.EQUIVALENT, 0.05) is None
+    assert dc.n_for_stability(_diff(0.0, 1.0, n=10), dc.CLAIMED, 0.05) is None
+
+
+# ------------------------------------------------------------------------------------ simulated reruns
+def _run(effects, n, seed, rule):
+    """One run of a notebook whose rows test 'the mean is > 0' over n independent trainings, each row with a
+    known standardised effect; ``rule`` 'old' is each row's own 95% CI alone (the rule before issue 38), 'new'
+    the ledger's rules (Holm over the notebook, stability)."""
+    rng = np.random.default_rng(seed)
+    led = Ledger(paper="mscr", notebook="99_sim", profile="default")
+    for i, z in enumerate(effects):
+        iv = stats.mean_interval(rng.normal(z / math.sqrt(n), 1.0, n))
+        led.comparison(f"r{i}", "T", "x", interval=iv, evidence="replication", unit="training runs")
+    if rule == "new":
+        led.finalise()
+    return [c.verdict for c in led.claims]
+
+
+def _flips(effects, n, reruns, rule):
+    decided = flipped = opposite = 0
+    for r in range(reruns):
+        a, b = _run(effects, n, [r, 0], rule), _run(effects, n, [r, 1], rule)
+        for x, y in zip(a, b):
+            if x in (REPRODUCED, CONTRADICTED):
+                decided += 1
+                flipped += x != y
+                opposite += y in (REPRODUCED, CONTRADICTED) and y != x
+    return decided, flipped, opposite
+
+
+def test_decided_verdicts_survive_independent_reruns():
+    """A notebook of 20 rows: 14 null effects and 6 real ones (standardised effect ±9 at n = 10 runs, both
+    directions). Over 40 pairs of independent reruns, the ledger's rules change at most 5% of the decided
+    verdicts and never turn reproduced into contradicted or back; each row's own 95% CI alone (the rule before)
+    decides the nulls at 5% each and changes more than twice as many."""
+    effects = [0.0] * 14 + [9.0, -9.0, 9.0, 9.0, -9.0, 9.0]
+    dec_new, flip_new, opp_new = _flips(effects, 10, 40, "new")
+    dec_old, flip_old, _ = _flips(effects, 10, 40, "old")
+    assert dec_new > 0.9 * 40 * 6  # the real effects are decided
+    assert flip_new / dec_new <= 0.05 and opp_new == 0
+    assert flip_old / dec_old > 2 * flip_new / dec_new
+
+
+def test_a_row_at_the_threshold_flips_whatever_the_rule():
+    """What no rule can promise: a true effect at the decision threshold is decided in about half of the runs,
+    so a rerun changes about half of those decisions. The stability gate moves the threshold, not this."""
+    effects = [3.15]  # one row (family of 1) at n = 10: stability 0.8 needs an observed t of 3.15
+    dec, flip, opp = _flips(effects, 10, 200, "new")
+    assert 0.25 < flip / dec < 0.75 and opp == 0
