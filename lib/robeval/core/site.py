@@ -332,7 +332,9 @@ def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str], mathjax_url:
     cfg["markdown_extensions"] = extensions
     cfg["extra_css"] = ["assets/site.css"]
     cfg["extra_javascript"] = ["assets/ledger.js"]
-    cfg["strict"] = False  # the guides' links to repository files outside docs/ only warn (see mkdocs.yml)
+    # any warning fails the build, as `make docs` (a docstring griffe misreads, a broken page link); the links of
+    # the guides to repository files outside docs/ are left unchecked by mkdocs.yml's `validation`
+    cfg["strict"] = True
     out = src.parent / "mkdocs.yml"
     out.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return out
