@@ -625,12 +625,24 @@ def test_ledger_figure_links_land_on_their_figure_in_a_browser(served_site):
     order = re.findall(r'class="robeval-figure" id="fig-([^"]+)"', (root / "gallery.html").read_text())
     linked = sorted({r["figure_name"] for r in rows if r["figure"]}, key=order.index)
     assert linked, "no ledger row links to a figure"
-    for name in linked[-3:]:  # the figures furthest down the gallery have the most images above them
+    for name in linked[-3:]:  # the figures furthest down the gallery have the most images above them (without
+        # their stated size, each image arriving after the jump pushed the target down: #35)
         driver.get(f"{served_site['url']}/ledger.html")
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready"))
         link = driver.find_element(By.CSS_SELECTOR, f'#ledger-table a[href="gallery.html#fig-{name}"]')
         driver.get(link.get_attribute("href"))
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        time.sleep(1.5)  # let the lazily loaded images arrive
+        # the theme scrolls smoothly to the target while the lazily loaded images above it arrive: wait until the
+        # scroll position holds still
+        time.sleep(1)
+        last, still = None, 0
+        for _ in range(80):
+            now = driver.execute_script("return window.scrollY")
+            still = still + 1 if now == last else 0
+            if still >= 3:
+                break
+            last = now
+            time.sleep(0.25)
         seen = driver.execute_script(
             "const f = document.getElementById(arguments[0]), r = f.getBoundingClientRect();"
             "const img = f.querySelector('img').getBoundingClientRect();"
