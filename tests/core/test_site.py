@@ -108,8 +108,93 @@ def test_annotate_notebook_anchors_sections_figures_and_rows():
     assert '"m_fig6a"' in sources[fig_cell + 1]
     rows_cell = next(i for i, s in enumerate(sources) if 'id="claims-ledger"' in s)
     assert "ledger.save()" in sources[rows_cell - 1]
-    assert '<tr id="claim-T2a_best">' in sources[rows_cell] and "contradicted ★" in sources[rows_cell]
+    rows = sources[rows_cell]
+    assert '<tr id="claim-T2a_best">' in rows and "T2a best</code> ★" in rows and ">contradicted</td>" in rows
+    assert 'class="robeval-index"' in rows and rows.index("claim-T2a_best") < rows.index("claim-F6")
+    assert '<a href="#fig-m_t2a">figure</a>' in rows and '<a href="#cell-2">section</a>' in rows
     assert sources[2].startswith('<a id="cell-2"></a>')
+
+
+def test_annotate_notebook_replaces_the_index_the_notebook_displayed():
+    nb = _toy_notebook()
+    nb.cells[-1].outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="wall time\n"),
+        nbformat.v4.new_output("display_data", data={"text/html": '<p class="robeval-index">1 rows</p>'}),
+    ]
+    claims = [{"id": "A", "source": "Sec. 1", "notebook": "01_x", "verdict": "reproduced"}]
+    site.annotate_notebook(nb, claims, [])
+    save = next(c for c in nb.cells if "ledger.save()" in c.source)
+    assert [o["output_type"] for o in save.outputs] == ["stream"]  # the print stays, the unlinked index goes
+
+
+def test_figure_cell_finds_figures_named_by_an_f_string():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell('savefig(fig, f"mscr_fig3_dataset_{cfg.dataset}", profile)'),
+        nbformat.v4.new_code_cell('savefig(fig, "mscr_fig3_dataset_B_extra", profile)'),
+        nbformat.v4.new_code_cell("savefig(fig, f'{name}', profile)"),
+    ]
+    assert site.figure_cell(nb, "mscr_fig3_dataset_B") == 0
+    assert site.figure_cell(nb, "mscr_fig3_dataset_B_extra") == 1  # a quoted name wins over a pattern
+    assert site.figure_cell(nb, "mscr_fig4") is None  # an f-string of nothing but a field names no figure
+    links = site.annotate_notebook(
+        nb, [], [{"figure": "mscr_fig3_dataset_B", "notebook": "01_x", "reproduces": "MSCR Fig. 3"}]
+    )
+    assert links["figures"] == {"mscr_fig3_dataset_B": "fig-mscr_fig3_dataset_B"}
+    assert '<a id="fig-mscr_fig3_dataset_B">' in nb.cells[0].source
+
+
+def _tagged(cell, *tags):
+    cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def test_site_hides_injected_parameters_and_tidies_compute_only_sections():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    source = nbformat.v4.new_notebook()
+    source.cells = [
+        md("# 09 title"),
+        _tagged(code('profile = "default"'), "parameters"),
+        md("## Train\n\nOne grid cell per variant."),
+        _tagged(code("res = run_grid(...)"), "compute"),
+        md("## Table 5"),
+        code("table5()"),
+        md("### Dry run: per-unit costs\nOnly with `ROBEVAL_DRY_RUN=1`."),
+        _tagged(code("if cfg.dry_run:\n    save_units()"), "compute"),
+        md("## Claims"),
+        code("ledger.save()"),
+    ]
+    emptied = site.compute_only_sections(source)
+    assert emptied == {"## Train": "compute", "### Dry run: per-unit costs": "dry run"}
+    # the executed replot copy: compute cells gone, papermill's cell injected after the parameters
+    executed = nbformat.v4.new_notebook()
+    executed.cells = [c for c in source.cells if "compute" not in c.metadata.get("tags", [])]
+    executed.cells.insert(2, _tagged(code('# Parameters\nprofile = "smoke"\n'), "injected-parameters"))
+    assert site.hide_injected_parameters(executed) == 1
+    assert not any("# Parameters" in c.source for c in executed.cells)
+    assert site.tidy_sections(executed, emptied) == ["### Dry run: per-unit costs"]
+    text = [c.source for c in executed.cells]
+    assert not any("Dry run" in s or "ROBEVAL_DRY_RUN" in s for s in text)
+    assert "## Claims" in text and "table5()" in text
+    train = next(s for s in text if s.startswith("## Train"))
+    assert "One grid cell per variant." in train and "`make reproduce`" in train
+
+
+def test_png_size_and_gallery_images_state_their_size(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(3, 2), dpi=50)
+    fig.savefig(tmp_path / "m_fig6a.png")
+    plt.close(fig)
+    assert site.png_size(tmp_path / "m_fig6a.png") == (150, 100)
+    (tmp_path / "bad.png").write_bytes(b"GIF89a" + bytes(30))
+    with pytest.raises(ValueError, match="not a PNG"):
+        site.png_size(tmp_path / "bad.png")
+    page = site._gallery([MANIFEST[0]], {}, tmp_path)
+    assert '<img src="figures/m_fig6a.png" alt="m_fig6a" width="150" height="100" loading="lazy">' in page
 
 
 def test_claim_anchor_rejects_empty_ids():
@@ -136,7 +221,16 @@ def test_ledger_records_read_evidence_and_unit_when_present():
                     "ci": [0.1, 0.2],
                     "n_runs": 24,
                 },
-                {"id": "B", "paper": "mscr", "source": "Sec. 4", "verdict": "erratum", "estimate": None},
+                {
+                    "id": "B",
+                    "paper": "mscr",
+                    "source": "Sec. 4",
+                    "verdict": "inconclusive",
+                    "estimate": None,
+                    "margin": 0.05,
+                    "ci": [0.0, 0.2],
+                    "decides": "≈90 runs (now 24)",
+                },
             ],
         }
     ]
@@ -152,6 +246,10 @@ def test_ledger_records_read_evidence_and_unit_when_present():
     assert a["cell"] == "notebooks/01_x.html#claim-A" and a["section"] == "notebooks/01_x.html#cell-4"
     assert a["figure"] == "gallery.html#fig-m_fig6a" and a["paper_name"].startswith("Siedel")
     assert (b["evidence"], b["unit"], b["section"], b["figure"], b["estimate"]) == (None, None, None, None, "—")
+    # what decides a row is a field of its own (the explorer shows it as a column, not in a tooltip)
+    assert (b["margin"], b["decides"]) == ("0.05", "≈90 runs (now 24)")
+    assert b["why"] == "CI crosses the edge of paper ± 0.05; needs ≈90 runs (now 24)"
+    assert (a["margin"], a["why"]) == ("", "")
 
 
 def test_ids_that_start_with_a_digit_get_a_letter_first(tmp_path):
@@ -442,6 +540,118 @@ def test_notebook_math_renders_offline_in_a_browser(smoke_site):
     finally:
         driver.quit()
         server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def served_site(smoke_site):
+    """The smoke site over http (the ledger page fetches its JSON) and a headless browser, 1280 px wide."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(smoke_site["dir"]))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        driver = _browser()
+    except BaseException:
+        server.shutdown()
+        raise
+    driver.set_window_size(1280, 900)
+    try:
+        yield {"url": f"http://127.0.0.1:{server.server_port}", "driver": driver, "dir": smoke_site["dir"]}
+    finally:
+        driver.quit()
+        server.shutdown()
+
+
+# every element of the page's main column that sticks out of it on the right, unless a scrolling box inside the
+# column clips it (a wide DataFrame scrolls sideways in its output area; the page itself never does)
+_OVERFLOW_JS = """
+const main = document.querySelector('[role="main"]');
+const right = main.getBoundingClientRect().right + 1;
+const clipped = (el) => {
+  for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (['auto', 'scroll', 'hidden'].includes(s.overflowX) && a.getBoundingClientRect().right <= right) return true;
+  }
+  return false;
+};
+const out = [];
+for (const el of main.querySelectorAll('*')) {
+  const r = el.getBoundingClientRect();
+  if (r.width > 0 && r.right > right && !clipped(el)) {
+    out.push(el.tagName + '.' + el.className + ' right=' + Math.round(r.right) + ' > ' + Math.round(right));
+  }
+}
+return {over: out.slice(0, 10), count: out.length, pageWidth: document.documentElement.scrollWidth,
+        viewWidth: document.documentElement.clientWidth, mainWidth: main.getBoundingClientRect().width};
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_notebook_pages_fit_their_column_in_a_browser(served_site):
+    """No element of a notebook page is wider than the text column (the ledger index wraps, the page never
+    scrolls sideways), the index is there, and papermill's injected-parameters cell is not."""
+    from selenium.webdriver.common.by import By
+
+    driver = served_site["driver"]
+    for nb in SITE_NOTEBOOKS:
+        driver.get(f"{served_site['url']}/notebooks/{nb}.html")
+        res = driver.execute_script(_OVERFLOW_JS)
+        assert res["count"] == 0, (
+            f"{nb}: {res['count']} elements wider than the {res['mainWidth']:.0f} px column: {res['over']}"
+        )
+        assert res["pageWidth"] <= res["viewWidth"], f"{nb}: the page scrolls sideways ({res})"
+        index = driver.find_elements(By.CSS_SELECTOR, "table.robeval-index")
+        assert index, f"{nb}: no ledger index"
+        assert all(t.size["width"] <= res["mainWidth"] + 1 for t in index)
+        assert "# Parameters" not in driver.find_element(By.TAG_NAME, "body").text, f"{nb}: injected parameters shown"
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_ledger_figure_links_land_on_their_figure_in_a_browser(served_site):
+    """A row's "figure" link opens the gallery with that figure in view: the lazily loaded images above it keep
+    their stated size, so nothing pushes the target away after the jump."""
+    import time
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, root = served_site["driver"], served_site["dir"]
+    rows = json.loads((root / "assets" / "ledger.json").read_text())["rows"]
+    order = re.findall(r'class="robeval-figure" id="fig-([^"]+)"', (root / "gallery.html").read_text())
+    linked = sorted({r["figure_name"] for r in rows if r["figure"]}, key=order.index)
+    assert linked, "no ledger row links to a figure"
+    for name in linked[-3:]:  # the figures furthest down the gallery have the most images above them (without
+        # their stated size, each image arriving after the jump pushed the target down: #35)
+        driver.get(f"{served_site['url']}/ledger.html")
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready"))
+        link = driver.find_element(By.CSS_SELECTOR, f'#ledger-table a[href="gallery.html#fig-{name}"]')
+        driver.get(link.get_attribute("href"))
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        # the theme scrolls smoothly to the target while the lazily loaded images above it arrive: wait until the
+        # scroll position holds still
+        time.sleep(1)
+        last, still = None, 0
+        for _ in range(80):
+            now = driver.execute_script("return window.scrollY")
+            still = still + 1 if now == last else 0
+            if still >= 3:
+                break
+            last = now
+            time.sleep(0.25)
+        seen = driver.execute_script(
+            "const f = document.getElementById(arguments[0]), r = f.getBoundingClientRect();"
+            "const img = f.querySelector('img').getBoundingClientRect();"
+            "return {top: r.top, imgTop: img.top, imgBottom: img.bottom, h: window.innerHeight,"
+            " unsized: [...document.images].filter(i => !i.getAttribute('width')).length};",
+            f"fig-{name}",
+        )
+        assert seen["unsized"] == 0, seen
+        assert 0 <= seen["top"] < seen["h"] and seen["imgTop"] < seen["h"], f"fig-{name} is not in view: {seen}"
 
 
 def test_citation_and_licence_metadata_agree_with_pyproject():

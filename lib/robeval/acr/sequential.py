@@ -333,17 +333,36 @@ def table_test(
     hits : callable ``(active, step) -> array of int``
         Hits of the guessed class in ``step`` fresh draws for each image in ``active`` (int64 indices into the
         ``b`` images); an image's draws must not depend on which images are active.
-    b : int — number of images. thresholds : array (J,), strictly increasing, in [0.5, 1) — ``Phi(r_j / sigma)``.
-    n_max : int — largest number of draws per image. alpha : float — family-wise failure probability.
-    method : ``"union"`` or ``"betting"``. n_start : int — first look of ``"union"``. block : int — draws between
-    looks of ``"betting"``. p_start : array (b,) of float, optional — a prior guess of each ``p_A`` from data
-    independent of the draws (e.g. the selection counts), used only to size the first bets.
-    futility : bool — stop early when ``n_max`` draws would not reach the next threshold.
+    b : int
+        Number of images.
+    thresholds : array (J,)
+        Strictly increasing, in [0.5, 1): ``Phi(r_j / sigma)``.
+    n_max : int
+        Largest number of draws per image.
+    alpha : float
+        Family-wise failure probability.
+    method : {"union", "betting"}
+        The sequential rule.
+    n_start : int
+        First look of ``"union"``.
+    block : int
+        Draws between looks of ``"betting"``.
+    p_start : array (b,) of float, optional
+        A prior guess of each ``p_A`` from data independent of the draws (e.g. the selection counts), used only
+        to size the first bets.
+    futility : bool
+        Stop early when ``n_max`` draws would not reach the next threshold.
 
     Returns
     -------
-    certified : bool array (b, J); n_used : int64 array (b,); n_a : int64 array (b,);
-    p_lower : float64 array (b,) — running lower confidence bound (``"union"``; NaN for ``"betting"``).
+    certified : bool array (b, J)
+        Whether each threshold is certified.
+    n_used : int64 array (b,)
+        Draws spent per image.
+    n_a : int64 array (b,)
+        Hits per image.
+    p_lower : float64 array (b,)
+        Running lower confidence bound (``"union"``; NaN for ``"betting"``).
     """
     if method not in TABLE_METHODS:
         raise ValueError(f"method must be one of {TABLE_METHODS}, got {method!r}.")

@@ -590,6 +590,11 @@ def run_variant(cell: dict, config: dict) -> list:
     """Train one Table-5 variant, certify it and (for ``config["grad_variants"]``) measure easy/hard gradient
     norms — a ``run_grid`` cell.
 
+    Every variant of a seed trains on the same subset of training images from the same initialisation and
+    shares its warm-up epochs (:func:`trained_model`); all are certified on the same test images with the same
+    per-image noise streams (``keyed(seed, "certify")``): differences between variants are paired by seed and by
+    test image.
+
     Parameters
     ----------
     cell : dict
@@ -597,11 +602,6 @@ def run_variant(cell: dict, config: dict) -> list:
     config : dict
         Resolved ``acr_rs_training`` settings; per-sigma hyper-parameters are lists aligned with
         ``config["sigmas"]``. ``tsv_dir`` (optional) receives the certification in the published TSV format.
-
-    Every variant of a seed trains on the same subset of training images from the same initialisation and
-    shares its warm-up epochs (:func:`trained_model`); all are certified on the same test images with the same
-    per-image noise streams (``keyed(seed, "certify")``): differences between variants are paired by seed and by
-    test image.
 
     Returns
     -------

@@ -4,7 +4,8 @@
   profile (smoke / default / paper) resolves to;
 * :mod:`.data` (+ ``data_registry.tsv``) — checksum-verified, offline-first data files;
 * :mod:`.runs` — resumable grids of independent cells; :mod:`.io` — atomic result files;
-* :mod:`.ledger`, :mod:`.report` — the claims ledger and its Markdown report;
+* :mod:`.ledger`, :mod:`.report` — the claims ledger and its Markdown report; :mod:`.ledger_view` —
+  :func:`short_index`, the ledger as each notebook shows it;
 * :mod:`.notebooks` — :func:`setup` (the first call of every notebook), :func:`show_ledger` and the
   papermill runner;
 * :mod:`.plotting` — style, :func:`savefig` and the figure manifest;
@@ -19,13 +20,14 @@ _EXPORTS = {
     "Ledger": "ledger",
     "setup": "notebooks",
     "show_ledger": "notebooks",
+    "short_index": "ledger_view",
     "PROFILES": "paths",
     "results_dir": "paths",
     "savefig": "plotting",
     "resolve": "profiles",
 }
 
-__all__ = ["PROFILES", "Ledger", "resolve", "results_dir", "savefig", "setup", "show_ledger"]
+__all__ = ["PROFILES", "Ledger", "resolve", "results_dir", "savefig", "setup", "short_index", "show_ledger"]
 
 
 def __getattr__(name: str):

@@ -362,8 +362,9 @@ def _kernel_history():
 
 
 def show_ledger(ledger, central_only: bool = False, max_width_em: int = 40):
-    """A readable display of a ledger for notebooks: a pandas Styler with wrapped text and fixed column widths
-    (long descriptions wrap instead of widening the table behind a scrollbar).
+    """Every field of a ledger for interactive work: a pandas Styler with wrapped text and fixed column widths
+    (long descriptions wrap instead of widening the table behind a scrollbar). The notebooks show the short index
+    instead (:func:`robeval.core.ledger_view.short_index`: six columns that fit the page).
 
     ``ledger``: a :class:`robeval.core.ledger.Ledger` or its ``table()`` DataFrame; ``central_only`` keeps the
     central claims; ``max_width_em``: the width of the widest (text) columns in em.

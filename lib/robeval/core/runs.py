@@ -693,15 +693,21 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
     working sessions. Nothing reads a pack by itself: ``robeval adopt --from PACK`` recomputes a sample of its
     cells with the current code and takes them only if every number is identical (:func:`adopt`).
 
+    Lock files and half-written temporary files are left out.
+
     Parameters
     ----------
-    stores : grid store folders (:func:`grid_store`), each holding ``config-*`` sub-stores; the folder's name is
-        the store's name in the pack.
-    out : the pack's path, ending in ``.tar.xz``.
+    stores : iterable of path
+        Grid store folders (:func:`grid_store`), each holding ``config-*`` sub-stores; the folder's name is the
+        store's name in the pack.
+    out : path
+        The pack's path, ending in ``.tar.xz``.
 
-    Returns the manifest written into the pack as ``MANIFEST.json``: ``format``, ``created`` (ISO 8601 UTC),
-    and per store name, per sub-store, ``fn``, ``code`` (identity of the code that computed it) and ``cells``.
-    Lock files and half-written temporary files are left out.
+    Returns
+    -------
+    dict
+        The manifest written into the pack as ``MANIFEST.json``: ``format``, ``created`` (ISO 8601 UTC), and per
+        store name, per sub-store, ``fn``, ``code`` (identity of the code that computed it) and ``cells``.
     """
     import io as _io
     import tarfile

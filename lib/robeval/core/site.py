@@ -6,8 +6,11 @@ Steps (:func:`build_site`):
 1. every notebook runs in replot mode (:func:`robeval.core.notebooks.run_notebook` with ``replot=True``: the
    cells tagged ``compute`` are dropped), writing its rebuilt ledger and figures into a scratch folder so that
    the committed results are never touched (as ``robeval verify`` does);
-2. the executed copies get anchors (:func:`annotate_notebook`): one per section heading, one per saved figure,
-   and after the cell that saves the ledger a table of its rows, each row with the anchor ``claim-<id>``;
+2. the executed copies lose papermill's injected-parameters cell (:func:`hide_injected_parameters`) and the
+   sections that only the dropped compute cells filled (:func:`tidy_sections`: dry-run sections go, others say
+   why no code follows), then get anchors (:func:`annotate_notebook`): one per section heading, one per saved
+   figure, and after the cell that saves the ledger the short index of its rows, each with the anchor
+   ``claim-<id>``;
 3. the ledger rows become ``assets/ledger.json`` for the interactive ledger page (``assets/ledger.js``), the
    figure manifest becomes the gallery, and mkdocs with mkdocs-jupyter renders everything (with the guides and
    the API reference of ``mkdocs.yml``) into ``build/site``.
@@ -26,6 +29,8 @@ import shutil
 from pathlib import Path
 
 from robeval.core import paths as project
+from robeval.core.ledger_view import CSS_CLASS as INDEX_CLASS
+from robeval.core.ledger_view import reason, short_index
 from robeval.core.paths import check_profile
 from robeval.core.report import format_value
 
@@ -131,6 +136,88 @@ def _attr(s: str) -> str:
     return html.escape(s, quote=True)
 
 
+_STRING = re.compile(r"""(?P<f>[fF]?)(?P<q>["'])(?P<s>[^"'\n]*)(?P=q)""")
+
+
+def figure_cell(nb, name: str) -> int | None:
+    """Index of the first code cell that saves figure ``name``: it names it in quotes, or builds it with an
+    f-string whose literal parts match (``f"mscr_fig3_dataset_{cfg.dataset}"`` saves ``mscr_fig3_dataset_B``)."""
+    for exact in (True, False):
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            for m in _STRING.finditer(cell.source):
+                if exact and not m["f"] and m["s"] == name:
+                    return i
+                if not exact and m["f"] and "{" in m["s"]:
+                    parts = re.split(r"\{[^{}]*\}", m["s"])
+                    if any(parts) and re.fullmatch("[^/]+?".join(map(re.escape, parts)), name):
+                        return i
+    return None
+
+
+INJECTED_TAG = "injected-parameters"  # papermill's tag on the cell it adds with the run's parameters
+
+
+def hide_injected_parameters(nb) -> int:
+    """Remove papermill's injected-parameters cells from an executed notebook (in place); returns how many.
+    The site shows the notebook's own ``parameters`` cell; the profile is stated on every page already."""
+    keep = [c for c in nb.cells if INJECTED_TAG not in (c.get("metadata", {}).get("tags") or [])]
+    removed = len(nb.cells) - len(keep)
+    nb.cells = keep
+    return removed
+
+
+def _heading(cell) -> str | None:
+    if cell.cell_type != "markdown":
+        return None
+    return next((line.strip() for line in cell.source.splitlines() if line.startswith("#")), None)
+
+
+def compute_only_sections(source_nb) -> dict[str, str]:
+    """The sections of a notebook (by heading line) whose code cells are all tagged ``compute``, so that the site
+    (which runs without them) would show them empty: ``"dry run"`` when each of those cells runs only in a dry
+    run (``if cfg.dry_run:``), else ``"compute"``."""
+    from robeval.core.notebooks import COMPUTE_TAG
+
+    out = {}
+    heads = [i for i, c in enumerate(source_nb.cells) if _heading(c)]
+    for k, h in enumerate(heads):
+        end = heads[k + 1] if k + 1 < len(heads) else len(source_nb.cells)
+        code = [c for c in source_nb.cells[h + 1 : end] if c.cell_type == "code"]
+        if code and all(COMPUTE_TAG in (c.get("metadata", {}).get("tags") or []) for c in code):
+            dry = all(c.source.lstrip().startswith("if cfg.dry_run") for c in code)
+            out[_heading(source_nb.cells[h])] = "dry run" if dry else "compute"
+    return out
+
+
+_COMPUTE_NOTE = (
+    "\n\n*On this site the code of this section is not shown: it computes (cells tagged `compute`), and the site "
+    "shows the stored results, in the sections below. Run the notebook (`make reproduce`) to see it.*"
+)
+
+
+def tidy_sections(nb, emptied: dict[str, str]) -> list[str]:
+    """Drop or explain the sections ``emptied`` (:func:`compute_only_sections` of the source notebook) in an
+    executed replot copy (in place): a dry-run section (its cells run only under ``ROBEVAL_DRY_RUN=1``) is
+    removed with its prose; a computing section keeps its prose with a note saying why no code follows.
+    Returns the headings of the removed sections."""
+    removed, cells, skipping = [], [], False
+    for cell in nb.cells:
+        head = _heading(cell)
+        if head is not None:
+            skipping = emptied.get(head) == "dry run"
+            if skipping:
+                removed.append(head)
+                continue
+            if emptied.get(head) == "compute":
+                cell.source = cell.source.rstrip() + _COMPUTE_NOTE
+        if not skipping:
+            cells.append(cell)
+    nb.cells = cells
+    return removed
+
+
 def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
     """Add anchors to an executed notebook (in place) and return what each claim and figure links to.
 
@@ -138,7 +225,10 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
     * the cell that saves a manifest figure (its source names the figure in quotes) is preceded by a Markdown
       cell with ``<a id="fig-<name>">``, what it reproduces and the functions that computed and drew it;
     * the cell that saves the ledger (``ledger.save()``) is followed by a Markdown cell with the anchor
-      ``claims-ledger`` and one table row per claim with the anchor :func:`claim_anchor`.
+      ``claims-ledger`` and the short index of its rows (:func:`robeval.core.ledger_view.short_index`), each row
+      with the anchor :func:`claim_anchor`; the index that cell displayed itself is dropped.
+
+    The figure of a manifest entry is found by :func:`figure_cell`.
 
     Returns
     -------
@@ -160,14 +250,7 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
     after: dict[int, list] = {}
     for entry in manifest:
         name = entry["figure"]
-        hit = next(
-            (
-                i
-                for i, cell in enumerate(nb.cells)
-                if cell.cell_type == "code" and re.search(rf"[\"']{re.escape(name)}[\"']", cell.source)
-            ),
-            None,
-        )
+        hit = figure_cell(nb, name)
         if hit is None:
             continue
         links["figures"][name] = f"fig-{name}"
@@ -182,6 +265,8 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
         (i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and "ledger.save()" in cell.source), None
     )
     if save_cell is not None and claims:
+        # the site's index (with anchors and links) replaces the one the notebook displayed
+        nb.cells[save_cell].outputs = [o for o in nb.cells[save_cell].get("outputs", []) if not _is_index(o)]
         after[save_cell] = [nbformat.v4.new_markdown_cell(_claims_table(claims, links["claims"]))]
     for i in heading_cells:
         nb.cells[i].source = f'<a id="cell-{i}"></a>\n\n' + nb.cells[i].source
@@ -192,31 +277,31 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
     return links
 
 
+def _is_index(output) -> bool:
+    """Whether a cell output is the notebook's own short index of the ledger (robeval.core.ledger_view)."""
+    html_text = (output.get("data") or {}).get("text/html", "")
+    html_text = "".join(html_text) if isinstance(html_text, list) else html_text
+    return f'class="{INDEX_CLASS}"' in html_text
+
+
 def _claims_table(claims: list[dict], links: dict) -> str:
-    """The Markdown cell (raw HTML) listing the ledger rows recorded by the cell above it."""
-    rows = []
+    """The Markdown cell (raw HTML) listing the ledger rows recorded by the cell above it: the short index of
+    :func:`robeval.core.ledger_view.short_index`, each row with its anchor and its section, figure and ledger
+    links."""
+    row_links = {}
     for c in claims:
         link = links.get(c["id"], {})
         extra = []
         if link.get("section"):
-            extra.append(f'<a href="#{link["section"]}">section</a>')
+            extra.append(("section", f"#{link['section']}"))
         if link.get("figure"):
-            extra.append(f'<a href="#fig-{_attr(link["figure"])}">figure</a>')
-        extra.append(f'<a href="../ledger.html#q={_attr(c["id"])}">ledger</a>')
-        ci = f" CI {format_value(c.get('ci'))}" if c.get("ci") is not None else ""
-        n = f" n={c['n_runs']}" if c.get("n_runs") is not None else ""
-        rows.append(
-            f'<tr id="{_attr(claim_anchor(c["id"]))}"><td><code>{html.escape(c["id"])}</code></td>'
-            f"<td>{html.escape(c.get('verdict', ''))}{' ★' if c.get('central') else ''}</td>"
-            f"<td>{html.escape(c.get('description', ''))}</td><td>{html.escape(c.get('source') or '')}</td>"
-            f"<td>paper {html.escape(format_value(c.get('paper_value')))}; ours {html.escape(format_value(c.get('estimate')))}"
-            f"{html.escape(ci + n)}</td><td>{' · '.join(extra)}</td></tr>"
-        )
+            extra.append(("figure", f"#fig-{link['figure']}"))
+        extra.append(("ledger", f"../ledger.html#q={c['id']}"))
+        row_links[c["id"]] = extra
+    index = short_index(claims, anchor=claim_anchor, links=row_links).to_html()
     return (
-        f'<a id="{_CLAIMS_HEADING}"></a>\n\n**Ledger rows recorded by the cell above** (★ central; '
-        f"the whole ledger: [claims ledger](../ledger.html))\n\n"
-        '<table class="robeval-claims"><thead><tr><th>id</th><th>verdict</th><th>claim</th><th>source</th>'
-        "<th>evidence</th><th>links</th></tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>"
+        f'<a id="{_CLAIMS_HEADING}"></a>\n\n**Ledger rows recorded by the cell above** (★ central; every column '
+        f"of every row: the [claims ledger](../ledger.html))\n\n" + index
     )
 
 
@@ -254,6 +339,9 @@ def ledger_records(ledgers: list[dict], links: dict, manifest: list[dict]) -> li
                     "ci": format_value(c.get("ci")) if c.get("ci") is not None else "",
                     "n_runs": c.get("n_runs"),
                     "rule": c.get("rule") or "",
+                    "margin": format_value(c.get("margin")) if c.get("margin") is not None else "",
+                    "decides": c.get("decides") or "",
+                    "why": reason(c),
                     "note": c.get("note") or "",
                     "cell": f"{page}#{claim_anchor(c['id'])}",
                     "section": f"{page}#{link['section']}" if link.get("section") else None,
@@ -332,13 +420,25 @@ def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str], mathjax_url:
     cfg["markdown_extensions"] = extensions
     cfg["extra_css"] = ["assets/site.css"]
     cfg["extra_javascript"] = ["assets/ledger.js"]
-    cfg["strict"] = False  # the guides' links to repository files outside docs/ only warn (see mkdocs.yml)
+    # any warning fails the build, as `make docs` (a docstring griffe misreads, a broken page link); the links of
+    # the guides to repository files outside docs/ are left unchecked by mkdocs.yml's `validation`
+    cfg["strict"] = True
     out = src.parent / "mkdocs.yml"
     out.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return out
 
 
-def _gallery(manifest: list[dict], links: dict) -> str:
+def png_size(path) -> tuple[int, int]:
+    """(width, height) in pixels of a PNG file, read from its header."""
+    head = Path(path).read_bytes()[:24]
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        raise ValueError(f"{path} is not a PNG file (no PNG signature and IHDR header).")
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def _gallery(manifest: list[dict], links: dict, figures: Path | None = None) -> str:
+    """The gallery page. Each image states its size (from the PNG in ``figures``), so that the browser reserves
+    its box before a lazily loaded image arrives and a link to ``#fig-<name>`` still lands on that figure."""
     lines = [
         "# Figure gallery",
         "",
@@ -351,6 +451,8 @@ def _gallery(manifest: list[dict], links: dict) -> str:
         name = e["figure"]
         nb = e.get("notebook") or ""
         anchor = links.get(nb, {}).get("figures", {}).get(name)
+        png = Path(figures) / f"{name}.png" if figures is not None else None
+        size = ' width="{}" height="{}"'.format(*png_size(png)) if png is not None and png.is_file() else ""
         if nb in links:
             # links to the sources: mkdocs rewrites them to the built pages (and checks them)
             where = f"[{nb}](notebooks/{nb}.ipynb{'#' + anchor if anchor else ''})"
@@ -361,7 +463,7 @@ def _gallery(manifest: list[dict], links: dict) -> str:
             "",
             f"### {name}",
             "",
-            f'<a href="figures/{name}.png"><img src="figures/{name}.png" alt="{_attr(name)}" loading="lazy"></a>',
+            f'<a href="figures/{name}.png"><img src="figures/{name}.png" alt="{_attr(name)}"{size} loading="lazy"></a>',
             "",
             f"**Reproduces** {e.get('reproduces', '')} · **notebook** {where} · "
             f"**data computed by** `{e.get('data_from', '')}` · **drawn by** `{e.get('plotted_by', '')}`",
@@ -464,8 +566,11 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
     (src / "assets").mkdir()
     (src / "figures").mkdir()
     links = {}
+    sources = {p.stem: p for p in chosen}
     for nb_name in names:
         nb = nbformat.read(executed[nb_name], as_version=4)
+        hide_injected_parameters(nb)
+        tidy_sections(nb, compute_only_sections(nbformat.read(sources[nb_name], as_version=4)))
         rebuilt = work / "claims" / f"{nb_name}.json"
         recorded = json.loads(rebuilt.read_text())["claims"] if rebuilt.is_file() else stored[nb_name]["claims"]
         nb_manifest = [e for e in manifest if e.get("notebook") == nb_name]
@@ -480,7 +585,7 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
     for f in ("ledger.js", "site.css"):
         shutil.copy(assets / f, src / "assets" / f)
     (src / "ledger.md").write_text(_LEDGER_PAGE.format(profile=profile), encoding="utf-8")
-    (src / "gallery.md").write_text(_gallery(manifest, links), encoding="utf-8")
+    (src / "gallery.md").write_text(_gallery(manifest, links, src / "figures"), encoding="utf-8")
     (src / "rerun.md").write_text(_RERUN_PAGE.format(profile=profile), encoding="utf-8")
     config = _mkdocs_config(src, site_dir, names, mathjax_url=_install_mathjax(src))
     build(load_config(str(config)))

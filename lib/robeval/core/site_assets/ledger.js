@@ -1,5 +1,6 @@
 // The claims ledger as a filterable, searchable table (vanilla JS; data: assets/ledger.json written by
-// robeval.core.site). Runs only on the page that holds <div id="ledger-app">.
+// robeval.core.site). The table runs only on the page that holds <div id="ledger-app">; every page gets
+// revealTarget (a link into a folded <details> opens it).
 (function () {
   "use strict";
   var FILTERS = [
@@ -15,6 +16,8 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
+
+  var COLUMNS = ["notebook / id", "claim", "paper", "ours", "unit", "verdict", "rule", "why", "links"];
 
   function link(href, text) {
     var a = el("a", { href: href }, text);
@@ -62,9 +65,9 @@
     var count = el("p", { id: "ledger-count", "aria-live": "polite" });
     var table = el("table", { id: "ledger-table", class: "robeval-ledger" });
     var head = el("tr");
-    ["notebook / id", "verdict", "central", "evidence", "unit", "source", "claim", "paper", "ours", "links"].forEach(
-      function (h) { head.appendChild(el("th", {}, h)); }
-    );
+    // what decides a row is shown, not hidden in a tooltip: its test (rule), and why (the margin it was held to,
+    // Holm's correction, or what would decide it: `decides`)
+    COLUMNS.forEach(function (h) { head.appendChild(el("th", { class: "col-" + h.split(" ")[0] }, h)); });
     var thead = el("thead");
     thead.appendChild(head);
     table.appendChild(thead);
@@ -76,22 +79,27 @@
       idCell.appendChild(el("span", { class: "ledger-nb" }, r.notebook));
       idCell.appendChild(el("br"));
       idCell.appendChild(el("code", {}, r.id));
+      if (r.central) idCell.appendChild(el("span", { class: "ledger-central", title: "central claim" }, " ★"));
       tr.appendChild(idCell);
-      tr.appendChild(el("td", { class: "verdict verdict-" + r.verdict.replace(/\s+/g, "-") }, r.verdict));
-      tr.appendChild(el("td", {}, r.central ? "★" : ""));
-      tr.appendChild(el("td", {}, r.evidence || ""));
-      tr.appendChild(el("td", {}, r.unit || ""));
-      tr.appendChild(el("td", {}, r.source));
-      tr.appendChild(el("td", { title: r.rule + (r.note ? " — " + r.note : "") }, r.description));
+      var claim = el("td", {}, r.description);
+      if (r.source) claim.appendChild(el("span", { class: "ledger-src" }, " (" + r.source + ")"));
+      if (r.note) claim.appendChild(el("div", { class: "ledger-note" }, r.note));
+      tr.appendChild(claim);
       tr.appendChild(el("td", {}, r.paper_value));
       var ours = r.estimate + (r.ci ? " CI " + r.ci : "") + (r.n_runs !== null && r.n_runs !== undefined ? " n=" + r.n_runs : "");
       tr.appendChild(el("td", {}, ours));
+      tr.appendChild(el("td", { class: "ledger-unit" }, r.unit || ""));
+      var verdict = el("td", { class: "verdict verdict-" + r.verdict.replace(/\s+/g, "-") }, r.verdict);
+      if (r.evidence) verdict.appendChild(el("div", { class: "ledger-evidence" }, r.evidence));
+      tr.appendChild(verdict);
+      tr.appendChild(el("td", { class: "ledger-rule" }, r.rule));
+      tr.appendChild(el("td", { class: "ledger-why" }, r.why || ""));
       var links = el("td", { class: "ledger-links" });
       links.appendChild(link(r.cell, "cell"));
       if (r.section) { links.appendChild(document.createTextNode(" · ")); links.appendChild(link(r.section, "section")); }
       if (r.figure) { links.appendChild(document.createTextNode(" · ")); links.appendChild(link(r.figure, "figure")); }
       tr.appendChild(links);
-      tr._text = [r.id, r.notebook, r.description, r.source, r.note, r.rule, r.paper_name].join(" ").toLowerCase();
+      tr._text = [r.id, r.notebook, r.description, r.source, r.note, r.rule, r.why, r.paper_name].join(" ").toLowerCase();
       tr._row = r;
       tbody.appendChild(tr);
       return tr;
@@ -129,7 +137,9 @@
     search.addEventListener("input", apply);
     app.appendChild(controls);
     app.appendChild(count);
-    app.appendChild(table);
+    var scroller = el("div", { class: "ledger-scroll" });
+    scroller.appendChild(table);
+    app.appendChild(scroller);
     apply();
     app.setAttribute("data-ready", "1");
   }
@@ -150,6 +160,23 @@
       });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  // A link to a row or figure inside a closed <details> (the folded rows of a notebook's ledger index) opens it
+  // and scrolls to the target, on every page.
+  function revealTarget() {
+    var id = "";
+    try { id = decodeURIComponent(window.location.hash.replace(/^#/, "")); } catch (e) { return; }
+    var target = id && document.getElementById(id);
+    if (!target) return;
+    var opened = false;
+    for (var d = target.closest("details"); d; d = d.parentElement ? d.parentElement.closest("details") : null) {
+      if (!d.open) { d.open = true; opened = true; }
+    }
+    if (opened) target.scrollIntoView();
+  }
+
+  function ready() { start(); revealTarget(); }
+
+  window.addEventListener("hashchange", revealTarget);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 })();
