@@ -353,7 +353,10 @@ def test_record_table2_and_table1_consistency_flip():
     t2.loc["catrs", "ratio"] = 0.40  # below Gaussian's 0.45, and not 30.45 / 7.12
     led = ledger()
     acl.record_table2_consistency(led, t2)
-    assert verdicts(led) == {"T2_ratio_column": ERRATUM, "T2_acr_vs_T3": CONSISTENCY, "T2_sota_heavier": ERRATUM}
+    # the ratio column is arithmetic on printed digits (exact); the SOTA ordering compares models of different runs
+    # with no published spread: no erratum can exceed a noise the paper does not give (issue 38)
+    assert verdicts(led) == {"T2_ratio_column": ERRATUM, "T2_acr_vs_T3": CONSISTENCY, "T2_sota_heavier": INCONCLUSIVE}
+    assert "own noise" in led.get("T2_sota_heavier").decides
     led = ledger()
     acl.record_table1_consistency(led, {**TABLE1_MARKS, "Yang et al. (2022)": 3})  # no work with all four marks
     assert verdicts(led) == {"T1_counts": ERRATUM}
@@ -376,7 +379,10 @@ def test_record_ablation_table_consistency_on_the_printed_tables_and_flip():
     led = ledger()
     acl.record_ablation_table_consistency(led, tables)
     v = verdicts(led)
-    assert v["D2_steps_tradeoff"] == ERRATUM and v["T12_table6_best"] == ERRATUM and v["T12_table6_row"] == CONSISTENCY
+    # 22.3 -> 20.0 at r = 1.75 is far beyond Table 8's seed spread: an erratum; "best ACR" across runs has no
+    # noise test (the rows are different runs of one method each): it stays open (issue 38)
+    assert v["D2_steps_tradeoff"] == ERRATUM and v["T12_table6_row"] == CONSISTENCY
+    assert v["T12_table6_best"] == INCONCLUSIVE
 
 
 def test_record_ecdf_file_consistency_flip():
@@ -544,7 +550,9 @@ def test_record_fig3_claims_flip_and_tie():
     assert led.claims[0].unit == "test images" and "independent trainings" in led.claims[0].decides
     led = ledger()
     acl.record_fig3_claims(led, frames_at(sota_spec(250, R_MAX, 350, 0.01)), N, ALPHA)
-    assert verdicts(led) == {"F3_fewer_certified_s0.5": ERRATUM, "F3_more_easy_s0.5": ERRATUM}
+    # refuted on one released model per method? No more than confirmed: a claim about methods needs >= 3
+    # trainings in both directions (issue 38)
+    assert verdicts(led) == {"F3_fewer_certified_s0.5": INCONCLUSIVE, "F3_more_easy_s0.5": INCONCLUSIVE}
     led = ledger()  # the same images certified: a tie decides nothing
     acl.record_fig3_claims(led, frames_at(sota_spec(300, R_MAX, 300, R_MAX)), N, ALPHA)
     assert verdicts(led) == {"F3_fewer_certified_s0.5": INCONCLUSIVE, "F3_more_easy_s0.5": INCONCLUSIVE}
@@ -556,12 +564,12 @@ def test_record_ours_best_acr_claims_flip_and_tie():
     led = ledger()
     acl.record_ours_best_acr_claims(led, frames_at(spec))
     assert verdicts(led) == {"T3_ours_best_acr_s0.5": INCONCLUSIVE}  # the SOTA claim is about the method
-    assert led.claims[0].evidence == "reanalysis" and "one model each" in led.claims[0].decides
+    assert led.claims[0].evidence == "reanalysis" and "independent trainings" in led.claims[0].decides
     assert led.claims[0].power is not None  # the printed gap 0.760 - 0.757 gives the test's power
     spec["catrs"] = (350, 1.0)
     led = ledger()
     acl.record_ours_best_acr_claims(led, frames_at(spec))
-    assert verdicts(led) == {"T3_ours_best_acr_s0.5": ERRATUM} and "CAT-RS" in led.claims[0].note
+    assert verdicts(led) == {"T3_ours_best_acr_s0.5": INCONCLUSIVE} and "CAT-RS" in led.claims[0].note
     spec["catrs"] = (300, 1.0)
     led = ledger()
     acl.record_ours_best_acr_claims(led, frames_at(spec))
@@ -574,7 +582,7 @@ def test_record_sec6_large_radius_claims_flip_and_tie():
     assert verdicts(led) == {"S6_above_gaussian_large_r_s0.5": INCONCLUSIVE}  # r = 1.75 < R_MAX; about methods
     led = ledger()
     acl.record_sec6_large_radius_claims(led, frames_at(sota_spec(300, R_MAX, 250, R_MAX)))
-    assert verdicts(led) == {"S6_above_gaussian_large_r_s0.5": ERRATUM}
+    assert verdicts(led) == {"S6_above_gaussian_large_r_s0.5": INCONCLUSIVE}  # about methods: both directions
     led = ledger()
     acl.record_sec6_large_radius_claims(led, frames_at(sota_spec(300, 0.5, 250, 1.0)))
     assert verdicts(led) == {"S6_above_gaussian_large_r_s0.5": INCONCLUSIVE}  # nobody reaches r = 1.75
@@ -595,7 +603,7 @@ def test_record_fig11_claims_truncated_files_and_the_tie():
     assert verdicts(led) == {"F11_more_hard_s0.5": INCONCLUSIVE} and "Ours" in led.claims[0].note
     led = ledger()
     acl.record_fig11_claims(led, frames(300), N, ALPHA)
-    assert verdicts(led) == {"F11_more_hard_s0.5": ERRATUM}
+    assert verdicts(led) == {"F11_more_hard_s0.5": INCONCLUSIVE}  # about methods: not refuted on one model each
 
 
 def test_record_sec51_claims_flip_and_edge():
@@ -651,7 +659,8 @@ def test_record_sec7_claims_flip():
     frames[(0.5, "ours")] = cert([0.5] * M, [1] * 390 + [0] * 10)
     led = ledger()
     acl.record_sec7_claims(led, frames, sigmas=(0.25, 0.5))
-    assert verdicts(led) == {"S7_smaller_sigma_higher_r0": ERRATUM, "S7_gaussian_best_r0": ERRATUM}
+    # about methods: one released model per method refutes no more than it confirms (issue 38)
+    assert verdicts(led) == {"S7_smaller_sigma_higher_r0": INCONCLUSIVE, "S7_gaussian_best_r0": INCONCLUSIVE}
 
 
 def test_record_imagenet_recovery_claims_flip():
@@ -803,8 +812,9 @@ def test_table5_central_family_is_holm_corrected():
     acl.record_table5_claims(led, c, cert_n=100_000, cert_alpha=0.001, setup="test")
     alone = [f"T5_s0.5_{v}_gt_gaussian" for v in ("discard", "reweight", "attack")]
     assert {led.get(i).verdict for i in alone} == {REPRODUCED}  # before the correction
-    fam = led.adjust()
-    assert {x.id for x in fam} == {x.id for x in led.claims if x.central} and len(fam) == 7
+    fam = led.finalise()  # every test of the notebook, the central ones among them
+    central = {x.id for x in led.claims if x.central}
+    assert len(central) == 7 and central <= {x.id for x in fam} and len(fam) > 7
     for i in alone:
         row = led.get(i)
         assert row.verdict == INCONCLUSIVE and row.unadjusted == REPRODUCED and "Holm" in row.decides

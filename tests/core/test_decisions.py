@@ -9,7 +9,7 @@ from scipy import stats as st
 
 from robeval.core import decisions as dc
 from robeval.core import stats
-from robeval.core.ledger import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Ledger
+from robeval.core.ledger import CONTRADICTED, REPRODUCED, Ledger
 
 
 def _diff(estimate, se, n=50, df=math.inf, floor=0.0):

@@ -9,14 +9,14 @@ import pytest
 from robeval.core import stats
 from robeval.core.ledger import (
     CONSISTENCY,
-    EXACT,
-    ROUNDING,
-    RUN_SPREAD,
     CONTRADICTED,
     ERRATUM,
+    EXACT,
     INCONCLUSIVE,
     NOT_COMPARABLE,
     REPRODUCED,
+    ROUNDING,
+    RUN_SPREAD,
     Ledger,
     load_claims,
 )
@@ -473,8 +473,11 @@ def test_errata_need_to_exceed_the_papers_own_noise():
     w = led.value("w", "T", "x", paper=10.0, margin=0.5, estimate=11.8, noise=1.0, noise_basis=RUN_SPREAD,
                   evidence=DERIVATION)  # fmt: skip
     assert w.verdict == ERRATUM
-    # without a noise test an exact value row cannot be an erratum (the row that tries to skip the test)
-    assert led.value("x", "T", "x", paper=10.0, margin=0.5, estimate=11.8, evidence=DERIVATION).verdict == INCONCLUSIVE
+    # without a noise test an exact value row of a reanalysis cannot be an erratum (the row that tries to skip the
+    # test); a derivation compares closed forms, which carry no noise
+    assert led.value("x", "T", "x", paper=10.0, margin=0.5, estimate=11.8, evidence=REANALYSIS).verdict == INCONCLUSIVE
+    y = led.value("y", "T", "x", paper=10.0, margin=0.5, estimate=11.8, evidence=DERIVATION)
+    assert y.verdict == ERRATUM and y.noise_basis == EXACT
     # a fact is exact by definition
     assert led.fact("f", "T", "x", holds=False, basis="closed form", evidence=DERIVATION).verdict == ERRATUM
 
@@ -544,3 +547,122 @@ def test_setup_opens_a_dry_run_ledger_that_is_no_evidence(tmp_results, monkeypat
         assert out_dir == tmp_results / "build_dir" / "dry_run" / experiment
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "0")
     assert setup("mscr_cifar10", "paper")[2].survives
+
+
+# ------------------------------------------------------------------------------- issue 38: stable verdicts
+def _committed(notebook, profile="default"):
+    from robeval.core.paths import results_dir
+
+    path = results_dir(profile) / "claims" / f"{notebook}.json"
+    return {r["id"]: r for r in json.loads(path.read_text(encoding="utf-8"))["claims"]}
+
+
+def test_the_seven_rows_a_gpu_rerun_flipped_are_flagged_on_the_cpu_ledgers():
+    """The default profile rerun on an H200 flipped seven verdicts of the CPU ledgers (issue 38). Under the
+    ledger's rules, computed from the CPU runs alone, none of the seven is decided: the four the CPU had decided
+    fail the notebook's family correction (their own verdict kept in ``unadjusted``) and name the runs that would
+    make them stable; the three it had left open stay open."""
+    flipped = {
+        "04_msd_cifar10_c_bar": ["T1_gain_c_augmix", "T1_less_gain_cbar_augmix", "T1_delta_augmix_gt_autoaugment",
+                                 "T1_gain_cbar_autoaugment"],
+        "02_mscr_cifar10": ["S53_cifar_mscr_positive"],
+        "03_msd_powerset": ["Fig4_solarize_impulse_noise", "Fig5_methods_follow_trend"],
+    }  # fmt: skip
+    was_decided = {"T1_gain_c_augmix", "T1_less_gain_cbar_augmix", "T1_delta_augmix_gt_autoaugment",
+                   "S53_cifar_mscr_positive", "Fig4_solarize_impulse_noise"}  # fmt: skip
+    for nb, ids in flipped.items():
+        rows = _committed(nb)
+        for cid in ids:
+            r = rows[cid]
+            assert r["verdict"] == INCONCLUSIVE, (nb, cid, r["verdict"])
+            assert r["family"] == nb and r["family_size"] >= 4 and r["p_adjusted"] > 0.05
+            if cid in was_decided:
+                assert r["unadjusted"] == REPRODUCED and r["stable_n"] > r["n_runs"]
+                assert r["decides"].startswith(("Holm:", "fragile:")) and f"≈{r['stable_n']}" in r["decides"]
+
+
+def test_every_committed_decision_passes_the_rules():
+    """Every decided row of the committed ledgers (default and paper) that rests on a test carries its family,
+    a Holm-adjusted p <= 0.05 and a stability >= 0.8; every erratum names the noise it exceeds; a claim about
+    models is decided only over >= 3 independent trainings."""
+    from robeval.core.ledger import MIN_TRAININGS, TRAINING_UNITS, load_ledgers
+
+    decided = {REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM}
+    n_tests = 0
+    for profile in ("default", "paper"):
+        for led in load_ledgers(profile):
+            for r in led["claims"]:
+                if r["verdict"] not in decided:
+                    continue
+                if r["family"]:
+                    n_tests += 1
+                    assert r["p_adjusted"] <= 0.05 and r["stability"] >= 0.8, (led["notebook"], r["id"])
+                if r["verdict"] == ERRATUM:
+                    assert r["noise_basis"], (led["notebook"], r["id"])
+                if r["about"] == "models" and r["kind"] != "readings":
+                    assert r["unit"] in TRAINING_UNITS and r["n_runs"] >= MIN_TRAININGS, (led["notebook"], r["id"])
+    assert n_tests > 50
+
+
+def test_whole_table_verdicts_and_their_standardised_differences():
+    from robeval.core.ledger import table_differences
+
+    led = ledger()
+    tight = {f"c{i}": (10.0, _iv(10.0 + 0.01 * i, 9.98 + 0.01 * i, 10.02 + 0.01 * i, n=50)) for i in range(4)}
+    t = led.whole_table("t", "T2", "cells", cells=tight, tolerance=0.2, tolerance_basis="declared", **R)
+    assert t.verdict == REPRODUCED and t.kind == "table" and t.estimate.startswith("4 of 4 cells")
+    off = dict(tight, c9=(10.0, _iv(10.6, 10.55, 10.65, n=50)))
+    assert led.whole_table("u", "T2", "x", cells=off, tolerance=0.2, tolerance_basis="declared", **R).verdict == (
+        CONTRADICTED
+    )
+    # one cell wider than the band: the table cannot be confirmed, so it decides nothing in either direction
+    wide = dict(off, c10=(10.0, _iv(10.0, 9.5, 10.5, n=50)))
+    w = led.whole_table("w", "T2", "x", cells=wide, tolerance=0.2, tolerance_basis="declared", **R)
+    assert w.verdict == INCONCLUSIVE and "c10" in w.decides and "either way" in w.decides
+    with pytest.raises(ValueError, match="tolerance_basis"):
+        led.whole_table("v", "T2", "x", cells=tight, tolerance=0.2, tolerance_basis="", **R)
+    d = table_differences(off).set_index("cell")
+    assert d.loc["c9", "z"] == pytest.approx(0.6 / 0.025) and d.loc["c0", "diff"] == 0.0
+    led.finalise()
+    assert t.family == "99_test" and t.stability > 0.99
+
+
+def test_rows_that_depend_on_an_ambiguity_are_tested_under_every_reading():
+    from robeval.core.ambiguities import AMBIGUITIES
+
+    amb = AMBIGUITIES["mscr_noise_mode"]
+    led = Ledger(paper="mscr", notebook="01_mscr_2d", profile="default")
+
+    def rows(lg, shift):
+        return [lg.comparison("S4_mscr_increases", "S4", "rises", interval=_iv(0.5 + shift, 0.2, 0.8), central=True,
+                              **R)]  # fmt: skip
+
+    both = led.under_readings("mscr_noise_mode", {"iid": 0.0, "shared": 0.1}, rows)
+    assert [c.id for c in led.claims] == ["S4_mscr_increases.iid", "S4_mscr_increases.shared", "S4_mscr_increases"]
+    assert both[0].verdict == REPRODUCED and both[0].central and not led.get("S4_mscr_increases.iid").central
+    assert both[0].ambiguity == "mscr_noise_mode" and set(amb.readings) == {"iid", "shared"}
+    # a reading not run at this profile leaves the row open
+    one = led.under_readings("mscr_noise_mode", {"iid": 0.0, "shared": None},
+                             lambda lg, s: [lg.comparison("F4_k_saturates", "F4", "x", interval=_iv(0.5, 0.2, 0.8), **R)])  # fmt: skip
+    assert one[0].verdict == INCONCLUSIVE and "shared" in one[0].decides
+    # the row that tries to skip the readings: recorded under one reading only, the ledger refuses to save it
+    led.comparison("S52_robustness_trend_0.03", "S52", "x", interval=_iv(0.5, 0.2, 0.8), **R)
+    with pytest.raises(ValueError, match="under every reading"):
+        led.check_ambiguities()
+    with pytest.raises(ValueError, match="not an ambiguity"):
+        led.under_readings("realworld_fig3_axis", {"x": 1}, rows)
+
+
+def test_a_ledger_file_outside_the_vocabulary_is_refused_naming_file_and_row(tmp_results):
+    from robeval.core.ledger import load_ledgers
+
+    led = Ledger(paper="mscr", notebook="99_test", profile="smoke")
+    led.fact("a", "T1", "x", holds=True, basis="b", **X)
+    path = led.save()
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["claims"][0]["verdict"] = "reproducd"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"99_test\.json.*row 'a'.*reproducd"):
+        load_ledgers("smoke")
+    with pytest.raises(ValueError, match="reproducd"):
+        report("smoke")

@@ -513,14 +513,22 @@ class Ledger:
             if not (isinstance(pair, tuple | list) and len(pair) == 2):
                 raise ValueError(f"{id}: cell {name!r} must be (paper value, interval), got {pair!r}.")
             pv, iv = _finite(pair[0], f"paper value of cell {name!r}"), _interval(pair[1])
-            t = _decisions.test_of(iv, kind=_decisions.EQUIVALENCE, paper=pv, margin=tol)
-            if t is None:
-                raise ValueError(f"{id}: cell {name!r} has an interval without a standard error.")
-            tests.append(t)
+            tests.append(_decisions.test_of(iv, kind=_decisions.EQUIVALENCE, paper=pv, margin=tol))
             names.append(str(name))
             ivs.append(iv)
-        test = _decisions.TableTest(tuple(tests), tuple(names))
         level = ivs[0].level
+        rule = (
+            f"whole table: every cell's {level:.0%} CI ({ivs[0].method}) inside paper ± {tol:g} ({tolerance_basis}); "
+            f"contradicted when a cell lies beyond it (Bonferroni over {len(tests)} cells)"
+        )
+        if any(t is None for t in tests):  # e.g. one run: no interval, no test
+            n = min(iv.n for iv in ivs)
+            return self._record(
+                id, source, description, "table", f"{len(tests)} cells", f"{len(tests)} cells, n = {n}", None, level,
+                tol, n, rule, None, INCONCLUSIVE, f">= 2 runs (now {n}): a cell without a standard error has no test",
+                comparable_at, central, note, labels, interval=ivs[0],
+            )  # fmt: skip
+        test = _decisions.TableTest(tuple(tests), tuple(names))
         alpha = 1 - level
         blocked = _decisions.table_reachable(test, alpha)
         deltas = [abs(t.estimate) for t in tests]
@@ -546,10 +554,6 @@ class Ledger:
             verdict = INCONCLUSIVE
             n = _decisions.decision_n(test, _decisions.EQUIVALENT, alpha, target=0.5)
             decides = f"≈{n} runs (now {test.n})" if n else "no number of our runs (the published uncertainty)"
-        rule = (
-            f"whole table: every cell's {level:.0%} CI ({ivs[0].method}) inside paper ± {tol:g} ({tolerance_basis}); "
-            f"contradicted when a cell lies beyond it (Bonferroni over {len(tests)} cells)"
-        )
         return self._record(
             id, source, description, "table", f"{len(tests)} cells", estimate, None, level, tol, test.n, rule,
             None, verdict, decides, comparable_at, central, note, labels, interval=ivs[0], test=test,
@@ -751,6 +755,8 @@ class Ledger:
         claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
         stab = [p.stability for p in parts if p.stability is not None]
         claim.stability = min(stab) if stab and verdict in _DECIDED else None
+        bases = {p.noise_basis for p in parts}
+        claim.noise_basis = bases.pop() if len(bases) == 1 else ""
 
     def under_readings(self, key: str, runs: dict, record) -> list[Claim]:
         """Record rows that depend on the ambiguity ``key`` (:data:`robeval.core.ambiguities.AMBIGUITIES`) under
@@ -939,6 +945,8 @@ class Ledger:
                 # one standard for errata: beyond the paper's own noise, whatever the code path
                 if test is not None:
                     noise_basis = SAMPLING
+                elif evidence == DERIVATION and not noise_basis:
+                    noise_basis = EXACT  # a closed form against the paper's statement of it: no noise
                 elif not noise_basis:
                     # no noise test: the row cannot be an erratum (the same standard on every code path)
                     verdict = INCONCLUSIVE

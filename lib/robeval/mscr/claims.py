@@ -80,6 +80,7 @@ from robeval.mscr.claims_2d import (
     sheet_findings,
     table2a_cells,
     table2a_standardised,
+    table2a_tolerances,
 )
 from robeval.mscr.claims_cifar import (
     INDEX_02,
@@ -144,6 +145,7 @@ __all__ = [
     "record_table1_sheet",
     "record_table2a_cells",
     "table2a_cells",
+    "table2a_tolerances",
     "table2a_standardised",
     "record_table2b_cells",
     "regret",

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from robeval.core.ledger import ROUNDING, RUN_SPREAD, check_ledger
+from robeval.core.ledger import EXACT, ROUNDING, RUN_SPREAD, check_ledger
 from robeval.core.validation import check_frame
 from robeval.mscr.claim_stats import (
     _ALWAYS,
@@ -306,9 +306,9 @@ NOISE_MODE = "mscr_noise_mode"  # the ambiguity key (robeval.core.ambiguities)
 T2A_ACC_TOLERANCE = 0.1
 T2A_MSCR_TOLERANCE = 0.05
 T2A_DERIVED_BASIS = (
-    "one tolerance for the whole table from the sheet's own uncertainty: (1.96 + 1.28) · √2 · its largest "
-    "standard error, the smallest margin at which a replication at the paper's scale (1200 runs) whose means equal "
-    "the published ones confirms even the noisiest cell with probability 0.9"
+    "one tolerance for the whole table from the sheet's own uncertainty (robeval.core.decisions."
+    "replication_tolerance): the smallest margin at which a replication at the paper's scale (1200 runs) whose "
+    "means equal the published ones would confirm every cell with probability 0.9"
 )
 T2A_ACC_BASIS = (
     "one tolerance for all 81 cells (the sheet has no standard deviations): neighbouring published columns differ "
@@ -484,6 +484,7 @@ def record_printed_table2a(ledger, sheet_acc, sheet_mscr, sheet_mscr_margin) -> 
             "Table 2a / authors' sheet",
             "the printed table equals the sheet rounded to 3 decimals (81 accuracies and 9 MSCR values)",
             holds=n_bad == 0,
+            noise_basis=EXACT,  # printed digits against the sheet rounded to them: no noise
             check="|printed − sheet| ≤ 0.0015 in every cell",
             estimate=f"{n_bad} cells differ",
             evidence="reanalysis",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from robeval.core.ledger import RUN_SPREAD, check_ledger
+from robeval.core.ledger import EXACT, ROUNDING, RUN_SPREAD, check_ledger
 from robeval.mscr.claim_stats import (
     _ALWAYS,
     _PAPER_ONLY,
@@ -204,8 +204,10 @@ def record_paper_arithmetic(
             "T1_cifar_27_255",
             "Sec. 3.2",
             "eps_min = 0.105882 is 27/255",
-            holds=abs(eps_min_cifar * 255 - 27) < 0.01,
-            check="eps_min x 255 = 27",
+            discrepancy=eps_min_cifar * 255 - 27,
+            noise=0.01,
+            noise_basis=ROUNDING,
+            check="eps_min x 255 = 27 (one number printed twice)",
             evidence="derivation",
             estimate=round(eps_min_cifar * 255, 4),
         ),
@@ -213,8 +215,10 @@ def record_paper_arithmetic(
             "S4_cifar_2.5_255",
             "Sec. 4",
             "eps_train = 0.01 is a 2.5/255 colour change",
-            holds=abs(0.01 * 255 - 2.5) < 0.1,
-            check="0.01 x 255 = 2.55 ≈ 2.5",
+            discrepancy=0.01 * 255 - 2.5,
+            noise=0.1,
+            noise_basis=ROUNDING,
+            check="0.01 x 255 = 2.55 ≈ 2.5 (one number printed twice)",
             evidence="derivation",
             estimate=2.55,
         ),
@@ -222,8 +226,10 @@ def record_paper_arithmetic(
             "S4_cifar_eps_min_ratio",
             "Sec. 4",
             "the CIFAR-10 eps_min is about 26 times the 2D one",
-            holds=abs(eps_min_cifar / eps_min_2d - 26) < 1,
-            check="eps_min(CIFAR-10) / eps_min(2D) within 1 of 26",
+            discrepancy=eps_min_cifar / eps_min_2d - 26,
+            noise=1.0,
+            noise_basis=ROUNDING,
+            check="eps_min(CIFAR-10) / eps_min(2D) against 'about 26' (rounded to the unit)",
             evidence="derivation",
             estimate=round(eps_min_cifar / eps_min_2d, 2),
         ),
@@ -278,9 +284,9 @@ def record_table2b_cells(
         root = np.sqrt(float(csv_n))
         tol_a, tol_m = replication_tolerance(sd_a / root), replication_tolerance(sd_m / root)
         basis_a = basis_m = (
-            "one tolerance for the whole table from the CSV's own uncertainty: (1.96 + 1.28) · √2 · its largest "
-            f"standard error over its {csv_n} runs, the smallest margin at which a replication at the paper's scale "
-            "equal to it confirms even the noisiest cell with probability 0.9"
+            "one tolerance for the whole table from the CSV's own uncertainty over its "
+            f"{csv_n} runs (robeval.core.decisions.replication_tolerance): the smallest margin at which a "
+            "replication at the paper's scale equal to it would confirm every cell with probability 0.9"
         )
     else:
         tol_a, basis_a = T2B_ACC_TOLERANCE, T2B_ACC_BASIS
@@ -329,6 +335,7 @@ def record_printed_table2b(ledger, diffs: pd.DataFrame, csv_margin: pd.DataFrame
                 "Table 2b / authors' CSV",
                 "the printed table equals the CSV rounded to 3 decimals",
                 holds=len(diffs) == 0,
+                noise_basis=EXACT,  # printed digits against the CSV rounded to them: no noise
                 check="|printed − CSV| ≤ 0.0015 in every cell",
                 **common,
             )
@@ -384,8 +391,11 @@ def record_csv_statements(
             "S4_cifar_csv_clean_best_0.01",
             "Sec. 4 / authors' CSV",
             "CSV: eps_train = 0.01 has the best clean accuracy",
-            holds=bool(np.isclose(e_tr[jclean], 0.01)),
-            check="argmax of the CSV's clean row",
+            discrepancy=float(a[0, jclean] - a[0, j01]),
+            noise=float(np.hypot(marg[0, jclean], marg[0, j01])),
+            noise_basis=RUN_SPREAD,
+            check="the CSV's best clean accuracy minus eps_train = 0.01's, against their 95% margins combined (the "
+            "columns are different runs)",
             evidence="reanalysis",
             unit="training runs",
             estimate=f"eps_train = {e_tr[jclean]:g}",
@@ -394,8 +404,11 @@ def record_csv_statements(
             "S4_cifar_csv_max_overall",
             "Sec. 4 / authors' CSV",
             "CSV: maximal accuracy at eps_train = 0.02, eps_test = 0.01",
-            holds=bool(jb == j002 and ib == i01),
-            check="argmax of the whole CSV matrix",
+            discrepancy=float(a[ib, jb] - a[i01, j002]),
+            noise=float(np.hypot(marg[ib, jb], marg[i01, j002])),
+            noise_basis=RUN_SPREAD,
+            check="the CSV's largest accuracy minus the cell at eps_train = 0.02, eps_test = 0.01, against their 95% "
+            "margins combined",
             evidence="reanalysis",
             unit="training runs",
             estimate=f"eps_train = {e_tr[jb]:g}, eps_test = {e_te[ib]:g}",
@@ -415,6 +428,7 @@ def record_csv_statements(
             "Sec. 5.4 / authors' CSV",
             "CSV: the clean-accuracy gain of eps_train = 0.01 is within the 95% margins (20 runs)",
             holds=bool(overlap),
+            noise_basis=EXACT,  # a statement about the CSV's own margins: read exactly
             check="the CSV's 95% intervals of eps_train = 0 and 0.01 overlap",
             evidence="reanalysis",
             unit="training runs",

@@ -499,6 +499,7 @@ def record_construction_claims(ledger, choice: dict, distances, *, n_candidates:
                 direction=">",
                 evidence="replication",
                 unit="corruptions",
+                about="data",  # distances between corruption distributions, not a claim about trained models
                 note=f"{int(d['published'].sum())} published and {int((~d['published']).sum())} other candidates "
                 "(bootstrap over candidates); feature space of our default-augmentation network",
             )
