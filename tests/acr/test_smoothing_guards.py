@@ -165,3 +165,47 @@ def test_predict_still_abstains_on_a_fair_coin_but_never_on_nan():
     assert coin.predict(np.zeros((1, D), np.float32), 100, 0.001, seed=0).tolist() == [ABSTAIN]
     with pytest.raises(ValueError, match="NaN"):
         Smooth(lambda z: np.full((len(z), 2), np.nan), 2, 1.0).predict(np.zeros((1, D), np.float32), 100, 0.001, seed=0)
+
+
+# ------------------------------------------------------------------------------------------ issue 36
+def _binary_pair():
+    """A binary torch model with one logit column and the same model with two columns (0, logit)."""
+    torch.manual_seed(1)
+    one = torch.nn.Linear(D, 1)
+
+    class Two(torch.nn.Module):
+        def forward(self, x):
+            z = one(x)
+            return torch.cat([torch.zeros_like(z), z], dim=1)
+
+    return one, Two()
+
+
+def test_a_binary_model_with_one_logit_column_certifies_as_its_two_column_twin():
+    one, two = _binary_pair()
+    x = np.random.default_rng(0).normal(size=(3, D)).astype(np.float32)
+    a = Smooth(one, 2, 0.5).certify(x, 20, 300, 0.001, seed=0)
+    b = Smooth(two, 2, 0.5).certify(x, 20, 300, 0.001, seed=0)
+    np.testing.assert_array_equal(a.prediction, b.prediction)
+    np.testing.assert_array_equal(a.n_a, b.n_a)
+    np.testing.assert_array_equal(a.radius, b.radius)
+    assert (
+        Smooth(one, 2, 0.5).predict(x, 300, 0.01, seed=1).tolist()
+        == Smooth(two, 2, 0.5).predict(x, 300, 0.01, seed=1).tolist()
+    )
+    with pytest.raises(ValueError, match="num_classes=3"):  # one column is binary only
+        Smooth(one, 3, 0.5).certify(x, 20, 300, 0.001, seed=0)
+
+
+def test_one_hot_bool_votes_are_read_and_bad_rows_named():
+    def one_hot(z):
+        return np.stack([z[:, 0] <= 0, z[:, 0] > 0], axis=1)
+
+    x = np.array([[3.0] + [0.0] * (D - 1), [-3.0] + [0.0] * (D - 1)], np.float32)
+    res = Smooth(one_hot, 2, 0.25).certify(x, 10, 200, 0.001, seed=0)
+    votes = Smooth(lambda z: (z[:, 0] > 0).astype(np.int64), 2, 0.25).certify(x, 10, 200, 0.001, seed=0)
+    assert res.prediction.tolist() == [1, 0] and res.n_a.tolist() == votes.n_a.tolist()
+    with pytest.raises(ValueError, match="do not hold exactly one 1"):
+        Smooth(lambda z: np.ones((len(z), 2), bool), 2, 0.25).certify(x, 10, 200, 0.001, seed=0)
+    with pytest.raises(TypeError, match=r"tuple of 2 outputs"):
+        Smooth(lambda z: (np.zeros((len(z), 2)), z), 2, 0.25).certify(x, 10, 200, 0.001, seed=0)

@@ -166,10 +166,11 @@ def test_evaluate_levels_known_probability_and_single_predict_call():
 @pytest.mark.parametrize(
     "predict, match",
     [
-        (lambda Z: 1, "one label per input row"),  # a scalar would broadcast to accuracy 0.5
+        (lambda Z: 1, "one row per input"),  # a scalar would broadcast to accuracy 0.5
         (lambda Z: np.full(len(Z), np.nan), "NaN"),  # NaN labels would compare False everywhere
-        (lambda Z: np.zeros(len(Z) - 1, dtype=int), "one label per input row"),  # wrong length
-        (lambda Z: np.zeros((len(Z), 2)), "one label per input row"),  # predict_proba instead of predict
+        (lambda Z: np.zeros(len(Z) - 1, dtype=int), "one row per input"),  # wrong length
+        (lambda Z: np.zeros((len(Z), 2, 2)), "one row per input"),  # images, not scores (scores (m, C) are read)
+        (lambda Z: np.full(len(Z), 0.4), "score, not a label"),  # a squeezed probability column
     ],
 )
 def test_evaluate_levels_validates_the_predictions(predict, match):

@@ -321,8 +321,8 @@ def test_bad_input_errors(kwargs, match):
 def test_bad_predict_and_points():
     with pytest.raises(ValueError, match="predict returned shape"):
         real_world_robustness(lambda Z: np.zeros(len(Z) + 1), np.zeros((3, 2)), cov=np.eye(2), n_samples=5, rng=0)
-    with pytest.raises(ValueError, match="predict returned shape"):
-        real_world_robustness(lambda Z: np.zeros((len(Z), 2)), np.zeros((3, 2)), cov=np.eye(2), n_samples=5, rng=0)
+    with pytest.raises(ValueError, match="predict returned shape"):  # scores (m, C) are read; images are not
+        real_world_robustness(lambda Z: np.zeros((len(Z), 2, 2)), np.zeros((3, 2)), cov=np.eye(2), n_samples=5, rng=0)
     with pytest.raises(ValueError, match="NaN or inf"):
         real_world_robustness(right_angle_classifier(), [[np.nan, 0.0]], cov=np.eye(2), n_samples=5, rng=0)
     with pytest.raises(ValueError, match="2-D array"):

@@ -147,13 +147,15 @@ def evaluate_levels(
     Parameters
     ----------
     predict : scikit-learn estimator, torch.nn.Module or callable
-        A fitted estimator (its ``predict`` is used), a torch module mapping float (m, d) to logits (m, C)
-        (argmax is the label), or a function mapping an (m, d) float64 array to m labels
-        (:class:`robeval.core.validation.ModelAdapter`).
+        A fitted estimator (its ``predict`` is used), a torch module or a function mapping an (m, d) float64
+        array to labels (m,), one logit column (m, 1) (binary: class = logit > 0) or scores (m, C) (argmax);
+        see :func:`robeval.core.validation.read_output`.
     X_test : array_like, shape (n, d)
         Finite test points in data units (NaN or inf raise ValueError).
     y_test : array_like, list or torch tensor, shape (n,)
-        Test labels (NaN labels raise ValueError).
+        Test labels (NaN labels raise ValueError), of the predictions' type: numbers for numbers, strings for
+        strings; an estimator's labels of the other type are mapped to its ``classes_`` by their text, anything
+        else is refused (:func:`robeval.core.validation.match_labels`).
     eps_test : sequence of float >= 0
         Noise radii (0 = clean); at least one.
     k : int >= 1
@@ -204,7 +206,8 @@ def evaluate_levels(
         slices[e] = slice(pos, pos + len(Xa))
         pos += len(Xa)
     X_all, y_all = np.concatenate(blocks), np.concatenate(labels)
-    correct = check_predictions(model.predict(X_all), len(X_all)) == y_all
+    pred = check_predictions(model.predict(X_all), len(X_all))
+    correct = pred == model.labels(y_all, pred, name="y_test")
     return [
         {
             "eps_test": float(e),
