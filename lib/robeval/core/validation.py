@@ -199,6 +199,28 @@ def check_frame(df, columns=(), name: str = "df", *, non_empty: bool = False, hi
     return df
 
 
+def check_unique_runs(df, keys, name: str = "rows", *, hint: str = ""):
+    """``df`` unchanged if no two rows share the run key ``keys`` (e.g. seed, eps_train, eps_test); else ValueError
+    naming the duplicated keys.
+
+    Summaries over runs count rows: a results file concatenated twice, or a grid collected twice, would double the
+    number of runs and shrink every confidence interval without a word. ``hint`` says where such rows come from.
+    """
+    check_frame(df, keys, name)
+    dup = df.duplicated(list(keys), keep=False)
+    if dup.any():
+        first = df.loc[dup, list(keys)].drop_duplicates().head(3)
+        shown = "; ".join(", ".join(f"{k}={v!r}" for k, v in zip(keys, row)) for row in first.itertuples(index=False))
+        n_keys = int(df.loc[dup, list(keys)].drop_duplicates().shape[0])
+        raise ValueError(
+            f"{name} hold {int(dup.sum())} rows for {n_keys} run key(s) ({', '.join(keys)}) that appear more than "
+            f"once, e.g. {shown}: a run counted twice would shrink the confidence intervals. Drop the repeated rows "
+            f"(df.drop_duplicates({list(keys)!r}) if they are copies) or give each run its own key."
+            + (f" {hint}" if hint else "")
+        )
+    return df
+
+
 def check_mapping(obj, name: str, *, value_type=None) -> dict:
     """A non-empty dict (of ``value_type`` values, if given)."""
     if not isinstance(obj, dict):

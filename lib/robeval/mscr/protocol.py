@@ -38,7 +38,14 @@ import numpy as np
 import pandas as pd
 
 from robeval.core.seeding import keyed
-from robeval.core.validation import as_model, check_eps, check_features, check_labels, check_positive
+from robeval.core.validation import (
+    as_model,
+    check_eps,
+    check_features,
+    check_labels,
+    check_positive,
+    check_unique_runs,
+)
 from robeval.mscr.noise import unit_ball_offsets
 from robeval.mscr.separation import check_norm
 
@@ -329,12 +336,27 @@ def _match_eps(values: pd.Series, eps: float) -> pd.Series:
     return np.isclose(values.to_numpy(dtype=float), float(eps), rtol=1e-9, atol=1e-12)
 
 
+def check_eps_min(eps_min) -> float:
+    eps_min = check_eps(eps_min, "eps_min")
+    if eps_min == 0:
+        raise ValueError(
+            "eps_min is 0: the robust accuracy would be the clean accuracy and MSCR 0% for every model ('perfectly "
+            "robust'). Pass the measured eps_min = min_class_separation(X, y) / 2, which is > 0 (a separation of 0, "
+            "identical points with different labels, is refused there, naming the points)."
+        )
+    return eps_min
+
+
 def mscr_per_run(df: pd.DataFrame, eps_min: float, *, by=("eps_train",)) -> pd.DataFrame:
     """Per-run MSCR from tidy rows (columns ``seed``, ``eps_test``, ``acc`` and the ``by`` columns).
 
     Returns a frame with ``by`` + ``seed`` + ``acc_clean``, ``acc_rob``, ``mscr`` (percent).
     """
     keys = list(by) + ["seed"]
+    eps_min = check_eps_min(eps_min)
+    check_unique_runs(
+        df, ("seed", *by, "eps_test"), "df", hint="Each run (seed, training level) has one accuracy per eps_test."
+    )
     clean = df[_match_eps(df["eps_test"], 0.0)].set_index(keys)["acc"]
     rob = df[_match_eps(df["eps_test"], eps_min)].set_index(keys)["acc"]
     if rob.empty:
@@ -367,6 +389,7 @@ def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = Tr
     in percent when ``percent``.
     """
     scale = 100.0 if percent else 1.0
+    check_unique_runs(df, ("seed", "eps_train", "eps_test"), "df", hint="Each run has one accuracy per cell.")
     stats_ = df.groupby(["eps_test", "eps_train"])["acc"].apply(lambda s: mean_ci(s * scale, level))
     out = {}
     for i, name in enumerate(("mean", "std", "margin", "n")):
