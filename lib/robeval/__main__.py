@@ -153,7 +153,7 @@ def _missing_module_message(exc: ImportError) -> str:
 def _grids(profile: str, names, source=None, pack_to=None) -> int:
     from pathlib import Path
 
-    from robeval.core.runs import grid_store, pack, store_status
+    from robeval.core.runs import format_age, grid_store, pack, store_status
 
     root = Path(source) if source else grid_store(profile, "x").parent
     if source and not root.is_dir():
@@ -167,9 +167,10 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
     if not names:
         print(f"no grid stores under {root} (nothing of profile {profile!r} has run here).")
         return 0
-    lines, stale, total_cells, total_s = [], [], 0, 0.0
+    lines, stale, foreign, total_cells, total_s = [], [], [], 0, 0.0
     for name in names:
         for r in store_status(root / name):
+            foreign += [(name, c) for c in r["foreign_claims"]]
             code = {True: "current", False: "other code", None: "unknown fn"}[r["current"]]
             if r["current"] is False:
                 stale.append(name)
@@ -183,16 +184,30 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
                     r["cells"],
                     r["running"],
                     r["abandoned"],
+                    r["foreign"],
                     r["adopted"],
                     f"{r['compute_s'] / 3600:.2f}",
                     r["last"] or "-",
                 )  # fmt: skip
             )
-    head = ("grid", "sub-store", "code", "cells", "running", "abandoned", "adopted", "core-h", "last cell (UTC)")
+    head = (
+        "grid", "sub-store", "code", "cells", "running", "abandoned", "foreign", "adopted", "core-h", "last cell (UTC)"
+    )  # fmt: skip
     widths = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
     for row in [head, *lines]:
         print("  ".join(str(x).ljust(w) if i < 3 else str(x).rjust(w) for i, (x, w) in enumerate(zip(row, widths))))
     print(f"total: {total_cells} finished cells, {total_s / 3600:.2f} core-hours of cell time")
+    print(
+        "claims on unfinished cells: running = live processes of this host; abandoned = holder gone or expired (a "
+        "rerun takes them over); foreign = processes of other hosts, which this host cannot check"
+    )
+    for name, c in foreign[:10]:
+        print(
+            f"foreign claim: {name}: {Path(c['lock']).name} held by host {c['host']!r} pid {c['pid']}, claimed "
+            f"{format_age(c['age'])} ago; if that run is gone (a killed container or machine), clear it: rm '{c['lock']}'"
+        )
+    if len(foreign) > 10:
+        print(f"... and {len(foreign) - 10} more foreign claims")
     if pack_to:
         manifest = pack([root / n for n in names], pack_to)
         cells = sum(s["cells"] for subs in manifest["stores"].values() for s in subs.values())

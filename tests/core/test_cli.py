@@ -302,3 +302,27 @@ def test_makefile_kernel_and_git_filter():
     assert "nbstripout --keep-id --extra-keys cell.metadata.execution" in makefile
     attributes = (root / ".gitattributes").read_text().splitlines()
     assert "*.ipynb filter=nbstripout" in attributes
+
+
+def test_grids_tells_live_dead_and_foreign_claims_apart(tmp_results, capsys):
+    """Issue 36: a dead claim of another host was shown as "running"; now it is "foreign", with its age and the
+    command that clears it."""
+    import json
+    import os
+    import socket
+
+    from robeval.core import runs
+
+    store = runs.grid_store("smoke", "toy")
+    runs.run_grid(_cell, {"x": [1]}, store=store, progress=False)
+    grid = runs.Grid(_cell, {"x": [1, 2, 3, 4]}, store=store)
+    owners = {2: {"host": socket.gethostname(), "pid": os.getpid()}, 3: {"host": "gone-box", "pid": 7}}
+    owners[4] = {"host": socket.gethostname(), "pid": 2**22 + 12345}
+    for x, owner in owners.items():
+        runs._lock_path(grid.path({"x": x})).write_text(json.dumps(owner))
+    assert main(["grids", "--profile", "smoke"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    head, row = out[0].split(), out[1].split()
+    assert head[4:7] == ["running", "abandoned", "foreign"] and row[4:7] == ["1", "1", "1"]
+    line = next(x for x in out if x.startswith("foreign claim:"))
+    assert "held by host 'gone-box' pid 7" in line and f"rm '{runs._lock_path(grid.path({'x': 3}))}'" in line

@@ -471,3 +471,68 @@ def test_store_status_counts_cells_claims_and_measured_time(tmp_path):
     assert r["sub"] == grid.root.name and r["fn"].endswith("test_runs.square") and r["current"] is True
     assert (r["cells"], r["running"], r["abandoned"], r["adopted"]) == (3, 1, 1, 0)
     assert r["compute_s"] == pytest.approx(seconds, abs=0.05) and r["first"] <= r["last"]
+
+
+# ------------------------------------------------------------------------------------------ issue 36: claims
+def test_a_claim_records_its_holder_and_a_provably_gone_holder_is_broken_at_once(tmp_path):
+    import os
+    import socket
+    import time as _time
+
+    log = tmp_path / "log.txt"
+    grid = runs.Grid(square, {"x": [1], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)})
+    grid.root.mkdir(parents=True)
+    path = grid.path({"x": 1, "seed": 0})
+    assert runs._claim(path, 60.0)
+    mine = json.loads(runs._lock_path(path).read_text())
+    assert mine["host"] == socket.gethostname() and mine["pid"] == os.getpid() and mine["start"] is not None
+    assert runs.claim_state(runs._lock_path(path))["state"] == "live"
+    # the same pid, but another process (the pid was reused after the holder died): gone
+    runs._lock_path(path).write_text(json.dumps({**mine, "start": "1", "time": _time.time()}))
+    assert runs.claim_state(runs._lock_path(path))["state"] == "dead"
+    t0 = _time.monotonic()
+    assert grid.run(progress=False, poll_s=5).value.tolist() == [1]  # taken over at once, no 6 h wait
+    assert _time.monotonic() - t0 < 4
+
+
+def test_a_run_waiting_on_another_hosts_claim_says_so_with_the_command_that_clears_it(tmp_path, capsys):
+    import time as _time
+
+    log = tmp_path / "log.txt"
+    grid = runs.Grid(
+        square, {"x": [1, 2], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)}, lock_timeout=1.0
+    )
+    grid.root.mkdir(parents=True)
+    lock = runs._lock_path(grid.path({"x": 1, "seed": 0}))
+    # a run that died in a killed container on another host, with a fresh timestamp
+    lock.write_text(json.dumps({"host": "container-7f3a", "pid": 12, "start": "99", "time": _time.time()}))
+    state = runs.claim_state(lock, 3600)
+    assert state["state"] == "foreign" and state["host"] == "container-7f3a" and state["age"] < 5
+    df = grid.run(progress=False, poll_s=0.1)  # computes x=2, waits for x=1, takes it over once expired
+    assert sorted(df.value) == [1, 4]
+    err = capsys.readouterr().err
+    assert "waiting for 1 cell(s) claimed by another process" in err
+    assert "by host 'container-7f3a' (pid 12, claimed 0 s ago)" in err and "taken over when 1 s old" in err
+    assert f"clear its claims: rm '{lock}'" in err
+
+
+def test_store_status_tells_live_dead_and_foreign_claims_apart(tmp_path):
+    import os
+    import socket
+
+    cfg = {"log": str(tmp_path / "log.txt")}
+    grid = runs.Grid(square, {"x": [1, 2, 3, 4], "seed": [0]}, store=tmp_path / "g", config=cfg)
+    grid.root.mkdir(parents=True)
+    runs._write_store_config(grid.root, square, cfg)
+    host = socket.gethostname()
+    claims = {
+        1: {"host": host, "pid": os.getpid()},  # live
+        2: {"host": host, "pid": 2**22 + 12345},  # dead
+        3: {"host": "other-host", "pid": 1},  # foreign
+        4: {"host": "other-host", "pid": 2},  # foreign
+    }
+    for x, owner in claims.items():
+        runs._lock_path(grid.path({"x": x, "seed": 0})).write_text(json.dumps(owner))
+    (r,) = runs.store_status(tmp_path / "g")
+    assert (r["running"], r["abandoned"], r["foreign"]) == (1, 1, 2)
+    assert {c["host"] for c in r["foreign_claims"]} == {"other-host"}

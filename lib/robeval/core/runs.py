@@ -9,9 +9,11 @@ settings shared by every cell. Results live in ``<store>/<identity>/<cell-key>.j
   function's qualified name, and the code it runs: the source, without comments and docstrings, of the
   function's module and of every ``robeval`` module it imports, transitively. Changing the config or that
   code starts a fresh sub-store instead of serving stale results;
-* a cell is *claimed* with an exclusive lock file before it is computed, so two processes on the same grid
-  never compute a cell twice: the second one skips claimed cells and waits for their results (a lock
-  whose owner died, or older than ``lock_timeout`` seconds, is taken over).
+* a cell is *claimed* with an exclusive lock file (host, pid and process start) before it is computed, so two
+  processes on the same grid never compute a cell twice: the second one skips claimed cells and waits for their
+  results. A claim whose holder is provably gone (same host, process not alive) is taken over at once, one older
+  than ``lock_timeout`` seconds too; while a run waits on a claim of another host it says so on stderr, with the
+  claim's age and the command that clears it (:func:`claim_state`).
 
 Cells run serially, with joblib processes (default on a laptop), or on a Dask distributed cluster when
 a scheduler address is given (``scheduler=`` or ``$ROBEVAL_DASK_SCHEDULER``); with Dask the results travel
@@ -29,6 +31,7 @@ import json
 import os
 import re
 import socket
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -235,10 +238,70 @@ def _lock_path(path: Path) -> Path:
     return path.with_suffix(".lock")
 
 
+def _process_start(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, from /proc), or None where /proc does not say: with the
+    pid it identifies a process, so a pid reused by another process is not taken for the claim's holder."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    return stat.rsplit(")", 1)[-1].split()[19]
+
+
+def _me() -> dict:
+    """The identity a claim records: host, process id and start, and when it was made."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "start": _process_start(os.getpid()), "time": time.time()}
+
+
+def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -> dict:
+    """Who holds the claim ``lock`` on a cell, and whether they can still finish it.
+
+    Returns ``state``, ``host``, ``pid``, ``age`` (seconds since the claim was written) and ``lock`` (its path), with
+    ``state`` one of
+
+    * ``"live"``: a running process of this host holds it (or its owner is writing it right now);
+    * ``"dead"``: provably gone: its process is not alive on this host, or the pid now belongs to another process
+      (a claim left by a killed run); a run takes it over at once;
+    * ``"expired"``: older than ``lock_timeout``: its holder is presumed dead, the claim is taken over;
+    * ``"foreign"``: held by a process of another host, which this host cannot check; a run waits for it (up to
+      ``lock_timeout``) and says so, with the command that clears it if that run is gone;
+    * ``"released"``: the lock is gone.
+    """
+    lock = Path(lock)
+    out = {"lock": str(lock), "host": None, "pid": None, "age": 0.0}
+    try:
+        out["age"] = max(0.0, time.time() - lock.stat().st_mtime)
+        owner = json.loads(lock.read_text())
+        if not isinstance(owner, dict):
+            raise ValueError("not a claim")
+    except FileNotFoundError:
+        return {**out, "state": "released"}
+    except (OSError, ValueError):
+        # being written by its owner right now, or garbage left by a crash
+        return {**out, "state": "dead" if out["age"] > 10.0 else "live"}
+    out["host"], out["pid"] = owner.get("host"), owner.get("pid")
+    if out["age"] > lock_timeout:
+        return {**out, "state": "expired"}
+    if owner.get("host") != socket.gethostname():
+        return {**out, "state": "foreign"}
+    try:
+        pid = int(owner["pid"])
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return {**out, "state": "dead"}
+    except (KeyError, ValueError, TypeError):
+        return {**out, "state": "dead" if out["age"] > 10.0 else "live"}
+    except PermissionError:
+        pass  # alive, owned by another user
+    start = owner.get("start")
+    if start is not None and _process_start(pid) not in (None, start):
+        return {**out, "state": "dead"}  # the pid was reused: the holder is gone
+    return {**out, "state": "live"}
+
+
 def _claim(path: Path, lock_timeout: float) -> bool:
     """Take the exclusive lock of a cell's result file; False if another live process holds it."""
     lock = _lock_path(path)
-    me = {"host": socket.gethostname(), "pid": os.getpid(), "time": time.time()}
     for _ in range(2):
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -251,30 +314,45 @@ def _claim(path: Path, lock_timeout: float) -> bool:
                 pass
             continue
         with os.fdopen(fd, "w") as fh:
-            json.dump(me, fh)
+            json.dump(_me(), fh)
         return True
     return False
 
 
 def _stale(lock: Path, lock_timeout: float) -> bool:
-    try:
-        age = time.time() - lock.stat().st_mtime
-    except FileNotFoundError:
-        return True  # released meanwhile
-    try:
-        owner = json.loads(lock.read_text())
-    except (OSError, ValueError):
-        return age > 10.0  # being written by its owner right now, or garbage left by a crash
-    if age > lock_timeout:
-        return True
-    if owner.get("host") == socket.gethostname():
-        try:
-            os.kill(int(owner["pid"]), 0)
-        except ProcessLookupError:
-            return True
-        except (PermissionError, KeyError, ValueError, TypeError):
-            return False
-    return False
+    return claim_state(lock, lock_timeout)["state"] in ("dead", "expired", "released")
+
+
+def format_age(seconds: float) -> str:
+    """A duration for people: ``"42 s"``, ``"12 min"``, ``"3.5 h"``."""
+    return (
+        f"{seconds:.0f} s"
+        if seconds < 120
+        else f"{seconds / 60:.0f} min"
+        if seconds < 7200
+        else f"{seconds / 3600:.1f} h"
+    )
+
+
+def waiting_message(claims: list[dict], lock_timeout: float = LOCK_TIMEOUT_S) -> str:
+    """What a run waiting on the claims ``claims`` (from :func:`claim_state`) tells its user."""
+    foreign = [c for c in claims if c["state"] == "foreign"]
+    live = [c for c in claims if c["state"] == "live"]
+    parts = [f"waiting for {len(claims)} cell(s) claimed by another process"]
+    if live:
+        c = live[0]
+        parts.append(
+            f"{len(live)} by a running process of this host (e.g. pid {c['pid']}, claimed {format_age(c['age'])} ago)"
+        )
+    if foreign:
+        c = max(foreign, key=lambda c: c["age"])
+        paths = " ".join(f"'{f['lock']}'" for f in foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+        parts.append(
+            f"{len(foreign)} by host {c['host']!r} (pid {c['pid']}, claimed {format_age(c['age'])} ago), which this host "
+            f"cannot check; taken over when {format_age(lock_timeout)} old. If that run is gone (a killed container or "
+            f"machine), clear its claims: rm {paths}"
+        )
+    return "; ".join(parts) + "."
 
 
 def _release(path: Path) -> None:
@@ -377,11 +455,18 @@ class Grid:
         t0 = time.perf_counter()
         todo = self.pending()
         bar = tqdm(total=len(self.cells), initial=len(self.cells) - len(todo), desc=label, disable=not progress)
+        said, said_at = None, 0.0
         try:
             while todo:
                 self._compute(todo, backend, n_jobs, scheduler, resources, bar)
                 todo = self.pending()
                 if todo:  # claimed by another process: wait for its results or for its claim to expire
+                    claims = [claim_state(_lock_path(self.path(c)), self.lock_timeout) for c in todo]
+                    claims = [c for c in claims if c["state"] in ("live", "foreign")]
+                    key = tuple(sorted((c["lock"], c["state"]) for c in claims))
+                    if claims and (key != said or time.monotonic() - said_at > 600):
+                        print(f"{label}: {waiting_message(claims, self.lock_timeout)}", file=sys.stderr, flush=True)
+                        said, said_at = key, time.monotonic()
                     time.sleep(poll_s)
                     bar.n = len(self.cells) - len(todo)
                     bar.refresh()
@@ -626,9 +711,11 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
     anything: ``sub`` (the ``config-*`` folder), ``fn`` (the cell function), ``current`` (True when the
     sub-store's identity is the one this checkout's code and config give, so a rerun continues it; False
     when the code changed since — ``robeval adopt`` checks and keeps its cells; None when the function cannot
-    be imported here), ``cells`` (finished), ``running`` (claims of live processes on unfinished cells),
-    ``abandoned`` (claims of dead processes on unfinished cells: a rerun takes them over; claims a killed batch
-    left on finished cells are not counted, a rerun removes them), ``compute_s`` (the sum
+    be imported here), ``cells`` (finished), ``running`` (claims of live processes of this host on unfinished
+    cells), ``abandoned`` (claims of dead or expired holders on unfinished cells: a rerun takes them over; claims a
+    killed batch left on finished cells are not counted, a rerun removes them), ``foreign`` (claims of processes of
+    other hosts, which this host cannot check) and ``foreign_claims`` (their :func:`claim_state`, oldest first),
+    ``compute_s`` (the sum
     of the cells' own timings, in seconds: the grid's measured cost, on however many cores it ran),
     ``adopted`` (cells brought in by :func:`adopt`), ``first`` and ``last`` (when the earliest and latest
     finished cell was written, ISO 8601 UTC). Sub-stores are listed by name; an empty list when ``store``
@@ -650,13 +737,17 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
             seconds += float(read_json(p).get("seconds", 0.0))
             stamps.append(p.stat().st_mtime)
         running = abandoned = 0
+        foreign = []
         for lock in sub.glob("*.lock"):
             if lock.with_suffix(".json").is_file():
                 continue  # a claim left on a finished cell (a killed batch): nothing to compute, a rerun removes it
-            if _stale(lock, lock_timeout):
-                abandoned += 1
-            else:
+            claim = claim_state(lock, lock_timeout)
+            if claim["state"] == "foreign":
+                foreign.append(claim)
+            elif claim["state"] == "live":
                 running += 1
+            elif claim["state"] != "released":
+                abandoned += 1
         log = read_json(sub / "adopted.json") if (sub / "adopted.json").is_file() else []
 
         def iso(t):
@@ -670,6 +761,8 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
                 "cells": len(files),
                 "running": running,
                 "abandoned": abandoned,
+                "foreign": len(foreign),
+                "foreign_claims": sorted(foreign, key=lambda c: -c["age"]),
                 "compute_s": round(seconds, 1),
                 "adopted": int(sum(entry.get("cells", 0) for entry in log)),
                 "first": iso(min(stamps) if stamps else None),
