@@ -83,8 +83,9 @@ def _parser() -> argparse.ArgumentParser:
         help="keep a grid's finished cells across a code change that leaves them unchanged (checked by recomputing)",
         description="For each named grid store of the profile (results/<profile>/grids/<name>), recompute a sample "
         "of the cells stored under older code with this checkout's code; if all are identical, link every finished "
-        "cell into the store of the current code (robeval.core.runs.adopt). Refuses, adopting nothing, on any "
-        "difference.",
+        "cell into the store of the current code (robeval.core.runs.adopt). Every cell's checksum is verified "
+        "first (the one written with its rows, and a pack's per-file checksums). Refuses, adopting nothing, on any "
+        "difference or failed checksum.",
     )
     a.add_argument("names", nargs="+", help="grid store names, e.g. mscr_2d_rf_iid_B_Linf")
     a.add_argument("--profile", default="default", help="smoke, default or paper")
@@ -97,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
         "stores)",
     )
     a.add_argument("--check", type=int, default=12, help="cells to recompute per sub-store, at least (default: 12)")
+    a.add_argument(
+        "--recompute-all",
+        action="store_true",
+        help="recompute every cell instead of a sample (needed for a pack without checksums that is not a known "
+        "committed pack)",
+    )
     a.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = sub.add_parser(
         "grids",
@@ -359,33 +366,40 @@ def _main(args) -> int:
     elif args.cmd == "strip":
         return _strip(args.paths, args.check)
     elif args.cmd == "adopt":
-        import tempfile
         from pathlib import Path
 
-        from robeval.core.runs import adopt, grid_store, unpack
+        from robeval.core.runs import adopt, adopt_pack, grid_store
 
-        with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
-            root = Path(args.source) if args.source else None
-            if root is not None and root.is_file():  # a pack: its stores, unpacked, are the source
-                manifest = unpack(root, tmp)
-                missing = [n for n in args.names if n not in manifest["stores"]]
-                if missing:
-                    raise ValueError(
-                        f"the pack {root} holds no store {', '.join(missing)}; it holds {', '.join(manifest['stores'])}."
-                    )
-                root = Path(tmp)
-            for name in args.names:
-                store = grid_store(args.profile, name)
-                source = root / name if root is not None else store
-                try:
-                    done = adopt(store, source=source, n_check=args.check, progress=not args.no_progress)
-                except RuntimeError as exc:
-                    print(f"robeval: {name}: {exc}", file=sys.stderr)
-                    return 1
-                for r in done:
-                    print(
-                        f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked"
-                    )
+        root = Path(args.source) if args.source else None
+        stores = {name: grid_store(args.profile, name) for name in args.names}
+        try:
+            if root is not None and root.is_file():  # a pack: verified, then its stores are the source
+                done = adopt_pack(
+                    root, stores, n_check=args.check, progress=not args.no_progress, recompute_all=args.recompute_all
+                )
+            else:
+                done = {}
+                for name, store in stores.items():
+                    source = root / name if root is not None else store
+                    try:
+                        done[name] = adopt(
+                            store,
+                            source=source,
+                            n_check=args.check,
+                            progress=not args.no_progress,
+                            recompute_all=args.recompute_all,
+                        )
+                    except RuntimeError as exc:
+                        raise RuntimeError(f"{name}: {exc}") from None
+        except RuntimeError as exc:
+            print(f"robeval: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 1
+        for name, report in done.items():
+            for r in report:
+                print(
+                    f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked, "
+                    f"{r['verified']} checksums verified"
+                )
     elif args.cmd == "grids":
         return _grids(args.profile, args.names, args.source, args.pack)
     elif args.cmd == "corrupt":

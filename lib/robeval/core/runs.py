@@ -45,12 +45,16 @@ if TYPE_CHECKING:
 
 Backend = str  # "auto" | "serial" | "joblib" | "dask"
 LOCK_TIMEOUT_S = 6 * 3600.0  # a lock older than this is taken over (its owner is presumed dead)
+_STORE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # never "." or "..": a store is a folder below grids/
 
 
 def grid_store(profile: str, name: str) -> Path:
     """Directory where the grid ``name`` of ``profile`` keeps its cell files."""
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-        raise ValueError(f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.'.")
+    if not isinstance(name, str) or not _STORE_NAME.fullmatch(name):
+        raise ValueError(
+            f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.', and must start with a letter, "
+            "digit or '_'."
+        )
     return results_dir(profile) / "grids" / name
 
 
@@ -220,11 +224,32 @@ def _rows(result: Any, cell: dict) -> list[dict]:
     return [dict(r) for r in result]
 
 
+def rows_digest(rows: list) -> str:
+    """sha256 of a cell's rows as they read back from its JSON file (keys sorted, no whitespace)."""
+    return hashlib.sha256(to_json(json.loads(to_json(rows)), indent=None, sort_keys=True).encode()).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def _compute_cell(fn: Callable, cell: dict, config: dict) -> dict:
-    """Run one cell and return its result payload (rows and wall time)."""
+    """Run one cell and return its result payload: rows, wall time and ``rows_sha256``, the checksum of the rows
+    computed when they are written (:func:`rows_digest`), which :func:`pack` and :func:`adopt` verify."""
     t0 = time.perf_counter()
-    result = fn(dict(cell), dict(config))
-    return {"cell": cell, "rows": _rows(result, cell), "seconds": time.perf_counter() - t0}
+    rows = _rows(fn(dict(cell), dict(config)), cell)
+    return {"cell": cell, "rows": rows, "seconds": time.perf_counter() - t0, "rows_sha256": rows_digest(rows)}
+
+
+def _cell_digest_error(path: Path, payload: Mapping) -> str | None:
+    """Why the rows of a cell file do not match the checksum written with them; None when they do (or when the
+    cell predates checksums)."""
+    want = payload.get("rows_sha256") if isinstance(payload, Mapping) else None
+    if want is None:
+        return None
+    if not isinstance(payload.get("rows"), list) or rows_digest(payload["rows"]) != want:
+        return f"{path.name}: its rows do not match the checksum written with them"
+    return None
 
 
 def _run_cell(fn: Callable, cell: dict, config: dict, path: str) -> str:
@@ -617,6 +642,8 @@ def adopt(
     n_check: int = 12,
     seed: int = 0,
     progress: bool = True,
+    checksums: Mapping[str, Mapping[str, str]] | None = None,
+    recompute_all: bool = False,
 ) -> list[dict]:
     """Keep finished cells across a code change that does not change their results, after checking that.
 
@@ -630,10 +657,18 @@ def adopt(
     identity, with the check recorded in its ``adopted.json``. Cells already there are kept; a rerun, e.g.
     after the old code's run added cells, adopts the new ones after a fresh check.
 
+    The sample shows that the code change kept the results; checksums show that no cell was changed since it was
+    written. Before anything is recomputed, every cell file of the sub-store is verified: the checksum of its rows
+    written with it (``rows_sha256``, :func:`rows_digest`; cells written before checksums have none) and, with
+    ``checksums`` (``{sub-store: {file name: sha256 of the file}}``, from a pack's manifest: :func:`adopt_pack`),
+    the file's own checksum; a file the checksums do not list fails too. ``recompute_all`` recomputes every cell
+    instead of a sample (for cells without any checksum).
+
     Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now),
-    ``checked`` (cells recomputed), ``status`` ("adopted", "current" or "empty"). Raises RuntimeError, and
-    adopts nothing from that sub-store, when a recomputed cell differs: the code change changed the results,
-    and the cells must be recomputed.
+    ``checked`` (cells recomputed), ``verified`` (cell files whose checksum matched), ``status`` ("adopted",
+    "current" or "empty"). Raises RuntimeError, and adopts nothing from that sub-store, when a cell fails its
+    checksum (it was changed after it was written) or a recomputed cell differs (the code change changed the
+    results): its cells must be recomputed.
     """
     import shutil
 
@@ -653,15 +688,56 @@ def adopt(
         config = meta["config"]
         target = store / f"config-{config_identity(config, fn)}"
         if target.resolve() == sub.resolve():
-            report.append({"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "status": "current"})
+            report.append(
+                {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "current"}
+            )
             continue
         files = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
         todo = [p for p in files if not (target / p.name).is_file()]
         if not todo:
-            report.append({"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "status": "empty"})
+            report.append(
+                {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "empty"}
+            )
             continue
-        payloads = [read_json(p) for p in files]
-        picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
+        payloads, broken, verified = [], {}, 0
+        for p in files:
+            try:
+                payloads.append(read_json(p))
+            except ValueError:
+                payloads.append(None)
+                broken.setdefault(p.name, f"{p.name}: not valid JSON")
+                continue
+            err = _cell_digest_error(p, payloads[-1])
+            if err is not None:
+                broken.setdefault(p.name, err)
+            verified += payloads[-1].get("rows_sha256") is not None if isinstance(payloads[-1], Mapping) else 0
+        if checksums is not None:
+            listed = checksums.get(sub.name) or {}
+            for p in [
+                sub / "config.json",
+                *([sub / "adopted.json"] if (sub / "adopted.json").is_file() else []),
+                *files,
+            ]:
+                if p.name not in listed:
+                    broken.setdefault(p.name, f"{p.name}: the pack's manifest lists no checksum for it")
+                elif _file_digest(p) != listed[p.name]:
+                    broken.setdefault(
+                        p.name, f"{p.name}: its bytes differ from the checksum the pack recorded when it was written"
+                    )
+            verified = len(files)
+        if broken:
+            raise RuntimeError(
+                f"{len(broken)} file(s) of {sub.name} fail their checksum (e.g. {next(iter(broken.values()))}): they were changed "
+                "after they were written, so nothing of this sub-store is adopted. Take the cells from an intact copy "
+                "(the pack as it was written, e.g. `git checkout -- PACK`) or rerun the grid to recompute them."
+            )
+        bad_cells = [f"{p.name}" for p, pl in zip(files, payloads) if not isinstance(pl.get("cell"), dict)]
+        if bad_cells:
+            raise RuntimeError(f"{sub.name}: {bad_cells[0]} is not a grid cell file (no 'cell'); rerun the grid.")
+        if recompute_all:
+            picks = list(range(len(files)))
+        else:
+            picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
         bad = []
         for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
             new = json.loads(to_json(_compute_cell(fn, payloads[i]["cell"], config)["rows"]))
@@ -693,15 +769,88 @@ def adopt(
                 "to_code": code_identity(fn),
                 "cells": len(todo),
                 "checked": [files[i].name for i in picks],
+                "verified": verified,
                 "identical": True,
                 "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
         )
         atomic_write_json(log_path, log)
         report.append(
-            {"from": sub.name, "to": target.name, "cells": len(todo), "checked": len(picks), "status": "adopted"}
+            {
+                "from": sub.name,
+                "to": target.name,
+                "cells": len(todo),
+                "checked": len(picks),
+                "verified": verified,
+                "status": "adopted",
+            }
         )
     return report
+
+
+# Packs committed before packs carried checksums (format "robeval grid pack 1" without per-file sha256): the sha256
+# of the whole pack file as committed. Such a pack is adopted as it was (a sample recomputed) only while it is
+# byte-identical to the committed file: the whole-file digest covers every cell of it. Any other pack without
+# checksums needs recompute_all (every cell recomputed).
+LEGACY_PACKS = {
+    "46f22dd86ce8d08a086140f5b6f6ba385a8f1f408bd85773e293ffccf90e0e40": (
+        "results/paper/checkpoints/mscr_2d_paper_grids.tar.xz, notebook 01's paper grids (2026-11-26)"
+    ),
+}
+
+
+def adopt_pack(
+    archive: str | os.PathLike,
+    stores: Mapping[str, str | os.PathLike],
+    *,
+    n_check: int = 12,
+    seed: int = 0,
+    progress: bool = True,
+    recompute_all: bool = False,
+) -> dict[str, list[dict]]:
+    """:func:`adopt` the stores ``stores`` (``{store name in the pack: store folder here}``) from the pack ``archive``.
+
+    Packs are verified, not sampled: a pack written by :func:`pack` records the sha256 of every file in its
+    manifest, and every cell carries the checksum of its rows written with it; :func:`adopt` refuses a sub-store
+    with any file that fails either (and recomputes its sample as before). A pack without checksums (written
+    before them) is adopted only when it is one of :data:`LEGACY_PACKS`, byte for byte, or with ``recompute_all``
+    (every cell recomputed). Returns ``{name: adopt's report}``; raises RuntimeError prefixed with the store name
+    (earlier stores stay adopted), ValueError for a pack that is not one or lacks a store.
+    """
+    import tempfile
+
+    archive = Path(archive)
+    with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
+        manifest = unpack(archive, tmp)
+        missing = [n for n in stores if n not in manifest["stores"]]
+        if missing:
+            raise ValueError(
+                f"the pack {archive} holds no store {', '.join(missing)}; it holds {', '.join(manifest['stores'])}."
+            )
+        subs = [m for name in stores for m in manifest["stores"][name].values()]
+        with_sums = all(isinstance(m.get("sha256"), dict) for m in subs)
+        if not with_sums and not recompute_all and _file_digest(archive) not in LEGACY_PACKS:
+            raise ValueError(
+                f"the pack {archive} records no checksums (written before packs had them) and is not a known "
+                "committed pack, so a changed cell could not be told; adopt it with --recompute-all (every cell "
+                "recomputed and compared), or repack the stores with this code (`robeval grids --pack`)."
+            )
+        out = {}
+        for name, store in stores.items():
+            sums = {sub: m["sha256"] for sub, m in manifest["stores"][name].items()} if with_sums else None
+            try:
+                out[name] = adopt(
+                    store,
+                    source=Path(tmp) / name,
+                    n_check=n_check,
+                    seed=seed,
+                    progress=progress,
+                    checksums=sums,
+                    recompute_all=recompute_all,
+                )
+            except RuntimeError as exc:
+                raise RuntimeError(f"{name}: {exc}") from None
+    return out
 
 
 def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT_S) -> list[dict]:
@@ -774,7 +923,23 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
 
 # ------------------------------------------------------------------------------------ packing stores
 PACK_FORMAT = "robeval grid pack 1"
-_PACK_MEMBER = re.compile(r"[A-Za-z0-9_.-]+/config-[0-9a-f]+/[A-Za-z0-9=._-]+\.json")
+_PACK_SUB = re.compile(r"config-[0-9a-f]+")
+_PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")
+
+
+def _pack_member_ok(name: str) -> bool:
+    """Whether ``name`` is a member a pack may hold: ``MANIFEST.json`` or ``<store>/config-<id>/<file>.json``, with
+    a store name :func:`grid_store` accepts (never ``.`` or ``..``): checked by this code, whatever the Python
+    version's tarfile does."""
+    if name == "MANIFEST.json":
+        return True
+    parts = name.split("/")
+    return (
+        len(parts) == 3
+        and bool(_STORE_NAME.fullmatch(parts[0]))
+        and bool(_PACK_SUB.fullmatch(parts[1]))
+        and bool(_PACK_FILE.fullmatch(parts[2]))
+    )
 
 
 def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
@@ -793,8 +958,10 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
     out : the pack's path, ending in ``.tar.xz``.
 
     Returns the manifest written into the pack as ``MANIFEST.json``: ``format``, ``created`` (ISO 8601 UTC),
-    and per store name, per sub-store, ``fn``, ``code`` (identity of the code that computed it) and ``cells``.
-    Lock files and half-written temporary files are left out.
+    and per store name, per sub-store, ``fn``, ``code`` (identity of the code that computed it), ``cells`` and
+    ``sha256`` (``{file name: sha256 of the file}`` for every file packed, which :func:`adopt_pack` verifies).
+    Lock files and half-written temporary files are left out. A cell whose rows no longer match the checksum
+    written with them is refused (ValueError), so a pack never certifies a changed cell.
     """
     import io as _io
     import tarfile
@@ -822,12 +989,19 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
         for sub in subs:
             meta = read_json(sub / "config.json")
             cells = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
+            broken = [e for e in (_cell_digest_error(p, read_json(p)) for p in cells) if e is not None]
+            if broken:
+                raise ValueError(
+                    f"{len(broken)} cell(s) of {store.name}/{sub.name} fail their checksum (e.g. {broken[0]}); they "
+                    "were changed after they were written. Delete them (a rerun recomputes them) and pack again."
+                )
+            extra = [sub / n for n in ("config.json", "adopted.json") if (sub / n).is_file()]
             manifest["stores"][store.name][sub.name] = {
                 "fn": meta.get("fn"),
                 "code": meta.get("code"),
                 "cells": len(cells),
+                "sha256": {p.name: _file_digest(p) for p in extra + cells},
             }
-            extra = [sub / n for n in ("config.json", "adopted.json") if (sub / n).is_file()]
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -844,8 +1018,11 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
 
 def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     """Extract a pack written by :func:`pack` into the folder ``dest`` (one folder per store) and return its
-    manifest. Every member is checked first: only ``MANIFEST.json`` and ``<store>/config-<id>/<file>.json`` regular
-    files are accepted (ValueError naming anything else, and nothing is extracted)."""
+    manifest. Every member is checked first by this code (:func:`_pack_member_ok`), whatever the Python version:
+    only ``MANIFEST.json`` and ``<store>/config-<id>/<file>.json`` regular files, each once, are accepted (ValueError
+    naming anything else, and nothing is extracted). The members are then written by this code too, each to the path
+    its checked name gives below ``dest``; tarfile's extraction (and its filters, which Python 3.10 may lack) is not
+    used. Checksums are verified by :func:`adopt_pack`."""
     import tarfile
 
     archive = Path(archive)
@@ -859,24 +1036,34 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
         ) from None
     with tf:
         members = tf.getmembers()
+        seen = set()
         for m in members:
-            if not m.isfile() or not (m.name == "MANIFEST.json" or _PACK_MEMBER.fullmatch(m.name)):
-                raise ValueError(
-                    f"{archive} holds {m.name!r}, which is not part of a grid pack; refusing to extract anything."
-                )
-        names = [m.name for m in members]
-        if "MANIFEST.json" not in names:
+            if not m.isfile() or not _pack_member_ok(m.name) or m.name in seen:
+                why = "twice" if m.name in seen else "which is not part of a grid pack"
+                raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
+            seen.add(m.name)
+        if "MANIFEST.json" not in seen:
             raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
         manifest = json.loads(tf.extractfile("MANIFEST.json").read())
-        if manifest.get("format") != PACK_FORMAT:
+        if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
+            found = manifest.get("format") if isinstance(manifest, dict) else None
+            raise ValueError(f"{archive}: unknown pack format {found!r} (this code reads {PACK_FORMAT!r}).")
+        if not isinstance(manifest.get("stores"), dict):
             raise ValueError(
-                f"{archive}: unknown pack format {manifest.get('format')!r} (this code reads {PACK_FORMAT!r})."
+                f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
             )
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
-        chosen = [m for m in members if m.name != "MANIFEST.json"]
-        try:
-            tf.extractall(dest, members=chosen, filter="data")
-        except TypeError:  # Python < 3.10.12 / 3.11.4: no extraction filters (the members are checked above)
-            tf.extractall(dest, members=chosen)
+        root = dest.resolve()
+        for m in members:
+            if m.name == "MANIFEST.json":
+                continue
+            target = dest.joinpath(*m.name.split("/"))
+            if root not in target.resolve().parents:  # cannot happen for a checked name; kept as a last guard
+                raise ValueError(f"{archive}: member {m.name!r} would be written outside {dest}; refusing.")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.unpack.tmp")
+            tmp.write_bytes(tf.extractfile(m).read())
+            os.replace(tmp, target)
+            os.utime(target, (m.mtime, m.mtime))
     return manifest
