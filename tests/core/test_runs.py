@@ -670,3 +670,14 @@ def test_the_committed_checkpoint_pack_is_a_known_legacy_pack():
     if not committed.is_file():
         pytest.skip("no committed checkpoint pack in this checkout")
     assert hashlib.sha256(committed.read_bytes()).hexdigest() in runs.LEGACY_PACKS
+
+
+def test_a_failing_cell_says_how_many_cells_are_kept_and_how_to_resume(tmp_path):
+    from robeval.core.errors import IncompleteResult
+
+    cells = [{"x": 1, "seed": 0}, {"x": 2, "seed": 0}, {"x": 3, "seed": 0, "fail": True}]
+    grid = runs.Grid(square, cells, store=tmp_path / "g", config={"log": str(tmp_path / "log.txt")})
+    with pytest.raises(IncompleteResult, match=r"RuntimeError: boom\). 2 of 3 cells are finished and kept in") as err:
+        grid.run(progress=False)
+    assert (err.value.done, err.value.total) == (2, 3) and "run the grid again" in str(err.value)
+    assert isinstance(err.value.__cause__, RuntimeError) and len(grid.done()) == 2

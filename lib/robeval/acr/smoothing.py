@@ -31,6 +31,7 @@ from scipy.stats import beta as _beta
 from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
+from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import as_model, check_labels, read_output
 
@@ -306,7 +307,20 @@ class Smooth:
                 device = next(base_classifier.parameters()).device
             except (AttributeError, StopIteration, TypeError):
                 device = torch.device("cpu")
-        self.device = torch.device(device)
+        try:
+            self.device = torch.device(device)
+            torch.empty(0, device=self.device)
+        except (RuntimeError, AssertionError, TypeError) as exc:
+            cuda = "" if torch.cuda.is_available() else " (this machine has no CUDA device)"
+            raise ValueError(
+                f"device={device!r} cannot be used here{cuda}: {exc}. Pass device='cpu', or leave device=None to use "
+                "the device of the model's parameters."
+            ) from None
+        try:
+            first = next(base_classifier.parameters())
+            self._dtype = first.dtype if first.is_floating_point() else torch.float32
+        except (AttributeError, StopIteration, TypeError):
+            self._dtype = torch.float32
 
     # -- helpers ---------------------------------------------------------------------------
     def _as_tensor(self, x) -> torch.Tensor:
@@ -351,15 +365,29 @@ class Smooth:
         CERTIFY's time on an H200), so :meth:`sample_counts` reads the sum once, at its end, and raises then."""
         try:
             if self._model.kind == "torch":
-                out = self.base_classifier(batch)
+                out = self.base_classifier(batch if batch.dtype == self._dtype else batch.to(self._dtype))
             else:
                 out = self._model.outputs(batch.cpu().numpy())
         except RuntimeError as exc:
-            raise ValueError(
-                f"the base classifier failed on a batch of shape {tuple(batch.shape)}: {exc}. Smooth takes a "
-                "batch (B, *input_shape); for a single image of shape (C, H, W) pass x[None]."
-            ) from exc
+            raise ValueError(self._failure_message(batch, exc)) from exc
         return self.top_class(out, len(batch), invalid).to(batch.device)
+
+    @staticmethod
+    def _failure_message(batch: torch.Tensor, exc: BaseException) -> str:
+        """What to tell when the base classifier raised on ``batch``: the hint fits the failure."""
+        text = str(exc)
+        where = f"the base classifier failed on a batch of shape {tuple(batch.shape)}"
+        if isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in text.lower():
+            return (
+                f"{where}: the device ran out of memory ({text.splitlines()[0] if text else 'out of memory'}). Pass a "
+                "smaller batch_size (results do not depend on it)."
+            )
+        if any(word in text for word in ("shape", "size", "dimension", "mat1", "channels")):
+            return (
+                f"{where}: {text}. Smooth takes a batch (B, *input_shape) of the model's input shape; for a single "
+                "image of shape (C, H, W) pass x[None]."
+            )
+        return f"{where}: {text}"
 
     def top_class(self, out, batch_len: int, invalid: torch.Tensor | None = None) -> torch.Tensor:
         """The class each input votes for, from the base classifier's output ``out`` for ``batch_len`` inputs.
@@ -584,6 +612,11 @@ class Smooth:
         RadiusResult
         """
         n0 = check_num_samples(n0, "N0")
+        if isinstance(radius, bool) or not isinstance(radius, (int, float, np.integer, np.floating)):
+            raise TypeError(
+                f"radius must be one number (an L2 radius), got {type(radius).__name__} {radius!r}; call "
+                "certify_radius once per radius, or call certify once and compare its radius column with each radius."
+            )
         radius = float(radius)
         if not math.isfinite(radius) or radius < 0:
             raise ValueError(f"radius must be a finite number >= 0, got {radius!r}.")
@@ -695,6 +728,13 @@ class Smooth:
         pandas.DataFrame
             Columns ``idx, label, predict, radius, correct, time`` (the published format; time in
             seconds) plus ``n_a, N, p_a_lower``.
+
+        Raises
+        ------
+        robeval.core.runs.IncompleteResult
+            When a group fails after others were certified: nothing finished is lost, the error's ``partial`` holds
+            the finished rows and its message says how to resume (the original error is its cause). A failure in the
+            first group raises the original error.
         """
         try:
             n_x = len(x)
@@ -712,7 +752,23 @@ class Smooth:
         parts = []
         starts = range(0, m, step)
         for s in tqdm(starts, desc="certify", disable=not progress):
-            res = self.certify(x[s : s + step], n0, n, alpha, batch_size=batch_size, seed=seed, idx=idx[s : s + step])
+            try:
+                res = self.certify(
+                    x[s : s + step], n0, n, alpha, batch_size=batch_size, seed=seed, idx=idx[s : s + step]
+                )
+            except Exception as exc:
+                if not parts:
+                    raise
+                raise IncompleteResult(
+                    f"certify_dataset: images {s}..{min(s + step, m) - 1} failed ({type(exc).__name__}: {exc}). The "
+                    f"{s} of {m} images certified before are kept: the error's .partial holds their rows. After fixing "
+                    f"the cause, resume with certify_dataset(x[{s}:], labels[{s}:], idx=idx[{s}:]) with the same n0, n, "
+                    "alpha and seed, and pd.concat([err.partial, rest]): every image's noise is keyed by (seed, idx), "
+                    "so that equals an uninterrupted run.",
+                    partial=pd.concat(parts, ignore_index=True),
+                    done=s,
+                    total=m,
+                ) from exc
             parts.append(
                 pd.DataFrame(
                     {

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from robeval.core.errors import IncompleteResult
 from robeval.core.io import atomic_write_json, read_json, to_json
 from robeval.core.paths import results_dir
 
@@ -483,7 +484,17 @@ class Grid:
         said, said_at = None, 0.0
         try:
             while todo:
-                self._compute(todo, backend, n_jobs, scheduler, resources, bar)
+                try:
+                    self._compute(todo, backend, n_jobs, scheduler, resources, bar)
+                except Exception as exc:
+                    done = len(self.done())
+                    raise IncompleteResult(
+                        f"{label}: a cell failed ({type(exc).__name__}: {exc}). {done} of {len(self.cells)} cells are "
+                        f"finished and kept in {self.root}; fix the cause and run the grid again: finished cells are "
+                        "not recomputed.",
+                        done=done,
+                        total=len(self.cells),
+                    ) from exc
                 todo = self.pending()
                 if todo:  # claimed by another process: wait for its results or for its claim to expire
                     claims = [claim_state(_lock_path(self.path(c)), self.lock_timeout) for c in todo]
