@@ -503,3 +503,21 @@ def test_adaptive_estimate_agrees_with_the_closed_form():
 def test_adaptive_arguments_are_validated(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
         real_world_robustness(linear_classifier([1.0], 0.0), np.zeros((2, 1)), cov=np.eye(1), rng=0, **kwargs)
+
+
+def test_a_string_scale_gets_a_clear_error():
+    """Issue 36: trace_normalized(cov, "2") raised numpy's "ufunc 'isfinite' not supported"."""
+    from robeval.realworld.experiments import scale_sweep
+    from robeval.realworld.robustness import trace_normalized
+
+    with pytest.raises(TypeError, match=r"scale must be a number.*float\(\.\.\.\)"):
+        trace_normalized(np.eye(2), "2")
+    np.testing.assert_allclose(trace_normalized(np.eye(2), 2), np.eye(2))
+    with pytest.raises(TypeError, match="scales must hold numbers, got 'abc'"):
+        scale_sweep(
+            lambda Z: np.zeros(len(Z), int), np.zeros((2, 2)), np.eye(2), [1.0, "abc"], np.ones(2), n_samples=5, seed=0
+        )
+    with pytest.raises(TypeError, match="sequence of numbers"):
+        scale_sweep(
+            lambda Z: np.zeros(len(Z), int), np.zeros((2, 2)), np.eye(2), "1.0", np.ones(2), n_samples=5, seed=0
+        )

@@ -246,6 +246,11 @@ def scale_sweep(
     import pandas as pd
     from tqdm.auto import tqdm
 
+    if isinstance(scales, (str, bytes)) or np.ndim(scales) != 1:
+        raise TypeError(f"scales must be a sequence of numbers (total variances), e.g. [0.5, 1.0]; got {scales!r}.")
+    bad = [s for s in scales if isinstance(s, (bool, str, bytes)) or not np.isscalar(s) or not np.isreal(s)]
+    if bad:
+        raise TypeError(f"scales must hold numbers, got {bad[0]!r}; convert strings with float(...).")
     scales = [float(s) for s in scales]
     R = np.empty((len(scales), len(X)))
     rows = []

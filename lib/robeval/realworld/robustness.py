@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 from scipy import stats
@@ -141,6 +142,11 @@ def trace_normalized(cov, scale: float = 1.0) -> np.ndarray:
     ndarray, float64, same shape as ``cov``.
     """
     C = check_covariance(cov)
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (Real, np.integer, np.floating)):
+        raise TypeError(
+            f"scale must be a number (the total variance of the perturbation), got {type(scale).__name__} {scale!r}; "
+            "pass e.g. scale=2.0 (convert strings from a settings file with float(...))."
+        )
     if not np.isfinite(scale) or scale < 0:
         raise ValueError(f"scale must be a finite number >= 0; got {scale!r}.")
     tr = np.trace(C, axis1=-2, axis2=-1)
