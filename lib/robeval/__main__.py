@@ -231,6 +231,30 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
     return 0
 
 
+def _check_ledger_file(path) -> None:
+    """ValueError naming ``path`` unless it reads as a saved ledger: a JSON object with ``notebook`` and a list of
+    ``claims``, each with an ``id`` (what `robeval compare` reads)."""
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(
+            f"{path} is not a ledger: it is not readable JSON ({exc}). Remove it from the folder, or rebuild the "
+            "folder's ledgers with `make verify` / `robeval run`."
+        ) from None
+    claims = d.get("claims") if isinstance(d, dict) else None
+    if not isinstance(d, dict) or not isinstance(d.get("notebook"), str) or not isinstance(claims, list):
+        raise ValueError(
+            f"{path} is not a ledger: a saved ledger is a JSON object with 'notebook' and a list of 'claims'. Remove "
+            "it from the folder, or rebuild the folder's ledgers with `make verify` / `robeval run`."
+        )
+    bad = [i for i, c in enumerate(claims) if not isinstance(c, dict) or "id" not in c]
+    if bad:
+        raise ValueError(
+            f"{path}: claim {bad[0]} has no 'id' ({len(bad)} such claims); the ledger is damaged. Rebuild it with "
+            "`make verify` / `robeval run`."
+        )
+
+
 def _strip(paths, check: bool) -> int:
     from pathlib import Path
 
@@ -339,6 +363,9 @@ def _main(args) -> int:
                     f"no ledgers found in {folder} ({what}); pass a results/<profile>/claims folder holding "
                     "<notebook>.json ledgers."
                 )
+        for folder in (ours, other):
+            for f in sorted(folder.glob("*.json")):
+                _check_ledger_file(f)
         diffs = compare_ledgers(ours, other)
         for d in diffs:
             print(

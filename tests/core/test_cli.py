@@ -359,3 +359,12 @@ def test_adopt_refuses_an_edited_pack_and_says_which_cell(tmp_results, tmp_path,
     assert not store.exists()
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 0
     assert "adopted, 3 cells, 3 checked, 3 checksums verified" in capsys.readouterr().out
+
+
+def test_replot_without_stored_results_says_what_to_run_first(tmp_results, capsys):
+    """Issue 36: `robeval run --replot` with no stored results failed deep inside a notebook cell."""
+    pytest.importorskip("papermill")
+    assert main(["run", "--profile", "smoke", "--only", "01", "--replot"]) == 2
+    err = capsys.readouterr().err
+    assert "--replot rebuilds figures and claims from stored results, but 01_mscr_2d has none" in err
+    assert err.rstrip().endswith("robeval run --profile smoke --only 01") and len(err.splitlines()) == 1

@@ -131,6 +131,20 @@ def test_duplicated_runs_are_refused_not_counted_twice():
         record_k_effect(None, pd.concat([k_rows, k_rows.head(1)]))
 
 
+def test_a_results_csv_with_a_missing_column_names_the_file_and_the_fix(tmp_path):
+    """Issue 36: a results CSV without its acc column failed deep inside a notebook cell with a pandas KeyError."""
+    from robeval.core import io
+
+    path = tmp_path / "rf_iid_B_Linf.csv"
+    io.save_frame(_tidy().drop(columns="acc"), path)
+    rows = io.load_frame(path)
+    for call in (lambda: mscr_summary(rows, 0.004), lambda: accuracy_matrix(rows), lambda: run_cube(rows)):
+        with pytest.raises(ValueError, match=rf"read from {path}\) lacks columns \['acc'\].*recompute it"):
+            call()
+    with pytest.raises(FileNotFoundError, match="no such results file.*without --replot"):
+        io.load_frame(tmp_path / "missing.csv")
+
+
 def test_eps_min_zero_is_refused_not_a_perfect_mscr():
     with pytest.raises(ValueError, match=r"eps_min is 0.*min_class_separation"):  # was MSCR = 0% everywhere
         mscr_summary(_tidy(), 0.0)

@@ -191,6 +191,13 @@ def check_frame(df, columns=(), name: str = "df", *, non_empty: bool = False, hi
 
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}.")
+    source = df.attrs.get("source") if isinstance(getattr(df, "attrs", None), dict) else None
+    if source:  # read from a results file (robeval.core.io.load_frame): name it, and how to remake it
+        name = f"{name} (read from {source})"
+        hint = (hint + " " if hint else "") + (
+            "That file was written by other code or edited: recompute it (rerun its notebook's compute cells, "
+            "without --replot) or restore it."
+        )
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ValueError(f"{name} lacks columns {missing}; it has {list(df.columns)}." + (f" {hint}" if hint else ""))

@@ -42,6 +42,7 @@ from robeval.core.validation import (
     as_model,
     check_eps,
     check_features,
+    check_frame,
     check_labels,
     check_positive,
     check_unique_runs,
@@ -354,6 +355,7 @@ def mscr_per_run(df: pd.DataFrame, eps_min: float, *, by=("eps_train",)) -> pd.D
     """
     keys = list(by) + ["seed"]
     eps_min = check_eps_min(eps_min)
+    check_frame(df, (*keys, "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d / evaluate_levels).")
     check_unique_runs(
         df, ("seed", *by, "eps_test"), "df", hint="Each run (seed, training level) has one accuracy per eps_test."
     )
@@ -389,6 +391,7 @@ def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = Tr
     in percent when ``percent``.
     """
     scale = 100.0 if percent else 1.0
+    check_frame(df, ("seed", "eps_train", "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d).")
     check_unique_runs(df, ("seed", "eps_train", "eps_test"), "df", hint="Each run has one accuracy per cell.")
     stats_ = df.groupby(["eps_test", "eps_train"])["acc"].apply(lambda s: mean_ci(s * scale, level))
     out = {}
