@@ -27,6 +27,7 @@ import numpy as np
 
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import check_frame as _check_frame
+from robeval.core.validation import check_unique_runs
 from robeval.realworld.robustness import correlation, real_world_robustness, trace_normalized
 
 if TYPE_CHECKING:
@@ -624,6 +625,7 @@ def interior_peak_margins(sweep, column: str = "pearson") -> pandas.Series:
     import pandas as pd
 
     _check_frame(sweep, ("run", "scale", column), "sweep")
+    check_unique_runs(sweep, ("run", "scale"), "sweep", hint="A run has one correlation per scale.")
     curves = sweep.pivot(index="run", columns="scale", values=column).sort_index(axis=1)
     curves = curves.loc[:, curves.notna().all(axis=0)]
     if curves.shape[1] < 3:
@@ -671,6 +673,10 @@ def sec41_statistics(points, sweep, runs, scatter_scales) -> pandas.DataFrame:
     _check_frame(points, ("run", "adv_success", "adv_robustness", "rw_peak", "rw_peak2", ida, id2a, idb), "points")
     _check_frame(sweep, ("run", "scale", "pearson"), "sweep")
     _check_frame(runs, ("run", "min_pairwise_corr"), "runs")
+    if "point" in points.columns:
+        check_unique_runs(points, ("run", "point"), "points", hint="A run has one row per test point.")
+    check_unique_runs(sweep, ("run", "scale"), "sweep", hint="A run has one row per scale.")
+    check_unique_runs(runs, ("run",), "runs", hint="One row per run.")
     random_cols = [c for c in points.columns if c.startswith("rw_random") and c.endswith(f"_{a:g}")]
     if not random_cols:
         raise ValueError(f"points has no random-covariance column rw_random<k>_{a:g} (Fig. 5).")
@@ -722,6 +728,10 @@ def fog_statistics(points, runs=None) -> pandas.DataFrame:
     import pandas as pd
 
     _check_frame(points, ("run", "adv_success", "adv_robustness", "rw_robustness", "rw_robustness2"), "points")
+    if "time" in points.columns:
+        check_unique_runs(points, ("run", "time"), "points", hint="A run has one row per test point (time).")
+    if runs is not None:
+        check_unique_runs(runs, ("run",), "runs", hint="One row per run.")
     rows = []
     for r, p in points.groupby("run", sort=True):
         ok = p["adv_success"].astype(bool)
