@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import check_frame as _check_frame
 from robeval.core.validation import check_unique_runs
@@ -243,6 +244,9 @@ def scale_sweep(
     -------
     robustness : ndarray, float64, shape (len(scales), n)
     table : pandas.DataFrame with columns ``scale, pearson, spearman, mean_robustness, min_robustness``
+
+    Raises :class:`robeval.core.errors.IncompleteResult` (with the finished scales in ``partial``) when a scale
+    after the first fails.
     """
     import pandas as pd
     from tqdm.auto import tqdm
@@ -257,9 +261,22 @@ def scale_sweep(
     rows = []
     for k, s in enumerate(tqdm(scales, desc="scales", disable=not progress)):
         cov = trace_normalized(base_cov, s * trace)
-        R[k] = real_world_robustness(
-            predict, X, cov=cov, n_samples=n_samples, rng=keyed(seed, "sweep", s), chunk_rows=chunk_rows
-        )
+        try:
+            R[k] = real_world_robustness(
+                predict, X, cov=cov, n_samples=n_samples, rng=keyed(seed, "sweep", s), chunk_rows=chunk_rows
+            )
+        except Exception as exc:
+            if k == 0:
+                raise
+            raise IncompleteResult(
+                f"scale_sweep: scale {s:g} failed ({type(exc).__name__}: {exc}). The {k} of {len(scales)} scales "
+                f"finished before are kept: the error's .partial holds (robustness[:{k}], table). After fixing the "
+                f"cause, resume with scale_sweep(..., scales[{k}:], ...) with the same seed and concatenate: scale s "
+                "draws from keyed(seed, 'sweep', s), so that equals an uninterrupted sweep.",
+                partial=(R[:k].copy(), pd.DataFrame(rows)),
+                done=k,
+                total=len(scales),
+            ) from exc
         rows.append(
             {
                 "scale": s,
