@@ -83,8 +83,9 @@ def _parser() -> argparse.ArgumentParser:
         help="keep a grid's finished cells across a code change that leaves them unchanged (checked by recomputing)",
         description="For each named grid store of the profile (results/<profile>/grids/<name>), recompute a sample "
         "of the cells stored under older code with this checkout's code; if all are identical, link every finished "
-        "cell into the store of the current code (robeval.core.runs.adopt). Refuses, adopting nothing, on any "
-        "difference.",
+        "cell into the store of the current code (robeval.core.runs.adopt). Every cell's checksum is verified "
+        "first (the one written with its rows, and a pack's per-file checksums). Refuses, adopting nothing, on any "
+        "difference or failed checksum.",
     )
     a.add_argument("names", nargs="+", help="grid store names, e.g. mscr_2d_rf_iid_B_Linf")
     a.add_argument("--profile", default="default", help="smoke, default or paper")
@@ -97,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
         "stores)",
     )
     a.add_argument("--check", type=int, default=12, help="cells to recompute per sub-store, at least (default: 12)")
+    a.add_argument(
+        "--recompute-all",
+        action="store_true",
+        help="recompute every cell instead of a sample (needed for a pack without checksums that is not a known "
+        "committed pack)",
+    )
     a.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = sub.add_parser(
         "grids",
@@ -153,7 +160,7 @@ def _missing_module_message(exc: ImportError) -> str:
 def _grids(profile: str, names, source=None, pack_to=None) -> int:
     from pathlib import Path
 
-    from robeval.core.runs import grid_store, pack, store_status
+    from robeval.core.runs import format_age, grid_store, pack, store_status
 
     root = Path(source) if source else grid_store(profile, "x").parent
     if source and not root.is_dir():
@@ -167,9 +174,10 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
     if not names:
         print(f"no grid stores under {root} (nothing of profile {profile!r} has run here).")
         return 0
-    lines, stale, total_cells, total_s = [], [], 0, 0.0
+    lines, stale, foreign, total_cells, total_s = [], [], [], 0, 0.0
     for name in names:
         for r in store_status(root / name):
+            foreign += [(name, c) for c in r["foreign_claims"]]
             code = {True: "current", False: "other code", None: "unknown fn"}[r["current"]]
             if r["current"] is False:
                 stale.append(name)
@@ -183,16 +191,30 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
                     r["cells"],
                     r["running"],
                     r["abandoned"],
+                    r["foreign"],
                     r["adopted"],
                     f"{r['compute_s'] / 3600:.2f}",
                     r["last"] or "-",
                 )  # fmt: skip
             )
-    head = ("grid", "sub-store", "code", "cells", "running", "abandoned", "adopted", "core-h", "last cell (UTC)")
+    head = (
+        "grid", "sub-store", "code", "cells", "running", "abandoned", "foreign", "adopted", "core-h", "last cell (UTC)"
+    )  # fmt: skip
     widths = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
     for row in [head, *lines]:
         print("  ".join(str(x).ljust(w) if i < 3 else str(x).rjust(w) for i, (x, w) in enumerate(zip(row, widths))))
     print(f"total: {total_cells} finished cells, {total_s / 3600:.2f} core-hours of cell time")
+    print(
+        "claims on unfinished cells: running = live processes of this host; abandoned = holder gone or expired (a "
+        "rerun takes them over); foreign = processes of other hosts, which this host cannot check"
+    )
+    for name, c in foreign[:10]:
+        print(
+            f"foreign claim: {name}: {Path(c['lock']).name} held by host {c['host']!r} pid {c['pid']}, claimed "
+            f"{format_age(c['age'])} ago; if that run is gone (a killed container or machine), clear it: rm '{c['lock']}'"
+        )
+    if len(foreign) > 10:
+        print(f"... and {len(foreign) - 10} more foreign claims")
     if pack_to:
         manifest = pack([root / n for n in names], pack_to)
         cells = sum(s["cells"] for subs in manifest["stores"].values() for s in subs.values())
@@ -207,6 +229,30 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
             "and keeps them if identical."
         )
     return 0
+
+
+def _check_ledger_file(path) -> None:
+    """ValueError naming ``path`` unless it reads as a saved ledger: a JSON object with ``notebook`` and a list of
+    ``claims``, each with an ``id`` (what `robeval compare` reads)."""
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(
+            f"{path} is not a ledger: it is not readable JSON ({exc}). Remove it from the folder, or rebuild the "
+            "folder's ledgers with `make verify` / `robeval run`."
+        ) from None
+    claims = d.get("claims") if isinstance(d, dict) else None
+    if not isinstance(d, dict) or not isinstance(d.get("notebook"), str) or not isinstance(claims, list):
+        raise ValueError(
+            f"{path} is not a ledger: a saved ledger is a JSON object with 'notebook' and a list of 'claims'. Remove "
+            "it from the folder, or rebuild the folder's ledgers with `make verify` / `robeval run`."
+        )
+    bad = [i for i, c in enumerate(claims) if not isinstance(c, dict) or "id" not in c]
+    if bad:
+        raise ValueError(
+            f"{path}: claim {bad[0]} has no 'id' ({len(bad)} such claims); the ledger is damaged. Rebuild it with "
+            "`make verify` / `robeval run`."
+        )
 
 
 def _strip(paths, check: bool) -> int:
@@ -317,6 +363,9 @@ def _main(args) -> int:
                     f"no ledgers found in {folder} ({what}); pass a results/<profile>/claims folder holding "
                     "<notebook>.json ledgers."
                 )
+        for folder in (ours, other):
+            for f in sorted(folder.glob("*.json")):
+                _check_ledger_file(f)
         diffs = compare_ledgers(ours, other)
         for d in diffs:
             print(
@@ -344,33 +393,40 @@ def _main(args) -> int:
     elif args.cmd == "strip":
         return _strip(args.paths, args.check)
     elif args.cmd == "adopt":
-        import tempfile
         from pathlib import Path
 
-        from robeval.core.runs import adopt, grid_store, unpack
+        from robeval.core.runs import adopt, adopt_pack, grid_store
 
-        with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
-            root = Path(args.source) if args.source else None
-            if root is not None and root.is_file():  # a pack: its stores, unpacked, are the source
-                manifest = unpack(root, tmp)
-                missing = [n for n in args.names if n not in manifest["stores"]]
-                if missing:
-                    raise ValueError(
-                        f"the pack {root} holds no store {', '.join(missing)}; it holds {', '.join(manifest['stores'])}."
-                    )
-                root = Path(tmp)
-            for name in args.names:
-                store = grid_store(args.profile, name)
-                source = root / name if root is not None else store
-                try:
-                    done = adopt(store, source=source, n_check=args.check, progress=not args.no_progress)
-                except RuntimeError as exc:
-                    print(f"robeval: {name}: {exc}", file=sys.stderr)
-                    return 1
-                for r in done:
-                    print(
-                        f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked"
-                    )
+        root = Path(args.source) if args.source else None
+        stores = {name: grid_store(args.profile, name) for name in args.names}
+        try:
+            if root is not None and root.is_file():  # a pack: verified, then its stores are the source
+                done = adopt_pack(
+                    root, stores, n_check=args.check, progress=not args.no_progress, recompute_all=args.recompute_all
+                )
+            else:
+                done = {}
+                for name, store in stores.items():
+                    source = root / name if root is not None else store
+                    try:
+                        done[name] = adopt(
+                            store,
+                            source=source,
+                            n_check=args.check,
+                            progress=not args.no_progress,
+                            recompute_all=args.recompute_all,
+                        )
+                    except RuntimeError as exc:
+                        raise RuntimeError(f"{name}: {exc}") from None
+        except RuntimeError as exc:
+            print(f"robeval: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 1
+        for name, report in done.items():
+            for r in report:
+                print(
+                    f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked, "
+                    f"{r['verified']} checksums verified"
+                )
     elif args.cmd == "grids":
         return _grids(args.profile, args.names, args.source, args.pack)
     elif args.cmd == "corrupt":

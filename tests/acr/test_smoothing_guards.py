@@ -1,6 +1,7 @@
 """Issue 20: Smooth never certifies a broken model, and accepts the models and labels users have."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from sklearn.linear_model import LogisticRegression
@@ -165,3 +166,118 @@ def test_predict_still_abstains_on_a_fair_coin_but_never_on_nan():
     assert coin.predict(np.zeros((1, D), np.float32), 100, 0.001, seed=0).tolist() == [ABSTAIN]
     with pytest.raises(ValueError, match="NaN"):
         Smooth(lambda z: np.full((len(z), 2), np.nan), 2, 1.0).predict(np.zeros((1, D), np.float32), 100, 0.001, seed=0)
+
+
+# ------------------------------------------------------------------------------------------ issue 36
+def _binary_pair():
+    """A binary torch model with one logit column and the same model with two columns (0, logit)."""
+    torch.manual_seed(1)
+    one = torch.nn.Linear(D, 1)
+
+    class Two(torch.nn.Module):
+        def forward(self, x):
+            z = one(x)
+            return torch.cat([torch.zeros_like(z), z], dim=1)
+
+    return one, Two()
+
+
+def test_a_binary_model_with_one_logit_column_certifies_as_its_two_column_twin():
+    one, two = _binary_pair()
+    x = np.random.default_rng(0).normal(size=(3, D)).astype(np.float32)
+    a = Smooth(one, 2, 0.5).certify(x, 20, 300, 0.001, seed=0)
+    b = Smooth(two, 2, 0.5).certify(x, 20, 300, 0.001, seed=0)
+    np.testing.assert_array_equal(a.prediction, b.prediction)
+    np.testing.assert_array_equal(a.n_a, b.n_a)
+    np.testing.assert_array_equal(a.radius, b.radius)
+    assert (
+        Smooth(one, 2, 0.5).predict(x, 300, 0.01, seed=1).tolist()
+        == Smooth(two, 2, 0.5).predict(x, 300, 0.01, seed=1).tolist()
+    )
+    with pytest.raises(ValueError, match="num_classes=3"):  # one column is binary only
+        Smooth(one, 3, 0.5).certify(x, 20, 300, 0.001, seed=0)
+
+
+def test_one_hot_bool_votes_are_read_and_bad_rows_named():
+    def one_hot(z):
+        return np.stack([z[:, 0] <= 0, z[:, 0] > 0], axis=1)
+
+    x = np.array([[3.0] + [0.0] * (D - 1), [-3.0] + [0.0] * (D - 1)], np.float32)
+    res = Smooth(one_hot, 2, 0.25).certify(x, 10, 200, 0.001, seed=0)
+    votes = Smooth(lambda z: (z[:, 0] > 0).astype(np.int64), 2, 0.25).certify(x, 10, 200, 0.001, seed=0)
+    assert res.prediction.tolist() == [1, 0] and res.n_a.tolist() == votes.n_a.tolist()
+    with pytest.raises(ValueError, match="do not hold exactly one 1"):
+        Smooth(lambda z: np.ones((len(z), 2), bool), 2, 0.25).certify(x, 10, 200, 0.001, seed=0)
+    with pytest.raises(TypeError, match=r"tuple of 2 outputs"):
+        Smooth(lambda z: (np.zeros((len(z), 2)), z), 2, 0.25).certify(x, 10, 200, 0.001, seed=0)
+
+
+class FailsOnThirdImage(torch.nn.Module):
+    """Sound logits until the forward pass sees an image whose first feature is 3 (a model that raises mid-run)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(D, 3)
+
+    def forward(self, x):
+        if bool((x[:, 0] > 2.5).any()):
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        return self.lin(x)
+
+
+def test_certify_dataset_keeps_the_finished_images_when_a_later_one_fails():
+    from robeval.core.errors import IncompleteResult
+
+    torch.manual_seed(0)
+    model = FailsOnThirdImage()
+    x = np.zeros((5, D), np.float32)
+    x[:, 0] = [0.0, 0.5, 3.0, 1.0, 1.5]
+    y = [0, 1, 2, 0, 1]
+    sm = Smooth(model, 3, 0.1)
+    with pytest.raises(IncompleteResult, match=r"images 2\.\.2 failed.*The 2 of 5 images.*x\[2:\]") as err:
+        sm.certify_dataset(x, y, 100, 200, seed=0, images_per_step=1, progress=False)  # was: nothing returned
+    assert err.value.done == 2 and err.value.total == 5 and isinstance(err.value.__cause__, ValueError)
+    kept = err.value.partial
+    assert kept["idx"].tolist() == [0, 1]
+    # resuming after the cause is fixed gives exactly the uninterrupted run (noise keyed by (seed, idx))
+    x_fixed = x.copy()
+    x_fixed[2, 0] = 2.0
+    model_ok = Smooth(model, 3, 0.1)
+    full = model_ok.certify_dataset(x_fixed, y, 100, 200, seed=0, images_per_step=1, progress=False)
+    rest = model_ok.certify_dataset(
+        x_fixed[2:], y[2:], 100, 200, seed=0, idx=np.arange(2, 5), images_per_step=1, progress=False
+    )
+    joined = pd.concat([kept, rest], ignore_index=True)
+    assert joined.drop(columns="time").equals(full.drop(columns="time"))
+    # a failure in the first group: nothing was finished, the original error
+    with pytest.raises(ValueError, match="illegal memory access"):
+        sm.certify_dataset(x[2:], y[2:], 100, 200, seed=0, progress=False)
+
+
+def test_smoothing_misuse_gets_a_clear_error_not_a_traceback():
+    lin = torch.nn.Linear(D, 3)
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match=r"device='cuda' cannot be used here \(this machine has no CUDA device\)"):
+            Smooth(lin, 10, 0.25, device="cuda")
+    with pytest.raises(ValueError, match="device='gpu' cannot be used here.*device='cpu'"):
+        Smooth(lin, 3, 0.25, device="gpu")
+    with pytest.raises(TypeError, match="radius must be one number.*once per radius"):
+        Smooth(lin, 3, 0.25).certify_radius(X, [0.1, 0.2], 10, 200, 0.001, seed=0)
+    # a float64 model: the noisy batch is cast to its dtype (was: a dtype error with a hint about x[None])
+    x = np.random.default_rng(0).normal(size=(3, D)).astype(np.float32)
+    double = Smooth(torch.nn.Linear(D, 3).double(), 3, 0.25).certify(x, 10, 100, 0.001, seed=0)
+    assert double.prediction.shape == (3,)
+    # the x[None] hint only where the shape is the problem
+    with pytest.raises(ValueError, match=r"x\[None\]"):
+        Smooth(torch.nn.Linear(D + 1, 3), 3, 0.25).certify(x, 10, 100, 0.001, seed=0)
+
+
+class OutOfMemory(Const):
+    def forward(self, x):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+
+
+def test_out_of_memory_says_lower_the_batch_size():
+    with pytest.raises(ValueError, match=r"ran out of memory.*smaller batch_size") as err:
+        Smooth(OutOfMemory(), 3, 0.25).certify(X, 10, 100, 0.001, batch_size=110, seed=0)
+    assert "x[None]" not in str(err.value)

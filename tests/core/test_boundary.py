@@ -151,7 +151,11 @@ def test_resolve_refuses_sizes_that_would_run_for_days():
         # real_world_robustness
         (lambda: real_world_robustness(rule, np.zeros((0, 2)), cov=np.eye(2), rng=0), ValueError, "empty"),
         (lambda: real_world_robustness(rule, [[np.inf, 0.0]], cov=np.eye(2), rng=0), ValueError, "NaN or inf"),
-        (lambda: real_world_robustness(EST.predict_proba, X2, cov=np.eye(2), rng=0), ValueError, "one label"),
+        (
+            lambda: real_world_robustness(lambda Z: EST.predict_proba(Z)[:, 1], X2, cov=np.eye(2), rng=0),
+            ValueError,
+            "score, not a label",
+        ),
         (lambda: real_world_robustness(rule, X2, cov=np.eye(3), rng=0), ValueError, "3x3"),
         (lambda: real_world_robustness(rule, X2, cov=np.eye(2), rng=0, allow_large=1), TypeError, "allow_large"),
         # Smooth labels / class separation
@@ -165,3 +169,98 @@ def test_resolve_refuses_sizes_that_would_run_for_days():
 def test_further_bad_inputs_get_a_clear_error(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ------------------------------------------------------------------------------------------ issue 36: model outputs
+def _binary_pair():
+    """A binary torch model with one output column and the same model with two columns (0, logit)."""
+    torch.manual_seed(0)
+    one = torch.nn.Linear(4, 1)
+
+    class Two(torch.nn.Module):
+        def forward(self, x):
+            z = one(x)
+            return torch.cat([torch.zeros_like(z), z], dim=1)
+
+    return one, Two()
+
+
+X4 = np.random.default_rng(3).normal(size=(5, 4))
+
+
+def test_one_logit_column_is_a_binary_model_in_real_world_robustness():
+    one, two = _binary_pair()
+    a = real_world_robustness(one, X4, cov=2 * np.eye(4), n_samples=2000, rng=0)
+    b = real_world_robustness(two, X4, cov=2 * np.eye(4), n_samples=2000, rng=0)
+    np.testing.assert_array_equal(a, b)  # to the bit, with the same seed
+    assert a.min() > 0.5  # was 0.0 for every point: the logit itself was taken as the label
+    # the same rule as a plain function: class = logit > 0
+    w, c = one.weight.detach().double().numpy()[0], float(one.bias.detach())
+    ref = real_world_robustness(
+        lambda Z: (Z.astype(np.float32) @ w.astype(np.float32) + np.float32(c) > 0).astype(int),
+        X4,
+        cov=2 * np.eye(4),
+        n_samples=2000,
+        rng=0,
+    )
+    assert np.abs(a - ref).max() <= 0.002  # float32 rounding at the boundary only
+
+
+def test_one_logit_column_is_a_binary_model_in_evaluate_levels():
+    one, two = _binary_pair()
+    y = as_model(two).predict(X4)
+    y[0] = 1 - y[0]  # one wrong label: accuracy 4/5
+    a = evaluate_levels(one, X4, y, [0, 0.01], 5, np.inf, seed=0)
+    b = evaluate_levels(two, X4, y, [0, 0.01], 5, np.inf, seed=0)
+    assert a == b and a[0]["acc"] == 0.8  # was 0.0: an (m, 1) output was taken as labels
+
+
+def test_string_labels_are_mapped_to_the_estimators_classes_or_refused():
+    X = X4.copy()
+    y = (X[:, 0] > 0).astype(int)
+    clf = LogisticRegression().fit(X, y)
+    as_int = evaluate_levels(clf, X, y, [0.0], 5, np.inf, seed=0)
+    as_str = evaluate_levels(clf, X, y.astype(str), [0.0], 5, np.inf, seed=0)
+    assert as_str == as_int and as_int[0]["acc"] > 0.5  # was 0.0: '1' == 1 is False
+    with pytest.raises(ValueError, match=r"y_test holds strings.*predicts numbers.*astype\(int\)"):
+        evaluate_levels(rule, X[:, :2], y.astype(str), [0.0], 5, np.inf, seed=0)
+    with pytest.raises(ValueError, match="never compared across types"):
+        evaluate_levels(clf, X, np.array(["yes", "no", "no", "yes", "no"]), [0.0], 5, np.inf, seed=0)
+
+
+def test_read_output_decides_from_shape_and_dtype():
+    from robeval.core.validation import read_output
+
+    assert read_output(np.array([[0.3], [-0.2]]), 2).tolist() == [1, 0]  # one logit column
+    assert read_output(np.array([[0.1, 0.7, 0.2], [0.5, 0.2, 0.3]]), 2).tolist() == [1, 0]  # probabilities
+    assert read_output(np.array([[False, True], [True, False]]), 2).tolist() == [1, 0]  # one-hot bool
+    assert read_output(np.array(["a", "b"]), 2).tolist() == ["a", "b"]  # labels of any dtype
+    assert read_output(np.array([[1.5], [2.0]]), 2, regression=True).tolist() == [1.5, 2.0]
+    with pytest.raises(TypeError, match=r"tuple of 2 outputs.*\[0\]"):
+        read_output((np.zeros((2, 3)), np.zeros((2, 5))), 2)
+    with pytest.raises(ValueError, match="row 1.*exactly one 1"):
+        read_output(np.array([[False, True], [True, True]]), 2)
+    with pytest.raises(ValueError, match=r"fractional value 0.3.*score, not a label"):
+        read_output(np.array([0.3, 1.0]), 2)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        read_output(np.array([[np.nan, 0.0], [0.0, 1.0]]), 2)
+    with pytest.raises(ValueError, match="one row per input"):
+        read_output(np.zeros((2, 3, 4)), 2)
+    # class probabilities (m, C) are scores too (issue 20 refused them): the same labels as the estimator
+    np.testing.assert_array_equal(
+        real_world_robustness(EST.predict_proba, X2[:5], cov=np.eye(2), n_samples=300, rng=0),
+        real_world_robustness(EST, X2[:5], cov=np.eye(2), n_samples=300, rng=0),
+    )
+
+
+def test_a_model_returning_one_hot_bools_works_everywhere():
+    def one_hot(Z):
+        return np.stack([Z[:, 0] <= 0, Z[:, 0] > 0], axis=1)  # bool (m, 2)
+
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.5, 0.0], [-0.5, 0.0]])
+    acc = evaluate_levels(one_hot, X, [1, 0, 1, 0], [0.0, 0.2], 5, np.inf, seed=0)
+    assert [a["acc"] for a in acc] == [1.0, 1.0]
+    np.testing.assert_array_equal(
+        real_world_robustness(one_hot, X, cov=np.eye(2), n_samples=500, rng=0),
+        real_world_robustness(rule, X, cov=np.eye(2), n_samples=500, rng=0),
+    )

@@ -302,3 +302,69 @@ def test_makefile_kernel_and_git_filter():
     assert "nbstripout --keep-id --extra-keys cell.metadata.execution" in makefile
     attributes = (root / ".gitattributes").read_text().splitlines()
     assert "*.ipynb filter=nbstripout" in attributes
+
+
+def test_grids_tells_live_dead_and_foreign_claims_apart(tmp_results, capsys):
+    """Issue 36: a dead claim of another host was shown as "running"; now it is "foreign", with its age and the
+    command that clears it."""
+    import json
+    import os
+    import socket
+
+    from robeval.core import runs
+
+    store = runs.grid_store("smoke", "toy")
+    runs.run_grid(_cell, {"x": [1]}, store=store, progress=False)
+    grid = runs.Grid(_cell, {"x": [1, 2, 3, 4]}, store=store)
+    owners = {2: {"host": socket.gethostname(), "pid": os.getpid()}, 3: {"host": "gone-box", "pid": 7}}
+    owners[4] = {"host": socket.gethostname(), "pid": 2**22 + 12345}
+    for x, owner in owners.items():
+        runs._lock_path(grid.path({"x": x})).write_text(json.dumps(owner))
+    assert main(["grids", "--profile", "smoke"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    head, row = out[0].split(), out[1].split()
+    assert head[4:7] == ["running", "abandoned", "foreign"] and row[4:7] == ["1", "1", "1"]
+    line = next(x for x in out if x.startswith("foreign claim:"))
+    assert "held by host 'gone-box' pid 7" in line and f"rm '{runs._lock_path(grid.path({'x': 3}))}'" in line
+
+
+def test_adopt_refuses_an_edited_pack_and_says_which_cell(tmp_results, tmp_path, capsys):
+    import io
+    import json
+    import tarfile
+
+    from robeval.core import runs
+
+    store = runs.grid_store("smoke", "toy")
+    runs.run_grid(_cell, {"x": [1, 2, 3]}, store=store, progress=False)
+    pack = tmp_path / "toy.tar.xz"
+    assert main(["grids", "--profile", "smoke", "--pack", str(pack), "toy"]) == 0
+    edited = tmp_path / "edited.tar.xz"
+    with tarfile.open(pack) as src, tarfile.open(edited, "w:xz") as out:
+        for m in src.getmembers():
+            data = src.extractfile(m).read()
+            if m.name.endswith(".json") and "/x=2" in m.name:
+                payload = json.loads(data)
+                payload["rows"][0]["y"] = 0.05
+                data = json.dumps(payload).encode()
+            m.size = len(data)
+            out.addfile(m, io.BytesIO(data))
+    import shutil
+
+    shutil.rmtree(store)
+    capsys.readouterr()
+    assert main(["adopt", "--profile", "smoke", "--from", str(edited), "toy", "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("robeval: toy: 1 file(s) of config-") and "x=2" in err and "fail their checksum" in err
+    assert not store.exists()
+    assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 0
+    assert "adopted, 3 cells, 3 checked, 3 checksums verified" in capsys.readouterr().out
+
+
+def test_replot_without_stored_results_says_what_to_run_first(tmp_results, capsys):
+    """Issue 36: `robeval run --replot` with no stored results failed deep inside a notebook cell."""
+    pytest.importorskip("papermill")
+    assert main(["run", "--profile", "smoke", "--only", "01", "--replot"]) == 2
+    err = capsys.readouterr().err
+    assert "--replot rebuilds figures and claims from stored results, but 01_mscr_2d has none" in err
+    assert err.rstrip().endswith("robeval run --profile smoke --only 01") and len(err.splitlines()) == 1

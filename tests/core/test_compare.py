@@ -45,3 +45,23 @@ def test_compare_can_be_restricted_to_some_notebooks(tmp_path):
     _write(tmp_path / "b", [("c1", "contradicted", 0.0)])
     assert len(compare_ledgers(tmp_path / "a", tmp_path / "b")) == 1
     assert compare_ledgers(tmp_path / "a", tmp_path / "b", notebooks=["02_y"]) == []
+
+
+def test_compare_names_a_malformed_ledger_instead_of_a_traceback(tmp_path, capsys, monkeypatch):
+    """Issue 36: a damaged ledger made `robeval compare` die with a KeyError / JSONDecodeError traceback."""
+    from robeval.core import paths
+
+    _write(tmp_path / "smoke" / "claims", [("c1", "reproduced", 1.0)])
+    monkeypatch.setattr(paths, "results_dir", lambda profile: tmp_path / profile)
+    cases = [
+        ("{not json", "not readable JSON"),
+        (json.dumps({"claims": []}), "'notebook' and a list of 'claims'"),
+        (json.dumps({"notebook": "02_y", "claims": [{"verdict": "reproduced"}]}), "claim 0 has no 'id'"),
+    ]
+    for text, match in cases:
+        other = tmp_path / f"other{len(match)}"
+        other.mkdir()
+        (other / "02_y.json").write_text(text)
+        assert main(["compare", str(other), "--profile", "smoke"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"robeval: {other / '02_y.json'}") and match in err and len(err.splitlines()) == 1

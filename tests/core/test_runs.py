@@ -417,10 +417,15 @@ def test_a_pack_carries_finished_cells_and_is_adopted_only_after_a_check(tmp_pat
     log.write_text("")
     df = runs.run_grid(square, cells, store=tmp_path / "b" / "toy", config=config, progress=False)
     assert calls(log) == [] and sorted(df.value) == sorted(x * x for x in cells["x"] for _ in cells["seed"])
-    # an altered number in the pack: the recomputed sample differs, nothing is adopted
+    # an altered number in the pack: its checksum fails (issue 36), nothing is adopted
     cell_file = next(p for p in (tmp_path / "unpacked" / "toy" / sub.name).glob("seed=*.json"))
     payload = json.loads(cell_file.read_text())
     payload["rows"][0]["value"] += 1
+    cell_file.write_text(json.dumps(payload))
+    with pytest.raises(RuntimeError, match="do not match the checksum written with them"):
+        runs.adopt(tmp_path / "c" / "toy", source=tmp_path / "unpacked" / "toy", n_check=8, progress=False)
+    # a cell without a checksum (written before them): the recomputed sample differs, nothing is adopted
+    del payload["rows_sha256"]
     cell_file.write_text(json.dumps(payload))
     with pytest.raises(RuntimeError, match="differ under this checkout's code"):
         runs.adopt(tmp_path / "c" / "toy", source=tmp_path / "unpacked" / "toy", n_check=8, progress=False)
@@ -471,3 +476,208 @@ def test_store_status_counts_cells_claims_and_measured_time(tmp_path):
     assert r["sub"] == grid.root.name and r["fn"].endswith("test_runs.square") and r["current"] is True
     assert (r["cells"], r["running"], r["abandoned"], r["adopted"]) == (3, 1, 1, 0)
     assert r["compute_s"] == pytest.approx(seconds, abs=0.05) and r["first"] <= r["last"]
+
+
+# ------------------------------------------------------------------------------------------ issue 36: claims
+def test_a_claim_records_its_holder_and_a_provably_gone_holder_is_broken_at_once(tmp_path):
+    import os
+    import socket
+    import time as _time
+
+    log = tmp_path / "log.txt"
+    grid = runs.Grid(square, {"x": [1], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)})
+    grid.root.mkdir(parents=True)
+    path = grid.path({"x": 1, "seed": 0})
+    assert runs._claim(path, 60.0)
+    mine = json.loads(runs._lock_path(path).read_text())
+    assert mine["host"] == socket.gethostname() and mine["pid"] == os.getpid() and mine["start"] is not None
+    assert runs.claim_state(runs._lock_path(path))["state"] == "live"
+    # the same pid, but another process (the pid was reused after the holder died): gone
+    runs._lock_path(path).write_text(json.dumps({**mine, "start": "1", "time": _time.time()}))
+    assert runs.claim_state(runs._lock_path(path))["state"] == "dead"
+    t0 = _time.monotonic()
+    assert grid.run(progress=False, poll_s=5).value.tolist() == [1]  # taken over at once, no 6 h wait
+    assert _time.monotonic() - t0 < 4
+
+
+def test_a_run_waiting_on_another_hosts_claim_says_so_with_the_command_that_clears_it(tmp_path, capsys):
+    import time as _time
+
+    log = tmp_path / "log.txt"
+    grid = runs.Grid(
+        square, {"x": [1, 2], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)}, lock_timeout=1.0
+    )
+    grid.root.mkdir(parents=True)
+    lock = runs._lock_path(grid.path({"x": 1, "seed": 0}))
+    # a run that died in a killed container on another host, with a fresh timestamp
+    lock.write_text(json.dumps({"host": "container-7f3a", "pid": 12, "start": "99", "time": _time.time()}))
+    state = runs.claim_state(lock, 3600)
+    assert state["state"] == "foreign" and state["host"] == "container-7f3a" and state["age"] < 5
+    df = grid.run(progress=False, poll_s=0.1)  # computes x=2, waits for x=1, takes it over once expired
+    assert sorted(df.value) == [1, 4]
+    err = capsys.readouterr().err
+    assert "waiting for 1 cell(s) claimed by another process" in err
+    assert "by host 'container-7f3a' (pid 12, claimed 0 s ago)" in err and "taken over when 1 s old" in err
+    assert f"clear its claims: rm '{lock}'" in err
+
+
+def test_store_status_tells_live_dead_and_foreign_claims_apart(tmp_path):
+    import os
+    import socket
+
+    cfg = {"log": str(tmp_path / "log.txt")}
+    grid = runs.Grid(square, {"x": [1, 2, 3, 4], "seed": [0]}, store=tmp_path / "g", config=cfg)
+    grid.root.mkdir(parents=True)
+    runs._write_store_config(grid.root, square, cfg)
+    host = socket.gethostname()
+    claims = {
+        1: {"host": host, "pid": os.getpid()},  # live
+        2: {"host": host, "pid": 2**22 + 12345},  # dead
+        3: {"host": "other-host", "pid": 1},  # foreign
+        4: {"host": "other-host", "pid": 2},  # foreign
+    }
+    for x, owner in claims.items():
+        runs._lock_path(grid.path({"x": x, "seed": 0})).write_text(json.dumps(owner))
+    (r,) = runs.store_status(tmp_path / "g")
+    assert (r["running"], r["abandoned"], r["foreign"]) == (1, 1, 2)
+    assert {c["host"] for c in r["foreign_claims"]} == {"other-host"}
+
+
+# ------------------------------------------------------------------------------------------ issue 36: packs
+def _repack(src, out, edit=None, manifest_edit=None, extra=()):
+    """Copy of the pack ``src`` at ``out`` with members changed by ``edit(name, bytes) -> bytes``."""
+    import io
+    import tarfile
+
+    with tarfile.open(src, "r:xz") as tf:
+        members = [(m.name, tf.extractfile(m).read()) for m in tf.getmembers()]
+    with tarfile.open(out, "w:xz") as tf:
+        for name, data in [*members, *extra]:
+            if name == "MANIFEST.json" and manifest_edit is not None:
+                data = json.dumps(manifest_edit(json.loads(data))).encode()
+            elif edit is not None:
+                data = edit(name, data)
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return out
+
+
+def _toy_pack(tmp_path, cells=None):
+    cells = cells or {"x": [1, 2, 3], "seed": [0, 1, 2, 3, 4, 5]}
+    config = {"log": str(tmp_path / "log.txt")}
+    store = tmp_path / "a" / "toy"
+    runs.run_grid(square, cells, store=store, config=config, progress=False)
+    runs.pack([store], tmp_path / "toy.tar.xz")
+    return tmp_path / "toy.tar.xz", next(store.glob("config-*")).name
+
+
+def test_adopt_refuses_a_pack_with_one_edited_cell_whatever_the_sample(tmp_path):
+    pack, sub = _toy_pack(tmp_path)  # 18 cells
+    manifest = runs.unpack(pack, tmp_path / "peek")
+    sums = manifest["stores"]["toy"][sub]["sha256"]
+    assert len(sums) == 19 and all(len(v) == 64 for v in sums.values())  # every cell and config.json
+    victim = sorted(n for n in sums if n.startswith("seed=5"))[0]
+
+    def edit(name, data, keep_digest=True):
+        if not name.endswith(victim):
+            return data
+        payload = json.loads(data)
+        for row in payload["rows"]:
+            row["value"] = 0.05
+        if not keep_digest:
+            del payload["rows_sha256"]  # hiding the edit from the cell's own checksum: the pack's still fails
+        return json.dumps(payload).encode()
+
+    for keep in (True, False):
+        bad = _repack(pack, tmp_path / f"edited{keep}.tar.xz", edit=lambda n, d, keep=keep: edit(n, d, keep))
+        # n_check=1: the sample would miss the edited cell (was: "adopted, 18 cells, 12 checked")
+        with pytest.raises(RuntimeError, match=rf"toy: .*fail their checksum \(e\.g\. {victim}"):
+            runs.adopt_pack(bad, {"toy": tmp_path / f"b{keep}" / "toy"}, n_check=1, progress=False)
+        assert not (tmp_path / f"b{keep}").exists()
+    (r,) = runs.adopt_pack(pack, {"toy": tmp_path / "c" / "toy"}, n_check=1, progress=False)["toy"]
+    assert (r["status"], r["cells"], r["verified"]) == ("adopted", 18, 18)
+
+
+def test_pack_members_are_checked_by_our_code_on_a_python_without_extraction_filters(tmp_path, monkeypatch):
+    import tarfile
+
+    pack, sub = _toy_pack(tmp_path, {"x": [1], "seed": [0]})
+    # a Python without extraction filters (3.10 before 3.10.12): the path that once fell back to plain extractall
+    monkeypatch.delattr(tarfile, "data_filter", raising=False)
+
+    def no_filters(self, path=".", members=None, *, numeric_owner=False, **kw):
+        if kw:
+            raise TypeError("extractall() got an unexpected keyword argument 'filter'")
+        raise AssertionError("unpack must not rely on tarfile's extraction")
+
+    monkeypatch.setattr(tarfile.TarFile, "extractall", no_filters)
+    payload = json.dumps({"cell": {}, "rows": []}).encode()
+    for evil in (
+        "../config-ab/x=1.json",
+        "./config-ab/x=1.json",
+        "toy/config-ab/../../x.json",
+        ".hidden/config-a/x.json",
+    ):
+        bad = _repack(pack, tmp_path / "evil.tar.xz", extra=[(evil, payload)])
+        with pytest.raises(ValueError, match="not part of a grid pack; refusing to extract anything"):
+            runs.unpack(bad, tmp_path / "out" / "dest")
+        assert not (tmp_path / "out").exists() and not (tmp_path / "config-ab").exists()
+    twice = _repack(pack, tmp_path / "twice.tar.xz", extra=[(f"toy/{sub}/config.json", b"{}")])
+    with pytest.raises(ValueError, match="twice"):
+        runs.unpack(twice, tmp_path / "out")
+    got = runs.unpack(pack, tmp_path / "ok")
+    assert (tmp_path / "ok" / "toy" / sub / "config.json").is_file() and got["stores"]["toy"][sub]["cells"] == 1
+    with pytest.raises(ValueError, match="must start with"):
+        runs.grid_store("smoke", "..")
+
+
+def test_packs_without_checksums_need_a_known_digest_or_a_full_recomputation(tmp_path, monkeypatch):
+    import hashlib
+
+    pack, sub = _toy_pack(tmp_path, {"x": [1, 2], "seed": [0, 1, 2]})
+
+    def strip(payload):  # a pack as written before checksums: no sha256 in the manifest, none in the cells
+        for subs in payload["stores"].values():
+            for meta in subs.values():
+                meta.pop("sha256")
+        return payload
+
+    def old_cell(name, data):
+        if name.endswith("config.json"):
+            return data
+        payload = json.loads(data)
+        payload.pop("rows_sha256", None)
+        return json.dumps(payload).encode()
+
+    legacy = _repack(pack, tmp_path / "legacy.tar.xz", edit=old_cell, manifest_edit=strip)
+    with pytest.raises(ValueError, match="records no checksums.*--recompute-all"):
+        runs.adopt_pack(legacy, {"toy": tmp_path / "b" / "toy"}, progress=False)
+    (r,) = runs.adopt_pack(legacy, {"toy": tmp_path / "b" / "toy"}, recompute_all=True, progress=False)["toy"]
+    assert (r["cells"], r["checked"], r["verified"]) == (6, 6, 0)
+    # a committed legacy pack, byte for byte: adopted after the usual sample
+    digest = hashlib.sha256(legacy.read_bytes()).hexdigest()
+    monkeypatch.setitem(runs.LEGACY_PACKS, digest, "a test pack")
+    (r,) = runs.adopt_pack(legacy, {"toy": tmp_path / "c" / "toy"}, n_check=1, progress=False)["toy"]
+    assert r["cells"] == 6 and r["checked"] < 6
+
+
+def test_the_committed_checkpoint_pack_is_a_known_legacy_pack():
+    import hashlib
+    from pathlib import Path
+
+    committed = Path(__file__).resolve().parents[2] / "results" / "paper" / "checkpoints" / "mscr_2d_paper_grids.tar.xz"
+    if not committed.is_file():
+        pytest.skip("no committed checkpoint pack in this checkout")
+    assert hashlib.sha256(committed.read_bytes()).hexdigest() in runs.LEGACY_PACKS
+
+
+def test_a_failing_cell_says_how_many_cells_are_kept_and_how_to_resume(tmp_path):
+    from robeval.core.errors import IncompleteResult
+
+    cells = [{"x": 1, "seed": 0}, {"x": 2, "seed": 0}, {"x": 3, "seed": 0, "fail": True}]
+    grid = runs.Grid(square, cells, store=tmp_path / "g", config={"log": str(tmp_path / "log.txt")})
+    with pytest.raises(IncompleteResult, match=r"RuntimeError: boom\). 2 of 3 cells are finished and kept in") as err:
+        grid.run(progress=False)
+    assert (err.value.done, err.value.total) == (2, 3) and "run the grid again" in str(err.value)
+    assert isinstance(err.value.__cause__, RuntimeError) and len(grid.done()) == 2

@@ -11,6 +11,8 @@ import torch
 from scipy import stats
 
 from robeval.mscr.cifar import image_mlp, model_file, run_cell_cifar, uniform_linf_box
+from robeval.mscr.claim_stats import run_cube
+from robeval.mscr.claims_2d import record_k_effect
 from robeval.mscr.protocol import (
     accuracy_matrix,
     augment,
@@ -109,6 +111,59 @@ def test_mscr_per_run_and_summary():
         mscr_per_run(_tidy(), 0.005)
 
 
+def test_duplicated_runs_are_refused_not_counted_twice():
+    rows = _tidy()
+    summ = mscr_summary(rows, 0.004).set_index("eps_train")
+    v = np.array([-10.0, 0.0, 0.0])
+    assert summ.loc[0.0, "n_runs"] == 3
+    assert summ.loc[0.0, "mscr_margin"] == pytest.approx(stats.t.ppf(0.975, 2) * v.std(ddof=1) / math.sqrt(3))
+    twice = pd.concat([rows, rows])  # was: 6 runs and a CI half-width shrunk from 14.3 to 6.1
+    for call in (
+        lambda: mscr_summary(twice, 0.004),
+        lambda: mscr_per_run(twice, 0.004),
+        lambda: accuracy_matrix(twice),
+        lambda: run_cube(twice),
+    ):
+        with pytest.raises(ValueError, match=r"seed=0, eps_train=0.0, eps_test=0.0.*drop_duplicates"):
+            call()
+    k_rows = pd.DataFrame({"seed": [0, 0, 1, 1], "k": [10, 20, 10, 20], "acc": [0.5, 0.5, 0.6, 0.6]})
+    with pytest.raises(ValueError, match=r"seed=0, k=10"):
+        record_k_effect(None, pd.concat([k_rows, k_rows.head(1)]))
+
+
+def test_a_results_csv_with_a_missing_column_names_the_file_and_the_fix(tmp_path):
+    """Issue 36: a results CSV without its acc column failed deep inside a notebook cell with a pandas KeyError."""
+    from robeval.core import io
+
+    path = tmp_path / "rf_iid_B_Linf.csv"
+    io.save_frame(_tidy().drop(columns="acc"), path)
+    rows = io.load_frame(path)
+    for call in (lambda: mscr_summary(rows, 0.004), lambda: accuracy_matrix(rows), lambda: run_cube(rows)):
+        with pytest.raises(ValueError, match=rf"read from {path}\) lacks columns \['acc'\].*recompute it"):
+            call()
+    with pytest.raises(FileNotFoundError, match="no such results file.*without --replot"):
+        io.load_frame(tmp_path / "missing.csv")
+
+
+def test_eps_min_zero_is_refused_not_a_perfect_mscr():
+    with pytest.raises(ValueError, match=r"eps_min is 0.*min_class_separation"):  # was MSCR = 0% everywhere
+        mscr_summary(_tidy(), 0.0)
+    with pytest.raises(ValueError, match="eps_min is 0"):
+        run_cube(_tidy()).mscr(0.0)
+
+
+def test_a_separation_of_zero_names_the_conflicting_points():
+    from robeval.mscr import eps_min, min_class_separation
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [3.0, 0.0]])
+    y = [0, 1, 1, 0]
+    with pytest.raises(ValueError, match=r"separation is 0.*points 0 and 2 \(labels 0 and 1\).*Drop or relabel"):
+        min_class_separation(X, y)  # was 0.0 without a word
+    with pytest.raises(ValueError, match="points 0 and 2"):
+        eps_min(X, y, norm=2)
+    assert min_class_separation(X[[0, 1, 3]], [0, 1, 0]) == 1.0  # without the twin
+
+
 def test_split_indices():
     tr, te = split_indices(4674, 0.2, seed=3)
     assert len(te) == 935 and len(tr) == 4674 - 935
@@ -166,10 +221,11 @@ def test_evaluate_levels_known_probability_and_single_predict_call():
 @pytest.mark.parametrize(
     "predict, match",
     [
-        (lambda Z: 1, "one label per input row"),  # a scalar would broadcast to accuracy 0.5
+        (lambda Z: 1, "one row per input"),  # a scalar would broadcast to accuracy 0.5
         (lambda Z: np.full(len(Z), np.nan), "NaN"),  # NaN labels would compare False everywhere
-        (lambda Z: np.zeros(len(Z) - 1, dtype=int), "one label per input row"),  # wrong length
-        (lambda Z: np.zeros((len(Z), 2)), "one label per input row"),  # predict_proba instead of predict
+        (lambda Z: np.zeros(len(Z) - 1, dtype=int), "one row per input"),  # wrong length
+        (lambda Z: np.zeros((len(Z), 2, 2)), "one row per input"),  # images, not scores (scores (m, C) are read)
+        (lambda Z: np.full(len(Z), 0.4), "score, not a label"),  # a squeezed probability column
     ],
 )
 def test_evaluate_levels_validates_the_predictions(predict, match):

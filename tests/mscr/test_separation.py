@@ -42,7 +42,9 @@ def test_same_class_duplicates_ignored_and_cross_class_duplicate_is_zero():
     np.testing.assert_allclose(nearest_other_class_distance(X, y, 2), [2.0, 2.0, 2.0])
     X2 = np.vstack([X, [[2.0, 0.0]]])
     y2 = np.array([0, 0, 1, 0])  # (2, 0) appears in classes 1 and 0
-    assert min_class_separation(X2, y2, np.inf) == 0.0
+    np.testing.assert_allclose(nearest_other_class_distance(X2, y2, np.inf), [2.0, 2.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"points 2 and 3 \(labels 1 and 0\)"):  # issue 36: an error, not 0
+        min_class_separation(X2, y2, np.inf)
 
 
 def test_ties_give_the_common_distance():

@@ -1,6 +1,7 @@
 """Tests for robeval.realworld.robustness (Monte-Carlo real-world robustness) and its closed forms."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import special, stats
 
@@ -321,8 +322,8 @@ def test_bad_input_errors(kwargs, match):
 def test_bad_predict_and_points():
     with pytest.raises(ValueError, match="predict returned shape"):
         real_world_robustness(lambda Z: np.zeros(len(Z) + 1), np.zeros((3, 2)), cov=np.eye(2), n_samples=5, rng=0)
-    with pytest.raises(ValueError, match="predict returned shape"):
-        real_world_robustness(lambda Z: np.zeros((len(Z), 2)), np.zeros((3, 2)), cov=np.eye(2), n_samples=5, rng=0)
+    with pytest.raises(ValueError, match="predict returned shape"):  # scores (m, C) are read; images are not
+        real_world_robustness(lambda Z: np.zeros((len(Z), 2, 2)), np.zeros((3, 2)), cov=np.eye(2), n_samples=5, rng=0)
     with pytest.raises(ValueError, match="NaN or inf"):
         real_world_robustness(right_angle_classifier(), [[np.nan, 0.0]], cov=np.eye(2), n_samples=5, rng=0)
     with pytest.raises(ValueError, match="2-D array"):
@@ -503,3 +504,48 @@ def test_adaptive_estimate_agrees_with_the_closed_form():
 def test_adaptive_arguments_are_validated(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
         real_world_robustness(linear_classifier([1.0], 0.0), np.zeros((2, 1)), cov=np.eye(1), rng=0, **kwargs)
+
+
+def test_a_string_scale_gets_a_clear_error():
+    """Issue 36: trace_normalized(cov, "2") raised numpy's "ufunc 'isfinite' not supported"."""
+    from robeval.realworld.experiments import scale_sweep
+    from robeval.realworld.robustness import trace_normalized
+
+    with pytest.raises(TypeError, match=r"scale must be a number.*float\(\.\.\.\)"):
+        trace_normalized(np.eye(2), "2")
+    np.testing.assert_allclose(trace_normalized(np.eye(2), 2), np.eye(2))
+    with pytest.raises(TypeError, match="scales must hold numbers, got 'abc'"):
+        scale_sweep(
+            lambda Z: np.zeros(len(Z), int), np.zeros((2, 2)), np.eye(2), [1.0, "abc"], np.ones(2), n_samples=5, seed=0
+        )
+    with pytest.raises(TypeError, match="sequence of numbers"):
+        scale_sweep(
+            lambda Z: np.zeros(len(Z), int), np.zeros((2, 2)), np.eye(2), "1.0", np.ones(2), n_samples=5, seed=0
+        )
+
+
+def test_scale_sweep_keeps_the_finished_scales_when_a_later_one_fails():
+    from robeval.core.errors import IncompleteResult
+    from robeval.realworld.experiments import scale_sweep
+
+    X = np.array([[0.5, 0.0], [-1.0, 0.0], [2.0, 0.0]])
+    adv = np.array([0.2, 0.4, 1.0])
+    rule = lambda Z: (Z[:, 0] > 0).astype(int)
+    scales = [0.5, 1.0, 2.0]
+
+    calls = []
+
+    def flaky(Z):  # two calls per scale (base points, one chunk of draws): fails on the third scale
+        calls.append(len(Z))
+        if len(calls) > 4:
+            raise MemoryError("out of memory in the model")
+        return rule(Z)
+
+    full_R, full_table = scale_sweep(rule, X, np.eye(2), scales, adv, n_samples=2000, seed=0, progress=False)
+    with pytest.raises(IncompleteResult, match=r"scale 2 failed.*The 2 of 3 scales.*scales\[2:\]") as err:
+        scale_sweep(flaky, X, np.eye(2), scales, adv, n_samples=2000, seed=0, progress=False)
+    R, table = err.value.partial
+    np.testing.assert_array_equal(R, full_R[:2])
+    rest_R, rest_table = scale_sweep(rule, X, np.eye(2), scales[2:], adv, n_samples=2000, seed=0, progress=False)
+    np.testing.assert_array_equal(np.vstack([R, rest_R]), full_R)
+    assert pd.concat([table, rest_table], ignore_index=True).equals(full_table)

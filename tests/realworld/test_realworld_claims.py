@@ -542,3 +542,18 @@ def test_analytic_claims_flip():
     assert verdicts(out)["A2-caption"] == CONSISTENCY
     with pytest.raises(ValueError, match="lacks 'x2'"):
         RC.record_analytic_claims(ledger(), {"x1": 1}, right_angle, edge, checks, **ANALYTIC_KW)
+
+
+def test_duplicated_runs_are_refused_by_the_per_run_statistics():
+    """Issue 36: a results table concatenated twice counted every point (and run) twice."""
+    p = _fog_points(0, (1.0, 0.6), (1.0, 0.61), (0.9, 0.1), (1, 1)).assign(time=["2022-01-22T00", "2022-01-22T01"])
+    runs = pd.DataFrame({"run": [0], "min_pairwise_corr": [0.9995]})
+    base = RX.fog_statistics(p, runs).loc[0]
+    assert base["test points"] == 2
+    with pytest.raises(ValueError, match=r"points hold 4 rows for 2 run key\(s\) \(run, time\).*drop_duplicates"):
+        RX.fog_statistics(pd.concat([p, p]), runs)
+    with pytest.raises(ValueError, match=r"runs hold 2 rows for 1 run key\(s\) \(run\)"):
+        RX.fog_statistics(p, pd.concat([runs, runs]))
+    sweep = _sweep_table([(0.2, 0.5, 0.8, 0.6, 0.4)])
+    with pytest.raises(ValueError, match=r"run=0, scale=0.001"):  # was pandas' "cannot reshape" error
+        RX.interior_peak_margins(pd.concat([sweep, sweep.head(1)]))

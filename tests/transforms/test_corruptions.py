@@ -161,6 +161,19 @@ def test_bad_input_errors(cifar):
     np.testing.assert_array_equal(C.corrupt(x, "contrast", 1), C.corrupt(x, "contrast", 1, seed=3))
 
 
+def test_huge_or_non_numeric_parameters_get_a_clear_error(cifar):
+    """Issue 36: a huge blur parameter raised MemoryError from numpy/scipy (a 298 GiB kernel grid)."""
+    x = cifar[:1]
+    with pytest.raises(ValueError, match=r"component 0 = 100000, more than 10 x the largest published value \(1.5\)"):
+        C.corrupt_with_param(x, "defocus_blur", (1e5, 0.5))
+    with pytest.raises(ValueError, match=r"\|value\| <= 1"):
+        C.corrupt_with_param(x, "gaussian_noise", 1e9, seed=0)
+    with pytest.raises(TypeError, match="tuple of 2 numbers"):
+        C.corrupt_with_param(x, "defocus_blur", ("big", 0.5))
+    # the published parameters and values up to the bound still work
+    assert C.corrupt_with_param(x, "defocus_blur", (15.0, 0.5)).shape == x.shape
+
+
 # ------------------------------------------------------------------ closed forms and statistics
 
 

@@ -31,8 +31,9 @@ from scipy.stats import beta as _beta
 from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
+from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
-from robeval.core.validation import as_model, check_labels
+from robeval.core.validation import as_model, check_labels, read_output
 
 ABSTAIN = -1
 _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
@@ -274,9 +275,9 @@ class Smooth:
     Parameters
     ----------
     base_classifier : torch.nn.Module, scikit-learn estimator or callable
-        A torch module maps a float tensor ``(B, *input_shape)`` to logits ``(B, num_classes)``; a callable
-        maps a float32 numpy array (or, for a torch module, a tensor) to logits ``(B, num_classes)`` or to
-        votes, i.e. integer classes ``(B,)`` in ``[0, num_classes)``; an estimator's ``predict`` gives the votes
+        A torch module maps a float tensor ``(B, *input_shape)`` to logits ``(B, num_classes)`` (a binary one may
+        return one logit column ``(B, 1)``: class = logit > 0); a callable maps a float32 numpy array to the same,
+        to one-hot votes or to votes, i.e. integer classes ``(B,)`` in ``[0, num_classes)``; an estimator's ``predict`` gives the votes
         (its classes must be ``0..num_classes-1``). Every batch it returns is checked: one row per input,
         ``num_classes`` finite columns or in-range integer votes; anything else raises ValueError, so a broken
         model is never certified. Noise is added in the classifier's input space (robeval image models:
@@ -306,7 +307,20 @@ class Smooth:
                 device = next(base_classifier.parameters()).device
             except (AttributeError, StopIteration, TypeError):
                 device = torch.device("cpu")
-        self.device = torch.device(device)
+        try:
+            self.device = torch.device(device)
+            torch.empty(0, device=self.device)
+        except (RuntimeError, AssertionError, TypeError) as exc:
+            cuda = "" if torch.cuda.is_available() else " (this machine has no CUDA device)"
+            raise ValueError(
+                f"device={device!r} cannot be used here{cuda}: {exc}. Pass device='cpu', or leave device=None to use "
+                "the device of the model's parameters."
+            ) from None
+        try:
+            first = next(base_classifier.parameters())
+            self._dtype = first.dtype if first.is_floating_point() else torch.float32
+        except (AttributeError, StopIteration, TypeError):
+            self._dtype = torch.float32
 
     # -- helpers ---------------------------------------------------------------------------
     def _as_tensor(self, x) -> torch.Tensor:
@@ -351,21 +365,37 @@ class Smooth:
         CERTIFY's time on an H200), so :meth:`sample_counts` reads the sum once, at its end, and raises then."""
         try:
             if self._model.kind == "torch":
-                out = self.base_classifier(batch)
+                out = self.base_classifier(batch if batch.dtype == self._dtype else batch.to(self._dtype))
             else:
                 out = self._model.outputs(batch.cpu().numpy())
         except RuntimeError as exc:
-            raise ValueError(
-                f"the base classifier failed on a batch of shape {tuple(batch.shape)}: {exc}. Smooth takes a "
-                "batch (B, *input_shape); for a single image of shape (C, H, W) pass x[None]."
-            ) from exc
+            raise ValueError(self._failure_message(batch, exc)) from exc
         return self.top_class(out, len(batch), invalid).to(batch.device)
+
+    @staticmethod
+    def _failure_message(batch: torch.Tensor, exc: BaseException) -> str:
+        """What to tell when the base classifier raised on ``batch``: the hint fits the failure."""
+        text = str(exc)
+        where = f"the base classifier failed on a batch of shape {tuple(batch.shape)}"
+        if isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in text.lower():
+            return (
+                f"{where}: the device ran out of memory ({text.splitlines()[0] if text else 'out of memory'}). Pass a "
+                "smaller batch_size (results do not depend on it)."
+            )
+        if any(word in text for word in ("shape", "size", "dimension", "mat1", "channels")):
+            return (
+                f"{where}: {text}. Smooth takes a batch (B, *input_shape) of the model's input shape; for a single "
+                "image of shape (C, H, W) pass x[None]."
+            )
+        return f"{where}: {text}"
 
     def top_class(self, out, batch_len: int, invalid: torch.Tensor | None = None) -> torch.Tensor:
         """The class each input votes for, from the base classifier's output ``out`` for ``batch_len`` inputs.
 
-        ``out`` is logits of shape ``(batch_len, num_classes)`` (finite) or integer votes of shape
-        ``(batch_len,)`` in ``[0, num_classes)``, as a torch tensor or numpy array. Anything else raises
+        ``out`` is logits of shape ``(batch_len, num_classes)`` (finite), one logit column ``(batch_len, 1)`` of a
+        binary model (``num_classes=2``; class = logit > 0), one-hot votes ``(batch_len, num_classes)`` (bool or
+        0/1 integers) or integer votes of shape ``(batch_len,)`` or ``(batch_len, 1)`` in ``[0, num_classes)``, as a
+        torch tensor or numpy array (the reading of :func:`robeval.core.validation.read_output`). Anything else raises
         ValueError naming the problem: counts from such a batch would certify garbage.
 
         ``invalid`` (internal, see :meth:`_forward`): count the bad values into this tensor instead of raising.
@@ -374,6 +404,8 @@ class Smooth:
         -------
         torch.Tensor of int64, shape (batch_len,)
         """
+        if isinstance(out, tuple):
+            read_output(out, batch_len, name="the base classifier")  # raises TypeError naming the fix
         t = out if isinstance(out, torch.Tensor) else torch.as_tensor(np.asarray(out))
         where = f"the base classifier returned {tuple(t.shape)} for a batch of {batch_len} inputs"
         if t.ndim not in (1, 2) or t.shape[0] != batch_len:
@@ -388,13 +420,26 @@ class Smooth:
                 invalid[0] += (~torch.isfinite(t)).sum().to(invalid.device)
             elif not torch.isfinite(t).all():
                 raise ValueError(self._invalid_message(where, int((~torch.isfinite(t)).sum())))
-        if t.ndim == 2:
+        if t.ndim == 2 and t.shape[1] == 1 and self.num_classes == 2 and t.is_floating_point():
+            return (t[:, 0] > 0).to(torch.int64)  # one logit column of a binary model: class = logit > 0
+        if t.ndim == 2 and t.shape[1] == 1 and not t.is_floating_point():
+            t = t[:, 0]  # a column of votes
+        elif t.ndim == 2:
             if t.shape[1] != self.num_classes:
+                one = " or one logit column (B, 1) (binary: class = logit > 0)" if self.num_classes == 2 else ""
                 raise ValueError(
                     f"{where}, but Smooth was built with num_classes={self.num_classes}; pass the classifier's "
-                    "number of outputs (counts would mix classes)."
+                    f"number of outputs (counts would mix classes){one}."
                 )
-            return t.argmax(dim=1)
+            if t.is_floating_point():
+                return t.argmax(dim=1)
+            hot = t.to(torch.int64)  # one-hot votes (bool or 0/1 integers)
+            bad = ((hot != 0) & (hot != 1)).any(dim=1) | (hot.sum(dim=1) != 1)
+            if invalid is not None:
+                invalid[2] += bad.sum().to(invalid.device)
+            elif bad.any():
+                raise ValueError(self._invalid_message(where, int(bad.sum()), one_hot=True))
+            return hot.argmax(dim=1)
         if t.is_floating_point() and not torch.equal(t, torch.round(t)):
             raise ValueError(f"{where}: votes must be integer classes, got a fractional value; return class indices.")
         votes = t.to(torch.int64)
@@ -406,7 +451,12 @@ class Smooth:
             raise ValueError(self._invalid_message(where, int(outside.sum()), votes=True))
         return votes
 
-    def _invalid_message(self, where: str, bad: int, votes: bool = False) -> str:
+    def _invalid_message(self, where: str, bad: int, votes: bool = False, one_hot: bool = False) -> str:
+        if one_hot:
+            return (
+                f"{where}: {bad} row(s) of its one-hot output do not hold exactly one 1; return one vote per input "
+                f"(B,), one-hot rows (B, {self.num_classes}) or float logits."
+            )
         if votes:
             return (
                 f"{where}: {bad} vote(s) lie outside [0, {self.num_classes}) (num_classes={self.num_classes}); "
@@ -444,7 +494,7 @@ class Smooth:
             raise ValueError(f"gens has {len(gens)} generators for {b} images; pass one per image.")
         counts = torch.zeros(b * k, dtype=torch.int64, device=self.device)
         # bad outputs (non-finite logits, votes out of range), read once at the end: no per-batch device sync
-        invalid = torch.zeros(2, dtype=torch.int64, device=self.device)
+        invalid = torch.zeros(3, dtype=torch.int64, device=self.device)
         buf, own, n_buf = [], [], 0
 
         def forward(rows: torch.Tensor, owners: torch.Tensor) -> None:
@@ -465,9 +515,11 @@ class Smooth:
                     buf, own, n_buf = [rows[batch_size:]], [owners[batch_size:]], n_buf - batch_size
         if n_buf:
             forward(torch.cat(buf), torch.cat(own))
-        nonfinite, outside = (int(v) for v in invalid.tolist())
-        if nonfinite or outside:
+        nonfinite, outside, not_one_hot = (int(v) for v in invalid.tolist())
+        if nonfinite or outside or not_one_hot:
             where = f"the base classifier returned, for {b * num} noisy inputs in batches of {batch_size}, outputs"
+            if not_one_hot:
+                raise ValueError(self._invalid_message(where, not_one_hot, one_hot=True))
             raise ValueError(self._invalid_message(where, outside or nonfinite, votes=bool(outside)))
         return counts.view(b, k).cpu().numpy()
 
@@ -560,6 +612,11 @@ class Smooth:
         RadiusResult
         """
         n0 = check_num_samples(n0, "N0")
+        if isinstance(radius, bool) or not isinstance(radius, (int, float, np.integer, np.floating)):
+            raise TypeError(
+                f"radius must be one number (an L2 radius), got {type(radius).__name__} {radius!r}; call "
+                "certify_radius once per radius, or call certify once and compare its radius column with each radius."
+            )
         radius = float(radius)
         if not math.isfinite(radius) or radius < 0:
             raise ValueError(f"radius must be a finite number >= 0, got {radius!r}.")
@@ -671,6 +728,13 @@ class Smooth:
         pandas.DataFrame
             Columns ``idx, label, predict, radius, correct, time`` (the published format; time in
             seconds) plus ``n_a, N, p_a_lower``.
+
+        Raises
+        ------
+        robeval.core.runs.IncompleteResult
+            When a group fails after others were certified: nothing finished is lost, the error's ``partial`` holds
+            the finished rows and its message says how to resume (the original error is its cause). A failure in the
+            first group raises the original error.
         """
         try:
             n_x = len(x)
@@ -688,7 +752,23 @@ class Smooth:
         parts = []
         starts = range(0, m, step)
         for s in tqdm(starts, desc="certify", disable=not progress):
-            res = self.certify(x[s : s + step], n0, n, alpha, batch_size=batch_size, seed=seed, idx=idx[s : s + step])
+            try:
+                res = self.certify(
+                    x[s : s + step], n0, n, alpha, batch_size=batch_size, seed=seed, idx=idx[s : s + step]
+                )
+            except Exception as exc:
+                if not parts:
+                    raise
+                raise IncompleteResult(
+                    f"certify_dataset: images {s}..{min(s + step, m) - 1} failed ({type(exc).__name__}: {exc}). The "
+                    f"{s} of {m} images certified before are kept: the error's .partial holds their rows. After fixing "
+                    f"the cause, resume with certify_dataset(x[{s}:], labels[{s}:], idx=idx[{s}:]) with the same n0, n, "
+                    "alpha and seed, and pd.concat([err.partial, rest]): every image's noise is keyed by (seed, idx), "
+                    "so that equals an uninterrupted run.",
+                    partial=pd.concat(parts, ignore_index=True),
+                    done=s,
+                    total=m,
+                ) from exc
             parts.append(
                 pd.DataFrame(
                     {

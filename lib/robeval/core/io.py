@@ -75,9 +75,20 @@ def save_frame(df, path: str | os.PathLike) -> Path:
 
 
 def load_frame(path: str | os.PathLike):
+    """A CSV results file as a DataFrame, with ``df.attrs["source"]`` = its path, so checks of its columns
+    (:func:`robeval.core.validation.check_frame`) name the file. A missing file raises FileNotFoundError saying how
+    results files are made."""
     import pandas as pd
 
-    return pd.read_csv(path)
+    try:
+        df = pd.read_csv(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"{path}: no such results file. Results files are written by the notebooks' compute cells: run the "
+            "notebook first (robeval run --profile PROFILE --only NN, without --replot)."
+        ) from None
+    df.attrs["source"] = str(path)
+    return df
 
 
 def save_npz(path: str | os.PathLike, **arrays) -> Path:

@@ -185,6 +185,30 @@ def check_parameters(paths: list[Path], profile: str, parameters: dict) -> None:
                 raise ValueError(f"{path.stem}: {exc}") from None
 
 
+def check_stored_results(paths: list[Path], profile: str) -> None:
+    """Before a replot: ValueError naming the notebooks of ``paths`` whose result folder under ``profile`` is missing
+    or empty (a replot rebuilds figures and claims from those files only, and would fail deep inside a cell)."""
+    from robeval.core.profiles import experiments, load_table
+
+    by_notebook = {load_table(e).get("meta", {}).get("notebook"): e for e in experiments()}
+    missing = []
+    for path in paths:
+        exp = by_notebook.get(path.stem)
+        if exp is None:
+            continue
+        folder = project.results_dir(profile) / exp
+        if not folder.is_dir() or not any(folder.iterdir()):
+            missing.append((path.stem, folder))
+    if missing:
+        names = ", ".join(stem for stem, _ in missing)
+        numbers = ",".join(stem.split("_", 1)[0] for stem, _ in missing)
+        raise ValueError(
+            f"--replot rebuilds figures and claims from stored results, but {names} has none under profile "
+            f"{profile!r} ({missing[0][1]} is missing or empty). Compute them first, without --replot: "
+            f"robeval run --profile {profile} --only {numbers}"
+        )
+
+
 def _estimate(path: Path, profile: str) -> str:
     """The settings' time estimate of the notebook's experiment (for the terminal), or ''."""
     from robeval.core.profiles import experiments, load_table
@@ -212,6 +236,8 @@ def run_all(
     results, failures = [], []
     chosen = notebook_paths(only)
     check_parameters(chosen, profile, dict(parameters or {}))
+    if replot:
+        check_stored_results(chosen, profile)
     for k, path in enumerate(chosen, 1):
         t0 = time.perf_counter()
         est = "" if replot else _estimate(path, profile)

@@ -9,9 +9,11 @@ settings shared by every cell. Results live in ``<store>/<identity>/<cell-key>.j
   function's qualified name, and the code it runs: the source, without comments and docstrings, of the
   function's module and of every ``robeval`` module it imports, transitively. Changing the config or that
   code starts a fresh sub-store instead of serving stale results;
-* a cell is *claimed* with an exclusive lock file before it is computed, so two processes on the same grid
-  never compute a cell twice: the second one skips claimed cells and waits for their results (a lock
-  whose owner died, or older than ``lock_timeout`` seconds, is taken over).
+* a cell is *claimed* with an exclusive lock file (host, pid and process start) before it is computed, so two
+  processes on the same grid never compute a cell twice: the second one skips claimed cells and waits for their
+  results. A claim whose holder is provably gone (same host, process not alive) is taken over at once, one older
+  than ``lock_timeout`` seconds too; while a run waits on a claim of another host it says so on stderr, with the
+  claim's age and the command that clears it (:func:`claim_state`).
 
 Cells run serially, with joblib processes (default on a laptop), or on a Dask distributed cluster when
 a scheduler address is given (``scheduler=`` or ``$ROBEVAL_DASK_SCHEDULER``); with Dask the results travel
@@ -29,11 +31,13 @@ import json
 import os
 import re
 import socket
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from robeval.core.errors import IncompleteResult
 from robeval.core.io import atomic_write_json, read_json, to_json
 from robeval.core.paths import results_dir
 
@@ -42,12 +46,16 @@ if TYPE_CHECKING:
 
 Backend = str  # "auto" | "serial" | "joblib" | "dask"
 LOCK_TIMEOUT_S = 6 * 3600.0  # a lock older than this is taken over (its owner is presumed dead)
+_STORE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # never "." or "..": a store is a folder below grids/
 
 
 def grid_store(profile: str, name: str) -> Path:
     """Directory where the grid ``name`` of ``profile`` keeps its cell files."""
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-        raise ValueError(f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.'.")
+    if not isinstance(name, str) or not _STORE_NAME.fullmatch(name):
+        raise ValueError(
+            f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.', and must start with a letter, "
+            "digit or '_'."
+        )
     return results_dir(profile) / "grids" / name
 
 
@@ -217,11 +225,32 @@ def _rows(result: Any, cell: dict) -> list[dict]:
     return [dict(r) for r in result]
 
 
+def rows_digest(rows: list) -> str:
+    """sha256 of a cell's rows as they read back from its JSON file (keys sorted, no whitespace)."""
+    return hashlib.sha256(to_json(json.loads(to_json(rows)), indent=None, sort_keys=True).encode()).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def _compute_cell(fn: Callable, cell: dict, config: dict) -> dict:
-    """Run one cell and return its result payload (rows and wall time)."""
+    """Run one cell and return its result payload: rows, wall time and ``rows_sha256``, the checksum of the rows
+    computed when they are written (:func:`rows_digest`), which :func:`pack` and :func:`adopt` verify."""
     t0 = time.perf_counter()
-    result = fn(dict(cell), dict(config))
-    return {"cell": cell, "rows": _rows(result, cell), "seconds": time.perf_counter() - t0}
+    rows = _rows(fn(dict(cell), dict(config)), cell)
+    return {"cell": cell, "rows": rows, "seconds": time.perf_counter() - t0, "rows_sha256": rows_digest(rows)}
+
+
+def _cell_digest_error(path: Path, payload: Mapping) -> str | None:
+    """Why the rows of a cell file do not match the checksum written with them; None when they do (or when the
+    cell predates checksums)."""
+    want = payload.get("rows_sha256") if isinstance(payload, Mapping) else None
+    if want is None:
+        return None
+    if not isinstance(payload.get("rows"), list) or rows_digest(payload["rows"]) != want:
+        return f"{path.name}: its rows do not match the checksum written with them"
+    return None
 
 
 def _run_cell(fn: Callable, cell: dict, config: dict, path: str) -> str:
@@ -235,10 +264,70 @@ def _lock_path(path: Path) -> Path:
     return path.with_suffix(".lock")
 
 
+def _process_start(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, from /proc), or None where /proc does not say: with the
+    pid it identifies a process, so a pid reused by another process is not taken for the claim's holder."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    return stat.rsplit(")", 1)[-1].split()[19]
+
+
+def _me() -> dict:
+    """The identity a claim records: host, process id and start, and when it was made."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "start": _process_start(os.getpid()), "time": time.time()}
+
+
+def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -> dict:
+    """Who holds the claim ``lock`` on a cell, and whether they can still finish it.
+
+    Returns ``state``, ``host``, ``pid``, ``age`` (seconds since the claim was written) and ``lock`` (its path), with
+    ``state`` one of
+
+    * ``"live"``: a running process of this host holds it (or its owner is writing it right now);
+    * ``"dead"``: provably gone: its process is not alive on this host, or the pid now belongs to another process
+      (a claim left by a killed run); a run takes it over at once;
+    * ``"expired"``: older than ``lock_timeout``: its holder is presumed dead, the claim is taken over;
+    * ``"foreign"``: held by a process of another host, which this host cannot check; a run waits for it (up to
+      ``lock_timeout``) and says so, with the command that clears it if that run is gone;
+    * ``"released"``: the lock is gone.
+    """
+    lock = Path(lock)
+    out = {"lock": str(lock), "host": None, "pid": None, "age": 0.0}
+    try:
+        out["age"] = max(0.0, time.time() - lock.stat().st_mtime)
+        owner = json.loads(lock.read_text())
+        if not isinstance(owner, dict):
+            raise ValueError("not a claim")
+    except FileNotFoundError:
+        return {**out, "state": "released"}
+    except (OSError, ValueError):
+        # being written by its owner right now, or garbage left by a crash
+        return {**out, "state": "dead" if out["age"] > 10.0 else "live"}
+    out["host"], out["pid"] = owner.get("host"), owner.get("pid")
+    if out["age"] > lock_timeout:
+        return {**out, "state": "expired"}
+    if owner.get("host") != socket.gethostname():
+        return {**out, "state": "foreign"}
+    try:
+        pid = int(owner["pid"])
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return {**out, "state": "dead"}
+    except (KeyError, ValueError, TypeError):
+        return {**out, "state": "dead" if out["age"] > 10.0 else "live"}
+    except PermissionError:
+        pass  # alive, owned by another user
+    start = owner.get("start")
+    if start is not None and _process_start(pid) not in (None, start):
+        return {**out, "state": "dead"}  # the pid was reused: the holder is gone
+    return {**out, "state": "live"}
+
+
 def _claim(path: Path, lock_timeout: float) -> bool:
     """Take the exclusive lock of a cell's result file; False if another live process holds it."""
     lock = _lock_path(path)
-    me = {"host": socket.gethostname(), "pid": os.getpid(), "time": time.time()}
     for _ in range(2):
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -251,30 +340,45 @@ def _claim(path: Path, lock_timeout: float) -> bool:
                 pass
             continue
         with os.fdopen(fd, "w") as fh:
-            json.dump(me, fh)
+            json.dump(_me(), fh)
         return True
     return False
 
 
 def _stale(lock: Path, lock_timeout: float) -> bool:
-    try:
-        age = time.time() - lock.stat().st_mtime
-    except FileNotFoundError:
-        return True  # released meanwhile
-    try:
-        owner = json.loads(lock.read_text())
-    except (OSError, ValueError):
-        return age > 10.0  # being written by its owner right now, or garbage left by a crash
-    if age > lock_timeout:
-        return True
-    if owner.get("host") == socket.gethostname():
-        try:
-            os.kill(int(owner["pid"]), 0)
-        except ProcessLookupError:
-            return True
-        except (PermissionError, KeyError, ValueError, TypeError):
-            return False
-    return False
+    return claim_state(lock, lock_timeout)["state"] in ("dead", "expired", "released")
+
+
+def format_age(seconds: float) -> str:
+    """A duration for people: ``"42 s"``, ``"12 min"``, ``"3.5 h"``."""
+    return (
+        f"{seconds:.0f} s"
+        if seconds < 120
+        else f"{seconds / 60:.0f} min"
+        if seconds < 7200
+        else f"{seconds / 3600:.1f} h"
+    )
+
+
+def waiting_message(claims: list[dict], lock_timeout: float = LOCK_TIMEOUT_S) -> str:
+    """What a run waiting on the claims ``claims`` (from :func:`claim_state`) tells its user."""
+    foreign = [c for c in claims if c["state"] == "foreign"]
+    live = [c for c in claims if c["state"] == "live"]
+    parts = [f"waiting for {len(claims)} cell(s) claimed by another process"]
+    if live:
+        c = live[0]
+        parts.append(
+            f"{len(live)} by a running process of this host (e.g. pid {c['pid']}, claimed {format_age(c['age'])} ago)"
+        )
+    if foreign:
+        c = max(foreign, key=lambda c: c["age"])
+        paths = " ".join(f"'{f['lock']}'" for f in foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+        parts.append(
+            f"{len(foreign)} by host {c['host']!r} (pid {c['pid']}, claimed {format_age(c['age'])} ago), which this host "
+            f"cannot check; taken over when {format_age(lock_timeout)} old. If that run is gone (a killed container or "
+            f"machine), clear its claims: rm {paths}"
+        )
+    return "; ".join(parts) + "."
 
 
 def _release(path: Path) -> None:
@@ -377,11 +481,28 @@ class Grid:
         t0 = time.perf_counter()
         todo = self.pending()
         bar = tqdm(total=len(self.cells), initial=len(self.cells) - len(todo), desc=label, disable=not progress)
+        said, said_at = None, 0.0
         try:
             while todo:
-                self._compute(todo, backend, n_jobs, scheduler, resources, bar)
+                try:
+                    self._compute(todo, backend, n_jobs, scheduler, resources, bar)
+                except Exception as exc:
+                    done = len(self.done())
+                    raise IncompleteResult(
+                        f"{label}: a cell failed ({type(exc).__name__}: {exc}). {done} of {len(self.cells)} cells are "
+                        f"finished and kept in {self.root}; fix the cause and run the grid again: finished cells are "
+                        "not recomputed.",
+                        done=done,
+                        total=len(self.cells),
+                    ) from exc
                 todo = self.pending()
                 if todo:  # claimed by another process: wait for its results or for its claim to expire
+                    claims = [claim_state(_lock_path(self.path(c)), self.lock_timeout) for c in todo]
+                    claims = [c for c in claims if c["state"] in ("live", "foreign")]
+                    key = tuple(sorted((c["lock"], c["state"]) for c in claims))
+                    if claims and (key != said or time.monotonic() - said_at > 600):
+                        print(f"{label}: {waiting_message(claims, self.lock_timeout)}", file=sys.stderr, flush=True)
+                        said, said_at = key, time.monotonic()
                     time.sleep(poll_s)
                     bar.n = len(self.cells) - len(todo)
                     bar.refresh()
@@ -532,6 +653,8 @@ def adopt(
     n_check: int = 12,
     seed: int = 0,
     progress: bool = True,
+    checksums: Mapping[str, Mapping[str, str]] | None = None,
+    recompute_all: bool = False,
 ) -> list[dict]:
     """Keep finished cells across a code change that does not change their results, after checking that.
 
@@ -545,10 +668,18 @@ def adopt(
     identity, with the check recorded in its ``adopted.json``. Cells already there are kept; a rerun, e.g.
     after the old code's run added cells, adopts the new ones after a fresh check.
 
+    The sample shows that the code change kept the results; checksums show that no cell was changed since it was
+    written. Before anything is recomputed, every cell file of the sub-store is verified: the checksum of its rows
+    written with it (``rows_sha256``, :func:`rows_digest`; cells written before checksums have none) and, with
+    ``checksums`` (``{sub-store: {file name: sha256 of the file}}``, from a pack's manifest: :func:`adopt_pack`),
+    the file's own checksum; a file the checksums do not list fails too. ``recompute_all`` recomputes every cell
+    instead of a sample (for cells without any checksum).
+
     Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now),
-    ``checked`` (cells recomputed), ``status`` ("adopted", "current" or "empty"). Raises RuntimeError, and
-    adopts nothing from that sub-store, when a recomputed cell differs: the code change changed the results,
-    and the cells must be recomputed.
+    ``checked`` (cells recomputed), ``verified`` (cell files whose checksum matched), ``status`` ("adopted",
+    "current" or "empty"). Raises RuntimeError, and adopts nothing from that sub-store, when a cell fails its
+    checksum (it was changed after it was written) or a recomputed cell differs (the code change changed the
+    results): its cells must be recomputed.
     """
     import shutil
 
@@ -568,15 +699,56 @@ def adopt(
         config = meta["config"]
         target = store / f"config-{config_identity(config, fn)}"
         if target.resolve() == sub.resolve():
-            report.append({"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "status": "current"})
+            report.append(
+                {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "current"}
+            )
             continue
         files = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
         todo = [p for p in files if not (target / p.name).is_file()]
         if not todo:
-            report.append({"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "status": "empty"})
+            report.append(
+                {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "empty"}
+            )
             continue
-        payloads = [read_json(p) for p in files]
-        picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
+        payloads, broken, verified = [], {}, 0
+        for p in files:
+            try:
+                payloads.append(read_json(p))
+            except ValueError:
+                payloads.append(None)
+                broken.setdefault(p.name, f"{p.name}: not valid JSON")
+                continue
+            err = _cell_digest_error(p, payloads[-1])
+            if err is not None:
+                broken.setdefault(p.name, err)
+            verified += payloads[-1].get("rows_sha256") is not None if isinstance(payloads[-1], Mapping) else 0
+        if checksums is not None:
+            listed = checksums.get(sub.name) or {}
+            for p in [
+                sub / "config.json",
+                *([sub / "adopted.json"] if (sub / "adopted.json").is_file() else []),
+                *files,
+            ]:
+                if p.name not in listed:
+                    broken.setdefault(p.name, f"{p.name}: the pack's manifest lists no checksum for it")
+                elif _file_digest(p) != listed[p.name]:
+                    broken.setdefault(
+                        p.name, f"{p.name}: its bytes differ from the checksum the pack recorded when it was written"
+                    )
+            verified = len(files)
+        if broken:
+            raise RuntimeError(
+                f"{len(broken)} file(s) of {sub.name} fail their checksum (e.g. {next(iter(broken.values()))}): they were changed "
+                "after they were written, so nothing of this sub-store is adopted. Take the cells from an intact copy "
+                "(the pack as it was written, e.g. `git checkout -- PACK`) or rerun the grid to recompute them."
+            )
+        bad_cells = [f"{p.name}" for p, pl in zip(files, payloads) if not isinstance(pl.get("cell"), dict)]
+        if bad_cells:
+            raise RuntimeError(f"{sub.name}: {bad_cells[0]} is not a grid cell file (no 'cell'); rerun the grid.")
+        if recompute_all:
+            picks = list(range(len(files)))
+        else:
+            picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
         bad = []
         for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
             new = json.loads(to_json(_compute_cell(fn, payloads[i]["cell"], config)["rows"]))
@@ -608,15 +780,88 @@ def adopt(
                 "to_code": code_identity(fn),
                 "cells": len(todo),
                 "checked": [files[i].name for i in picks],
+                "verified": verified,
                 "identical": True,
                 "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
         )
         atomic_write_json(log_path, log)
         report.append(
-            {"from": sub.name, "to": target.name, "cells": len(todo), "checked": len(picks), "status": "adopted"}
+            {
+                "from": sub.name,
+                "to": target.name,
+                "cells": len(todo),
+                "checked": len(picks),
+                "verified": verified,
+                "status": "adopted",
+            }
         )
     return report
+
+
+# Packs committed before packs carried checksums (format "robeval grid pack 1" without per-file sha256): the sha256
+# of the whole pack file as committed. Such a pack is adopted as it was (a sample recomputed) only while it is
+# byte-identical to the committed file: the whole-file digest covers every cell of it. Any other pack without
+# checksums needs recompute_all (every cell recomputed).
+LEGACY_PACKS = {
+    "46f22dd86ce8d08a086140f5b6f6ba385a8f1f408bd85773e293ffccf90e0e40": (
+        "results/paper/checkpoints/mscr_2d_paper_grids.tar.xz, notebook 01's paper grids (2026-11-26)"
+    ),
+}
+
+
+def adopt_pack(
+    archive: str | os.PathLike,
+    stores: Mapping[str, str | os.PathLike],
+    *,
+    n_check: int = 12,
+    seed: int = 0,
+    progress: bool = True,
+    recompute_all: bool = False,
+) -> dict[str, list[dict]]:
+    """:func:`adopt` the stores ``stores`` (``{store name in the pack: store folder here}``) from the pack ``archive``.
+
+    Packs are verified, not sampled: a pack written by :func:`pack` records the sha256 of every file in its
+    manifest, and every cell carries the checksum of its rows written with it; :func:`adopt` refuses a sub-store
+    with any file that fails either (and recomputes its sample as before). A pack without checksums (written
+    before them) is adopted only when it is one of :data:`LEGACY_PACKS`, byte for byte, or with ``recompute_all``
+    (every cell recomputed). Returns ``{name: adopt's report}``; raises RuntimeError prefixed with the store name
+    (earlier stores stay adopted), ValueError for a pack that is not one or lacks a store.
+    """
+    import tempfile
+
+    archive = Path(archive)
+    with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
+        manifest = unpack(archive, tmp)
+        missing = [n for n in stores if n not in manifest["stores"]]
+        if missing:
+            raise ValueError(
+                f"the pack {archive} holds no store {', '.join(missing)}; it holds {', '.join(manifest['stores'])}."
+            )
+        subs = [m for name in stores for m in manifest["stores"][name].values()]
+        with_sums = all(isinstance(m.get("sha256"), dict) for m in subs)
+        if not with_sums and not recompute_all and _file_digest(archive) not in LEGACY_PACKS:
+            raise ValueError(
+                f"the pack {archive} records no checksums (written before packs had them) and is not a known "
+                "committed pack, so a changed cell could not be told; adopt it with --recompute-all (every cell "
+                "recomputed and compared), or repack the stores with this code (`robeval grids --pack`)."
+            )
+        out = {}
+        for name, store in stores.items():
+            sums = {sub: m["sha256"] for sub, m in manifest["stores"][name].items()} if with_sums else None
+            try:
+                out[name] = adopt(
+                    store,
+                    source=Path(tmp) / name,
+                    n_check=n_check,
+                    seed=seed,
+                    progress=progress,
+                    checksums=sums,
+                    recompute_all=recompute_all,
+                )
+            except RuntimeError as exc:
+                raise RuntimeError(f"{name}: {exc}") from None
+    return out
 
 
 def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT_S) -> list[dict]:
@@ -626,9 +871,11 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
     anything: ``sub`` (the ``config-*`` folder), ``fn`` (the cell function), ``current`` (True when the
     sub-store's identity is the one this checkout's code and config give, so a rerun continues it; False
     when the code changed since — ``robeval adopt`` checks and keeps its cells; None when the function cannot
-    be imported here), ``cells`` (finished), ``running`` (claims of live processes on unfinished cells),
-    ``abandoned`` (claims of dead processes on unfinished cells: a rerun takes them over; claims a killed batch
-    left on finished cells are not counted, a rerun removes them), ``compute_s`` (the sum
+    be imported here), ``cells`` (finished), ``running`` (claims of live processes of this host on unfinished
+    cells), ``abandoned`` (claims of dead or expired holders on unfinished cells: a rerun takes them over; claims a
+    killed batch left on finished cells are not counted, a rerun removes them), ``foreign`` (claims of processes of
+    other hosts, which this host cannot check) and ``foreign_claims`` (their :func:`claim_state`, oldest first),
+    ``compute_s`` (the sum
     of the cells' own timings, in seconds: the grid's measured cost, on however many cores it ran),
     ``adopted`` (cells brought in by :func:`adopt`), ``first`` and ``last`` (when the earliest and latest
     finished cell was written, ISO 8601 UTC). Sub-stores are listed by name; an empty list when ``store``
@@ -650,13 +897,17 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
             seconds += float(read_json(p).get("seconds", 0.0))
             stamps.append(p.stat().st_mtime)
         running = abandoned = 0
+        foreign = []
         for lock in sub.glob("*.lock"):
             if lock.with_suffix(".json").is_file():
                 continue  # a claim left on a finished cell (a killed batch): nothing to compute, a rerun removes it
-            if _stale(lock, lock_timeout):
-                abandoned += 1
-            else:
+            claim = claim_state(lock, lock_timeout)
+            if claim["state"] == "foreign":
+                foreign.append(claim)
+            elif claim["state"] == "live":
                 running += 1
+            elif claim["state"] != "released":
+                abandoned += 1
         log = read_json(sub / "adopted.json") if (sub / "adopted.json").is_file() else []
 
         def iso(t):
@@ -670,6 +921,8 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
                 "cells": len(files),
                 "running": running,
                 "abandoned": abandoned,
+                "foreign": len(foreign),
+                "foreign_claims": sorted(foreign, key=lambda c: -c["age"]),
                 "compute_s": round(seconds, 1),
                 "adopted": int(sum(entry.get("cells", 0) for entry in log)),
                 "first": iso(min(stamps) if stamps else None),
@@ -681,7 +934,23 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
 
 # ------------------------------------------------------------------------------------ packing stores
 PACK_FORMAT = "robeval grid pack 1"
-_PACK_MEMBER = re.compile(r"[A-Za-z0-9_.-]+/config-[0-9a-f]+/[A-Za-z0-9=._-]+\.json")
+_PACK_SUB = re.compile(r"config-[0-9a-f]+")
+_PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")
+
+
+def _pack_member_ok(name: str) -> bool:
+    """Whether ``name`` is a member a pack may hold: ``MANIFEST.json`` or ``<store>/config-<id>/<file>.json``, with
+    a store name :func:`grid_store` accepts (never ``.`` or ``..``): checked by this code, whatever the Python
+    version's tarfile does."""
+    if name == "MANIFEST.json":
+        return True
+    parts = name.split("/")
+    return (
+        len(parts) == 3
+        and bool(_STORE_NAME.fullmatch(parts[0]))
+        and bool(_PACK_SUB.fullmatch(parts[1]))
+        and bool(_PACK_FILE.fullmatch(parts[2]))
+    )
 
 
 def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
@@ -690,8 +959,9 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
     A grid store lives in an ignored folder of the checkout, so it is lost with the machine it was computed on.
     A pack is the store's finished cells as one small file (about 75 bytes a cell for notebook 01's grids) that
     can travel and be kept, e.g. committed as a checkpoint of a computation that spans several machines or
-    working sessions. Nothing reads a pack by itself: ``robeval adopt --from PACK`` recomputes a sample of its
-    cells with the current code and takes them only if every number is identical (:func:`adopt`).
+    working sessions. Nothing reads a pack by itself: ``robeval adopt --from PACK`` checks every file against
+    its checksum, recomputes a sample of its cells with the current code and takes them only if every checksum
+    matches and every recomputed number is identical (:func:`adopt`).
 
     Lock files and half-written temporary files are left out.
 
@@ -707,7 +977,10 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
     -------
     dict
         The manifest written into the pack as ``MANIFEST.json``: ``format``, ``created`` (ISO 8601 UTC), and per
-        store name, per sub-store, ``fn``, ``code`` (identity of the code that computed it) and ``cells``.
+        store name, per sub-store, ``fn``, ``code`` (identity of the code that computed it), ``cells`` and
+        ``sha256`` (``{file name: sha256 of the file}`` for every file packed, which :func:`adopt_pack`
+        verifies). A cell whose rows no longer match the checksum written with them is refused (ValueError), so a
+        pack never certifies a changed cell.
     """
     import io as _io
     import tarfile
@@ -735,12 +1008,19 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
         for sub in subs:
             meta = read_json(sub / "config.json")
             cells = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
+            broken = [e for e in (_cell_digest_error(p, read_json(p)) for p in cells) if e is not None]
+            if broken:
+                raise ValueError(
+                    f"{len(broken)} cell(s) of {store.name}/{sub.name} fail their checksum (e.g. {broken[0]}); they "
+                    "were changed after they were written. Delete them (a rerun recomputes them) and pack again."
+                )
+            extra = [sub / n for n in ("config.json", "adopted.json") if (sub / n).is_file()]
             manifest["stores"][store.name][sub.name] = {
                 "fn": meta.get("fn"),
                 "code": meta.get("code"),
                 "cells": len(cells),
+                "sha256": {p.name: _file_digest(p) for p in extra + cells},
             }
-            extra = [sub / n for n in ("config.json", "adopted.json") if (sub / n).is_file()]
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -757,8 +1037,11 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
 
 def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     """Extract a pack written by :func:`pack` into the folder ``dest`` (one folder per store) and return its
-    manifest. Every member is checked first: only ``MANIFEST.json`` and ``<store>/config-<id>/<file>.json`` regular
-    files are accepted (ValueError naming anything else, and nothing is extracted)."""
+    manifest. Every member is checked first by this code (:func:`_pack_member_ok`), whatever the Python version:
+    only ``MANIFEST.json`` and ``<store>/config-<id>/<file>.json`` regular files, each once, are accepted (ValueError
+    naming anything else, and nothing is extracted). The members are then written by this code too, each to the path
+    its checked name gives below ``dest``; tarfile's extraction (and its filters, which Python 3.10 may lack) is not
+    used. Checksums are verified by :func:`adopt_pack`."""
     import tarfile
 
     archive = Path(archive)
@@ -772,24 +1055,34 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
         ) from None
     with tf:
         members = tf.getmembers()
+        seen = set()
         for m in members:
-            if not m.isfile() or not (m.name == "MANIFEST.json" or _PACK_MEMBER.fullmatch(m.name)):
-                raise ValueError(
-                    f"{archive} holds {m.name!r}, which is not part of a grid pack; refusing to extract anything."
-                )
-        names = [m.name for m in members]
-        if "MANIFEST.json" not in names:
+            if not m.isfile() or not _pack_member_ok(m.name) or m.name in seen:
+                why = "twice" if m.name in seen else "which is not part of a grid pack"
+                raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
+            seen.add(m.name)
+        if "MANIFEST.json" not in seen:
             raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
         manifest = json.loads(tf.extractfile("MANIFEST.json").read())
-        if manifest.get("format") != PACK_FORMAT:
+        if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
+            found = manifest.get("format") if isinstance(manifest, dict) else None
+            raise ValueError(f"{archive}: unknown pack format {found!r} (this code reads {PACK_FORMAT!r}).")
+        if not isinstance(manifest.get("stores"), dict):
             raise ValueError(
-                f"{archive}: unknown pack format {manifest.get('format')!r} (this code reads {PACK_FORMAT!r})."
+                f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
             )
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
-        chosen = [m for m in members if m.name != "MANIFEST.json"]
-        try:
-            tf.extractall(dest, members=chosen, filter="data")
-        except TypeError:  # Python < 3.10.12 / 3.11.4: no extraction filters (the members are checked above)
-            tf.extractall(dest, members=chosen)
+        root = dest.resolve()
+        for m in members:
+            if m.name == "MANIFEST.json":
+                continue
+            target = dest.joinpath(*m.name.split("/"))
+            if root not in target.resolve().parents:  # cannot happen for a checked name; kept as a last guard
+                raise ValueError(f"{archive}: member {m.name!r} would be written outside {dest}; refusing.")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.unpack.tmp")
+            tmp.write_bytes(tf.extractfile(m).read())
+            os.replace(tmp, target)
+            os.utime(target, (m.mtime, m.mtime))
     return manifest

@@ -191,11 +191,40 @@ def check_frame(df, columns=(), name: str = "df", *, non_empty: bool = False, hi
 
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}.")
+    source = df.attrs.get("source") if isinstance(getattr(df, "attrs", None), dict) else None
+    if source:  # read from a results file (robeval.core.io.load_frame): name it, and how to remake it
+        name = f"{name} (read from {source})"
+        hint = (hint + " " if hint else "") + (
+            "That file was written by other code or edited: recompute it (rerun its notebook's compute cells, "
+            "without --replot) or restore it."
+        )
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ValueError(f"{name} lacks columns {missing}; it has {list(df.columns)}." + (f" {hint}" if hint else ""))
     if non_empty and len(df) == 0:
         raise ValueError(f"{name} is empty." + (f" {hint}" if hint else ""))
+    return df
+
+
+def check_unique_runs(df, keys, name: str = "rows", *, hint: str = ""):
+    """``df`` unchanged if no two rows share the run key ``keys`` (e.g. seed, eps_train, eps_test); else ValueError
+    naming the duplicated keys.
+
+    Summaries over runs count rows: a results file concatenated twice, or a grid collected twice, would double the
+    number of runs and shrink every confidence interval without a word. ``hint`` says where such rows come from.
+    """
+    check_frame(df, keys, name)
+    dup = df.duplicated(list(keys), keep=False)
+    if dup.any():
+        first = df.loc[dup, list(keys)].drop_duplicates().head(3)
+        shown = "; ".join(", ".join(f"{k}={v!r}" for k, v in zip(keys, row)) for row in first.itertuples(index=False))
+        n_keys = int(df.loc[dup, list(keys)].drop_duplicates().shape[0])
+        raise ValueError(
+            f"{name} hold {int(dup.sum())} rows for {n_keys} run key(s) ({', '.join(keys)}) that appear more than "
+            f"once, e.g. {shown}: a run counted twice would shrink the confidence intervals. Drop the repeated rows "
+            f"(df.drop_duplicates({list(keys)!r}) if they are copies) or give each run its own key."
+            + (f" {hint}" if hint else "")
+        )
     return df
 
 
@@ -306,15 +335,158 @@ def check_labels(y, *, name: str = "y", n: int | None = None, num_classes: int |
     return out
 
 
+def _label_family(arr: np.ndarray) -> str:
+    """``"number"`` (bool, int, float labels), ``"text"`` (str / bytes labels) or ``"mixed"`` (anything else)."""
+    if arr.dtype.kind in "biuf":
+        return "number"
+    if arr.dtype.kind in "US":
+        return "text"
+    if arr.dtype.kind == "O":
+        if all(isinstance(v, (str, bytes)) for v in arr):
+            return "text"
+        if all(isinstance(v, (Real, np.bool_)) for v in arr):
+            return "number"
+    return "mixed"
+
+
+def _show(values, k: int = 3) -> str:
+    vals = list(dict.fromkeys(np.asarray(values).tolist()))
+    return ", ".join(repr(v) for v in vals[:k]) + (", ..." if len(vals) > k else "")
+
+
+def read_output(out, n: int, *, name: str = "model", regression: bool = False, trusted: bool = False) -> np.ndarray:
+    """What a model returned for ``n`` inputs, decided from its shape and dtype, as one label (or value) per input.
+
+    ========================  ===============================================================================
+    output                    read as
+    ========================  ===============================================================================
+    ``(n,)``                  labels of any dtype (ints, bools, strings); float labels must be whole numbers
+                              (a fractional value is a score, not a label) unless ``trusted``
+    ``(n, 1)`` float          one logit column of a binary model: class ``1`` where the logit is ``> 0``, else
+                              ``0`` (a sigmoid probability column is not a logit: pass ``p - 0.5`` or two
+                              columns); with ``regression`` the values themselves
+    ``(n, 1)`` int / bool     a column of labels
+    ``(n, C)`` float, C >= 2  logits or probabilities: the class is the argmax
+    ``(n, C)`` bool / 0-1 int one-hot labels: the column of the single 1 (a row with none or several is refused)
+    a tuple                   refused: a model returning ``(logits, extras)`` must be wrapped to return the
+                              logits alone
+    ========================  ===============================================================================
+
+    Anything else (a wrong number of rows, three or more dimensions, NaN or infinite scores, non-numeric
+    scores) raises ValueError (TypeError for a tuple) that names the output and the fix.
+
+    Parameters
+    ----------
+    out : numpy array, torch tensor, list or tuple
+    n : int, the number of inputs.
+    name : str, the model's name in messages.
+    regression : bool, read one real value per row (``(n,)`` or ``(n, 1)``), not labels.
+    trusted : bool, ``(n,)`` outputs are labels as they are (a scikit-learn estimator's ``predict``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,): int64 classes for score outputs, the labels' own dtype otherwise, float64 values
+    with ``regression``.
+    """
+    if isinstance(out, tuple):
+        shapes = ", ".join(
+            str(tuple(np.shape(to_numpy(o)))) if hasattr(o, "__len__") else type(o).__name__ for o in out
+        )
+        raise TypeError(
+            f"{name} returned a tuple of {len(out)} outputs ({shapes}) for {n} inputs; it must return one array: "
+            "labels (n,), one logit column (n, 1) or class scores (n, C). Wrap it to return the scores alone, "
+            f"e.g. lambda x: {name}(x)[0]."
+        )
+    arr = to_numpy(out)
+    where = f"{name} returned shape {arr.shape} (dtype {arr.dtype}) for {n} inputs"
+    if arr.ndim == 0 or arr.ndim > 2 or arr.shape[0] != n:
+        raise ValueError(
+            f"{where}; it must return one row per input: labels ({n},), one logit column ({n}, 1) (binary: class = "
+            f"logit > 0) or class scores ({n}, C). A model that ignores its batch or returns images cannot be read."
+        )
+    if arr.dtype.kind not in "biufUSO":
+        raise ValueError(f"{where}; return numeric scores or labels (ints or strings).")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr)))
+        raise ValueError(
+            f"{where} with {bad} NaN or infinite values; a NaN is neither a label nor a score. Check the model "
+            "(and the scaling of its inputs)."
+        )
+    if regression:
+        if arr.ndim == 2 and arr.shape[1] != 1:
+            raise ValueError(f"{where}; a regression model returns one value per input, shape ({n},) or ({n}, 1).")
+        if arr.dtype.kind not in "biuf":
+            raise ValueError(f"{where}; a regression model returns numbers.")
+        return arr.reshape(n).astype(np.float64)
+    if arr.ndim == 1:
+        if arr.dtype.kind == "f" and not trusted and np.any(arr != np.round(arr)):
+            frac = float(arr[arr != np.round(arr)][0])
+            raise ValueError(
+                f"{where} holding the fractional value {frac:g}: that is a score, not a label. Return labels, "
+                f"one logit column of shape ({n}, 1) (binary: class = logit > 0) or scores of shape ({n}, C) "
+                "(class = argmax); a probability of class 1 p becomes a logit column as (p - 0.5)[:, None]."
+            )
+        return arr
+    if arr.shape[1] == 1:
+        col = arr[:, 0]
+        if arr.dtype.kind == "f":
+            return (col > 0).astype(np.int64)
+        return col
+    if arr.dtype.kind == "f":
+        return arr.argmax(axis=1).astype(np.int64)
+    if arr.dtype.kind in "biu":
+        hot = arr.astype(np.int64)
+        if np.all((hot == 0) | (hot == 1)) and np.all(hot.sum(axis=1) == 1):
+            return hot.argmax(axis=1).astype(np.int64)
+        rows = np.flatnonzero((hot.sum(axis=1) != 1) | np.any((hot != 0) & (hot != 1), axis=1))
+        raise ValueError(
+            f"{where}, read as one-hot labels, but row {int(rows[0])} ({hot[rows[0]].tolist()}) does not hold "
+            f"exactly one 1 ({len(rows)} such rows); return one label per input, or float class scores."
+        )
+    raise ValueError(f"{where}; a 2-D output must hold numbers (scores or one-hot labels), not text.")
+
+
+def match_labels(y: np.ndarray, pred: np.ndarray, *, name: str = "y", classes=None) -> np.ndarray:
+    """``y`` in the type of the predictions ``pred``, so ``pred == y`` compares like with like; or ValueError.
+
+    Numbers (bool, int, float) compare with numbers and text with text. Labels of the other family are mapped
+    to ``classes`` (a scikit-learn estimator's ``classes_``) when every label's text names exactly one class
+    (``"1"`` to ``1``); anything else is refused: ``"1" == 1`` is False, and the accuracy would be 0 in silence.
+    """
+    y = np.asarray(y)
+    fy, fp = _label_family(y), _label_family(np.asarray(pred))
+    if fy == fp != "mixed":
+        return y
+    if classes is not None:
+        classes = np.asarray(classes)
+        by_text: dict[str, object] = {}
+        for c in classes.tolist():
+            by_text.setdefault(str(c), []).append(c)
+        texts = [str(v) for v in y.tolist()]
+        if all(len(by_text.get(t, ())) == 1 for t in texts) and _label_family(classes) == fp:
+            return np.asarray([by_text[t][0] for t in texts], dtype=classes.dtype)
+    kinds = {"number": "numbers", "text": "strings", "mixed": "a mix of types"}
+    raise ValueError(
+        f"{name} holds {kinds[fy]} ({_show(y)}, dtype {y.dtype}) but the model predicts {kinds[fp]} "
+        f"({_show(pred)}, dtype {np.asarray(pred).dtype}); labels are never compared across types (every "
+        f"comparison would be False). Pass labels of the model's classes, e.g. {name}.astype(int) or a mapping "
+        "np.array([class_of[v] for v in labels])."
+    )
+
+
 class ModelAdapter:
     """One adapter for every model the library accepts: a scikit-learn estimator, a torch module or a callable.
 
     * estimator (anything with a ``predict`` method): :meth:`predict` calls ``model.predict`` and
       :meth:`scores` ``model.predict_proba``;
     * ``torch.nn.Module``: the module runs in eval mode under ``no_grad`` on its own device in batches of
-      ``batch_size`` rows, inputs as float tensors of the module's dtype; outputs (logits, shape (m, C)) come back
-      as float64 numpy; :meth:`predict` returns ``argmax`` over the classes (or the single column squeezed);
+      ``batch_size`` rows, inputs as float tensors of the module's dtype; outputs come back as float64 numpy;
     * any other callable: called with the numpy array; a torch tensor it returns is converted to numpy.
+
+    Whatever the model, :meth:`predict` reads its output with :func:`read_output`: labels ``(n,)``, one logit
+    column ``(n, 1)`` (binary: class = logit > 0), scores ``(n, C)`` (argmax) or one-hot labels, and refuses what
+    it cannot read. A binary model with one output column therefore gives the same labels as the same model with
+    two columns ``(0, logit)``. :meth:`labels` maps true labels to the model's type (:func:`match_labels`).
 
     Raises TypeError when ``model`` is none of these.
     """
@@ -350,30 +522,47 @@ class ModelAdapter:
         try:
             with torch.no_grad():
                 Xt = X if is_torch_tensor(X) else torch.from_numpy(np.ascontiguousarray(X))
-                outs = [
-                    module(Xt[s : s + self.batch_size].to(device=device, dtype=dtype)).detach().cpu()
-                    for s in range(0, len(Xt), self.batch_size)
-                ]
+                outs = []
+                for s in range(0, len(Xt), self.batch_size):
+                    out = module(Xt[s : s + self.batch_size].to(device=device, dtype=dtype))
+                    if isinstance(out, (tuple, list)):
+                        read_output(tuple(out), len(Xt[s : s + self.batch_size]), name=self.name)  # raises
+                    outs.append(out.detach().cpu())
         finally:
             module.train(was_training)
-        return torch.cat(outs).double().numpy() if outs else np.zeros((0,))
+        if not outs:
+            return np.zeros((0,))
+        out = torch.cat(outs)
+        return (out.double() if out.is_floating_point() else out).numpy()
 
     def outputs(self, X) -> np.ndarray:
         """The model's raw output on ``X`` as numpy (logits of a torch module, ``predict`` of an estimator)."""
         if self.kind == "torch":
             return self._torch_outputs(X)
         if self.kind == "estimator":
-            return to_numpy(self.model.predict(to_numpy(X)))
-        return to_numpy(self.model(X))
+            out = self.model.predict(to_numpy(X))
+        else:
+            out = self.model(X)
+        return out if isinstance(out, tuple) else to_numpy(out)
 
     def predict(self, X) -> np.ndarray:
-        """Labels (or regression values) for the rows of ``X``; a torch module's logits go through argmax."""
-        out = self.outputs(X)
-        if self.kind == "torch" and out.ndim == 2:
-            out = out[:, 0] if out.shape[1] == 1 else out.argmax(axis=1)
-        return out
+        """One label per row of ``X``, read from the model's output by :func:`read_output`."""
+        return read_output(self.outputs(X), len(X), name=self.name, trusted=self.kind == "estimator")
 
     __call__ = predict
+
+    def values(self, X) -> np.ndarray:
+        """One real value per row of ``X`` (a regression model: output ``(n,)`` or ``(n, 1)``), float64."""
+        return read_output(self.outputs(X), len(X), name=self.name, regression=True)
+
+    @property
+    def classes(self):
+        """The model's classes when it names them (a scikit-learn estimator's ``classes_``), else None."""
+        return getattr(self.model, "classes_", None) if self.kind == "estimator" else None
+
+    def labels(self, y, pred, *, name: str = "y") -> np.ndarray:
+        """True labels ``y`` in the type of the predictions ``pred`` (:func:`match_labels`)."""
+        return match_labels(y, pred, name=name, classes=self.classes)
 
     def scores(self, X) -> np.ndarray:
         """Class scores (m, C): ``predict_proba`` of an estimator, logits of a torch module, a callable's output."""

@@ -22,8 +22,8 @@ import pandas as pd
 
 from robeval.core import stats
 from robeval.core.paths import PROFILES
-from robeval.core.validation import check_frame
-from robeval.mscr.protocol import mscr_value
+from robeval.core.validation import check_frame, check_unique_runs
+from robeval.mscr.protocol import check_eps_min, mscr_value
 
 _ALWAYS = PROFILES  # exact computations: comparable at every profile
 _RUNS = ("default", "paper")  # the paper's protocol with fewer runs (smoke: 10 trees, 2 runs)
@@ -97,6 +97,7 @@ class RunCube:
 
     def mscr(self, eps_min: float) -> np.ndarray:
         """Per-run MSCR in percent, shape (runs, eps_train) (Eq. 2 on the clean and the eps_min rows)."""
+        eps_min = check_eps_min(eps_min)
         return mscr_value(self.acc[:, self.row(0.0), :] / 100, self.acc[:, self.row(eps_min), :] / 100)
 
     def subset(self, seeds) -> RunCube:
@@ -111,6 +112,7 @@ def run_cube(df: pd.DataFrame) -> RunCube:
 
     Only complete runs (every eps_train x eps_test cell present) are kept, so every comparison is paired."""
     df = check_frame(df, ("seed", "eps_train", "eps_test", "acc"), "df", non_empty=True)
+    check_unique_runs(df, ("seed", "eps_train", "eps_test"), "df", hint="A run has one accuracy per cell.")
     t = df.pivot_table(index="seed", columns=["eps_test", "eps_train"], values="acc", aggfunc="mean")
     e_te = np.array(sorted(set(t.columns.get_level_values(0))), dtype=float)
     e_tr = np.array(sorted(set(t.columns.get_level_values(1))), dtype=float)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from robeval.core.ledger import EXACT, ROUNDING, RUN_SPREAD, check_ledger
-from robeval.core.validation import check_frame
+from robeval.core.validation import check_frame, check_unique_runs
 from robeval.mscr.claim_stats import (
     _ALWAYS,
     _RUNS,
@@ -601,6 +601,7 @@ def record_k_effect(
     """Fig. 4: robust accuracy with the largest k equals that with k = ``k_ref`` (paired over runs; margin 0.05 pp,
     the smallest accuracy differences Table 2a's conclusions rest on are a few hundredths of a pp)."""
     df_k = check_frame(df_k, ("seed", "k", "acc"), "df_k", non_empty=True)
+    check_unique_runs(df_k, ("seed", "k"), "df_k", hint="Fig. 4's grid has one robust accuracy per run and k.")
     t = df_k.pivot_table(index="seed", columns="k", values="acc").dropna() * 100
     ks = sorted(t.columns)
     if k_ref not in ks or len(ks) < 2:

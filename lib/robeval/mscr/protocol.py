@@ -38,7 +38,15 @@ import numpy as np
 import pandas as pd
 
 from robeval.core.seeding import keyed
-from robeval.core.validation import as_model, check_eps, check_features, check_labels, check_positive
+from robeval.core.validation import (
+    as_model,
+    check_eps,
+    check_features,
+    check_frame,
+    check_labels,
+    check_positive,
+    check_unique_runs,
+)
 from robeval.mscr.noise import unit_ball_offsets
 from robeval.mscr.separation import check_norm
 
@@ -147,13 +155,15 @@ def evaluate_levels(
     Parameters
     ----------
     predict : scikit-learn estimator, torch.nn.Module or callable
-        A fitted estimator (its ``predict`` is used), a torch module mapping float (m, d) to logits (m, C)
-        (argmax is the label), or a function mapping an (m, d) float64 array to m labels
-        (:class:`robeval.core.validation.ModelAdapter`).
+        A fitted estimator (its ``predict`` is used), a torch module or a function mapping an (m, d) float64
+        array to labels (m,), one logit column (m, 1) (binary: class = logit > 0) or scores (m, C) (argmax);
+        see :func:`robeval.core.validation.read_output`.
     X_test : array_like, shape (n, d)
         Finite test points in data units (NaN or inf raise ValueError).
     y_test : array_like, list or torch tensor, shape (n,)
-        Test labels (NaN labels raise ValueError).
+        Test labels (NaN labels raise ValueError), of the predictions' type: numbers for numbers, strings for
+        strings; an estimator's labels of the other type are mapped to its ``classes_`` by their text, anything
+        else is refused (:func:`robeval.core.validation.match_labels`).
     eps_test : sequence of float >= 0
         Noise radii (0 = clean); at least one.
     k : int >= 1
@@ -204,7 +214,8 @@ def evaluate_levels(
         slices[e] = slice(pos, pos + len(Xa))
         pos += len(Xa)
     X_all, y_all = np.concatenate(blocks), np.concatenate(labels)
-    correct = check_predictions(model.predict(X_all), len(X_all)) == y_all
+    pred = check_predictions(model.predict(X_all), len(X_all))
+    correct = pred == model.labels(y_all, pred, name="y_test")
     return [
         {
             "eps_test": float(e),
@@ -326,12 +337,28 @@ def _match_eps(values: pd.Series, eps: float) -> pd.Series:
     return np.isclose(values.to_numpy(dtype=float), float(eps), rtol=1e-9, atol=1e-12)
 
 
+def check_eps_min(eps_min) -> float:
+    eps_min = check_eps(eps_min, "eps_min")
+    if eps_min == 0:
+        raise ValueError(
+            "eps_min is 0: the robust accuracy would be the clean accuracy and MSCR 0% for every model ('perfectly "
+            "robust'). Pass the measured eps_min = min_class_separation(X, y) / 2, which is > 0 (a separation of 0, "
+            "identical points with different labels, is refused there, naming the points)."
+        )
+    return eps_min
+
+
 def mscr_per_run(df: pd.DataFrame, eps_min: float, *, by=("eps_train",)) -> pd.DataFrame:
     """Per-run MSCR from tidy rows (columns ``seed``, ``eps_test``, ``acc`` and the ``by`` columns).
 
     Returns a frame with ``by`` + ``seed`` + ``acc_clean``, ``acc_rob``, ``mscr`` (percent).
     """
     keys = list(by) + ["seed"]
+    eps_min = check_eps_min(eps_min)
+    check_frame(df, (*keys, "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d / evaluate_levels).")
+    check_unique_runs(
+        df, ("seed", *by, "eps_test"), "df", hint="Each run (seed, training level) has one accuracy per eps_test."
+    )
     clean = df[_match_eps(df["eps_test"], 0.0)].set_index(keys)["acc"]
     rob = df[_match_eps(df["eps_test"], eps_min)].set_index(keys)["acc"]
     if rob.empty:
@@ -364,6 +391,8 @@ def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = Tr
     in percent when ``percent``.
     """
     scale = 100.0 if percent else 1.0
+    check_frame(df, ("seed", "eps_train", "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d).")
+    check_unique_runs(df, ("seed", "eps_train", "eps_test"), "df", hint="Each run has one accuracy per cell.")
     stats_ = df.groupby(["eps_test", "eps_train"])["acc"].apply(lambda s: mean_ci(s * scale, level))
     out = {}
     for i, name in enumerate(("mean", "std", "margin", "n")):

@@ -297,9 +297,30 @@ def _block_plan(m: int):
 def min_class_separation(X, y, norm=np.inf, **kwargs) -> float:
     """Minimal class separation ``2r = min_{i, j : y_i != y_j} ||X_i - X_j||_p`` (exact).
 
-    Parameters and units as in :func:`nearest_other_class_distance`; returns a Python float.
+    Parameters and units as in :func:`nearest_other_class_distance`; returns a Python float > 0.
+
+    Raises ValueError naming the points when two identical points carry different labels: their separation is 0,
+    and every noise level built on it (``eps_min = 0``) would report any classifier as perfectly robust.
     """
-    return float(nearest_other_class_distance(X, y, norm, **kwargs).min())
+    dist = nearest_other_class_distance(X, y, norm, **kwargs)
+    if dist.min() > 0:
+        return float(dist.min())
+    X2, labels = _check_labelled(X, y, kwargs.get("pixel_units", False))
+    labels = labels.tolist()
+    zero = np.flatnonzero(dist == 0)
+    pairs = []
+    for i in zero:
+        same = np.flatnonzero(np.all(X2 == X2[i], axis=1) & (np.asarray(labels, dtype=object) != labels[i]))
+        pairs += [(int(i), int(j)) for j in same if j > i]
+        if len(pairs) >= 3:
+            break
+    shown = "; ".join(f"points {i} and {j} (labels {labels[i]!r} and {labels[j]!r})" for i, j in pairs[:3])
+    raise ValueError(
+        f"the class separation is 0: {len(zero)} points have an identical twin with another label, e.g. {shown}. "
+        "The minimal class separation (and eps_min = half of it) is undefined for such data: a noise level of 0 "
+        "would call every classifier perfectly robust. Drop or relabel the conflicting duplicates (e.g. keep one "
+        "label per distinct point) before measuring the separation."
+    )
 
 
 def eps_min(X, y, norm=np.inf, **kwargs) -> float:

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import check_frame as _check_frame
+from robeval.core.validation import check_unique_runs
 from robeval.realworld.robustness import correlation, real_world_robustness, trace_normalized
 
 if TYPE_CHECKING:
@@ -242,18 +244,39 @@ def scale_sweep(
     -------
     robustness : ndarray, float64, shape (len(scales), n)
     table : pandas.DataFrame with columns ``scale, pearson, spearman, mean_robustness, min_robustness``
+
+    Raises :class:`robeval.core.errors.IncompleteResult` (with the finished scales in ``partial``) when a scale
+    after the first fails.
     """
     import pandas as pd
     from tqdm.auto import tqdm
 
+    if isinstance(scales, (str, bytes)) or np.ndim(scales) != 1:
+        raise TypeError(f"scales must be a sequence of numbers (total variances), e.g. [0.5, 1.0]; got {scales!r}.")
+    bad = [s for s in scales if isinstance(s, (bool, str, bytes)) or not np.isscalar(s) or not np.isreal(s)]
+    if bad:
+        raise TypeError(f"scales must hold numbers, got {bad[0]!r}; convert strings with float(...).")
     scales = [float(s) for s in scales]
     R = np.empty((len(scales), len(X)))
     rows = []
     for k, s in enumerate(tqdm(scales, desc="scales", disable=not progress)):
         cov = trace_normalized(base_cov, s * trace)
-        R[k] = real_world_robustness(
-            predict, X, cov=cov, n_samples=n_samples, rng=keyed(seed, "sweep", s), chunk_rows=chunk_rows
-        )
+        try:
+            R[k] = real_world_robustness(
+                predict, X, cov=cov, n_samples=n_samples, rng=keyed(seed, "sweep", s), chunk_rows=chunk_rows
+            )
+        except Exception as exc:
+            if k == 0:
+                raise
+            raise IncompleteResult(
+                f"scale_sweep: scale {s:g} failed ({type(exc).__name__}: {exc}). The {k} of {len(scales)} scales "
+                f"finished before are kept: the error's .partial holds (robustness[:{k}], table). After fixing the "
+                f"cause, resume with scale_sweep(..., scales[{k}:], ...) with the same seed and concatenate: scale s "
+                "draws from keyed(seed, 'sweep', s), so that equals an uninterrupted sweep.",
+                partial=(R[:k].copy(), pd.DataFrame(rows)),
+                done=k,
+                total=len(scales),
+            ) from exc
         rows.append(
             {
                 "scale": s,
@@ -619,6 +642,7 @@ def interior_peak_margins(sweep, column: str = "pearson") -> pandas.Series:
     import pandas as pd
 
     _check_frame(sweep, ("run", "scale", column), "sweep")
+    check_unique_runs(sweep, ("run", "scale"), "sweep", hint="A run has one correlation per scale.")
     curves = sweep.pivot(index="run", columns="scale", values=column).sort_index(axis=1)
     curves = curves.loc[:, curves.notna().all(axis=0)]
     if curves.shape[1] < 3:
@@ -666,6 +690,10 @@ def sec41_statistics(points, sweep, runs, scatter_scales) -> pandas.DataFrame:
     _check_frame(points, ("run", "adv_success", "adv_robustness", "rw_peak", "rw_peak2", ida, id2a, idb), "points")
     _check_frame(sweep, ("run", "scale", "pearson"), "sweep")
     _check_frame(runs, ("run", "min_pairwise_corr"), "runs")
+    if "point" in points.columns:
+        check_unique_runs(points, ("run", "point"), "points", hint="A run has one row per test point.")
+    check_unique_runs(sweep, ("run", "scale"), "sweep", hint="A run has one row per scale.")
+    check_unique_runs(runs, ("run",), "runs", hint="One row per run.")
     random_cols = [c for c in points.columns if c.startswith("rw_random") and c.endswith(f"_{a:g}")]
     if not random_cols:
         raise ValueError(f"points has no random-covariance column rw_random<k>_{a:g} (Fig. 5).")
@@ -717,6 +745,10 @@ def fog_statistics(points, runs=None) -> pandas.DataFrame:
     import pandas as pd
 
     _check_frame(points, ("run", "adv_success", "adv_robustness", "rw_robustness", "rw_robustness2"), "points")
+    if "time" in points.columns:
+        check_unique_runs(points, ("run", "time"), "points", hint="A run has one row per test point (time).")
+    if runs is not None:
+        check_unique_runs(runs, ("run",), "runs", hint="One row per run.")
     rows = []
     for r, p in points.groupby("run", sort=True):
         ok = p["adv_success"].astype(bool)

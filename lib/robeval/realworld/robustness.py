@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 from scipy import stats
@@ -141,6 +142,11 @@ def trace_normalized(cov, scale: float = 1.0) -> np.ndarray:
     ndarray, float64, same shape as ``cov``.
     """
     C = check_covariance(cov)
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (Real, np.integer, np.floating)):
+        raise TypeError(
+            f"scale must be a number (the total variance of the perturbation), got {type(scale).__name__} {scale!r}; "
+            "pass e.g. scale=2.0 (convert strings from a settings file with float(...))."
+        )
     if not np.isfinite(scale) or scale < 0:
         raise ValueError(f"scale must be a finite number >= 0; got {scale!r}.")
     tr = np.trace(C, axis1=-2, axis2=-1)
@@ -603,8 +609,9 @@ def real_world_robustness(
     predict : callable, scikit-learn estimator or torch.nn.Module
         The black box: a function ``predict(Z) -> labels`` with ``Z`` float64 of shape (m, d) and a result of
         shape (m,) (class labels; or real values when ``threshold`` is given), a fitted estimator (its
-        ``predict`` is used) or a torch module returning logits (m, C) (argmax is the label) or values (m, 1)
-        (:class:`robeval.core.validation.ModelAdapter`).
+        ``predict`` is used) or a torch module. Outputs are read by :func:`robeval.core.validation.read_output`:
+        labels (m,), one logit column (m, 1) (binary: class = logit > 0, the same answers as the two columns
+        ``(0, logit)``), scores (m, C) (argmax); with ``threshold``, values (m,) or (m, 1).
     X : array_like, shape (n, d)
         Unperturbed points (finite reals; converted to float64).
     cov : array_like, shape (d, d) or (n, d, d), optional
@@ -690,9 +697,9 @@ def real_world_robustness(
     elif not callable(sampler):
         raise ValueError("sampler must be callable as sampler(x, index, n_samples, rng).")
     model = as_model(predict, name="predict")
-    predict = model.predict
-    rngs = point_rngs(rng, n)
     regression = threshold is not None
+    predict = model.values if regression else model.predict
+    rngs = point_rngs(rng, n)
     _check_budget(predict, X, n * (n_max if adaptive else n_samples), allow_large)
 
     # base predictions f(x_t), chunked like the samples

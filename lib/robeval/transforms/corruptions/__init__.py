@@ -101,6 +101,24 @@ def severity_params(name: str) -> tuple:
     return _PARAMS[name]
 
 
+PARAM_BOUND = 10  # a CIFAR-10-C parameter may reach this multiple of the largest published value of its component
+
+
+def _check_bound(name: str, param: tuple) -> None:
+    """ValueError when a component of a CIFAR-10-C parameter exceeds :data:`PARAM_BOUND` times the largest published
+    value of that component: such a value corrupts nothing more on a 32x32 image, but a blur kernel built from it
+    (e.g. a defocus radius of 1e5) would need hundreds of GiB."""
+    published = [p if isinstance(p, tuple) else (p,) for p in _C_PARAMS[name]]
+    for i, v in enumerate(param):
+        top = max(1.0, max(abs(float(p[i])) for p in published))
+        if abs(v) > PARAM_BOUND * top:
+            raise ValueError(
+                f"{name} parameter {param} has component {i} = {v:g}, more than {PARAM_BOUND} x the largest published "
+                f"value ({top:g}): that would build kernels or masks far larger than a 32x32 image (or run out of "
+                f"memory). Pass |value| <= {PARAM_BOUND * top:g}; published parameters: {_C_PARAMS[name]}."
+            )
+
+
 def _check_param(name: str, param):
     if name in _C_PARAMS:
         ref = _C_PARAMS[name][0]
@@ -110,12 +128,17 @@ def _check_param(name: str, param):
                     f"{name} takes a parameter tuple of length {len(ref)} like {ref}; got {param!r}. "
                     f"Published values: {_C_PARAMS[name]}."
                 )
-            param = tuple(float(p) for p in param)
+            try:
+                param = tuple(float(p) for p in param)
+            except (TypeError, ValueError):
+                raise TypeError(f"{name} takes a tuple of {len(ref)} numbers like {ref}; got {param!r}.") from None
             if not all(np.isfinite(param)):
                 raise ValueError(f"{name} parameter must be finite, got {param}.")
+            _check_bound(name, param)
             return param
         if isinstance(param, bool) or not isinstance(param, Real) or not np.isfinite(param) or param < 0:
             raise ValueError(f"{name} takes one non-negative number like {ref}; got {param!r}.")
+        _check_bound(name, (param,))
         return param
     if isinstance(param, bool) or not isinstance(param, Real) or not 0 <= float(param) <= 10:
         raise ValueError(f"{name} takes a magnitude level in [0, 10] (published: {_PARAMS.get(name)}); got {param!r}.")
