@@ -27,7 +27,7 @@ def test_the_waves_fill_the_notebooks_stores(tmp_results):
     plan = waves.grids(cfg, levels)
     fields = {"mode": cfg.noise_mode, "cfg.dataset": cfg.dataset, "norm_label": "Linf", "main": cfg.noise_mode}
     templates = _notebook_store_templates()
-    assert len(templates) == 3  # RF (both modes, one template), Fig. 4, 1-NN
+    assert len(templates) == 3  # RF and 1-NN (both modes, one template each), Fig. 4
     names = set()
     for t in templates:
         for mode in protocol.NOISE_MODES if "{mode}" in t else [None]:
@@ -40,6 +40,8 @@ def test_the_waves_fill_the_notebooks_stores(tmp_results):
         "mscr_2d_rf_iid_B_Linf": cfg.runs * per_run * per_run,
         "mscr_2d_rf_shared_offsets_B_Linf": cfg.runs_shared * per_run * per_run,
         "mscr_2d_1nn_iid_B_Linf": cfg.runs_1nn * per_run * per_run,
+        # the 1-NN under the other reading of the noise too (issue 38), paired with the forest's shared runs
+        "mscr_2d_1nn_shared_offsets_B_Linf": min(cfg.runs_1nn, cfg.runs_shared) * per_run * per_run,
         "mscr_2d_k_effect_B_Linf": cfg.k_effect_runs * len(cfg.k_effect_ks),
     }
     for name, (cells, config, _) in plan.items():

@@ -194,8 +194,8 @@ def check_stored_results(paths: list[Path], profile: str) -> None:
     missing = []
     for path in paths:
         exp = by_notebook.get(path.stem)
-        if exp is None:
-            continue
+        if exp is None or not _has_compute_cells(path):
+            continue  # a notebook without compute cells (00) stores no results: its replot reads none
         folder = project.results_dir(profile) / exp
         if not folder.is_dir() or not any(folder.iterdir()):
             missing.append((path.stem, folder))
@@ -207,6 +207,14 @@ def check_stored_results(paths: list[Path], profile: str) -> None:
             f"{profile!r} ({missing[0][1]} is missing or empty). Compute them first, without --replot: "
             f"robeval run --profile {profile} --only {numbers}"
         )
+
+
+def _has_compute_cells(path: Path) -> bool:
+    """Whether the notebook at ``path`` has a cell tagged ``compute`` (one that a replot leaves out)."""
+    import json
+
+    cells = json.loads(Path(path).read_text(encoding="utf-8")).get("cells", [])
+    return any("compute" in c.get("metadata", {}).get("tags", []) for c in cells)
 
 
 def _estimate(path: Path, profile: str) -> str:

@@ -401,14 +401,15 @@ def record_table2a_cells(
     return [
         ledger.whole_table(
             "T2a_acc", "Table 2a", f"the {len(acc)} RF accuracy cells [%] (eps_test / eps_train)", cells=acc,
-            tolerance=tol["acc"][0], tolerance_basis=tol["acc"][1], comparable_at=comparable_at,
+            tolerance=tol["acc"][0], tolerance_basis=tol["acc"][1], comparable_at=comparable_at, family="Table 2a",
             note="cells: eps_test/eps_train; the heatmap of their standardised differences is the notebook's "
             "Table 2a figure",
             **lab,
         ),
         ledger.whole_table(
             "T2a_mscr", "Table 2a", f"the {len(mscr)} RF MSCR values [%] (one per eps_train)", cells=mscr,
-            tolerance=tol["mscr"][0], tolerance_basis=tol["mscr"][1], comparable_at=comparable_at, **lab,
+            tolerance=tol["mscr"][0], tolerance_basis=tol["mscr"][1], comparable_at=comparable_at,
+            family="Table 2a", **lab,
         ),
     ]  # fmt: skip
 
@@ -451,6 +452,8 @@ def record_row_best(
                     effect=float(srt[-1] - srt[-2]),
                     paper=f"best column eps_train = {best}",
                     central=(prefix == "T2a_best" and i in (0,)),
+                    # the bold cells are Table 2a's own family; the central one stays in the notebook's
+                    **({} if (prefix == "T2a_best" and i == 0) else {"family": "Table 2a"}),
                     comparable_at=comparable_at,
                     note="paired difference best − runner-up over runs; effect = published gap to the second-best column",
                     **lab,
