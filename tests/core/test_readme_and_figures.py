@@ -21,14 +21,71 @@ def _readme_flat() -> str:
     return " ".join(_readme().split())
 
 
+def _doc_flat(name: str) -> str:
+    """A docs page (``docs/<name>``) with every run of whitespace as one space."""
+    return " ".join((paths.ROOT / "docs" / name).read_text(encoding="utf-8").split())
+
+
+def _block(text: str, start: str = README_START, end: str = README_END) -> str:
+    return text.split(start, 1)[1].split(end, 1)[0].strip()
+
+
 def test_readme_claims_summary_is_generated_from_the_ledgers():
+    """One set of counts everywhere: the README's table, the site's home page and the detailed results page are
+    generated from the ledgers by one function each, and the README and the home page show the same table."""
+    from robeval.core.report import front_block
+
+    assert _block(_readme()) == front_block().strip(), "run `robeval report` to regenerate the README's table"
+    home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert _block(home) == _block(_readme()), "the site's home page shows the README's table"
+    detail = (paths.ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    assert _block(detail) == readme_block("default").strip()
+    f0, f1 = "<!-- findings:start -->", "<!-- findings:end -->"
+    assert _block(home, f0, f1) == _block(_readme(), f0, f1), "the home page shows the README's findings"
+
+
+def test_front_table_recounts_the_ledgers():
+    """The front table's counts recomputed here from the ledger files themselves: central rows that are not a
+    single reading of an ambiguous statement, per paper and profile, by verdict."""
+    import json
+
+    from robeval.core.report import front_counts
+
+    got = {(r["paper"], r["profile"]): r for r in front_counts()}
+    for profile in ("default", "paper"):
+        by_paper = {}
+        for f in sorted((paths.ROOT / "results" / profile / "claims").glob("*.json")):
+            d = json.loads(f.read_text(encoding="utf-8"))
+            by_paper.setdefault(d["paper"], []).extend(c for c in d["claims"] if c["central"] and not c["part_of"])
+        for paper, rows in by_paper.items():
+            if paper == "core":
+                continue
+            r = got[(paper, profile)]
+            assert r["central"] == len(rows)
+            for v in ("reproduced", "contradicted", "inconclusive", "not comparable", "erratum", "consistency"):
+                assert r[v] == sum(c["verdict"] == v for c in rows), (paper, profile, v)
+    # notebook 02 has no paper-profile ledger: its central claims count as not run there
+    assert got[("mscr", "paper")]["not run"] > 0 and got[("mscr", "default")]["not run"] == 0
+
+
+def test_the_readme_is_a_front_door():
+    """The README stays short (what was reproduced, findings, two commands, figures, how to cite); operations go
+    to docs pages, which the docs build includes."""
     text = _readme()
-    block = text.split(README_START, 1)[1].split(README_END, 1)[0].strip()
-    assert block == readme_block("default").strip(), "run `robeval report` to regenerate the README's summary"
+    assert len(text.splitlines()) <= 200
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads[:2] == ["## What was reproduced", "## Findings that matter"] and "## How to cite" in heads
+    nav = (paths.ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in ("running.md", "results.md", "findings.md", "reliability.md", "speed.md", "layout.md"):
+        assert (paths.ROOT / "docs" / page).is_file() and page in nav and f"docs/{page}" in text
 
 
 def test_every_finding_points_to_a_ledger_row_with_that_verdict():
-    text = _readme()
+    for text in (_readme(), (paths.ROOT / "docs" / "findings.md").read_text(encoding="utf-8")):
+        _check_findings(text)
+
+
+def _check_findings(text: str) -> None:
     findings = text.split("<!-- findings:start -->", 1)[1].split("<!-- findings:end -->", 1)[0]
     bullets = []  # a bullet and its indented continuation lines
     for line in findings.splitlines():
@@ -80,7 +137,7 @@ def test_readme_paper_scale_table2a_numbers_match_the_paper_results():
     # under the test its sentence names: recompute them from those rows
     (led,) = [d for d in load_ledgers("paper") if d["notebook"] == "01_mscr_2d"]
     rows = {c["id"]: c for c in led["claims"]}
-    text = _readme_flat()
+    text = _doc_flat("findings.md")
     shared, iid = rows["T2a_acc.shared"], rows["T2a_acc.iid"]
     assert shared["margin"] == iid["margin"] and f"the sheet's own uncertainty ({shared['margin']:.3f} pp)" in text
 
@@ -103,7 +160,7 @@ def test_readme_paper_profile_row_of_notebook_01_counts_its_ledgers():
         return sum(c["verdict"] == verdict for c in rows)
 
     paper, scaled = rows_01("paper", "replication"), rows_01("default", "scaled replication")
-    text = _readme_flat()
+    text = _doc_flat("running.md")
     assert (
         f"Of its {len(paper)} replication rows {n(paper, 'reproduced')} are reproduced, "
         f"{n(paper, 'contradicted')} contradicted and {n(paper, 'inconclusive')} inconclusive "

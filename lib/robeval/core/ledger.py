@@ -26,34 +26,57 @@ models (``about="models"``) is decided only over >= 3 independent trainings.
 Verdicts, and the classes that may carry them (:data:`ALLOWED`)
 ----------------------------------------------------------------
 ``reproduced`` / ``contradicted``
-    replications only. For a number (:meth:`Ledger.value`): *equivalent within ± margin* — our CI lies inside
-    (outside) ``paper ± margin``, the margin stated and defended on the row (``margin_basis``). For a statement
-    (:meth:`Ledger.comparison`): the CI of the paired difference / trend excludes 0 on the claimed (other) side,
-    after Holm's correction over the notebook's family of central comparisons.
+    replications only. For a number (:meth:`Ledger.value`): our CI of (ours − paper), carrying the paper's own
+    uncertainty where it gives one, lies inside (outside) ``paper ± margin``, the margin defended on the row
+    (``margin_basis``); a whole table (:meth:`Ledger.whole_table`) within one tolerance. For a statement
+    (:meth:`Ledger.comparison`): the CI of the paired difference / trend excludes 0 on the claimed (other) side.
 ``inconclusive``
-    the evidence cannot decide; the row says what would (runs, a valid interval, the paper's intended reading).
+    the evidence cannot decide, or a decision is fragile; the row says what would decide it.
 ``not comparable``
     the protocol is scaled beyond the mechanism the claim is about (the row says why); numbers are shown.
 ``consistency`` / ``erratum``
-    reanalyses and derivations: the paper's statement holds on its own artefacts / closed forms, or not. An
-    erratum must exceed the paper's own noise (``noise=`` of :meth:`Ledger.consistency`).
+    reanalyses and derivations: the paper's statement holds on its own artefacts / closed forms, or not.
 ``verified`` / ``failed``
     environment checks.
+
+One rule set for every row (enforced here, never chosen per row)
+-----------------------------------------------------------------
+1. *Stable decisions* (:meth:`Ledger.finalise`, :mod:`robeval.core.decisions`): a decision stands only when an
+   independent rerun at the same n would reach it again with probability >= 0.8 at the observed effect; else the
+   row is fragile, inconclusive, and names the n that would make it stable (``stability``, ``stable_n``).
+2. *Multiplicity over every decision*: every test of a notebook is Holm-corrected in its family — the notebook
+   (all its tests), or for a non-central row a table or figure it names (``family=``); central rows always in
+   the notebook's. A row without a p-value (no standard error) decides nothing.
+3. *Values against the paper's own uncertainty*: the paper's standard error enters the interval; a test whose
+   interval is wider than its margin band decides nothing either way; a whole table gets one tolerance.
+4. *Readings wherever the paper is ambiguous* (:data:`robeval.core.ambiguities.AMBIGUITIES`): every row that
+   depends on a registered ambiguity is tested under each reading (:meth:`Ledger.under_readings`) and decided
+   only when all agree; :meth:`Ledger.save` refuses a dependent row recorded under one reading.
+5. *One standard for errata*: every erratum exceeds the paper's own noise, named by ``noise_basis``
+   (:data:`NOISE_BASES`): print rounding only for a number printed twice from one run, else the paper's
+   run-to-run spread; exact only for text, counts and closed forms. A failed check without a noise test is
+   inconclusive, never an erratum.
+6. *Claims about methods follow from the unit*: a sampled statement is about models unless the row says what
+   else it is about (``about``, :data:`ABOUT`); a claim about models is decided, in either direction and whatever
+   the evidence class, only over >= 3 independent trainings (:data:`TRAINING_UNITS`).
 
 Rules (one method each)
 -----------------------
 * :meth:`Ledger.value` — a number: equivalence within a stated margin (exact estimates: ``|ours − paper| ≤ margin``).
+* :meth:`Ledger.whole_table` — a table: every cell within one tolerance, from the cells' standardised differences.
 * :meth:`Ledger.comparison` — "A beats B" (and trends): the CI of the difference (rank correlation) excludes 0.
 * :meth:`Ledger.fact` — a statement decided exactly on our data (no sampling error): holds or not.
 * :meth:`Ledger.consistency` — the authors' artefacts against each other or against a closed form.
-* :meth:`Ledger.readings` — a statement the paper leaves ambiguous, tested under every reasonable reading: it is
-  decided only when all readings agree.
+* :meth:`Ledger.readings` / :meth:`Ledger.under_readings` — a statement the paper leaves ambiguous, tested under
+  every reading: decided only when all readings agree.
 * :meth:`Ledger.unavailable` — a claim whose statistic this run cannot compute (its inputs do not exist, e.g. no
   easy training image): inconclusive, saying what is missing.
 
-Every row records its test (``rule``), confidence ``level``, ``n_runs`` with its ``unit``, and, where an effect
-size is known, the ``power`` the test had; an inconclusive row says what would ``decide`` it. A percentile
-bootstrap needs at least :data:`MIN_BOOTSTRAP_N` independent units to decide anything.
+Every row records its test (``rule``), confidence ``level``, ``n_runs`` with its ``unit``, its decision's
+``p_value``, family and Holm-adjusted p, its ``stability``, and, where an effect size is known, the ``power`` the
+test had; an inconclusive row says what would ``decide`` it. A percentile bootstrap needs at least
+:data:`MIN_BOOTSTRAP_N` independent units to decide anything. A saved ledger is checked against this vocabulary
+when it is loaded (:func:`check_saved_ledger`).
 """
 
 from __future__ import annotations
@@ -303,8 +326,9 @@ class Ledger:
     the claim is about survive this profile's scaling; default True), ``mechanism`` (why, or why not),
     ``scaled`` (what this row scales beyond the profile's scaling, e.g. "48 augmentation samples instead of
     100k"), ``full_scale`` (this row's computation is not touched by the profile's scaling, e.g. an exact
-    statistic of the whole dataset: it stays a ``replication``), ``about_models`` (the claim is about training methods or models: decided only over >= 3 independent
-    trainings).
+    statistic of the whole dataset: it stays a ``replication``), ``about`` (what the claim is about, :data:`ABOUT`;
+    sampled statements default to ``"models"``: decided only over >= 3 independent trainings), ``family`` (a
+    table or figure whose tests are Holm-corrected together, non-central rows only).
     """
 
     paper: str
@@ -445,7 +469,7 @@ class Ledger:
 
         Reproduced when the interval excludes 0 on that side, contradicted when it excludes 0 on the other
         side, inconclusive otherwise. ``effect`` (the paper's own effect size, if it reports one) gives the
-        power the test had. Central comparisons of a notebook are Holm-corrected together on :meth:`save`.
+        power the test had. Every test of the notebook is Holm-corrected in its family on :meth:`finalise`.
         """
         from robeval.core.stats import power_to_detect, runs_needed
 
