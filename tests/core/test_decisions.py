@@ -55,10 +55,14 @@ def test_stability_is_the_power_of_the_same_test_at_the_observed_effect():
     # normal: an effect of (1.96 + 0.8416) se is detected again with probability 0.8
     z80 = 1.959964 + st.norm.ppf(0.8)
     assert dc.rerun_probability(_diff(z80, 1.0), dc.CLAIMED, 0.05) == pytest.approx(0.8, abs=1e-6)
-    # t with 2 df: the noncentral t's power (the rerun estimates its own spread)
+    # t with 2 df: the noncentral t's power (the rerun estimates its own spread), with the spread at its upper 80%
+    # confidence bound: sqrt(2 / chi2.ppf(0.2, 2)) = 2.117 times the observed
     t2 = _diff(10.0, 1.0, n=3, df=2)
-    want = st.nct.sf(st.t.ppf(0.975, 2), 2, 10.0)
+    k = np.sqrt(2 / st.chi2.ppf(0.2, 2))
+    assert dc.spread_factor(2) == pytest.approx(k) and k == pytest.approx(2.1169, abs=1e-4)
+    want = st.nct.sf(st.t.ppf(0.975, 2), 2, 10.0 / k)
     assert dc.rerun_probability(t2, dc.CLAIMED, 0.05) == pytest.approx(want, rel=1e-12)
+    assert dc.spread_factor(math.inf) == 1.0 and dc.spread_factor(1199) == pytest.approx(1.0177, abs=1e-4)
     # with a floor (a published value's se) only our part is redrawn: se 1 of which floor 0.6 -> own 0.8
     fl = dc.Test(dc.EQUIVALENCE, 0.0, 1.0, math.inf, 24, 0.6, 3.0)
     room = 3.0 - 1.959964
@@ -111,13 +115,14 @@ def _flips(effects, n, reruns, rule):
 
 
 def test_decided_verdicts_survive_independent_reruns():
-    """A notebook of 20 rows: 14 null effects and 6 real ones (standardised effect ±9 at n = 10 runs, both
-    directions). Over 40 pairs of independent reruns, the ledger's rules change at most 5% of the decided
-    verdicts and never turn reproduced into contradicted or back; each row's own 95% CI alone (the rule before)
-    decides the nulls at 5% each and changes more than twice as many."""
+    """A notebook of 20 rows: 14 null effects and 6 real ones (standardised effect ±9 at n = 24 runs, both
+    directions, as notebook 01's default profile). Over 40 pairs of independent reruns, the ledger's rules change
+    at most 5% of the decided verdicts and never turn reproduced into contradicted or back; each row's own 95% CI
+    alone (the rule before) decides the nulls at 5% each and changes more than twice as many (about 11%). Effects
+    nearer the threshold flip more under any rule (next test)."""
     effects = [0.0] * 14 + [9.0, -9.0, 9.0, 9.0, -9.0, 9.0]
-    dec_new, flip_new, opp_new = _flips(effects, 10, 40, "new")
-    dec_old, flip_old, _ = _flips(effects, 10, 40, "old")
+    dec_new, flip_new, opp_new = _flips(effects, 24, 40, "new")
+    dec_old, flip_old, _ = _flips(effects, 24, 40, "old")
     assert dec_new > 0.9 * 40 * 6  # the real effects are decided
     assert flip_new / dec_new <= 0.05 and opp_new == 0
     assert flip_old / dec_old > 2 * flip_new / dec_new
@@ -126,6 +131,6 @@ def test_decided_verdicts_survive_independent_reruns():
 def test_a_row_at_the_threshold_flips_whatever_the_rule():
     """What no rule can promise: a true effect at the decision threshold is decided in about half of the runs,
     so a rerun changes about half of those decisions. The stability gate moves the threshold, not this."""
-    effects = [3.15]  # one row (family of 1) at n = 10: stability 0.8 needs an observed t of 3.15
+    effects = [4.07]  # one row (family of 1) at n = 10: stability 0.8 needs an observed t of 4.07
     dec, flip, opp = _flips(effects, 10, 200, "new")
     assert 0.25 < flip / dec < 0.75 and opp == 0

@@ -424,15 +424,15 @@ def test_holm_covers_every_test_of_the_notebook_and_central_rows_stay_in_it():
 
 def test_a_decision_stands_only_when_a_rerun_would_reach_it_again():
     """Stability: p = 0.039 alone (t = 4.90 over 3 runs, 2 df) passes the test, but a rerun at n = 3 reaches it
-    with probability 0.705 (noncentral t, 2 df, ncp 4.90, critical t 4.30): fragile, inconclusive, naming the n
-    that would make it stable (4 runs: ncp 5.66, critical t 3.18)."""
+    with probability 0.268 (noncentral t, 2 df, critical t 4.30, the spread at its upper 80% bound: ncp
+    4.90 / 2.117): fragile, inconclusive, naming the n that would make it stable (5 runs)."""
     led = ledger()
     iv = stats.mean_interval([5.2, 3.4, 7.1])
     row = led.comparison("a", "T1", "gain > 0", interval=iv, central=True, **R)
     assert row.verdict == REPRODUCED and row.p_value == pytest.approx(0.0392, abs=1e-4)
     led.finalise()
     assert row.verdict == INCONCLUSIVE and row.decides.startswith("fragile")
-    assert row.stability == pytest.approx(0.705, abs=0.001) and row.stable_n == 4
+    assert row.stability == pytest.approx(0.268, abs=0.001) and row.stable_n == 5
     strong = stats.mean_interval(np.linspace(4.0, 6.0, 12))
     s = led.comparison("b", "T1", "gain > 0", interval=strong, central=True, **R)
     led.finalise()

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import nbformat
+import numpy as np
 import pytest
 
 from robeval.core import site
@@ -181,14 +182,10 @@ def test_site_hides_injected_parameters_and_tidies_compute_only_sections():
 
 
 def test_png_size_and_gallery_images_state_their_size(tmp_path):
-    import matplotlib
+    import matplotlib.image
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = plt.figure(figsize=(3, 2), dpi=50)
-    fig.savefig(tmp_path / "m_fig6a.png")
-    plt.close(fig)
+    # an image of exactly 150 x 100 pixels, whatever savefig settings another test left behind
+    matplotlib.image.imsave(tmp_path / "m_fig6a.png", np.zeros((100, 150, 3)))
     assert site.png_size(tmp_path / "m_fig6a.png") == (150, 100)
     (tmp_path / "bad.png").write_bytes(b"GIF89a" + bytes(30))
     with pytest.raises(ValueError, match="not a PNG"):
@@ -345,6 +342,12 @@ def test_site_builds_quickly_from_stored_results(smoke_site):
         assert smoke_site["seconds"] < 180, f"site build took {smoke_site['seconds']:.0f} s"
     root = smoke_site["dir"]
     for page in ("index.html", "ledger.html", "gallery.html", "rerun.html", "api/core.html", "usage.html"):
+        assert (root / page).is_file(), page
+    # the home page opens with the results: the per-paper table of central claims by verdict and the findings
+    home = (root / "index.html").read_text(encoding="utf-8")
+    assert "central claims" in home and "not run" in home and "Findings that matter" in home
+    assert home.index("central claims") < home.index("The library")
+    for page in ("results.html", "findings.html", "running.html", "reliability.html"):
         assert (root / page).is_file(), page
 
 

@@ -1084,7 +1084,7 @@ class Ledger:
                 c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
                 c.decides = (
                     f"fragile: a rerun at n = {c.n_runs} reaches '{c.unadjusted}' with probability "
-                    f"{c.stability:.2f} (< {_decisions.STABLE}) at Holm level {level:.3g}; stable at {need}"
+                    f"{c.stability:.3f} (< {_decisions.STABLE}) at Holm level {level:.3g}; stable at {need}"
                 )
         for c in self.claims:
             if c.kind == "readings" and getattr(c, "_readings", None):
