@@ -429,3 +429,27 @@ def test_method_transforms_apply_one_instance(images, name):
         assert all(np.array_equal(o, out[0]) for o in out)
     with pytest.raises(ValueError, match="Unknown method"):
         method_transform("cutout")
+
+
+def test_msd_summaries_refuse_duplicated_runs():
+    """Runs are units (issue 36): a powerset frame or a Fig. 2b run concatenated twice is refused, naming the
+    repeated keys, instead of being averaged in silently."""
+    import pandas as pd
+
+    from robeval.msd import tables
+
+    rows = pd.DataFrame(
+        {"scheme": ["a", "a", "b", "b"], "corruption": ["fog"] * 4, "severity": [1, 2, 1, 2],
+         "error": [0.1, 0.2, 0.3, 0.4], "msd": [1.0, 2.0, 3.0, 4.0], "mmd": [1.0, 1.0, 1.0, 1.0]}
+    )  # fmt: skip
+    assert len(tables.average_over_severities(rows)) == 2
+    with pytest.raises(ValueError, match="appear more than once, e.g. scheme='a'"):
+        tables.average_over_severities(pd.concat([rows, rows]))
+    errors = pd.DataFrame({"fraction": [0.0, 1.0], "run": [0, 0], "corruption": ["impulse_noise"] * 2,
+                           "error": [0.5, 0.1]})  # fmt: skip
+    dist = pd.DataFrame({"fraction": [0.0, 1.0], "run": [0, 0], "mmd": [1.0, 0.0], "msd": [1.0, 0.0]})
+    assert tables.toy_per_run(errors, dist)["error"].shape == (1, 2)
+    with pytest.raises(ValueError, match="errors hold"):
+        tables.toy_per_run(pd.concat([errors, errors]), dist)
+    with pytest.raises(ValueError, match="distances hold"):
+        tables.toy_per_run(errors, pd.concat([dist, dist]))

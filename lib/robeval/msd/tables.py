@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robeval.core.validation import check_frame as _check_frame
+from robeval.core.validation import check_unique_runs
 from robeval.msd.published import PAPER_SPEARMAN_THRESHOLD
 from robeval.transforms import augmentations as aug
 
@@ -63,6 +64,8 @@ def average_over_severities(df) -> pandas.DataFrame:
     if "family" in df:
         df = df.assign(family=df["family"].fillna("powerset"))
     keys = [k for k in ("scheme", "family", "n_ops", "corruption") if k in df]
+    # one row per (scheme, corruption, severity[, run]): a frame concatenated twice would be averaged silently
+    check_unique_runs(df, keys + [k for k in ("severity", "run", "seed") if k in df], "the powerset rows")
     return df.groupby(keys, sort=False, dropna=False)[cols].mean().reset_index()
 
 
@@ -351,6 +354,9 @@ def toy_per_run(errors, distances, corruption: str = "impulse_noise") -> dict:
     dist = _check_frame(pd.DataFrame(distances), ("fraction", "run", "mmd", "msd"), "distances")
     err = _check_frame(pd.DataFrame(errors), ("fraction", "run", "corruption", "error"), "errors")
     sel = err[err["corruption"] == corruption]
+    # runs are units: one row per (run, fraction[, severity]) — a repeated run would be averaged in silently
+    check_unique_runs(sel, ["run", "fraction"] + [k for k in ("severity",) if k in sel], "errors")
+    check_unique_runs(dist, ["run", "fraction"] + [k for k in ("draw", "sample") if k in dist], "distances")
     out = {"error": sel.pivot_table(index="run", columns="fraction", values="error", aggfunc="mean")}
     for v in ("msd", "mmd"):
         out[v] = dist.pivot_table(index="run", columns="fraction", values=v, aggfunc="mean")
