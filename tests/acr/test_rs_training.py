@@ -261,3 +261,16 @@ def test_trained_model_is_cached_and_the_warm_up_shared(tmp_path, monkeypatch):
     m4, _ = trained_model(cfg_a, config, x, y, "cpu")
     for a, b in zip(m2.state_dict().values(), m4.state_dict().values()):
         torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_per_seed_table_refuses_a_certification_counted_twice():
+    """Runs are units (issue 36): the same (sigma, variant, seed, test image) certified twice is refused."""
+    import pandas as pd
+
+    from robeval.acr.training_tables import per_seed_table
+
+    cert = pd.DataFrame({"sigma": 0.5, "variant": "gaussian", "seed": 0, "idx": [0, 1], "label": [1, 2],
+                         "predict": [1, 2], "radius": [0.3, 0.1], "correct": [1, 1]})  # fmt: skip
+    assert len(per_seed_table(cert, [0.0, 0.25])) == 1
+    with pytest.raises(ValueError, match="appear more than once, e.g. sigma=0.5, variant='gaussian', seed=0, idx=0"):
+        per_seed_table(pd.concat([cert, cert]), [0.0, 0.25])

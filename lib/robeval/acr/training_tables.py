@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from robeval.acr.ecdf import ecdf_curves
 from robeval.acr.metrics import certification_table
-from robeval.core.validation import check_frame
+from robeval.core.validation import check_frame, check_unique_runs
 
 # --------------------------------------------------------------------------------------------
 # result tables of the variant grid (notebook 09)
@@ -46,6 +46,8 @@ def per_seed_table(cert, radii):
         Index ``(sigma, variant, seed)`` (order of appearance), columns ``ACR`` and one per radius (percent).
     """
     _check_columns(cert, ("sigma", "variant", "seed"), "cert", "pass the 'cert' records of run_variant.")
+    if "idx" in cert:  # runs are units: one certification per (sigma, variant, seed, test image)
+        check_unique_runs(cert, ["sigma", "variant", "seed", "idx"], "cert")
     frames = {key: g for key, g in cert.groupby(["sigma", "variant", "seed"], sort=False)}
     tab = certification_table(frames, radii)
     tab.index.names = ["sigma", "variant", "seed"]
