@@ -783,7 +783,7 @@ def test_committed_default_ledger_is_rebuilt_from_its_csvs(stem, experiment, fn,
     getattr(mc, fn)(led, cfg, ROOT / "results" / "default" / experiment)
     led.cover(mc.INDEX_01 if stem.startswith("01") else mc.INDEX_02)
     led.check_coverage()
-    led.adjust()  # Holm's correction, as on save
+    led.finalise()  # the family rules, as on save
     rebuilt = {c.id: (c.verdict, c.evidence, asdict(c)["estimate"]) for c in led.claims}
     assert rebuilt == {c["id"]: (c["verdict"], c.get("evidence"), c["estimate"]) for c in saved["claims"]}
 

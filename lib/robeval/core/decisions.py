@@ -221,12 +221,15 @@ def n_for_stability(test: Test, decision: str, alpha: float, target: float = STA
     if decision == NONE or test.n < 1 or test.own_se == 0:
         return None
 
-    def ok(n):
-        return rerun_probability(at_n(test, n), decision, alpha) >= target
+    return _smallest_n(lambda n: rerun_probability(at_n(test, n), decision, alpha) >= target, test.n, n_max)
 
-    if ok(test.n):
-        return test.n
-    hi = max(2, test.n)
+
+def _smallest_n(ok, n0: int, n_max: int):
+    """The smallest n >= ``n0`` with ``ok(n)`` (``ok`` monotone in n): doubling, then bisection; None past
+    ``n_max``."""
+    if ok(n0):
+        return n0
+    hi = max(2, n0)
     while not ok(hi):
         hi *= 2
         if hi > n_max:
@@ -308,22 +311,7 @@ def decision_n(test, decision: str, alpha: float, target: float = STABLE, n_max:
     if decision == NONE or any(c.own_se == 0 for c in test.cells):
         return None
 
-    def ok(n):
-        return table_rerun(_as_table(test, n), decision, alpha) >= target
-
-    n0 = test.n
-    if ok(n0):
-        return n0
-    hi = max(2, n0)
-    while not ok(hi):
-        hi *= 2
-        if hi > n_max:
-            return None
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return int(hi)
+    return _smallest_n(lambda n: table_rerun(_as_table(test, n), decision, alpha) >= target, test.n, n_max)
 
 
 def replication_tolerance(published_se, alpha: float = ALPHA, power: float = 0.9) -> float:

@@ -752,17 +752,15 @@ class Ledger:
         parts = [self.get(i) for i in ids]
         verdicts = {p.verdict for p in parts}
         verdict = verdicts.pop() if len(verdicts) == 1 else INCONCLUSIVE
+        claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
+        claim.stability = None
         if missing and verdict in _DECIDED:
             claim.verdict = INCONCLUSIVE
             claim.decides = f"runs under the reading(s) {', '.join(missing)} too (not run at this profile; {ambiguity})"
-            claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
-            claim.stability = None
             return
         if verdict == CONTRADICTED and contradiction_needs:
             # every reading we could run contradicts, but the statement can only be refuted with more
             claim.verdict, claim.decides = INCONCLUSIVE, contradiction_needs
-            claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
-            claim.stability = None
             return
         if verdict == INCONCLUSIVE:
             decided = [p for p in parts if p.verdict in _DECIDED]
@@ -776,7 +774,6 @@ class Ledger:
         else:
             decides = ""
         claim.verdict, claim.decides = verdict, decides
-        claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
         stab = [p.stability for p in parts if p.stability is not None]
         claim.stability = min(stab) if stab and verdict in _DECIDED else None
         bases = {p.noise_basis for p in parts}
@@ -1092,8 +1089,6 @@ class Ledger:
         for c in self.claims:
             c._final = (c.verdict, c.decides)
         return tests
-
-    adjust = finalise  # the name earlier notebooks and tests used
 
     def cover(self, index) -> None:
         """Record the part of the paper's claims index that this notebook covers: entries

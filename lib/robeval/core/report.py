@@ -404,13 +404,11 @@ def front_counts() -> list[dict]:
     ``CLAIMS.md``."""
     from robeval.core.paths import PROFILES
 
-    base = {d["notebook"]: d for d in load_ledgers("default")}
+    by_profile = {prof: {d["notebook"]: d for d in load_ledgers(prof)} for prof in PROFILES if prof != "smoke"}
+    base = by_profile["default"]
     out = []
     for paper in (p for p in PAPERS if p != "core"):
-        for profile in PROFILES:
-            if profile == "smoke":
-                continue
-            ledgers = {d["notebook"]: d for d in load_ledgers(profile)} if profile != "default" else base
+        for profile, ledgers in by_profile.items():
             mine = [d for d in ledgers.values() if d["paper"] == paper]
             if not mine:
                 continue
