@@ -204,3 +204,39 @@ def test_verdicts_do_not_depend_on_the_thread_count(stem, tmp_path, monkeypatch)
             {c["id"]: (c["verdict"], c["estimate"], c["ci"]) for c in json.loads(claims_file.read_text())["claims"]}
         )
     assert ledgers[0] == ledgers[1]
+
+
+# sections that state no result of their own: the environment report of 00, compute-only sections whose results the
+# next section shows and states, and the claims index that closes every notebook
+SECTIONS_WITHOUT_FINDING = {
+    "Hardware",
+    "What each profile resolves to",
+    "Compute",
+    "What the claims are judged on",
+    "Closed-form maps (Figs. A.1 and A.2)",
+    "Train, certify and measure every variant",
+    "Claims",
+    "4. Claims",
+}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_every_section_ends_with_a_generated_finding(path):
+    """Each `##` section with results closes with a cell tagged `finding` that calls a `findings` generator."""
+    nb = nbformat.read(path, as_version=4)
+    sections: list[tuple[str, list]] = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and cell.source.startswith("## "):
+            sections.append((cell.source.splitlines()[0][3:].strip(), []))
+        elif sections:
+            sections[-1][1].append(cell)
+    missing = []
+    for title, cells in sections:
+        if title in SECTIONS_WITHOUT_FINDING:
+            continue
+        tagged = [c for c in cells if "finding" in c.get("metadata", {}).get("tags", [])]
+        if not tagged:
+            missing.append(title)
+        for c in tagged:
+            assert "findings." in c.source, f"{path.name}: a finding cell of {title!r} calls no findings generator"
+    assert not missing, f"{path.name}: sections without a generated 'what we found' cell: {missing}"

@@ -57,11 +57,13 @@ from robeval.acr.smoothing import (
 from robeval.acr.training_tables import (
     GRADIENT_COLUMNS,
     TIMING_COLUMNS,
+    beside_paper,
     gradient_norm_table,
     per_seed_table,
     timing_table,
     variant_certification_table,
     variant_ecdfs,
+    within_budget,
 )
 from robeval.core.seeding import keyed
 
@@ -83,6 +85,8 @@ __all__ = [
     "per_seed_table",
     "variant_certification_table",
     "variant_ecdfs",
+    "within_budget",
+    "beside_paper",
     "gradient_norm_table",
     "timing_table",
     "rs_config",

@@ -125,3 +125,47 @@ def timing_table(summary):
     cols = [c for c in TIMING_COLUMNS if c in summary.columns]
     _check_columns(summary, ("sigma", "variant", "n_kept"), "summary", "pass the 'summary' records of run_variant.")
     return summary.groupby(["sigma", "variant"], sort=False)[cols].mean()
+
+
+def within_budget(table, n: int, alpha: float):
+    """Table 5 as fixed-N CERTIFY can measure it: certified accuracies at radii above the budget's largest
+    certifiable radius ``sigma * Phi^-1(alpha^(1/n))`` become NaN (not measurable, rather than 0), and radius
+    columns no row can measure are dropped.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Indexed by ``(sigma, variant[, seed])`` with ``ACR`` and one column per radius (``"0.00"``, ``"0.25"``, ...).
+    n, alpha : int, float
+        The certification budget (CERTIFY's N) and level.
+    """
+    from robeval.acr.claim_rules import largest_radius
+
+    if "sigma" not in (table.index.names or []):
+        raise ValueError("within_budget: index the table by (sigma, variant), as variant_certification_table does")
+    out = table.astype(float).copy()
+    radius_cols = [c for c in out.columns if c != "ACR" and _is_radius(c)]
+    sigmas = out.index.get_level_values("sigma")
+    for s in sigmas.unique():
+        cap = largest_radius(n, alpha, float(s))
+        beyond = [c for c in radius_cols if float(c) > cap + 1e-12]
+        out.loc[sigmas == s, beyond] = float("nan")
+    keep = [c for c in out.columns if c not in radius_cols or out[c].notna().any()]
+    return out[keep]
+
+
+def _is_radius(name) -> bool:
+    try:
+        float(name)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def beside_paper(ours, paper, label: str = "paper (Table 5)"):
+    """``ours`` and the paper's printed rows of the same (sigma, variant) index side by side (columns ``ours`` and
+    ``label``, each with the radius columns the two share plus ``ours``' own extra columns)."""
+    import pandas as pd
+
+    shared = [c for c in ours.columns if c in paper.columns]
+    return pd.concat({"ours": ours, label: paper.reindex(ours.index)[shared]}, axis=1)

@@ -8,6 +8,7 @@
   :func:`short_index`, the ledger as each notebook shows it;
 * :mod:`.notebooks` — :func:`setup` (the first call of every notebook), :func:`show_ledger` and the
   papermill runner;
+* :mod:`.findings` — :func:`found`, the generated "what we found" sentence that ends each notebook section;
 * :mod:`.plotting` — style, :func:`savefig` and the figure manifest;
 * :mod:`.validation` — input checks; :mod:`.models`, :mod:`.training`, :mod:`.env` — torch models,
   training loops and the environment (imported on demand: they load torch).
@@ -21,13 +22,14 @@ _EXPORTS = {
     "setup": "notebooks",
     "show_ledger": "notebooks",
     "short_index": "ledger_view",
+    "found": "findings",
     "PROFILES": "paths",
     "results_dir": "paths",
     "savefig": "plotting",
     "resolve": "profiles",
 }
 
-__all__ = ["PROFILES", "Ledger", "resolve", "results_dir", "savefig", "setup", "short_index", "show_ledger"]
+__all__ = ["PROFILES", "Ledger", "found", "resolve", "results_dir", "savefig", "setup", "short_index", "show_ledger"]
 
 
 def __getattr__(name: str):
