@@ -247,6 +247,22 @@ def test_ledger_records_read_evidence_and_unit_when_present():
     assert (b["margin"], b["decides"]) == ("0.05", "≈90 runs (now 24)")
     assert b["why"] == "CI crosses the edge of paper ± 0.05; needs ≈90 runs (now 24)"
     assert (a["margin"], a["why"]) == ("", "")
+    assert a["part_of"] == "" and b["part_of"] == ""
+
+
+def test_the_site_explorer_counts_the_rows_the_readme_counts():
+    """One set of counts: the explorer's counted rows (no single readings), central, by paper and verdict, are the
+    README's and the home page's table at the default profile."""
+    from robeval.core import report
+    from robeval.core.ledger import load_ledgers
+
+    records = site.ledger_records(load_ledgers("default"), {}, [])
+    assert any(r["part_of"] for r in records), "the default ledgers hold readings rows (01's noise modes)"
+    for row in (r for r in report.front_counts() if r["profile"] == "default"):
+        mine = [r for r in records if r["paper"] == row["paper"] and r["central"] and not r["part_of"]]
+        assert len(mine) == row["central"], row["paper"]
+        for verdict in report.FRONT_VERDICTS:
+            assert sum(r["verdict"] == verdict for r in mine) == row[verdict], (row["paper"], verdict)
 
 
 def test_ids_that_start_with_a_digit_get_a_letter_first(tmp_path):
@@ -473,7 +489,7 @@ def test_ledger_page_filters_in_a_browser(smoke_site):
     verdict = "contradicted" if any(c["verdict"] == "contradicted" for c in files) else "erratum"
     contradicted = {}
     for c in files:
-        if c["verdict"] == verdict:
+        if c["verdict"] == verdict and not c.get("part_of"):  # the explorer opens on the counted rows
             contradicted[c["paper"]] = contradicted.get(c["paper"], 0) + 1
     assert contradicted, f"the smoke ledgers of SITE_NOTEBOOKS hold no {verdict} row (notebook 08 has several)"
     paper = max(contradicted, key=contradicted.get)
@@ -485,7 +501,8 @@ def test_ledger_page_filters_in_a_browser(smoke_site):
         driver.get(f"http://127.0.0.1:{server.server_port}/ledger.html")
         WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready"))
         count = driver.find_element(By.ID, "ledger-count")
-        assert count.get_attribute("data-count") == str(len(files))
+        # it opens on the rows the README and CLAIMS.md count: single readings of an ambiguous statement are left out
+        assert count.get_attribute("data-count") == str(sum(not c.get("part_of") for c in files))
         Select(driver.find_element(By.ID, "filter-paper")).select_by_value(paper)
         Select(driver.find_element(By.ID, "filter-verdict")).select_by_value(verdict)
         assert count.get_attribute("data-count") == str(contradicted[paper])

@@ -332,6 +332,8 @@ def ledger_records(ledgers: list[dict], links: dict, manifest: list[dict]) -> li
                     "description": c.get("description", ""),
                     "verdict": c.get("verdict", ""),
                     "central": bool(c.get("central")),
+                    # one reading of an ambiguous statement: shown on demand, never counted (as in the README)
+                    "part_of": c.get("part_of") or "",
                     "evidence": c.get("evidence"),
                     "unit": c.get("unit"),
                     "paper_value": format_value(c.get("paper_value")),

@@ -8,7 +8,11 @@
     ["verdict", "verdict", function (r) { return r.verdict; }],
     ["evidence", "evidence class", function (r) { return r.evidence || ""; }],
     ["central", "central", function (r) { return r.central ? "central" : "not central"; }],
+    // the single readings of an ambiguous statement sit under their combined row and are not counted, as in
+    // the README and CLAIMS.md; the explorer opens on the counted rows
+    ["rows", "rows", function (r) { return r.part_of ? "single readings" : "counted rows"; }],
   ];
+  var DEFAULTS = { rows: "counted rows" };
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -118,19 +122,26 @@
         tr.hidden = !ok;
         if (ok) shown += 1;
       });
-      FILTERS.forEach(function (f) { if (selects[f[0]].value) state.push(f[0] + "=" + encodeURIComponent(selects[f[0]].value)); });
+      FILTERS.forEach(function (f) {
+        var v = selects[f[0]].value;
+        if (v && v !== DEFAULTS[f[0]]) state.push(f[0] + "=" + encodeURIComponent(v));
+        else if (!v && DEFAULTS[f[0]] !== undefined) state.push(f[0] + "=all");
+      });
       if (q) state.push("q=" + encodeURIComponent(search.value.trim()));
-      count.textContent = shown + " of " + rows.length + " rows";
+      count.textContent = shown + " rows shown; the ledger counts " + counted + " rows (and " +
+        (rows.length - counted) + " single readings of ambiguous statements, under their combined rows)";
       count.setAttribute("data-count", String(shown));
       if (window.history && window.history.replaceState) {
         window.history.replaceState(null, "", state.length ? "#" + state.join("&") : window.location.pathname);
       }
     }
 
+    var counted = rows.filter(function (r) { return !r.part_of; }).length;
     var initial = hashState();
     FILTERS.forEach(function (f) {
       var sel = selects[f[0]];
-      if (initial[f[0]] !== undefined) sel.value = initial[f[0]];
+      if (initial[f[0]] !== undefined) sel.value = initial[f[0]] === "all" ? "" : initial[f[0]];
+      else if (DEFAULTS[f[0]] !== undefined) sel.value = DEFAULTS[f[0]];
       sel.addEventListener("change", apply);
     });
     if (initial.q) search.value = initial.q;
