@@ -133,3 +133,25 @@ def test_table5_ecdf_and_certified_accuracy():
     assert [len(ax.lines) for ax in fig.axes] == [2, 2]
     assert list(fig.axes[1].lines[0].get_xdata()) == [0.0, 0.25]
     assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["gaussian (ACR 0.400)", "all (ACR 0.500)"]
+
+
+def test_table5_figure_leaves_unmeasurable_radii_out_and_shows_the_paper():
+    from robeval.acr.claim_rules import largest_radius
+    from robeval.acr.published import PAPER_TABLE5_FULL
+
+    x = np.linspace(0.5, 1.0, 11)
+    ecdf = pd.concat([pd.DataFrame({"x": x, "y": 1 - x, "sigma": 0.5, "variant": v}) for v in ("gaussian", "all")])
+    radii = ["0.00", "0.25", "0.50", "0.75", "1.00", "1.25"]
+    table5 = pd.DataFrame(
+        {"sigma": [0.5, 0.5], "variant": ["gaussian", "all"], "ACR": [0.1, 0.12],
+         **{r: [20.0 - 3 * i, 21.0 - 3 * i] if float(r) <= 0.75 else [0.0, 0.0] for i, r in enumerate(radii)}}
+    )  # fmt: skip
+    fig = figures.table5_ecdf_and_certified_accuracy(ecdf, table5, n=100, alpha=0.001, paper=PAPER_TABLE5_FULL)
+    cap = largest_radius(100, 0.001, 0.5)  # 0.767
+    ours = [ln for ln in fig.axes[1].lines if ln.get_linestyle() == "-"]
+    paper = [ln for ln in fig.axes[1].lines if ln.get_linestyle() == "--"]
+    assert len(ours) == 2 and all(max(ln.get_xdata()) <= cap for ln in ours)  # no 0 plotted beyond the budget
+    assert len(paper) == 2
+    assert list(paper[0].get_ydata()) == list(PAPER_TABLE5_FULL.loc[(0.5, "gaussian"), radii].astype(float))
+    assert "Table 5" in fig._suptitle.get_text()
+    assert any("not measurable" in t.get_text() for t in fig.axes[1].texts)

@@ -140,3 +140,18 @@ def test_accuracy_heatmaps_box_each_rows_best_column():
     boxes = [(p.get_x(), p.get_y()) for p in heat[0].patches if isinstance(p, Rectangle) and not p.get_fill()]
     assert boxes == [(1, 0), (2, 1)]  # row 0's best is column 1 (95), row 1's is column 2 (85)
     assert len(fig.axes) == 4  # two panels, one colour bar each
+
+
+def test_accuracy_heatmaps_cell_numbers_are_legible_at_page_width():
+    import pandas as pd
+
+    from robeval.mscr.figures import accuracy_heatmaps
+
+    m = pd.DataFrame(np.full((9, 9), 99.5), index=range(9), columns=range(9))
+    fig = accuracy_heatmaps({"ours (iid)": m, "ours (shared)": m, "published": m}, "Siedel et al. Table 2a")
+    width_in = fig.get_size_inches()[0]
+    sizes = {t.get_fontsize() for ax in fig.axes for t in ax.texts}
+    # shown in an 850-px column, a point is 850 / (72 * width) px: every cell number at least 9 px high
+    assert sizes and min(sizes) * 850 / (72 * width_in) >= 9
+    visible = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert [ax.get_title() for ax in visible] == ["ours (iid)", "ours (shared)", "published"]  # two to a row

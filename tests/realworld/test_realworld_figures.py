@@ -76,8 +76,12 @@ def test_fig3_iris():
     ]
     assert fig.axes[0].collections[0].get_offsets().shape == (5, 2)  # the failed attack is not drawn
     assert fig.axes[2].get_xscale() == "log"
-    assert fig.get_suptitle().startswith("Fig. 3 — Iris")
+    assert fig.get_suptitle().startswith("Scher & Trügler Fig. 3 — Iris")
     assert fig.robeval_plotted_by == "robeval.realworld.figures.fig3_iris"
+    # the published figure beside ours: where the paper's panel a/b axes start, and its panel c axis range
+    assert [list(ln.get_ydata()) for ln in fig.axes[0].lines] == [[0.75, 0.75]]
+    assert [list(ln.get_ydata()) for ln in fig.axes[1].lines] == [[0.5, 0.5]]
+    assert "paper's Fig. 3c axis range" in [t.get_text() for t in fig.axes[2].get_legend().get_texts()]
 
 
 def test_fig3_draws_the_first_run_and_every_sweep():
@@ -92,7 +96,7 @@ def test_fig4_ionosphere():
     fig = figures.fig4_ionosphere(_points(), _sweep(), [0.07, 0.43], 10000, "DeepFool")
     assert isinstance(fig, Figure) and len(fig.axes) == 3
     assert _labels(fig) == SCATTER_LABELS
-    assert fig.get_suptitle() == "Fig. 4 — Ionosphere, MLP 256-256, DeepFool"
+    assert fig.get_suptitle() == "Scher & Trügler Fig. 4 — Ionosphere, MLP 256-256, DeepFool"
 
 
 def test_fig5_covariance():

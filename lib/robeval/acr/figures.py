@@ -205,32 +205,75 @@ def sec41_toy_budget(scan, p: float):
 
 
 @plotter
-def table5_ecdf_and_certified_accuracy(ecdf, table5):
-    """Table 5 (scaled) as curves: the ECDF of ``p_A`` and the certified accuracy of every trained variant.
+def table5_ecdf_and_certified_accuracy(ecdf, table5, n=None, alpha=None, paper=None, sequential=None):
+    """Table 5 as curves: the ECDF of ``p_A`` and the certified accuracy of every trained variant, beside the
+    paper's printed Table 5.
 
     ecdf : the ``ecdf.csv`` table of :func:`robeval.acr.training.variant_ecdfs` (columns ``x``, ``y``,
         ``sigma``, ``variant``; one curve per ``(sigma, variant)``).
     table5 : the ``table5.csv`` table of :func:`robeval.acr.training.variant_certification_table` with its
         index reset (columns ``sigma``, ``variant``, ``ACR`` and one column per radius, in percent).
+    n, alpha : the fixed-N certification budget; radii above its largest certifiable radius
+        ``sigma * Phi^-1(alpha^(1/n))`` are not plotted (not measurable, rather than 0) and are shaded.
+    paper : the printed Table 5 (:data:`robeval.acr.published.PAPER_TABLE5_FULL`, index (sigma, variant)),
+        drawn dashed for the variants and sigma of ``table5``.
+    sequential : optionally the sequential Table 5 (:func:`robeval.acr.sequential.table_certifications`, index
+        (sigma, variant)), drawn dotted: the budget that reaches the large radii.
     """
     import matplotlib.pyplot as plt
 
+    from robeval.acr.claim_rules import largest_radius
+
     radius_cols = [c for c in table5.columns if c not in ("sigma", "variant", "ACR")]
-    fig, ax = plt.subplots(1, 2, figsize=(11, 3.6))
+    radii = [float(c) for c in radius_cols]
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
+    colours = {}
     for (s, v), e in ecdf.groupby(["sigma", "variant"], sort=False):
-        ax[0].plot(e.x, e.y, label=rf"{v} ($\sigma$={s})")
+        (line,) = ax[0].plot(e.x, e.y, label=rf"{v} ($\sigma$={s})")
+        colours[v] = line.get_color()
+    cap_max = 0.0
     for _, r in table5.iterrows():
+        cap = largest_radius(n, alpha, float(r.sigma)) if n and alpha else float("inf")
+        cap_max = max(cap_max, cap if cap != float("inf") else max(radii))
+        keep = [i for i, x in enumerate(radii) if x <= cap + 1e-12]
+        colour = colours.get(r.variant)
         ax[1].plot(
-            [float(c) for c in radius_cols],
-            r[radius_cols].astype(float),
+            [radii[i] for i in keep],
+            r[[radius_cols[i] for i in keep]].astype(float),
             marker="o",
             ms=3,
-            label=f"{r.variant} (ACR {r.ACR:.3f})",
+            color=colour,
+            label=f"{r.variant}, ours N={n} (ACR {r.ACR:.3f})" if n else f"{r.variant} (ACR {r.ACR:.3f})",
         )
+        if sequential is not None and (r.sigma, r.variant) in sequential.index:
+            q = sequential.loc[(r.sigma, r.variant)]
+            cols = [c for c in radius_cols if c in q.index]
+            ax[1].plot([float(c) for c in cols], q[cols].astype(float), ":", color=colour, lw=1.2)
+        if paper is not None and (r.sigma, r.variant) in paper.index:
+            q = paper.loc[(r.sigma, r.variant)]
+            paper_cap = largest_radius(100_000, 0.001, float(r.sigma))  # the paper's budget: N = 1e5, alpha = 0.001
+            cols = [c for c in radius_cols if c in q.index and float(c) <= paper_cap + 1e-12]
+            ax[1].plot([float(c) for c in cols], q[cols].astype(float), "--", color=colour, lw=1, alpha=0.8)
+    if n and alpha and cap_max < max(radii):
+        ax[1].axvspan(cap_max, max(radii), color="0.88", zorder=0)
+        ax[1].text(
+            (cap_max + max(radii)) / 2, 0.55, f"not measurable\nat N = {n}", transform=ax[1].get_xaxis_transform(),
+            ha="center", va="center", fontsize=10, color="0.3",
+        )  # fmt: skip
     ax[0].set_xlabel("$x$")
     ax[0].set_ylabel(r"$P(p_A\geq x$, correct$)$")
-    ax[0].legend(fontsize=7)
+    ax[0].set_title("ECDF of $p_A$ (Sec. 7's metric)", fontsize=10)
+    ax[0].legend(fontsize=8)
     ax[1].set_xlabel("radius")
     ax[1].set_ylabel("certified accuracy (%)")
-    ax[1].legend(fontsize=7)
+    styles = "solid: ours, fixed N"
+    if sequential is not None:
+        styles += "; dotted: ours, sequential"
+    if paper is not None:
+        styles += "\ndashed: paper (ResNet-110, N = 100 000, up to its largest certifiable radius)"
+    ax[1].set_title(styles, fontsize=9)
+    ax[1].legend(fontsize=8)
+    sigmas = ", ".join(f"{s:g}" for s in sorted(set(table5["sigma"])))
+    fig.suptitle(f"Sun et al. Table 5 as curves: the training variants at $\\sigma$ = {sigmas}", fontsize=11)
+    fig.tight_layout()
     return fig

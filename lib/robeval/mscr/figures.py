@@ -219,6 +219,9 @@ def table1_cifar_separation_distribution(sep, two_r_paper: float):
     return fig
 
 
+ANNOT_PT = 8.5  # the cell numbers of the heatmaps, in points
+
+
 @plotter
 def accuracy_heatmaps(panels: dict, title: str, decimals: int = 2, shared_scale: bool = True):
     """Table 2a/2b as heatmaps: accuracy [%] per (eps_test row, eps_train column), one panel per matrix of
@@ -232,7 +235,13 @@ def accuracy_heatmaps(panels: dict, title: str, decimals: int = 2, shared_scale:
     mats = list(panels.values())
     lo = min(float(np.nanmin(m.to_numpy())) for m in mats)
     hi = max(float(np.nanmax(m.to_numpy())) for m in mats)
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), layout="constrained", squeeze=False)
+    # two panels to a row: at a 850-px page column the cell numbers stay >= 9 px (ANNOT_PT points on 11 inches)
+    ncols = min(2, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 4.8 * nrows), layout="constrained", squeeze=False)
+    axes = grid.reshape(1, -1)
+    for ax in axes[0][len(panels) :]:
+        ax.set_visible(False)
     for i, (ax, (label, m)) in enumerate(zip(axes[0], panels.items())):
         if not shared_scale:
             lo, hi = float(np.nanmin(m.to_numpy())), float(np.nanmax(m.to_numpy()))
@@ -244,17 +253,17 @@ def accuracy_heatmaps(panels: dict, title: str, decimals: int = 2, shared_scale:
             cmap="viridis",
             annot=True,
             fmt=f".{decimals}f",
-            annot_kws={"fontsize": 6},
-            cbar=i == len(panels) - 1 or not shared_scale,
+            annot_kws={"fontsize": ANNOT_PT},
+            cbar=i % ncols == ncols - 1 or i == len(panels) - 1 or not shared_scale,
             cbar_kws={"label": "accuracy [%]"},
             xticklabels=[f"{e:.3g}" for e in m.columns],
             yticklabels=[f"{e:.3g}" for e in m.index],
         )
         for r, j in enumerate(np.nanargmax(m.to_numpy(), axis=1)):
             ax.add_patch(Rectangle((j, r), 1, 1, fill=False, edgecolor="white", lw=2))
-        ax.set(title=label, xlabel="eps_train", ylabel="eps_test" if i == 0 else "")
-        ax.tick_params(axis="y", labelrotation=0, labelsize=7)
-        ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+        ax.set(title=label, xlabel="eps_train", ylabel="eps_test" if i % ncols == 0 else "")
+        ax.tick_params(axis="y", labelrotation=0, labelsize=9)
+        ax.tick_params(axis="x", labelrotation=45, labelsize=9)
     fig.suptitle(f"{title} (boxed: the best eps_train of each row)")
     return fig
 

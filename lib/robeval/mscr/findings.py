@@ -105,7 +105,8 @@ def optima(tables: Mapping[str, pd.DataFrame]) -> Found:
     sentences = []
     for label, t in tables.items():
         ties = t["statistically tied with it"].astype(str).str.split(",").map(len)
-        tied = f"a row ties {int(ties.median())} columns with its best (median)"
+        k = int(ties.median())
+        tied = f"a row ties {k} column{'s' if k != 1 else ''} with its best (median)"
         if "published best among ours" in t.columns:
             among = t["published best among ours"].astype(str).str.lower().eq("true")
             known = t["published best"].notna() & t["published best"].astype(str).ne("")

@@ -22,6 +22,7 @@ import numpy as np
 
 from robeval.core.plotting import plotter
 from robeval.msd.cbar import mosaic
+from robeval.msd.published import PAPER_N_ABOVE_THRESHOLD, PAPER_SPEARMAN_THRESHOLD
 from robeval.transforms import augmentations
 from robeval.transforms.corruptions import C_CORRUPTIONS, CBAR_CORRUPTIONS
 
@@ -73,18 +74,29 @@ def _scatter(ax, avg, rho, corruption: str, distance: str = "msd", color_op: str
         ax.scatter(g.loc[~has, distance], 100 * g.loc[~has, "error"], s=14, c="0.7", label=f"without {color_op}")
         ax.scatter(g.loc[has, distance], 100 * g.loc[has, "error"], s=14, c="C3", label=f"with {color_op}")
     r = rho.loc[corruption, f"rho_{distance}"]
-    ax.set_title(f"{corruption}  (ρ={r:.2f})", fontsize=9)
-    ax.set_xlabel(distance.upper(), fontsize=8)
-    ax.set_ylabel("error (%)", fontsize=8)
+    ax.set_title(f"{corruption.replace('_', ' ')}  (Spearman ρ = {r:.2f})", fontsize=10)
+    ax.set_xlabel(distance.upper(), fontsize=9)
+    ax.set_ylabel("error (%)", fontsize=9)
 
 
 def _scatter_row(avg, rho, corruptions, distance: str, title: str):
+    """Panels of :func:`_scatter`, three to a row (legible at page width), one colour bar for the number of ops."""
     import matplotlib.pyplot as plt
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
 
-    fig, axes = plt.subplots(1, len(corruptions), figsize=(16, 2.9), squeeze=False)
-    for ax, c in zip(axes[0], corruptions):
+    ncols = min(3, len(corruptions))
+    nrows = -(-len(corruptions) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(11, 3.3 * nrows), squeeze=False, constrained_layout=True)
+    for k, (ax, c) in enumerate(zip(axes.flat, corruptions)):
         _scatter(ax, avg, rho, c, distance=distance)
-    fig.suptitle(title, y=1.04)
+        if k % ncols:
+            ax.set_ylabel("")
+    for ax in list(axes.flat)[len(corruptions) :]:
+        ax.set_visible(False)
+    bar = fig.colorbar(ScalarMappable(Normalize(0, 9), cmap="viridis"), ax=axes.ravel().tolist(), shrink=0.8, pad=0.01)
+    bar.set_label("number of ops in the scheme", fontsize=9)
+    fig.suptitle(title, fontsize=11)
     return fig
 
 
@@ -124,12 +136,15 @@ def fig3_msd_vs_error(avg, rho, corruptions=FIG3_CORRUPTIONS):
     rho : the ``spearman.csv`` table (:func:`robeval.msd.tables.spearman_table`) indexed by corruption.
     corruptions : the panels (default: the paper's six).
     """
+    above = int((rho["rho_msd"] > PAPER_SPEARMAN_THRESHOLD).sum())
     return _scatter_row(
         avg,
         rho,
         corruptions,
         "msd",
-        "Fig. 3: MSD vs corruption error over the augmentation powerset (colour = number of ops)",
+        "Mintun et al. Fig. 3: MSD vs corruption error over the augmentation powerset\n"
+        f"ours (batch-norm adaptation): ρ > {PAPER_SPEARMAN_THRESHOLD:g} for {above} of {len(rho)} corruptions; paper (Sec. 4.2, retrained "
+        f"networks): {PAPER_N_ABOVE_THRESHOLD} of 15",
     )
 
 
@@ -137,7 +152,7 @@ def fig3_msd_vs_error(avg, rho, corruptions=FIG3_CORRUPTIONS):
 def appB_mmd_vs_error(avg, rho, corruptions=FIG3_CORRUPTIONS):
     """App. B: as :func:`fig3_msd_vs_error` with the MMD instead of the MSD (expected to correlate poorly)."""
     return _scatter_row(
-        avg, rho, corruptions, "mmd", "Appendix B: MMD vs corruption error (expected to correlate poorly)"
+        avg, rho, corruptions, "mmd", "Mintun et al. App. B: MMD vs corruption error (expected to correlate poorly)"
     )
 
 

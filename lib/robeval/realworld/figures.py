@@ -36,9 +36,11 @@ def _first_run(points):
     return points[points["run"] == first], f"run {first}"
 
 
-def _scatter_sweep(points, sweep, scatter_scales, n_samples: int, title: str):
+def _scatter_sweep(points, sweep, scatter_scales, n_samples: int, title: str, paper_floor=None, paper_band=None):
     """Figs. 3 and 4: panels a, b scatter the two scores at two scales (first run); panel c the correlation
-    over scales, one thin line per run and the mean over runs in bold."""
+    over scales, one thin line per run and the mean over runs in bold. ``paper_floor`` (scale -> (value, panel,
+    how it was read)) marks where the paper's panel axis starts; ``paper_band`` the range of the paper's panel c
+    axis: what the published figure shows, drawn beside ours."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), constrained_layout=True)
@@ -52,6 +54,11 @@ def _scatter_sweep(points, sweep, scatter_scales, n_samples: int, title: str):
             title=f"{tag}) perturbation scale: {s:g}" + (f" ({label})" if label else ""),
             xlim=(0, 1.05),
         )
+        floor = (paper_floor or {}).get(float(s))
+        if floor is not None:
+            ax.axhline(floor[0], color="crimson", ls="--", lw=1)
+            ax.text(0.02, floor[0], f" paper ({floor[1]}): axis starts above {floor[0]:g}", color="crimson", fontsize=8,
+                    va="bottom", transform=ax.get_yaxis_transform())  # fmt: skip
     ax = axes[2]
     runs = sorted(sweep["run"].unique()) if "run" in sweep.columns else [None]
     for r in runs:
@@ -68,7 +75,9 @@ def _scatter_sweep(points, sweep, scatter_scales, n_samples: int, title: str):
         ylabel="correlation real world and\nadversarial robustness",
         title=f"c) brute force n: {n_samples:.1e}",
     )
-    ax.legend(fontsize=7)
+    if paper_band is not None:
+        ax.axhspan(*paper_band, color="crimson", alpha=0.07, label="paper's Fig. 3c axis range")
+    ax.legend(fontsize=8)
     fig.suptitle(title)
     return fig
 
@@ -83,8 +92,16 @@ def fig3_iris(points, sweep, scatter_scales, n_samples: int):
     scatter_scales : the two perturbation scales of panels a and b (columns ``rw_identity_<scale>``).
     n_samples : Monte-Carlo samples per point in the sweep (panel c's title).
     """
+    from robeval.realworld.published import FIG3_AXIS_FLOOR, FIG3C_AXIS
+
     return _scatter_sweep(
-        points, sweep, scatter_scales, n_samples, "Fig. 3 — Iris (binary), random forest, CEML counterfactuals"
+        points,
+        sweep,
+        scatter_scales,
+        n_samples,
+        "Scher & Trügler Fig. 3 — Iris (binary), random forest, CEML counterfactuals (red: the published figure)",
+        paper_floor=FIG3_AXIS_FLOOR,
+        paper_band=FIG3C_AXIS,
     )
 
 
@@ -94,7 +111,9 @@ def fig4_ionosphere(points, sweep, scatter_scales, n_samples: int, attack: str):
 
     Arguments as :func:`fig3_iris` (the ``ionosphere_*`` tables).
     """
-    return _scatter_sweep(points, sweep, scatter_scales, n_samples, f"Fig. 4 — Ionosphere, MLP 256-256, {attack}")
+    return _scatter_sweep(
+        points, sweep, scatter_scales, n_samples, f"Scher & Trügler Fig. 4 — Ionosphere, MLP 256-256, {attack}"
+    )
 
 
 @plotter
