@@ -3,9 +3,9 @@
 Notebooks 02, 03, 04 and 09 need a GPU at the paper's scale. This script measures, on the GPU it finds (CPU
 otherwise), what their cost models count, and a few units at the paper's own scale:
 
-1. ``units``: :func:`robeval.core.dryrun.measure_units` of each experiment (one SGD step of the paper network at
+1. ``units``: :func:`robeval.dryrun.measure_units` of each experiment (one SGD step of the paper network at
    the paper batch, one image through it, 1000 certification samples, one corrupted image) and the
-   extrapolated cost of the paper profile from them (:func:`robeval.core.dryrun.save_units`; on CUDA the step is
+   extrapolated cost of the paper profile from them (:func:`robeval.dryrun.save_units`; on CUDA the step is
    the training loop's: channels-last, bf16 autocast);
 2. ``certify``: one CERTIFY of notebook 09's paper protocol (ResNet-110, n0 = 100, N = 100,000, alpha = 0.001,
    the paper's eval batch) on one image, against the bare forward passes of the same number of inputs; and the
@@ -77,7 +77,7 @@ def environment() -> dict:
 
 
 def units(out: Path, experiments) -> dict:
-    from robeval.core import dryrun
+    from robeval import dryrun
 
     res = {}
     for exp in experiments:
@@ -161,8 +161,9 @@ def epochs(n_images: int, which, warmup_images: int = 0) -> dict:
     first allocations then fall outside the timed epoch, which matters for short ones)."""
     import torch
 
+    from robeval import dryrun
     from robeval.acr.training import rs_config, train_rs
-    from robeval.core import dryrun, models, training
+    from robeval.core import models, training
     from robeval.mscr.cifar import uniform_linf_box
 
     x, y = dryrun.standin_arrays()[:2]
@@ -233,7 +234,8 @@ def msd_inference(n_train: int = 5000, n_test: int = 1000, n_timed: int = 10000,
     import numpy as np
     import torch
 
-    from robeval.core import dryrun, models, training
+    from robeval import dryrun
+    from robeval.core import models, training
     from robeval.msd import nets
 
     dev = nets.inference_device()
@@ -364,7 +366,8 @@ def _train_worker(barrier, queue, n_images: int, warmup_images: int, augment: st
     timed epoch on ``n_images``; puts (start, stop, steps) on ``queue``."""
     import torch
 
-    from robeval.core import dryrun, models, training
+    from robeval import dryrun
+    from robeval.core import models, training
 
     p = dryrun.paper_settings("msd_powerset")
     x, y = dryrun.standin_arrays()[:2]
@@ -485,12 +488,12 @@ def summarize(folder: Path) -> dict:
     """``<folder>/estimate.json`` from the measured files there: per experiment the paper profile's cost from its
     units (``<experiment>_units.json``) and with the training step of the measured epoch (``run1_gpu_units.json``)
     and, for 09, the attack's ascent step measured in the loop (``attack_epochs.json``), counted by the current
-    cost model (:func:`robeval.core.dryrun.loop_estimate`); for 03 and 04 also the hours of their training
+    cost model (:func:`robeval.dryrun.loop_estimate`); for 03 and 04 also the hours of their training
     (with the CPU augmentation of its batches) and of 03's CPU-bound feature loop with w concurrent processes
     (``run4_feature_scaling.json``, ``run5_train_scaling.json``, ``run7_aug_train_scaling.json``), and their
     totals; prints a Markdown table of it. A unit that 03's record lacks (``corruption_image``, counted since) is
     04's, measured on the same machine (``corruption_image_from``)."""
-    from robeval.core import dryrun
+    from robeval import dryrun
     from robeval.core.io import atomic_write_json
 
     run = json.loads((folder / "run1_gpu_units.json").read_text())
@@ -629,7 +632,7 @@ def main(argv=None) -> dict:
         print(f"== {name}: {summary['sections'][name]['status']} ({time.perf_counter() - t0:.1f} s)", flush=True)
         save()
 
-    from robeval.core import dryrun
+    from robeval import dryrun
 
     section("units", lambda: units(out, [e for e in args.experiments.split(",") if e]))
     batch = args.certify_batch or int(dryrun.paper_settings("acr_rs_training")["eval_batch_size"])

@@ -7,7 +7,9 @@ One package per paper, one for the foundation, one for the image transforms two 
 * :mod:`robeval.realworld` — Scher & Trügler, real-world robustness of individual predictions;
 * :mod:`robeval.acr` — Sun et al. 2025, ACR is a poor metric for randomized smoothing;
 * :mod:`robeval.transforms` — CIFAR-10-C / C-bar corruptions and the augmentations;
-* :mod:`robeval.core` — paths, profiles, data, run grids, the claims ledger, plotting, notebooks.
+* :mod:`robeval.core` — paths, profiles, data, run grids, the claims ledger, plotting, notebooks;
+* :mod:`robeval.dryrun` — the paper profile's cost model, from units measured on this machine (it uses the
+  paper packages, so it sits above them).
 
 No paper package imports another; :mod:`robeval.core` imports none of them. Heavy dependencies (torch,
 dask, papermill) are imported by the modules that need them.

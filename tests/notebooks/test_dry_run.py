@@ -26,7 +26,8 @@ import time
 import numpy as np
 import pytest
 
-from robeval.core import data, dryrun, paths
+from robeval import dryrun
+from robeval.core import data, paths
 from robeval.core.notebooks import notebook_paths, run_notebook
 
 DRY = {
@@ -41,7 +42,7 @@ OPT_OUT = "ROBEVAL_DRY_RUN_TESTS"  # "0": leave the four notebook dry runs out o
 
 @pytest.fixture(scope="module")
 def standin(tmp_path_factory):
-    """A cache folder holding ``cifar10/cifar-10-python.tar.gz``: the stand-in of :func:`robeval.core.dryrun.standin_arrays`."""
+    """A cache folder holding ``cifar10/cifar-10-python.tar.gz``: the stand-in of :func:`robeval.dryrun.standin_arrays`."""
     try:
         arrays = dryrun.standin_arrays()
     except data.DataFileMissing as exc:

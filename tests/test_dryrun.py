@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from robeval.core import dryrun, paths, profiles
+from robeval import dryrun
+from robeval.core import paths, profiles
 
 EXPERIMENTS = ("mscr_cifar10", "msd_powerset", "msd_cifar10_c_bar", "acr_rs_training")
 
