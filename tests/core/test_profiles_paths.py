@@ -21,7 +21,7 @@ def test_settings_are_immutable():
 
 @pytest.mark.parametrize("profile", ["fast", "", "Default"])
 def test_unknown_profile_names_choices(profile):
-    with pytest.raises(ValueError, match="smoke, default, paper"):
+    with pytest.raises(ValueError, match="smoke, default, gpu, paper"):
         profiles.resolve("data_and_environment", profile)
 
 
@@ -37,6 +37,8 @@ def test_unknown_experiment_and_setting():
 def test_every_experiment_resolves_under_every_profile():
     for exp in profiles.experiments():
         for prof in paths.PROFILES:
+            if not profiles.defines(exp, prof):  # the gpu profile: only where a [gpu] table sizes it
+                continue
             s = profiles.resolve(exp, prof)
             assert isinstance(s.get("estimate"), str), f"{exp}/{prof} lacks an estimate"
             assert isinstance(s.get("scaled_down"), str), f"{exp}/{prof} lacks scaled_down"
@@ -96,13 +98,14 @@ def test_check_value_accepts(value, spec):
 
 def test_every_setting_has_a_validator_that_its_values_pass():
     """Each experiment's [validate] table covers every setting, and every profile's values pass it."""
-    from robeval.core.profiles import PROFILES, experiments, known_settings, resolve, validators
+    from robeval.core.profiles import PROFILES, defines, experiments, known_settings, resolve, validators
 
     for exp in experiments():
         missing = known_settings(exp) - set(validators(exp))
         assert not missing, f"settings/{exp}.toml: no validator for {sorted(missing)}"
         for profile in PROFILES:
-            resolve(exp, profile)  # raises if a profile's own value breaks its validator
+            if defines(exp, profile):
+                resolve(exp, profile)  # raises if a profile's own value breaks its validator
 
 
 def test_overrides_are_validated():
@@ -150,3 +153,24 @@ def test_the_library_works_outside_a_checkout(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_the_gpu_profile_sits_between_default_and_paper_and_is_defined_per_experiment():
+    from robeval.core.notebooks import notebooks_for_profile
+
+    assert paths.PROFILES == ("smoke", "default", "gpu", "paper")
+    assert profiles.defines("acr_rs_training", "gpu") and not profiles.defines("mscr_2d", "gpu")
+    assert all(profiles.defines(e, p) for e in profiles.experiments() for p in ("smoke", "default", "paper"))
+    s = profiles.resolve("acr_rs_training", "gpu")
+    # sized to decide Table 5 (issue 39): >= 10 seeds, a CIFAR ResNet, certify_table up to n_max = 100000 on >= 200
+    # test images of every model, all 5000 subset images
+    assert len(s["seeds"]) >= 10 and s["arch"].startswith("resnet") and s["n_train"] == 5000
+    assert s["seq_n_max"] == 100_000 and s["seq_table_images"] >= 200
+    assert all(isinstance(s[k], str) and s[k] for k in ("estimate", "scaled_down", "mechanism"))
+    with pytest.raises(ValueError, match=r"mscr_2d has no \[gpu\] table.*defined for acr_rs_training"):
+        profiles.resolve("mscr_2d", "gpu")
+    assert [p.stem for p in notebooks_for_profile("gpu")] == ["09_acr_rs_training"]
+    with pytest.raises(ValueError, match="not defined for 01_mscr_2d"):
+        notebooks_for_profile("gpu", "01,09")
+    assert paths.results_dir("gpu") == paths.ROOT / "results" / "gpu"
+    assert paths.figures_dir("gpu").is_relative_to(paths.ROOT / "build")

@@ -163,3 +163,33 @@ def test_paper_profile_dry_run(stem, standin, fresh_dry_run_dir, monkeypatch):
     assert (sorted(paper_results.rglob("*")) if paper_results.exists() else []) == before
     if os.environ.get("ROBEVAL_STRICT_TIME") == "1":
         assert elapsed < BUDGET_S
+
+
+@pytest.mark.notebook
+def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(monkeypatch):
+    """Notebook 09's ``gpu`` profile (a CIFAR ResNet on the 5000-image subset, certify_table up to n_max) with every
+    loop cut short by ``[dry_run]``: the code path CI can check without a GPU. It writes under build/dry_run/gpu
+    (never results/gpu) and its ledger is no evidence."""
+    if os.environ.get(OPT_OUT) == "0":
+        pytest.skip(f"{OPT_OUT}=0")
+    try:
+        data.load_cifar10_subset()
+    except data.DataFileMissing as exc:
+        pytest.skip(f"the CIFAR-10 subset is missing (set ROBEVAL_DATA_DIR): {exc}")
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")
+    shutil.rmtree(paths.BUILD_DIR / "dry_run" / "gpu", ignore_errors=True)
+    gpu_results = paths.RESULTS_DIR / "gpu"
+    before = sorted(gpu_results.rglob("*")) if gpu_results.exists() else []
+    path = next(p for p in notebook_paths() if p.stem == "09_acr_rs_training")
+    out = run_notebook(path, "gpu")
+    dry = paths.BUILD_DIR / "dry_run" / "gpu"
+    assert out.parent == dry / "notebooks"
+    text = out.read_text()
+    assert "resnet20" in text  # the gpu profile's network, not the default's small CNN
+    ledger = json.loads((dry / "claims" / "09_acr_rs_training.json").read_text())
+    assert {c["profile"] for c in ledger["claims"]} == {"gpu"} and ledger["survives"] is False
+    assert {c["verdict"] for c in ledger["claims"]} == {"not comparable"}
+    assert (dry / "acr_rs_training" / "certifications_sequential.csv").is_file()
+    assert (sorted(gpu_results.rglob("*")) if gpu_results.exists() else []) == before

@@ -228,6 +228,36 @@ def _estimate(path: Path, profile: str) -> str:
     return ""
 
 
+def notebook_experiment(path: Path) -> str | None:
+    """The experiment (settings file) whose ``[meta] notebook`` is this notebook, or None (no settings)."""
+    from robeval.core.profiles import experiments, load_table
+
+    for exp in experiments():
+        if load_table(exp).get("meta", {}).get("notebook") == Path(path).stem:
+            return exp
+    return None
+
+
+def notebooks_for_profile(profile: str, only=None) -> list[Path]:
+    """The notebooks ``robeval run --profile <profile> [--only ...]`` executes: for an optional profile (``gpu``)
+    the notebooks whose experiment defines it (:func:`robeval.core.profiles.defines`); a notebook named in
+    ``only`` that does not define it is a clear error."""
+    from robeval.core.profiles import OPTIONAL_PROFILES, defines
+
+    check_profile(profile)
+    chosen = notebook_paths(only)
+    if profile not in OPTIONAL_PROFILES:
+        return chosen
+    ok = [p for p in chosen if (e := notebook_experiment(p)) is not None and defines(e, profile)]
+    if only is not None and len(ok) < len(chosen):
+        missing = [p.stem for p in chosen if p not in ok]
+        raise ValueError(
+            f"the {profile} profile is not defined for {', '.join(missing)} (no [{profile}] table in its settings); "
+            f"it runs {', '.join(p.stem for p in notebooks_for_profile(profile)) or 'no notebook yet'}."
+        )
+    return ok
+
+
 def run_all(
     profile: str,
     only=None,
@@ -242,7 +272,7 @@ def run_all(
 
     check_profile(profile)
     results, failures = [], []
-    chosen = notebook_paths(only)
+    chosen = notebooks_for_profile(profile, only)
     check_parameters(chosen, profile, dict(parameters or {}))
     if replot:
         check_stored_results(chosen, profile)
@@ -311,7 +341,11 @@ def verify(profile: str, only=None) -> list[dict]:
     check_profile(profile)
     saved_dir = results_dir(profile) / "claims"
     scratch = BUILD_DIR / "verify" / profile
-    chosen = [p for p in notebook_paths(only) if (saved_dir / f"{p.stem}.json").is_file()]
+    chosen = [p for p in notebooks_for_profile(profile, only) if (saved_dir / f"{p.stem}.json").is_file()]
+    if not chosen:
+        if only is not None:
+            raise ValueError(f"no saved ledger of {only} under profile {profile!r} ({saved_dir}): nothing to verify.")
+        return []  # a profile with no saved ledger yet (e.g. gpu before its first GPU run): nothing to compare
     with scratch_outputs(scratch):
         for path in chosen:
             run_notebook(path, profile, output_dir=scratch / "notebooks", replot=True)

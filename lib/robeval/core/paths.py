@@ -3,10 +3,11 @@
 Layout (relative to the project root):
     notebooks/                 the ordered notebooks
     figures/                   figures of the ``default`` profile (committed, shown in the README)
-    results/<profile>/         result files and claims of the ``default`` and ``paper`` profiles
+    results/<profile>/         result files and claims of the ``default``, ``gpu`` and ``paper`` profiles
     build/<profile>/           everything the ``smoke`` profile writes (tests never dirty the tree),
-                               figures of the ``paper`` profile, executed notebooks
+                               figures of the ``gpu`` and ``paper`` profiles, executed notebooks
     build/dry_run/             results and figures of the ``paper`` profile under ``ROBEVAL_DRY_RUN=1``
+                               (``build/dry_run/gpu/``: those of the ``gpu`` profile)
     data/cache/                downloaded data (git-ignored)
 """
 
@@ -15,7 +16,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PROFILES = ("smoke", "default", "paper")
+# in order of size: smoke (CI), default (a laptop CPU), gpu (one GPU, about an hour for the image notebooks, on the
+# same CIFAR-10 subset as default; defined only where an experiment has a [gpu] table), paper (the published protocol)
+PROFILES = ("smoke", "default", "gpu", "paper")
 
 
 def find_root() -> Path | None:
@@ -76,16 +79,23 @@ def check_profile(profile: str) -> str:
     return profile
 
 
+DRY_RUN_PROFILES = ("gpu", "paper")  # the profiles a dry run (ROBEVAL_DRY_RUN=1) can cut short
+
+
 def _dry_paper(profile: str) -> bool:
-    """The ``paper`` profile running as a dry run (``ROBEVAL_DRY_RUN=1``): it must never write results/paper."""
+    """The ``paper`` (or ``gpu``) profile running as a dry run (``ROBEVAL_DRY_RUN=1``): it must never write
+    results/paper (results/gpu)."""
     from robeval.core.profiles import dry_run
 
-    return profile == "paper" and dry_run()
+    return profile in DRY_RUN_PROFILES and dry_run()
 
 
-def dry_run_dir() -> Path:
-    """``build/dry_run``: everything a dry run of the paper profile writes (results, ledgers, grids, figures)."""
-    return _mk(_folder("BUILD_DIR") / "dry_run")
+def dry_run_dir(profile: str = "paper") -> Path:
+    """Everything a dry run writes (results, ledgers, grids, figures): ``build/dry_run`` for the paper profile,
+    ``build/dry_run/gpu`` for the gpu profile."""
+    check_profile(profile)
+    base = _folder("BUILD_DIR") / "dry_run"
+    return _mk(base if profile == "paper" else base / profile)
 
 
 def _mk(path: Path) -> Path:
@@ -101,7 +111,7 @@ def figures_dir(profile: str) -> Path:
     if env:
         return _mk(Path(env))
     if _dry_paper(profile):
-        return _mk(dry_run_dir() / "figures")
+        return _mk(dry_run_dir(profile) / "figures")
     return _mk(_folder("FIGURES_DIR") if profile == "default" else _folder("BUILD_DIR") / profile / "figures")
 
 
@@ -110,14 +120,14 @@ def results_dir(profile: str) -> Path:
     paper profile (``ROBEVAL_DRY_RUN=1``), ``results/<profile>`` otherwise."""
     check_profile(profile)
     if _dry_paper(profile):
-        return dry_run_dir()
+        return dry_run_dir(profile)
     return _mk(_folder("BUILD_DIR") / "smoke" / "results" if profile == "smoke" else _folder("RESULTS_DIR") / profile)
 
 
 def executed_notebooks_dir(profile: str) -> Path:
     check_profile(profile)
     if _dry_paper(profile):
-        return _mk(dry_run_dir() / "notebooks")
+        return _mk(dry_run_dir(profile) / "notebooks")
     return _mk(_folder("BUILD_DIR") / "notebooks" / profile)
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import tomllib
 
-from robeval.core.paths import PROFILES, check_profile
+from robeval.core.paths import DRY_RUN_PROFILES, PROFILES, check_profile
 
 if TYPE_CHECKING:
     import pandas
@@ -224,9 +224,15 @@ def resolve(experiment: str, profile: str, *, allow_large: bool = False, **overr
         raise TypeError(f"allow_large must be True or False, got {allow_large!r}.")
     check_profile(profile)
     table = load_table(experiment)
+    if not defines(experiment, profile):
+        raise ValueError(
+            f"{experiment} has no [{profile}] table: the {profile} profile is defined for "
+            f"{', '.join(e for e in experiments() if defines(e, profile)) or 'no experiment yet'}. Run this one with "
+            f"--profile default or paper, or add a [{profile}] table to settings/{experiment}.toml."
+        )
     values: dict[str, Any] = dict(table.get("common", {}))
     values.update(table.get(profile, {}))
-    if profile == "paper" and dry_run():
+    if profile in DRY_RUN_PROFILES and dry_run():
         if DRY_RUN_TABLE not in table:
             raise ValueError(
                 f"{experiment} has no [{DRY_RUN_TABLE}] table, so its paper profile cannot run as a dry run; "
@@ -259,7 +265,19 @@ def resolve(experiment: str, profile: str, *, allow_large: bool = False, **overr
                 check_value(values[key], spec, key, allow_large=allow_large)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"{experiment}: {exc}") from None
-    return Settings(experiment, profile, values, table.get("meta", {}), dry_run=profile == "paper" and dry_run())
+    return Settings(
+        experiment, profile, values, table.get("meta", {}), dry_run=profile in DRY_RUN_PROFILES and dry_run()
+    )
+
+
+OPTIONAL_PROFILES = ("gpu",)  # defined only by the experiments whose settings have a table for them
+
+
+def defines(experiment: str, profile: str) -> bool:
+    """Whether ``experiment`` runs under ``profile``: smoke, default and paper always; an optional profile
+    (:data:`OPTIONAL_PROFILES`, the ``gpu`` profile) only where ``settings/<experiment>.toml`` has its table."""
+    check_profile(profile)
+    return profile not in OPTIONAL_PROFILES or profile in load_table(experiment)
 
 
 def describe(settings: Settings, file=None) -> None:
@@ -282,13 +300,15 @@ def describe(settings: Settings, file=None) -> None:
 
 
 def overview() -> pandas.DataFrame:
-    """Every experiment's settings under every profile (one row per experiment × setting)."""
+    """Every experiment's settings under every profile (one row per experiment × setting; an optional profile
+    the experiment does not define shows "—")."""
     import pandas as pd
 
     rows = []
     for exp in experiments():
-        resolved = {p: resolve(exp, p) for p in PROFILES}
-        keys = list(dict.fromkeys(k for p in PROFILES for k in resolved[p]))
+        resolved = {p: resolve(exp, p) for p in PROFILES if defines(exp, p)}
+        keys = list(dict.fromkeys(k for p in resolved for k in resolved[p]))
         for key in keys:
-            rows.append({"experiment": exp, "setting": key, **{p: resolved[p].as_dict().get(key) for p in PROFILES}})
+            values = {p: resolved[p].as_dict().get(key) if p in resolved else "—" for p in PROFILES}
+            rows.append({"experiment": exp, "setting": key, **values})
     return pd.DataFrame(rows)

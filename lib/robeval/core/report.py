@@ -200,7 +200,7 @@ def report(profile: str, path=None) -> str:
     coverage of the paper's claims index, then every row with its test."""
     from fnmatch import fnmatchcase
 
-    from robeval.core.notebooks import notebook_paths
+    from robeval.core.notebooks import notebooks_for_profile
 
     ledgers = load_ledgers(profile)
     everything = load_claims(profile)
@@ -213,7 +213,7 @@ def report(profile: str, path=None) -> str:
         + " Every row states its test, confidence level, n with its unit, and power.",
         "",
     ]
-    missing = [p.stem for p in notebook_paths() if p.stem not in {d["notebook"] for d in ledgers}]
+    missing = [p.stem for p in notebooks_for_profile(profile) if p.stem not in {d["notebook"] for d in ledgers}]
     if missing:
         lines += [f"Notebooks with no ledger under this profile yet (not run, or failed): {', '.join(missing)}.", ""]
     if df.empty:
@@ -407,9 +407,22 @@ def front_counts() -> list[dict]:
     by_profile = {prof: {d["notebook"]: d for d in load_ledgers(prof)} for prof in PROFILES if prof != "smoke"}
     base = by_profile["default"]
     out = []
+    from robeval.core.notebooks import notebooks_for_profile
+    from robeval.core.profiles import OPTIONAL_PROFILES
+
     for paper in (p for p in PAPERS if p != "core"):
         for profile, ledgers in by_profile.items():
             mine = [d for d in ledgers.values() if d["paper"] == paper]
+            if not mine and profile in OPTIONAL_PROFILES:
+                # an optional profile defined for this paper's notebooks but not executed yet: all "not run"
+                defined = {p.stem for p in notebooks_for_profile(profile)}
+                waiting = [d for n, d in base.items() if d["paper"] == paper and n in defined]
+                if waiting:
+                    n = sum(bool(c.get("central")) and not c.get("part_of") for d in waiting for c in d["claims"])
+                    notebooks = sorted(d["notebook"].split("_", 1)[0] for d in waiting)
+                    out.append({"paper": paper, "profile": profile, "notebooks": notebooks, "central": 0,
+                                **dict.fromkeys(FRONT_VERDICTS, 0), "not run": n})  # fmt: skip
+                continue
             if not mine:
                 continue
             rows = [c for d in mine for c in d["claims"] if c.get("central") and not c.get("part_of")]

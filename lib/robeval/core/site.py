@@ -520,7 +520,7 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
     Parameters
     ----------
     profile : str
-        smoke, default or paper: whose stored results (ledgers, figure manifest, result files) are shown.
+        smoke, default, gpu or paper: whose stored results (ledgers, figure manifest, result files) are shown.
     only : str or list of str, optional
         Notebooks to include (numbers or names, as ``robeval run --only``); default all with a stored ledger.
     site_dir, work_dir : path, optional

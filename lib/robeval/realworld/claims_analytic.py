@@ -11,6 +11,7 @@ import numpy as np
 
 from robeval.core.ledger import EXACT, Claim
 from robeval.core.ledger import check_ledger as _check_ledger
+from robeval.core.paths import PROFILES
 from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld.claim_stats import (
     PRINTED,
@@ -155,7 +156,7 @@ def record_analytic_claims(
     _check_frame(checks, ("mc", "exact"), "checks")
     if len(edge) < 2 or len(checks) < 2:
         raise ValueError("edge and checks need at least two rows each.")
-    every = ("smoke", "default", "paper")
+    every = PROFILES  # exact: comparable at every profile
     out = []
 
     # ---- A.1, linear boundary w = (0, 1), b = 0: boundary at x2 = 1/2
