@@ -68,7 +68,7 @@ def _scatter(ax, avg, rho, corruption: str, distance: str = "msd", color_op: str
             for k, (_, m) in enumerate(methods[methods["corruption"] == corruption].iterrows()):
                 ax.scatter(m[distance], 100 * m["error"], s=50, marker="^Dv"[k % 3], c=f"C{k + 4}", label=m["scheme"])
             if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=6)
+                ax.legend(fontsize=8)
     else:
         has = g["scheme"].map(lambda s: color_op in augmentations.parse_scheme(s))
         ax.scatter(g.loc[~has, distance], 100 * g.loc[~has, "error"], s=14, c="0.7", label=f"without {color_op}")
@@ -185,22 +185,23 @@ def appB_bn_vs_retrain(bn_avg, retrain_avg):
 
 @plotter
 def fig5_powerset_all_corruptions(avg, rho, corruptions):
-    """Fig. 5: MSD vs error for every corruption (five panels a row): the powerset cloud, the full nine-op
-    scheme (AugMix, star) and the published methods of ``avg`` (rows with ``family == "method"``).
+    """Fig. 5: MSD vs error for every corruption (three panels a row, legible at page width): the powerset cloud,
+    the full nine-op scheme (AugMix, star) and the published methods of ``avg`` (rows with ``family == "method"``).
 
     Arguments as :func:`fig3_msd_vs_error`; ``corruptions`` are all the corruptions of the run.
     """
     import matplotlib.pyplot as plt
 
     corruptions = list(corruptions)
-    nrows = max(1, math.ceil(len(corruptions) / 5))
-    fig, axes = plt.subplots(nrows, 5, figsize=(16, 3 * nrows), squeeze=False)
+    nrows = max(1, math.ceil(len(corruptions) / 3))
+    fig, axes = plt.subplots(nrows, 3, figsize=(11, 3.2 * nrows), squeeze=False)
     for ax, c in zip(axes.ravel(), corruptions):
         _scatter(ax, avg, rho, c, show_methods=True)
     for ax in axes.ravel()[len(corruptions) :]:
         ax.set_visible(False)
     fig.suptitle(
-        f"Fig. 5: MSD vs error for all {len(corruptions)} CIFAR-10-C corruptions (powerset cloud + published methods)",
+        f"Mintun et al. Fig. 5: MSD vs error for all {len(corruptions)} CIFAR-10-C corruptions "
+        "(powerset cloud + published methods)",
         y=1.0,
     )
     fig.tight_layout()
