@@ -104,6 +104,24 @@ def test_trend_and_paired_intervals_from_runs_decide_as_they_should():
     assert iv.low > 0.8 and led.comparison("ab", "S", "A > B", interval=iv, **R).verdict == REPRODUCED
 
 
+def test_a_row_comparable_at_two_profiles_is_comparable_at_every_profile_between():
+    from robeval.core.ledger import comparable_span
+
+    assert comparable_span(("default", "paper")) == ("default", "gpu", "paper")
+    assert comparable_span(("paper", "default")) == ("default", "gpu", "paper")
+    assert comparable_span(("paper",)) == ("paper",) and comparable_span(()) == ()
+    assert comparable_span(("smoke", "default")) == ("smoke", "default")
+    with pytest.raises(ValueError, match="unknown profile"):
+        comparable_span(("default", "laptop"))
+    # so a default-and-paper row decides at gpu, and a paper-only row stays not comparable there
+    led = ledger("gpu")
+    c = led.comparison("c", "T", "x", interval=_iv(0.5, 0.2, 0.8), direction=">", **R)
+    assert c.verdict == REPRODUCED and c.evidence == "replication"
+    v = led.value("v", "T", "x", paper=1.0, margin=0.1, interval=_iv(1.0, 0.95, 1.05), margin_basis=MB,
+                  comparable_at=("paper",), **R)  # fmt: skip
+    assert v.verdict == NOT_COMPARABLE and "not at the gpu profile (comparable at: paper)" in v.mechanism
+
+
 def test_fact_and_consistency_rules():
     led = ledger()
     assert led.fact("a", "T1", "2r", holds=True, basis="exhaustive search", **X).verdict == REPRODUCED

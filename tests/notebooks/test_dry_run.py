@@ -187,7 +187,7 @@ def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(monkeypatch):
     dry = paths.BUILD_DIR / "dry_run" / "gpu"
     assert out.parent == dry / "notebooks"
     text = out.read_text()
-    assert "resnet20" in text  # the gpu profile's network, not the default's small CNN
+    assert "resnet8" in text  # the gpu profile's network, not the default's small CNN
     ledger = json.loads((dry / "claims" / "09_acr_rs_training.json").read_text())
     assert {c["profile"] for c in ledger["claims"]} == {"gpu"} and ledger["survives"] is False
     assert {c["verdict"] for c in ledger["claims"]} == {"not comparable"}

@@ -926,10 +926,7 @@ class Ledger:
     ) -> Claim:  # fmt: skip
         id = self._check_id(id)
         lab = self._labels(id, labels, n_runs, interval, central)
-        comparable_at = tuple(comparable_at)
-        bad = set(comparable_at) - set(PROFILES)
-        if bad:
-            raise ValueError(f"comparable_at has unknown profile(s) {sorted(bad)}; use {PROFILES}.")
+        comparable_at = comparable_span(comparable_at)
         if noise_basis and noise_basis not in NOISE_BASES:
             raise ValueError(f"{id}: noise_basis {noise_basis!r} is not one of {NOISE_BASES}.")
         evidence, scaling, mechanism = lab["evidence"], "", lab["mechanism"]
@@ -1186,6 +1183,24 @@ def check_ledger(ledger) -> Ledger:
     if not isinstance(ledger, Ledger):
         raise TypeError(f"ledger must be a robeval.core.ledger.Ledger, got {type(ledger).__name__}.")
     return ledger
+
+
+def comparable_span(comparable_at) -> tuple[str, ...]:
+    """The profiles a row is comparable at: ``comparable_at`` with every profile between two of them added.
+
+    Profiles are ordered by scale (:data:`robeval.core.paths.PROFILES`: smoke, default, gpu, paper). A mechanism
+    that survives the scaling of a smaller profile and holds at a larger one survives every scale between them,
+    so a row written ``comparable_at=("default", "paper")`` is comparable at ``gpu`` too; ``("paper",)`` stays
+    ``("paper",)``. A row whose mechanism needs more than the gpu profile's scale says so per row (``survives``,
+    ``scaled``), as at every other profile. ValueError for an unknown profile name."""
+    names = tuple(comparable_at)
+    bad = set(names) - set(PROFILES)
+    if bad:
+        raise ValueError(f"comparable_at has unknown profile(s) {sorted(bad)}; use {PROFILES}.")
+    if not names:
+        return ()
+    at = sorted(PROFILES.index(p) for p in names)
+    return PROFILES[at[0] : at[-1] + 1]
 
 
 def is_scaled(profile: str, scaled_down: str) -> bool:
