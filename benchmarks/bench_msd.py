@@ -33,20 +33,10 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import time
 
 import numpy as np
 
 AUGMENT_FLOOR = 1000.0  # images/s
-
-
-def _best(fn, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main(argv=None):
@@ -64,6 +54,7 @@ def main(argv=None):
     from robeval.core.data import load_cifar10_subset
     from robeval.core.images import to_nchw, to_nhwc
     from robeval.core.training import to_float_tensor
+    from robeval.dryrun import time_call
     from robeval.msd import distance as M
     from robeval.transforms import augmentations as A
 
@@ -73,7 +64,7 @@ def main(argv=None):
     full = frozenset(A.BASE_OPS)
 
     rates, floors = {}, {}
-    t = _best(lambda: A.apply_scheme(x, full, np.random.default_rng(0)), args.repeats)
+    t = time_call(lambda: A.apply_scheme(x, full, np.random.default_rng(0)), args.repeats)
     rates["augment_img_s"], floors["augment_img_s"] = len(x) / t, AUGMENT_FLOOR
 
     def shared_instances(n_inst=10):  # MSD's transform features: one instance on all of the 100 images, 10 times
@@ -81,7 +72,7 @@ def main(argv=None):
         for _ in range(n_inst):
             A.apply_scheme(x[:100], full, rng, same_instance=True)
 
-    t = _best(shared_instances, args.repeats)
+    t = time_call(shared_instances, args.repeats)
     rates["augment_shared_img_s"], floors["augment_shared_img_s"] = 1000 / t, AUGMENT_FLOOR
 
     # 04's patch Gaussian on training batches of 128 (float tensors, noise drawn on the CPU), one torch thread as
@@ -90,7 +81,7 @@ def main(argv=None):
 
     gen, xb = torch.Generator().manual_seed(0), torch.rand(128, 3, 32, 32)
     with fixed_threads(1):
-        t = _best(lambda: [A.patch_gaussian(xb, gen) for _ in range(10)], args.repeats)
+        t = time_call(lambda: [A.patch_gaussian(xb, gen) for _ in range(10)], args.repeats)
     rates["patch_gaussian_img_s"], floors["patch_gaussian_img_s"] = 1280 / t, AUGMENT_FLOOR
 
     torch.manual_seed(0)
@@ -104,15 +95,15 @@ def main(argv=None):
         for i in range(0, len(xt), 500):
             model.features(xt[i : i + 500])
 
-    t = _best(lambda: feature_fn(x), args.repeats)
-    rates["features_img_s"], floors["features_img_s"] = len(x) / t, len(x) / _best(bare_features, args.repeats)
+    t = time_call(lambda: feature_fn(x), args.repeats)
+    rates["features_img_s"], floors["features_img_s"] = len(x) / t, len(x) / time_call(bare_features, args.repeats)
 
     images = x[: args.images]
     transform = M.scheme_transform(full)
     # one extractor call per --images images in both: on a CPU the forward costs more per image in larger batches
     # (a 500-image batch ~1.9x a 100-image one per image, cnn_small), which would be charged to the stacking
     inst_fn = M.model_feature_fn(model, batch_size=len(images))
-    t = _best(
+    t = time_call(
         lambda: M.transform_features(inst_fn, images, transform, np.random.default_rng(0), args.samples),
         args.repeats,
     )
@@ -124,14 +115,14 @@ def main(argv=None):
             inst_fn(transform(images, rng)).mean(0)
 
     rates["transform_features_inst_s"] = args.samples / t
-    floors["transform_features_inst_s"] = args.samples / _best(by_parts, args.repeats)
+    floors["transform_features_inst_s"] = args.samples / time_call(by_parts, args.repeats)
 
     rng = np.random.default_rng(0)
     aug_feats, corr_means = rng.normal(size=(100_000, 128)), rng.normal(size=(75, 128))
-    t = _best(lambda: M.msd_many(aug_feats, corr_means), args.repeats)
+    t = time_call(lambda: M.msd_many(aug_feats, corr_means), args.repeats)
     pairs = aug_feats.shape[0] * corr_means.shape[0]
     rates["msd_pairs_s"] = pairs / t
-    floors["msd_pairs_s"] = pairs / _best(lambda: aug_feats @ corr_means.T, args.repeats)
+    floors["msd_pairs_s"] = pairs / time_call(lambda: aug_feats @ corr_means.T, args.repeats)
 
     for k, v in rates.items():
         print(f"{k:28s} {v:14.1f}   (floor {floors[k]:.4g}, ratio {v / floors[k]:.3f})", flush=True)

@@ -219,13 +219,10 @@ def _has_compute_cells(path: Path) -> bool:
 
 def _estimate(path: Path, profile: str) -> str:
     """The settings' time estimate of the notebook's experiment (for the terminal), or ''."""
-    from robeval.core.profiles import experiments, load_table
+    from robeval.core.profiles import load_table
 
-    for exp in experiments():
-        table = load_table(exp)
-        if table.get("meta", {}).get("notebook") == path.stem:
-            return str(table.get(profile, {}).get("estimate", ""))
-    return ""
+    exp = notebook_experiment(path)
+    return "" if exp is None else str(load_table(exp).get(profile, {}).get("estimate", ""))
 
 
 def notebook_experiment(path: Path) -> str | None:

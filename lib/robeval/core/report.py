@@ -402,35 +402,29 @@ def front_counts() -> list[dict]:
     at that profile, counted from the default profile's). The single readings of an ambiguous statement are
     left out everywhere (:func:`counted`); the same counts feed the README, the site's home page and
     ``CLAIMS.md``."""
-    from robeval.core.paths import PROFILES
-
-    by_profile = {prof: {d["notebook"]: d for d in load_ledgers(prof)} for prof in PROFILES if prof != "smoke"}
-    base = by_profile["default"]
-    out = []
     from robeval.core.notebooks import notebooks_for_profile
+    from robeval.core.paths import PROFILES
     from robeval.core.profiles import OPTIONAL_PROFILES
 
+    def central(ledgers) -> list[dict]:
+        return [c for d in ledgers for c in d["claims"] if c.get("central") and not c.get("part_of")]
+
+    by_profile = {prof: {d["notebook"]: d for d in load_ledgers(prof)} for prof in PROFILES if prof != "smoke"}
+    runs = {prof: {p.stem for p in notebooks_for_profile(prof)} for prof in by_profile}
+    base = by_profile["default"]
+    out = []
     for paper in (p for p in PAPERS if p != "core"):
         for profile, ledgers in by_profile.items():
             mine = [d for d in ledgers.values() if d["paper"] == paper]
-            if not mine and profile in OPTIONAL_PROFILES:
-                # an optional profile defined for this paper's notebooks but not executed yet: all "not run"
-                defined = {p.stem for p in notebooks_for_profile(profile)}
-                waiting = [d for n, d in base.items() if d["paper"] == paper and n in defined]
-                if waiting:
-                    n = sum(bool(c.get("central")) and not c.get("part_of") for d in waiting for c in d["claims"])
-                    notebooks = sorted(d["notebook"].split("_", 1)[0] for d in waiting)
-                    out.append({"paper": paper, "profile": profile, "notebooks": notebooks, "central": 0,
-                                **dict.fromkeys(FRONT_VERDICTS, 0), "not run": n})  # fmt: skip
+            missing = [d for n, d in base.items() if d["paper"] == paper and n in runs[profile] and n not in ledgers]
+            # a profile shows only where it ran, except an optional one defined for this paper's notebooks but not
+            # executed yet: its row says "not run" for all their central claims
+            if not mine and (profile not in OPTIONAL_PROFILES or not missing):
                 continue
-            if not mine:
-                continue
-            rows = [c for d in mine for c in d["claims"] if c.get("central") and not c.get("part_of")]
+            rows = central(mine)
             counts = {v: sum(c["verdict"] == v for c in rows) for v in FRONT_VERDICTS}
-            missing = [d for n, d in base.items() if d["paper"] == paper and n not in ledgers]
-            counts["not run"] = sum(bool(c.get("central")) and not c.get("part_of") for d in missing
-                                    for c in d["claims"])  # fmt: skip
-            notebooks = sorted(d["notebook"].split("_", 1)[0] for d in mine)
+            counts["not run"] = len(central(missing))
+            notebooks = sorted(d["notebook"].split("_", 1)[0] for d in (mine or missing))
             out.append({"paper": paper, "profile": profile, "notebooks": notebooks, "central": len(rows), **counts})
     return out
 
