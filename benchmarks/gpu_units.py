@@ -420,9 +420,9 @@ def notebook_params(text: str) -> dict:
     return out
 
 
-def _exec_notebook(stem: str) -> int:
-    """Run notebook ``stem``'s code cells in order in this process (profile "paper", plus the parameters in
-    ``$ROBEVAL_GPU_UNITS_PARAMS``), as papermill would."""
+def _exec_notebook(stem: str, profile: str = "paper") -> int:
+    """Run notebook ``stem``'s code cells in order in this process (``profile``, plus the parameters in
+    ``$ROBEVAL_GPU_UNITS_PARAMS``), as papermill would (also benchmarks/gpu_profile.py's runner)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -438,7 +438,7 @@ def _exec_notebook(stem: str) -> int:
         t0 = time.perf_counter()
         exec(compile(src, f"{stem}[{i}]", "exec"), ns)
         if "parameters" in cell.get("metadata", {}).get("tags", []):
-            ns["profile"] = "paper"
+            ns["profile"] = profile
             ns.update(json.loads(os.environ.get(PARAMS_ENV) or "{}"))
         print(f"--- {stem} cell {i}: {time.perf_counter() - t0:.1f} s", flush=True)
     return 0
@@ -596,10 +596,11 @@ def main(argv=None) -> dict:
     ap.add_argument("--notebooks", default=",".join(DRY))
     ap.add_argument("--params", default="", help="notebook parameters of the dry runs, e.g. n_jobs=4")
     ap.add_argument("--exec-notebook", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--exec-profile", default="paper", help=argparse.SUPPRESS)
     ap.add_argument("--summarize", type=Path, default=None, help="write estimate.json from the measured files there")
     args = ap.parse_args(argv)
     if args.exec_notebook:
-        raise SystemExit(_exec_notebook(args.exec_notebook))
+        raise SystemExit(_exec_notebook(args.exec_notebook, args.exec_profile))
     if args.summarize:
         return summarize(args.summarize)
 

@@ -117,3 +117,29 @@ def test_train_scaling_with_the_augmentations_on_the_cpu(augment):
     gpu_units, _ = _load()
     out = gpu_units.train_scaling(workers=(1,), n_images=4, warmup_images=2, augment=augment)
     assert out["1"]["steps"] == 1 and out["1"]["s_per_step"] > 0
+
+
+def test_gpu_profile_driver_selects_notebooks_and_respects_its_deadline(tmp_path, monkeypatch, capsys):
+    """benchmarks/gpu_profile.py (the lent GPU's runner of the gpu profile): --only names notebooks that define the
+    profile, a notebook that would start too late is skipped (not started and killed), and the summary and the
+    results tarball are written whatever ran. Its full path runs in tests/notebooks/test_dry_run.py."""
+    root = paths.find_root()
+    if str(root / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(root / "benchmarks"))
+    gpu_profile = importlib.import_module("gpu_profile")
+    assert gpu_profile.stems_for("") == [
+        "02_mscr_cifar10",
+        "03_msd_powerset",
+        "04_msd_cifar10_c_bar",
+        "09_acr_rs_training",
+    ]
+    assert gpu_profile.stems_for("09,03") == ["03_msd_powerset", "09_acr_rs_training"]
+    with pytest.raises(ValueError, match="not defined for 01_mscr_2d"):
+        gpu_profile.stems_for("01")
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")  # nothing of results/gpu is touched
+    summary = gpu_profile.main(["--only", "03,04", "--deadline-s", "40", "--out", str(tmp_path)])
+    assert summary["notebooks"] == {
+        s: {"status": "skipped: out of time", "seconds": 0.0} for s in ("03_msd_powerset", "04_msd_cifar10_c_bar")
+    }
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["notebooks"] == summary["notebooks"]
+    assert (tmp_path / "results_gpu.tar.gz").is_file() and json.loads((tmp_path / "gpu_profile.json").read_text())

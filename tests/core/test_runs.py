@@ -599,6 +599,32 @@ def test_adopt_refuses_a_pack_with_one_edited_cell_whatever_the_sample(tmp_path)
     assert (r["status"], r["cells"], r["verified"]) == ("adopted", 18, 18)
 
 
+def test_a_pack_of_the_current_code_is_adopted_on_its_checksums_without_recomputing(tmp_path, monkeypatch):
+    """Cells carried between leases of a GPU machine (issues 37, 39): the pack's sub-store has the current identity
+    (same config, same code), so its checksums suffice and nothing is recomputed (a GPU's training would not
+    reproduce bit for bit); an edited cell is still refused."""
+    pack, sub = _toy_pack(tmp_path)
+
+    def no_recompute(*a, **k):
+        raise AssertionError("recomputed a cell of the current code")
+
+    monkeypatch.setattr(runs, "_compute_cell", no_recompute)
+    (r,) = runs.adopt_pack(pack, {"toy": tmp_path / "lease2" / "toy"}, n_check=12, progress=False)["toy"]
+    assert (r["status"], r["cells"], r["checked"], r["verified"], r["to"]) == ("adopted", 18, 0, 18, sub)
+    log = json.loads((tmp_path / "lease2" / "toy" / sub / "adopted.json").read_text())
+    assert log[-1]["same_code"] is True and log[-1]["checked"] == []
+
+    def edit(name, data):
+        if "seed=5" not in name or name.endswith("config.json"):
+            return data
+        payload = json.loads(data)
+        payload["rows"][0]["value"] = -1.0
+        return json.dumps(payload).encode()
+
+    with pytest.raises(RuntimeError, match="fail their checksum"):
+        runs.adopt_pack(_repack(pack, tmp_path / "edited.tar.xz", edit=edit), {"toy": tmp_path / "x" / "toy"})
+
+
 def test_pack_members_are_checked_by_our_code_on_a_python_without_extraction_filters(tmp_path, monkeypatch):
     import tarfile
 

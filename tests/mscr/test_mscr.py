@@ -360,6 +360,10 @@ def test_run_cell_cifar_pairs_columns_and_caches_models(mirror, monkeypatch, tmp
     assert not f.exists()
     a = run_cell_cifar(cell, config)
     assert f.exists() and [r["eps_test"] for r in a] == [0.0, 0.05, 0.0] and a[0] == a[2]
+    # the network's clean training accuracy (whether it fits its data; claims_cifar.net_bound): one value per run,
+    # a multiple of 1/128 (128 training images)
+    assert len({r["train_acc"] for r in a}) == 1 and 0 <= a[0]["train_acc"] <= 1
+    assert (a[0]["train_acc"] * 128) == pytest.approx(round(a[0]["train_acc"] * 128))
     assert run_cell_cifar(cell, dict(config, eps_test=[0.0, 0.05, 0.0], eval_batch_size=8)) == a  # cached
     assert model_file(cell, dict(config, eps_test=[0.2])) == f  # test levels do not name the network
     assert model_file(dict(cell, eps_train=0.0), config) != f and model_file(cell, dict(config, epochs=2)) != f

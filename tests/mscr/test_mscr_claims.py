@@ -717,6 +717,22 @@ def test_cifar_runs_flip(csv):
     assert got["S4_cifar_mscr_increases"].evidence == "scaled replication"
     for cid in ("F6b_clean_gain_0.01", "F6b_mscr_gain_0.02", "S56_cifar_offdiag_low", "S56_cifar_below_diag_high"):
         assert got[cid].verdict == NC and "WRN-28-10" in got[cid].mechanism, cid
+        assert "training accuracy was not measured" in got[cid].mechanism
+    # ... unless the scaled network fits its training data as the paper's does (the gpu profile's ResNet-20, issue
+    # 37): measured on the eps_train = 0 runs, at least 95% of the clean training images -> judged like the paper's
+    bound = ("F6b_clean_gain_0.01", "S56_cifar_offdiag_low", "S56_cifar_below_diag_high")
+    for train_acc, judged in ((0.99, True), (0.95, True), (0.62, False)):
+        got = {
+            c.id: c
+            for c in mc.record_cifar_runs(
+                _scaled(), _cifar_cube(acc), eps_min, acc, mscr, n_boot=300, train_acc=train_acc
+            )
+        }
+        for cid in bound:
+            assert (got[cid].verdict != NC) == judged, (cid, train_acc)
+        if not judged:
+            assert "classify 62.0% of their clean training images" in got["F6b_clean_gain_0.01"].mechanism
+    assert got["S56_cifar_offdiag_low"].verdict == NC  # loop ended at 0.62
     rev = pd.DataFrame(acc.to_numpy()[:, ::-1], index=acc.index, columns=acc.columns)  # columns reversed
     got = {c.id: c for c in mc.record_cifar_runs(_led(), _cifar_cube(rev), eps_min, acc, mscr, n_boot=300)}
     for cid in (
@@ -841,3 +857,22 @@ def test_notebook_01_evaluates_dataset_c(tmp_path, monkeypatch):
     assert "T2a_best_0.002" not in ids
     t1 = next(c for c in led.claims if c.id == "T1_eps_min")
     assert t1.estimate == pytest.approx(0.00203034)
+
+
+def test_fitted_train_acc_reads_the_eps_train_0_runs():
+    """The mean over seeds of the clean training accuracy of the eps_train = 0 networks (one value per run, repeated
+    on its eps_test rows); None without the column (result files from before it) or without eps_train = 0."""
+    rows = pd.DataFrame(
+        {
+            "seed": [1, 1, 2, 2, 1, 2],
+            "eps_train": [0.0, 0.0, 0.0, 0.0, 0.03, 0.03],
+            "eps_test": [0.0, 0.1, 0.0, 0.1, 0.0, 0.0],
+            "acc": [0.5] * 6,
+            "train_acc": [0.96, 0.96, 0.98, 0.98, 0.5, 0.5],
+        }
+    )
+    assert mc.fitted_train_acc(rows) == pytest.approx(0.97)
+    assert mc.fitted_train_acc(rows.drop(columns="train_acc")) is None
+    assert mc.fitted_train_acc(rows[rows["eps_train"] > 0]) is None
+    assert mc.net_bound(0.97) == {} and mc.net_bound(None)["survives"] is False
+    assert mc.net_bound(float("nan"))["survives"] is False

@@ -453,3 +453,27 @@ def test_msd_summaries_refuse_duplicated_runs():
         tables.toy_per_run(pd.concat([errors, errors]), dist)
     with pytest.raises(ValueError, match="distances hold"):
         tables.toy_per_run(errors, pd.concat([dist, dist]))
+
+
+def test_retrain_scheme_list_samples_uniformly_from_the_batch_norm_grid():
+    """'sample:K' (issue 37): K of the batch-norm grid's schemes, so that every retrained scheme has an MSD; seeded,
+    without repeats, a subset of the grid; over the whole powerset a uniform draw (not the grid's leading singles)."""
+    from robeval.msd.powerset import retrain_scheme_list, sample_powerset_schemes
+
+    grid = sample_powerset_schemes(512, seed=0)
+    names = {A.scheme_name(s) for s in grid}
+    pick = retrain_scheme_list(["sample:64"], grid, seed=0)
+    assert len(pick) == len(set(pick)) == 64 and set(pick) <= names
+    assert pick == retrain_scheme_list(["sample:64"], grid, seed=0) != retrain_scheme_list(["sample:64"], grid, seed=1)
+    # uniform over 512: the number of ops of a scheme is Binomial(9, 1/2), mean 4.5, sd 1.5 (se of a mean of 64:
+    # 0.19); the grid's head (empty, nine singles, full) would pull a leading-64 pick towards 1 op
+    n_ops = [len(A.parse_scheme(s)) for s in pick]
+    assert abs(np.mean(n_ops) - 4.5) < 4 * 1.5 / 8
+    assert retrain_scheme_list(["none", "solarize"]) == ["none", "solarize"]
+    assert len(retrain_scheme_list(["all"])) == 512
+    with pytest.raises(ValueError, match="n_schemes to at least 64"):
+        retrain_scheme_list(["sample:64"], grid[:40], seed=0)
+    with pytest.raises(ValueError, match="'sample:K' with K a positive integer"):
+        retrain_scheme_list(["sample:x"], grid, seed=0)
+    with pytest.raises(ValueError, match="pass them as sampled="):
+        retrain_scheme_list(["sample:3"])

@@ -21,13 +21,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tarfile
 import time
+from unittest.mock import ANY
 
 import numpy as np
 import pytest
 
 from robeval import dryrun
-from robeval.core import data, paths
+from robeval.core import data, io, paths, runs
 from robeval.core.notebooks import notebook_paths, run_notebook
 
 DRY = {
@@ -165,31 +167,74 @@ def test_paper_profile_dry_run(stem, standin, fresh_dry_run_dir, monkeypatch):
         assert elapsed < BUDGET_S
 
 
+# notebook -> (its experiment, the gpu profile's network, a result file of the gpu profile's own code path, runner)
+GPU_DRY = {
+    # the MSD notebooks' new path (issue 37): schemes retrained from scratch, drawn from the batch-norm grid
+    # ("sample:K"), a CIFAR ResNet as feature extractor and base network; 04 shares these networks and code.
+    # Run as `robeval run --profile gpu` runs it (papermill)
+    "03_msd_powerset": ("msd_powerset", "resnet20", "powerset_retrain.csv", "papermill"),
+    # run as on the lent GPU machine, which has no papermill: benchmarks/gpu_profile.py (code cells in order in a
+    # process of their own, a deadline, the grids packed and the results tarred for the way back)
+    "09_acr_rs_training": ("acr_rs_training", "resnet8", "certifications_sequential.csv", "gpu_profile.py"),
+}
+
+
 @pytest.mark.notebook
-def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(monkeypatch):
-    """Notebook 09's ``gpu`` profile (a CIFAR ResNet on the 5000-image subset, certify_table up to n_max) with every
-    loop cut short by ``[dry_run]``: the code path CI can check without a GPU. It writes under build/dry_run/gpu
-    (never results/gpu) and its ledger is no evidence."""
+@pytest.mark.parametrize("stem", list(GPU_DRY))
+def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(stem, monkeypatch, tmp_path):
+    """A notebook's ``gpu`` profile (a CIFAR ResNet on the 5000-image subset; 09: certify_table up to n_max; 03:
+    retrained schemes sampled from the batch-norm grid) with every loop cut short by ``[dry_run]``: the code path
+    CI can check without a GPU. It writes under build/dry_run/gpu (never results/gpu) and its ledger is no
+    evidence. 02 and 04 differ from their paper-profile dry runs only in settings (02: the ResNet, whose training
+    accuracy the rows read, tests/mscr; 04: the networks 03 trains here)."""
     if os.environ.get(OPT_OUT) == "0":
         pytest.skip(f"{OPT_OUT}=0")
     try:
         data.load_cifar10_subset()
     except data.DataFileMissing as exc:
         pytest.skip(f"the CIFAR-10 subset is missing (set ROBEVAL_DATA_DIR): {exc}")
+    experiment, arch, result, runner = GPU_DRY[stem]
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")
-    shutil.rmtree(paths.BUILD_DIR / "dry_run" / "gpu", ignore_errors=True)
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))  # dry-run networks stay out of the cache
+    dry = paths.BUILD_DIR / "dry_run" / "gpu"
+    shutil.rmtree(dry / experiment, ignore_errors=True)
     gpu_results = paths.RESULTS_DIR / "gpu"
     before = sorted(gpu_results.rglob("*")) if gpu_results.exists() else []
-    path = next(p for p in notebook_paths() if p.stem == "09_acr_rs_training")
-    out = run_notebook(path, "gpu")
-    dry = paths.BUILD_DIR / "dry_run" / "gpu"
-    assert out.parent == dry / "notebooks"
-    text = out.read_text()
-    assert "resnet8" in text  # the gpu profile's network, not the default's small CNN
-    ledger = json.loads((dry / "claims" / "09_acr_rs_training.json").read_text())
+    if runner == "papermill":
+        out = run_notebook(next(p for p in notebook_paths() if p.stem == stem), "gpu")
+        assert out.parent == dry / "notebooks"
+        text = out.read_text()
+    else:
+        summary = _gpu_profile().main(["--only", stem[:2], "--deadline-s", "400", "--out", str(tmp_path / "out")])
+        assert summary["dry_run"] and summary["notebooks"] == {stem: {"status": "ok", "seconds": ANY}}
+        text = (tmp_path / "out" / f"{stem}.log").read_text()
+        with tarfile.open(tmp_path / "out" / "results_gpu.tar.gz") as tf:
+            names = tf.getnames()
+        assert f"results/claims/{stem}.json" in names and f"results/{experiment}/{result}" in names
+        back = summary["brought_back"]
+        if back["stores"]:  # the grids' finished cells, packed for the next lease (robeval adopt --from)
+            manifest = runs.unpack(tmp_path / "out" / "grids.tar.xz", tmp_path / "unpacked")
+            assert sorted(manifest["stores"]) == back["stores"] and back["cells"] > 0
+    assert arch in text  # the gpu profile's network, not the default's small CNN
+    ledger = json.loads((dry / "claims" / f"{stem}.json").read_text())
     assert {c["profile"] for c in ledger["claims"]} == {"gpu"} and ledger["survives"] is False
     assert {c["verdict"] for c in ledger["claims"]} == {"not comparable"}
-    assert (dry / "acr_rs_training" / "certifications_sequential.csv").is_file()
+    assert (dry / experiment / result).is_file()
+    if stem == "03_msd_powerset":  # "sample:2": two of the batch-norm grid's schemes, trained from scratch
+        retrained = io.load_frame(dry / experiment / result)["scheme"].unique()
+        grid = set(io.load_frame(dry / experiment / "powerset_bn.csv")["scheme"])
+        assert len(retrained) == 2 and set(retrained) <= grid
+        assert {"AppB_mmd_worse_retrain", "S4.2_retrain_n_above"} <= {c["id"] for c in ledger["claims"]}
     assert (sorted(gpu_results.rglob("*")) if gpu_results.exists() else []) == before
+
+
+def _gpu_profile():
+    import importlib
+    import sys
+
+    folder = str(paths.find_root() / "benchmarks")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module("gpu_profile")

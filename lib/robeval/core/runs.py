@@ -669,7 +669,9 @@ def adopt(
     after the old code's run added cells, adopts the new ones after a fresh check.
 
     The sample shows that the code change kept the results; checksums show that no cell was changed since it was
-    written. Before anything is recomputed, every cell file of the sub-store is verified: the checksum of its rows
+    written. A sub-store whose identity is the current one (the same config and code, e.g. a pack from an earlier
+    lease of a GPU machine, whose results a recomputation would not reproduce bit for bit) is taken on the pack's
+    checksums alone, with nothing recomputed (``checked`` 0). Before anything is recomputed, every cell file of the sub-store is verified: the checksum of its rows
     written with it (``rows_sha256``, :func:`rows_digest`; cells written before checksums have none) and, with
     ``checksums`` (``{sub-store: {file name: sha256 of the file}}``, from a pack's manifest: :func:`adopt_pack`),
     the file's own checksum; a file the checksums do not list fails too. ``recompute_all`` recomputes every cell
@@ -745,8 +747,14 @@ def adopt(
         bad_cells = [f"{p.name}" for p, pl in zip(files, payloads) if not isinstance(pl.get("cell"), dict)]
         if bad_cells:
             raise RuntimeError(f"{sub.name}: {bad_cells[0]} is not a grid cell file (no 'cell'); rerun the grid.")
+        # a pack's sub-store of the current identity (same config, same code) whose every file matches the pack's
+        # checksums needs no recomputation: nothing changed that could change a result. This is also the only way
+        # to carry cells between leases of a GPU, whose training is not bit-reproducible by a recomputation
+        same_code = sub.name == target.name and checksums is not None
         if recompute_all:
             picks = list(range(len(files)))
+        elif same_code:
+            picks = []
         else:
             picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
         bad = []
@@ -782,6 +790,7 @@ def adopt(
                 "checked": [files[i].name for i in picks],
                 "verified": verified,
                 "identical": True,
+                "same_code": same_code,
                 "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
         )

@@ -166,7 +166,9 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
         ``full_data``, ``eps_test`` (list), ``train_threads`` (training; fixed, results depend on it),
         ``torch_threads`` (evaluation), ``eval_batch_size`` (default 50), ``width`` (cnn_small), ``dropout`` (WRN).
 
-    Returns one row per eps_test: ``eps_test``, ``acc`` (fraction), ``n_eval``.
+    Returns one row per eps_test: ``eps_test``, ``acc`` (fraction), ``n_eval``, and ``train_acc``: the network's
+    accuracy (fraction) on its own clean training images (the first ``n_train``, without noise or crops), the same
+    in every row — whether it fits its training data (:data:`robeval.mscr.claims_cifar.FITTED_TRAIN_ACC`).
     """
     import torch
 
@@ -180,6 +182,10 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
     n_te = int(config.get("n_test") or len(x_te))
     x_te, y_te = x_te[:n_te], y_te[:n_te]
     batch = int(config.get("eval_batch_size") or 50)
+    x_tr, y_tr, _, _ = _load_cifar(bool(config.get("full_data", False)))
+    n_tr = int(config.get("n_train") or len(x_tr))
+    train_pred = check_predictions(training.predict(net, training.to_float_tensor(x_tr[:n_tr]), batch_size=batch), n_tr)
+    train_acc = float(np.mean(train_pred == y_tr[:n_tr]))
     x_clean = training.to_float_tensor(x_te)
     rows = []
     clean_pred = None
@@ -192,7 +198,7 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
         else:
             gen = torch.Generator().manual_seed(derived_seed(seed, "test", e))
             pred = check_predictions(training.predict(net, uniform_linf_box(x_clean, e, gen), batch_size=batch), n_te)
-        rows.append({"eps_test": e, "acc": float(np.mean(pred == y_te)), "n_eval": int(n_te)})
+        rows.append({"eps_test": e, "acc": float(np.mean(pred == y_te)), "n_eval": int(n_te), "train_acc": train_acc})
     return rows
 
 

@@ -83,8 +83,11 @@ from robeval.mscr.claims_2d import (
     table2a_tolerances,
 )
 from robeval.mscr.claims_cifar import (
+    FITTED_TRAIN_ACC,
     INDEX_02,
     evaluate_mscr_cifar10,
+    fitted_train_acc,
+    net_bound,
     record_cifar_runs,
     record_csv_statements,
     record_paper_arithmetic,
@@ -105,6 +108,7 @@ from robeval.mscr.claims_grid import (
 from robeval.mscr.claims_sheet import bounded_interval, record_sheet_runs, record_sheet_tests, sheet_runs
 
 __all__ = [
+    "FITTED_TRAIN_ACC",
     "INDEX_01",
     "INDEX_02",
     "RunCube",
@@ -115,10 +119,12 @@ __all__ = [
     "evaluate_mscr_2d",
     "evaluate_mscr_cifar10",
     "fast_spearman",
+    "fitted_train_acc",
     "group_contrast",
     "level_name",
     "mean_iv",
     "neighbour_gap",
+    "net_bound",
     "per_run_trend",
     "record_1nn",
     "record_cifar_runs",

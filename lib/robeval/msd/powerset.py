@@ -430,12 +430,40 @@ def toy_cells(fractions, runs: int, seed: int) -> list[dict]:
     ]
 
 
-def retrain_scheme_list(names) -> list[str]:
-    """The schemes of the retraining variant: ``["all"]`` = the 512 schemes of the powerset, else the given
-    '+'-joined names (validated, in :func:`robeval.transforms.augmentations.scheme_name` form)."""
+def retrain_scheme_list(names, sampled=None, seed: int = 0) -> list[str]:
+    """The schemes of the retraining variant (Sec. 4), in :func:`robeval.transforms.augmentations.scheme_name` form.
+
+    ``["all"]``: the 512 schemes of the powerset (the paper). ``["sample:K"]``: a seeded uniform draw (from
+    ``keyed(seed, "retrain sample")``) of ``K`` of the schemes of the batch-norm grid, ``sampled`` (the list of
+    :func:`sample_powerset_schemes`), so that every retrained scheme has an MSD and enters the Sec. 4.2 rows; with
+    the whole powerset in ``sampled`` it is a uniform draw from the powerset. Else the given '+'-joined names
+    (validated).
+    """
     names = list(names)
     if names == ["all"]:
         return [aug.scheme_name(s) for s in aug.powerset_schemes()]
+    if len(names) == 1 and str(names[0]).startswith("sample:"):
+        spec = str(names[0])
+        try:
+            k = int(spec.split(":", 1)[1])
+        except ValueError:
+            k = 0
+        if k < 1:
+            raise ValueError(f"retrain_schemes {spec!r}: write 'sample:K' with K a positive integer, e.g. 'sample:64'.")
+        if sampled is None:
+            raise ValueError(
+                "retrain_schemes 'sample:K' draws from the batch-norm grid's schemes: pass them as sampled=."
+            )
+        pool = [aug.scheme_name(aug.parse_scheme(s)) for s in sampled]
+        if k > len(pool):
+            raise ValueError(
+                f"retrain_schemes {spec!r} asks for {k} schemes but the batch-norm grid runs {len(pool)}: raise "
+                f"n_schemes to at least {k} or lower K."
+            )
+        pick = np.random.default_rng(nets.keyed_state(_check_seed(seed), "retrain sample")).choice(
+            len(pool), size=k, replace=False
+        )
+        return [pool[i] for i in sorted(pick)]
     return [aug.scheme_name(aug.parse_scheme(n)) for n in names]
 
 

@@ -1,0 +1,136 @@
+"""Run the ``gpu`` profile of notebooks on a lent GPU machine within a deadline, and bring back what it computed.
+
+The GPU machine lent to this project (the ``device`` tool) has torch, numpy, pandas, scikit-learn, matplotlib and
+seaborn but no papermill, gives one session 15 minutes and one command 10. So this script
+
+1. takes back the finished cells of earlier leases: every ``--adopt PACK`` (a pack written by an earlier run of this
+   script, committed under ``results/gpu/packs/``) is adopted into the gpu profile's grid stores
+   (:func:`robeval.core.runs.adopt_pack`: the same code, so its checksums suffice and nothing is recomputed);
+2. executes each notebook of ``--only`` at the ``gpu`` profile, its code cells in order in its own process, as
+   papermill would (``benchmarks/gpu_units.py --exec-notebook STEM --exec-profile gpu``), and stops the notebook
+   that is running at the deadline (its grids keep every finished cell);
+3. writes under ``--out``: ``grids.tar.xz``, every finished cell of the gpu profile's grid stores
+   (:func:`robeval.core.runs.pack`), ``results_gpu.tar.gz``, the gpu profile's result files, ledgers and figures
+   (small files only), and ``<stem>.log`` per notebook. The last line printed is the JSON summary: per notebook
+   its status (``ok``, ``timed out``, ``failed (rc N)``, ``skipped: out of time``) and seconds.
+
+On the GPU machine, from the repository root (``shared/`` or a carried folder holding the CIFAR-10 subset)::
+
+    ROBEVAL_DATA_DIR=data_carry python benchmarks/gpu_profile.py --only 03,04 --deadline-s 540 --out $OUT \\
+        --adopt results/gpu/packs/lease1.tar.xz
+
+Back here: copy ``grids.tar.xz`` to ``results/gpu/packs/leaseN.tar.xz`` and commit it (the next lease adopts it);
+when every notebook finished, unpack ``results_gpu.tar.gz`` into ``results/gpu`` and ``robeval verify --profile
+gpu`` rebuilds its ledgers. Grid cells computed on a GPU are carried only to the same code: a change of a cell's
+code starts its grid afresh (a recomputation on a GPU would not reproduce them bit for bit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lib"))
+
+PACK_RESERVE_S = 30.0  # seconds kept after the last notebook for packing the grids and the results
+MAX_RESULT_FILE = 2**22  # result files larger than this (4 MiB) are left out of results_gpu.tar.gz
+
+
+def stems_for(only: str) -> list[str]:
+    """The notebook stems of ``only`` ("03,04" or "03_msd_powerset,...") that define the gpu profile, in the
+    notebooks' order (04 reuses 03's networks)."""
+    from robeval.core.notebooks import notebooks_for_profile
+
+    return sorted(p.stem for p in notebooks_for_profile("gpu", only or None))
+
+
+def adopt_packs(packs) -> dict:
+    """Adopt every store of each pack into the gpu profile's grid stores; returns ``{pack: {store: report}}``."""
+    from robeval.core import runs
+
+    out = {}
+    for pack in packs:
+        with tempfile.TemporaryDirectory(prefix="robeval-lease-") as tmp:
+            names = list(runs.unpack(pack, tmp)["stores"])
+        got = runs.adopt_pack(pack, {n: runs.grid_store("gpu", n) for n in names}, progress=False)
+        out[str(pack)] = {n: [r["status"] for r in reports] for n, reports in got.items()}
+        print(f"adopted {pack}: {out[str(pack)]}", flush=True)
+    return out
+
+
+def run_notebooks(stems, deadline: float, logs: Path) -> dict:
+    """Each notebook's code cells in order in its own process at the gpu profile, until ``deadline`` (a
+    ``time.time()``); returns ``{stem: {"status", "seconds"}}``."""
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "lib"), env.get("PYTHONPATH", "")]))
+    res = {}
+    for stem in stems:
+        left = deadline - time.time()
+        if left < 20:
+            res[stem] = {"status": "skipped: out of time", "seconds": 0.0}
+            continue
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "gpu_units.py"), "--exec-notebook", stem]
+        t0 = time.perf_counter()
+        with open(logs / f"{stem}.log", "w") as log:
+            try:
+                rc = subprocess.run(cmd + ["--exec-profile", "gpu"], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                    timeout=left, cwd=ROOT).returncode  # fmt: skip
+                status = "ok" if rc == 0 else f"failed (rc {rc})"
+            except subprocess.TimeoutExpired:
+                status = "timed out"
+        res[stem] = {"status": status, "seconds": round(time.perf_counter() - t0, 1)}
+        print(f"== {stem}: {status} in {res[stem]['seconds']:.0f} s", flush=True)
+    return res
+
+
+def bring_back(out: Path) -> dict:
+    """``grids.tar.xz`` (every gpu grid store with a finished cell) and ``results_gpu.tar.gz`` (the small files of
+    the gpu profile's results, ledgers and figures) under ``out``; returns what each holds."""
+    from robeval.core import paths, runs
+
+    res = paths.results_dir("gpu")
+    stores = sorted(p for p in (res / "grids").glob("*") if any(p.glob("config-*/config.json")))
+    got = {"stores": [p.name for p in stores], "result_files": 0}
+    if stores:
+        manifest = runs.pack(stores, out / "grids.tar.xz")
+        got["cells"] = sum(s["cells"] for st in manifest["stores"].values() for s in st.values())
+    folders = [(res, "results"), (paths.figures_dir("gpu"), "figures")]
+    with tarfile.open(out / "results_gpu.tar.gz", "w:gz") as tf:
+        for folder, name in folders:
+            for p in sorted(folder.rglob("*")):
+                if p.is_file() and "grids" not in p.relative_to(folder).parts and p.stat().st_size < MAX_RESULT_FILE:
+                    tf.add(p, arcname=f"{name}/{p.relative_to(folder)}")
+                    got["result_files"] += 1
+    return got
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="notebooks, e.g. 03,04 (default: every notebook with a [gpu] table)")
+    ap.add_argument("--deadline-s", type=float, default=540.0, help="wall seconds for everything (default 540)")
+    ap.add_argument("--out", type=Path, required=True, help="where grids.tar.xz, results_gpu.tar.gz and logs go")
+    ap.add_argument("--adopt", type=Path, action="append", default=[], help="a pack of an earlier lease (repeatable)")
+    args = ap.parse_args(argv)
+    start = time.time()
+    stems = stems_for(args.only)
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary = {"profile": "gpu", "dry_run": os.environ.get("ROBEVAL_DRY_RUN") == "1"}
+    summary["adopted"] = adopt_packs(args.adopt)
+    summary["notebooks"] = run_notebooks(stems, start + args.deadline_s - PACK_RESERVE_S, args.out)
+    summary["brought_back"] = bring_back(args.out)
+    summary["wall_s"] = round(time.time() - start, 1)
+    (args.out / "gpu_profile.json").write_text(json.dumps(summary, indent=2))
+    print(json.dumps(summary), flush=True)
+    return summary
+
+
+if __name__ == "__main__":
+    main()
