@@ -77,18 +77,50 @@ def run_notebooks(stems, deadline: float, logs: Path) -> dict:
         if left < 20:
             res[stem] = {"status": "skipped: out of time", "seconds": 0.0}
             continue
-        cmd = [sys.executable, str(ROOT / "benchmarks" / "gpu_units.py"), "--exec-notebook", stem]
+        cmd = [
+            sys.executable,
+            str(ROOT / "benchmarks" / "gpu_units.py"),
+            "--exec-notebook",
+            stem,
+            "--exec-profile",
+            "gpu",
+        ]
         t0 = time.perf_counter()
         with open(logs / f"{stem}.log", "w") as log:
+            # a session of its own: at the deadline the notebook and its grid's worker processes stop together
+            proc = subprocess.Popen(
+                cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True
+            )
             try:
-                rc = subprocess.run(cmd + ["--exec-profile", "gpu"], env=env, stdout=log, stderr=subprocess.STDOUT,
-                                    timeout=left, cwd=ROOT).returncode  # fmt: skip
+                rc = proc.wait(timeout=left)
                 status = "ok" if rc == 0 else f"failed (rc {rc})"
             except subprocess.TimeoutExpired:
+                stop(proc)
                 status = "timed out"
         res[stem] = {"status": status, "seconds": round(time.perf_counter() - t0, 1)}
         print(f"== {stem}: {status} in {res[stem]['seconds']:.0f} s", flush=True)
     return res
+
+
+def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """Stop ``proc`` and every process of its session (the grid's workers): SIGTERM to the group, then, after
+    ``grace_s``, SIGKILL to whatever of it is left. Finished grid cells are on disk already (atomic writes); a cell
+    being computed is lost."""
+    import signal
+
+    def group(sig) -> None:
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    group(signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    group(signal.SIGKILL)  # workers that outlived their parent, or ignored SIGTERM
+    proc.wait()
 
 
 def bring_back(out: Path) -> dict:

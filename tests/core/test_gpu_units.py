@@ -143,3 +143,26 @@ def test_gpu_profile_driver_selects_notebooks_and_respects_its_deadline(tmp_path
     }
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["notebooks"] == summary["notebooks"]
     assert (tmp_path / "results_gpu.tar.gz").is_file() and json.loads((tmp_path / "gpu_profile.json").read_text())
+
+
+def test_gpu_profile_stop_ends_the_notebook_and_its_workers():
+    """At the deadline the driver stops the notebook's whole process session, workers included (a grid's processes
+    would otherwise keep the GPU busy after the notebook was given up)."""
+    import os
+    import subprocess
+    import time
+
+    root = paths.find_root()
+    if str(root / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(root / "benchmarks"))
+    gpu_profile = importlib.import_module("gpu_profile")
+    # a parent that ignores SIGTERM and a worker of its session
+    script = "trap '' TERM; sleep 300 & echo $!; wait"
+    proc = subprocess.Popen(["bash", "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    worker = int(proc.stdout.readline())
+    t0 = time.perf_counter()
+    gpu_profile.stop(proc, grace_s=0.5)
+    assert proc.returncode is not None and time.perf_counter() - t0 < 10
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker, 0)
