@@ -199,7 +199,8 @@ def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(stem, monkeypatch, tmp_p
     monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")
     monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))  # dry-run networks stay out of the cache
     dry = paths.BUILD_DIR / "dry_run" / "gpu"
-    shutil.rmtree(dry / experiment, ignore_errors=True)
+    for stale in (dry / experiment, dry / "grids"):  # nothing of an earlier run is reused
+        shutil.rmtree(stale, ignore_errors=True)
     gpu_results = paths.RESULTS_DIR / "gpu"
     before = sorted(gpu_results.rglob("*")) if gpu_results.exists() else []
     if runner == "papermill":
