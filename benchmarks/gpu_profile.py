@@ -33,7 +33,6 @@ import os
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 
@@ -58,9 +57,7 @@ def adopt_packs(packs) -> dict:
 
     out = {}
     for pack in packs:
-        with tempfile.TemporaryDirectory(prefix="robeval-lease-") as tmp:
-            names = list(runs.unpack(pack, tmp)["stores"])
-        got = runs.adopt_pack(pack, {n: runs.grid_store("gpu", n) for n in names}, progress=False)
+        got = runs.adopt_pack(pack, lambda name: runs.grid_store("gpu", name), progress=False)
         out[str(pack)] = {n: [r["status"] for r in reports] for n, reports in got.items()}
         print(f"adopted {pack}: {out[str(pack)]}", flush=True)
     return out

@@ -609,7 +609,10 @@ def test_a_pack_of_the_current_code_is_adopted_on_its_checksums_without_recomput
         raise AssertionError("recomputed a cell of the current code")
 
     monkeypatch.setattr(runs, "_compute_cell", no_recompute)
-    (r,) = runs.adopt_pack(pack, {"toy": tmp_path / "lease2" / "toy"}, n_check=12, progress=False)["toy"]
+    # a function name -> folder adopts every store the pack holds (benchmarks/gpu_profile.py --adopt)
+    got = runs.adopt_pack(pack, lambda name: tmp_path / "lease2" / name, n_check=12, progress=False)
+    assert list(got) == ["toy"]
+    (r,) = got["toy"]
     assert (r["status"], r["cells"], r["checked"], r["verified"], r["to"]) == ("adopted", 18, 0, 18, sub)
     log = json.loads((tmp_path / "lease2" / "toy" / sub / "adopted.json").read_text())
     assert log[-1]["same_code"] is True and log[-1]["checked"] == []

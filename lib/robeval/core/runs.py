@@ -821,14 +821,16 @@ LEGACY_PACKS = {
 
 def adopt_pack(
     archive: str | os.PathLike,
-    stores: Mapping[str, str | os.PathLike],
+    stores: Mapping[str, str | os.PathLike] | Callable[[str], str | os.PathLike],
     *,
     n_check: int = 12,
     seed: int = 0,
     progress: bool = True,
     recompute_all: bool = False,
 ) -> dict[str, list[dict]]:
-    """:func:`adopt` the stores ``stores`` (``{store name in the pack: store folder here}``) from the pack ``archive``.
+    """:func:`adopt` the stores ``stores`` (``{store name in the pack: store folder here}``) from the pack ``archive``;
+    a function ``name -> store folder`` instead adopts every store the pack holds (e.g. ``lambda n:
+    grid_store("gpu", n)``, a lease's whole pack).
 
     Packs are verified, not sampled: a pack written by :func:`pack` records the sha256 of every file in its
     manifest, and every cell carries the checksum of its rows written with it; :func:`adopt` refuses a sub-store
@@ -842,6 +844,8 @@ def adopt_pack(
     archive = Path(archive)
     with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
         manifest = unpack(archive, tmp)
+        if callable(stores):
+            stores = {name: stores(name) for name in manifest["stores"]}
         missing = [n for n in stores if n not in manifest["stores"]]
         if missing:
             raise ValueError(
