@@ -178,11 +178,10 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
     if config.get("torch_threads"):
         torch.set_num_threads(int(config["torch_threads"]))
     net, _ = train_cifar_model(cell, config)
-    _, _, x_te, y_te = _load_cifar(bool(config.get("full_data", False)))
+    x_tr, y_tr, x_te, y_te = _load_cifar(bool(config.get("full_data", False)))
     n_te = int(config.get("n_test") or len(x_te))
     x_te, y_te = x_te[:n_te], y_te[:n_te]
     batch = int(config.get("eval_batch_size") or 50)
-    x_tr, y_tr, _, _ = _load_cifar(bool(config.get("full_data", False)))
     n_tr = int(config.get("n_train") or len(x_tr))
     train_pred = check_predictions(training.predict(net, training.to_float_tensor(x_tr[:n_tr]), batch_size=batch), n_tr)
     train_acc = float(np.mean(train_pred == y_tr[:n_tr]))
