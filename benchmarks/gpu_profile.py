@@ -55,6 +55,21 @@ def stems_for(only: str) -> list[str]:
     return sorted(p.stem for p in notebooks_for_profile("gpu", only or None))
 
 
+def calibrate(budget_s: float, out: Path) -> dict:
+    """``benchmarks/gpu_calibrate.py`` in a process of its own (its CUDA context gone before the notebooks start):
+    ``out/calibration.json``; returns its choice and wall seconds, or its failure."""
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "gpu_calibrate.py"), "--budget-s", str(budget_s)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")]))}
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd + ["--out", str(out)], env=env, cwd=ROOT, capture_output=True, text=True)
+    (out / "calibration.log").write_text(proc.stdout + proc.stderr)
+    got = {"rc": proc.returncode, "seconds": round(time.perf_counter() - t0, 1)}
+    if proc.returncode == 0:
+        got.update({k: v for k, v in json.loads(proc.stdout.strip().splitlines()[-1]).items() if k != "parts"})
+    print(f"calibration: {got}", flush=True)
+    return got
+
+
 def adopt_packs(packs) -> dict:
     """Adopt each pack of an earlier lease: a grid pack's stores into the gpu profile's grid stores
     (``{store: [status]}``), a weights pack's networks into this machine's cache
@@ -157,6 +172,12 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="notebooks, e.g. 03,04 (default: every notebook with a [gpu] table)")
     ap.add_argument("--deadline-s", type=float, default=540.0, help="wall seconds for everything (default 540)")
+    ap.add_argument(
+        "--calibrate-s",
+        type=float,
+        default=0.0,
+        help="first measure this GPU for so many seconds (benchmarks/gpu_calibrate.py; a lease uses 60; 0: skip)",
+    )
     ap.add_argument("--out", type=Path, required=True, help="where grids.tar.xz, results_gpu.tar.gz and logs go")
     ap.add_argument(
         "--adopt",
@@ -172,6 +193,8 @@ def main(argv=None) -> dict:
     stems = stems_for(args.only)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = {"profile": "gpu", "dry_run": os.environ.get("ROBEVAL_DRY_RUN") == "1"}
+    if args.calibrate_s > 0:  # the lease's first minute: what this GPU does, written beside the packs
+        summary["calibration"] = calibrate(args.calibrate_s, args.out)
     summary["adopted"] = adopt_packs(args.adopt)
     before = weights.snapshot()  # after adopting: only what this lease trains is packed
     summary["notebooks"] = run_notebooks(stems, start + args.deadline_s - PACK_RESERVE_S, args.out)
