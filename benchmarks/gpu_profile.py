@@ -48,11 +48,26 @@ MAX_RESULT_FILE = 2**22  # result files larger than this (4 MiB) are left out of
 
 
 def stems_for(only: str) -> list[str]:
-    """The notebook stems of ``only`` ("03,04" or "03_msd_powerset,...") that define the gpu profile, in the
-    notebooks' order (04 reuses 03's networks)."""
+    """The notebook stems of ``only`` ("09,02" or "09_acr_rs_training,...") that define the gpu profile, in the
+    order given (a lease runs first what decides the most claims), except that a notebook whose networks another
+    one reuses runs before it (03 before 04); without ``only``, every notebook of the profile in the notebooks'
+    order."""
     from robeval.core.notebooks import notebooks_for_profile
 
-    return sorted(p.stem for p in notebooks_for_profile("gpu", only or None))
+    stems = [p.stem for p in notebooks_for_profile("gpu", only or None)]
+    if not only:
+        return sorted(stems)
+    wanted = [w.strip() for w in only.split(",") if w.strip()]
+    rank = {s: next((i for i, w in enumerate(wanted) if w in (s, s[:2], s[3:])), len(wanted)) for s in stems}
+    ordered = sorted(stems, key=rank.get)
+    for first, then in NEEDS_FIRST:
+        if first in ordered and then in ordered and ordered.index(first) > ordered.index(then):
+            ordered.remove(first)
+            ordered.insert(ordered.index(then), first)
+    return ordered
+
+
+NEEDS_FIRST = (("03_msd_powerset", "04_msd_cifar10_c_bar"),)  # 04's baselines are the networks 03 trains
 
 
 def calibrate(budget_s: float, out: Path) -> dict:

@@ -206,3 +206,16 @@ def test_the_lease_calibration_runs_on_the_cpu_and_chooses(tmp_path, capsys):
     assert saved["choice"] == got["choice"] and saved["device"] == "cpu"
     with pytest.raises(ValueError, match="budget_s"):
         gpu_calibrate.calibrate(0)
+
+
+def test_the_driver_keeps_the_lease_order_it_is_given_but_03_before_04():
+    """Issue 44, item 6: a lease runs first what decides the most claims (09 before 02), and 04, whose baselines
+    are 03's networks, never before 03."""
+    _load()
+    gpu_profile = importlib.import_module("gpu_profile")
+    assert gpu_profile.stems_for("09,02") == ["09_acr_rs_training", "02_mscr_cifar10"]
+    assert gpu_profile.stems_for("04,09,03") == ["03_msd_powerset", "04_msd_cifar10_c_bar", "09_acr_rs_training"]
+    assert gpu_profile.stems_for("09_acr_rs_training") == ["09_acr_rs_training"]
+    assert gpu_profile.stems_for("") == sorted(gpu_profile.stems_for("09,04,03,02"))
+    with pytest.raises(ValueError, match="not defined for 05"):
+        gpu_profile.stems_for("05")
