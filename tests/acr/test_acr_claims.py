@@ -331,9 +331,12 @@ def test_record_table5_consistency_on_the_printed_tables_and_flip():
     v = verdicts(led)
     assert v["T5_rows_vs_T3_s0.5"] == ERRATUM  # Table 5 prints another Gaussian run than Table 3 at sigma = 0.5
     assert v["T5_rows_vs_T3_s0.25"] == v["T5_rows_vs_T3_s1.0"] == CONSISTENCY
-    assert {
-        v[f"T5_text_{t}_s{s}"] for t in ("alone", "pairs", "all_best", "small_large") for s in (0.25, 0.5, 1.0)
-    } == {CONSISTENCY}
+    assert {v[f"T5_text_{t}_s{s}"] for t in ("alone", "pairs", "all_best") for s in (0.25, 0.5, 1.0)} == {CONSISTENCY}
+    # a majority count of noisy printed numbers, without a test against the paper's own noise: decides nothing
+    # either way (issue 45, item 1), the count's own verdict kept as unadjusted
+    assert {v[f"T5_text_small_large_s{s}"] for s in (0.25, 0.5, 1.0)} == {INCONCLUSIVE}
+    led.finalise()
+    assert led.get("T5_text_small_large_s1.0").unadjusted == CONSISTENCY
     t5 = PAPER_TABLE5_FULL.copy()
     t5.loc[(0.5, "attack"), "ACR"] = 0.5  # below Gaussian's 0.525: 'each alone improves' fails
     t5.loc[(0.5, "discard+attack"), "ACR"] = 0.6  # below attack's 0.701? no: now above 0.5 but below discard's 0.627
@@ -348,7 +351,10 @@ def test_record_table2_and_table1_consistency_flip():
     led = ledger()
     acl.record_table2_consistency(led)
     acl.record_table1_consistency(led)
-    assert set(verdicts(led).values()) == {CONSISTENCY}
+    v = verdicts(led)
+    # the SOTA ordering compares printed ratios of different runs with no published spread: no test against the
+    # paper's own noise, so it decides nothing either way (issue 45, item 1)
+    assert v.pop("T2_sota_heavier") == INCONCLUSIVE and set(v.values()) == {CONSISTENCY}
     t2 = PAPER_TABLE2.copy()
     t2.loc["catrs", "ratio"] = 0.40  # below Gaussian's 0.45, and not 30.45 / 7.12
     led = ledger()
@@ -367,9 +373,12 @@ def test_record_ablation_table_consistency_on_the_printed_tables_and_flip():
     acl.record_ablation_table_consistency(led)
     v = verdicts(led)
     assert v["E4_linf_step_size_tradeoff"] == ERRATUM  # r=1.75 falls from 22.6 to 22.0 at the largest step
-    assert {k: x for k, x in v.items() if k != "E4_linf_step_size_tradeoff"} == {
-        k: CONSISTENCY for k in v if k != "E4_linf_step_size_tradeoff"
-    }
+    # orderings of printed rows from different runs checked on point values only ("best", "below at every
+    # radius"): without a test against the paper's own noise they decide nothing either way (issue 45, item 1)
+    no_test = {k for k in v if k.endswith("_table6_best") or k.startswith("D1_") or k == "D2_step_size_too_large"}
+    assert no_test >= {"T9_table6_best", "D1_early_discard", "D1_late_discard", "D2_step_size_too_large"}
+    assert {v[k] for k in no_test} == {INCONCLUSIVE}
+    assert {x for k, x in v.items() if k != "E4_linf_step_size_tradeoff" and k not in no_test} == {CONSISTENCY}
     tables = dict(PAPER_ABLATIONS)
     what, default, t12 = tables["Table 12"]
     t12 = t12.copy()

@@ -127,7 +127,7 @@ def test_fact_and_consistency_rules():
     assert led.fact("a", "T1", "2r", holds=True, basis="exhaustive search", **X).verdict == REPRODUCED
     assert led.fact("b", "T1", "2r", holds=False, basis="exhaustive search", **X).verdict == CONTRADICTED
     assert (
-        led.consistency("c", "T3", "printed = file", holds=True, check="recomputed from the file").verdict
+        led.consistency("c", "T3", "printed = file", holds=True, check="recomputed", noise_basis=EXACT).verdict
         == CONSISTENCY
     )
     assert (
@@ -726,3 +726,36 @@ def test_unadjusted_keeps_the_verdict_before_every_override():
     assert ok.unadjusted == "" and ok.verdict == REPRODUCED
     led.finalise()  # idempotent
     assert few.unadjusted == CONTRADICTED
+
+
+def test_a_check_without_a_noise_test_decides_nothing_either_way():
+    """Issue 45, item 1: ``consistency(holds=...)`` on the paper's noisy numbers confirmed from point values while
+    a failure was forced to inconclusive (no erratum without a noise test). Now both directions are inconclusive
+    unless the statement is exact (``noise_basis=EXACT``, or a derivation's closed form), and the row keeps what its
+    own check found in ``unadjusted``."""
+    from robeval.core.ledger import EXACT, RUN_SPREAD
+
+    led = ledger()
+    yes = led.consistency("yes", "S", "rises in the sheet", holds=True, check="every step rises", evidence="reanalysis")
+    no = led.consistency("no", "S", "rises in the sheet", holds=False, check="every step rises", evidence="reanalysis")
+    assert yes.verdict == INCONCLUSIVE == no.verdict and "own noise" in yes.decides
+    exact_yes = led.consistency(
+        "ey", "S", "text = table", holds=True, check="same numbers", noise_basis=EXACT, evidence="reanalysis"
+    )
+    exact_no = led.consistency(
+        "en", "S", "text = table", holds=False, check="same numbers", noise_basis=EXACT, evidence="reanalysis"
+    )
+    assert (exact_yes.verdict, exact_no.verdict) == (CONSISTENCY, ERRATUM)
+    closed = led.consistency("cf", "S", "closed form", holds=True, check="Eq. 8", evidence="derivation")
+    closed_no = led.consistency("cfn", "S", "closed form", holds=False, check="Eq. 8", evidence="derivation")
+    assert (closed.verdict, closed_no.verdict) == (CONSISTENCY, ERRATUM)
+    # with a noise test both directions decide
+    small = led.consistency(
+        "s", "S", "x", discrepancy=0.01, noise=0.02, noise_basis=RUN_SPREAD, check="c", evidence="reanalysis"
+    )
+    big = led.consistency(
+        "b", "S", "x", discrepancy=0.05, noise=0.02, noise_basis=RUN_SPREAD, check="c", evidence="reanalysis"
+    )
+    assert small.verdict == CONSISTENCY and big.verdict == ERRATUM
+    led.finalise()
+    assert yes.unadjusted == CONSISTENCY and no.unadjusted == ERRATUM

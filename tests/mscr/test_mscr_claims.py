@@ -349,9 +349,9 @@ def test_table2a_is_one_whole_table_verdict_per_block():
     assert near["T2a_acc"].verdict == OK
     shifted = mc.record_table2a_cells(_led(), _cube(BASE - 1.0), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS)
     assert shifted[0].verdict == NO
-    # one block wider than the band: the table cannot be confirmed, so it decides nothing either way
+    # one block wider than the band, centred on the paper: the table cannot be confirmed, only contradicted
     wide = mc.record_table2a_cells(_led(), _cube(BASE, jitter=[-0.6, 0.2, 0.4]), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS)
-    assert wide[0].verdict == INC and "either way" in wide[0].decides
+    assert wide[0].verdict == INC and "contradicted, not reproduced" in wide[0].decides
     smoke = mc.record_table2a_cells(_led("smoke"), _cube(BASE), ref, ref_mscr, EPS_MIN, LEVELS, LEVELS)
     assert {c.verdict for c in smoke} == {NC}
     assert {(c.evidence, c.unit) for c in got.values()} == {("replication", "forest runs")}
@@ -589,18 +589,17 @@ def test_sheets_flip():
         "X_sheets_B_Linf_tradeoff_overcome",
         "X_sheets_B_Linf_offdiag_low",
     ]
-    assert [c.verdict for c in got] == [CONS] * 5
+    # statements across the sheet's columns from its point values, without its standard deviations: the check
+    # could not find an erratum, so it confirms nothing either (issue 45, item 1); its own finding is kept
+    assert [c.verdict for c in got] == [INC] * 5
     assert {c.evidence for c in got} == {"reanalysis"}  # the authors' sheets: never "reproduced"
     # the readings disagree (negative to positive, but not a steady rise, like sheet A): inconclusive, not erratum
     zigzag = dict(sheet, mscr=[-0.2, 0.3, -0.25, 0.05])
     got = {c.id: c for c in mc.record_sheets(_led(), {"A_Linf": zigzag})}
     # a sheet without standard deviations cannot tell a fall from its noise: no erratum (issue 38)
     assert got["X_sheets_A_Linf_mscr_rises_steadily"].verdict == INC
-    assert got["X_sheets_A_Linf_mscr_rises_to_positive"].verdict == CONS
-    assert (
-        got["X_sheets_A_Linf_mscr_rises"].verdict == INC
-        and "similar fundamental" in got["X_sheets_A_Linf_mscr_rises"].decides
-    )
+    assert got["X_sheets_A_Linf_mscr_rises_to_positive"].verdict == INC
+    assert got["X_sheets_A_Linf_mscr_rises"].verdict == INC
     bad = dict(sheet, mscr=[0.1, 0.0, -0.2, -0.3], acc=acc.assign(**{}).copy())
     bad["acc"].iloc[1] = [99.9, 99.0, 99.0, 99.0]  # row 0.001 best at eps_train = 0
     bad["acc"].iloc[0] = [99.9, 99.0, 99.0, 99.0]  # no column beats eps_train = 0
@@ -671,7 +670,10 @@ def csv(monkeypatch):
 def test_csv_statements_flip(csv):
     acc, mscr, margin, eps_min = csv
     got = mc.record_csv_statements(_led(), acc, mscr, margin, eps_min)
-    assert {c.verdict for c in got} == {CONS}
+    # the argmax statements without a test against the CSV's margins decide nothing either way (issue 45, item 1)
+    no_test = {"S53_csv_clean_drop_0.07", "S55_csv_optimum_below_eps_min_5", "S56_csv_offdiag"}
+    assert {c.verdict for c in got if c.id not in no_test} == {CONS}
+    assert {c.verdict for c in got if c.id in no_test} == {INC}
     assert {(c.evidence, c.unit) for c in got} == {("reanalysis", "training runs")}
     flipped = acc.copy()
     flipped.iloc[0, 0] = 95.0  # eps_train = 0 now best and maximal, a 'significant' loss for 0.01, no 3 pp drop

@@ -644,8 +644,10 @@ class Ledger:
         noise is (:data:`NOISE_BASES`): :data:`ROUNDING` only for a value printed twice from one run;
         :data:`RUN_SPREAD` when the numbers come from different runs (the paper's own run-to-run spread);
         :data:`EXACT` (noise 0) for text, counts and closed forms. It is an erratum only when
-        ``|discrepancy| > noise``. ``holds=`` alone can confirm; an erratum from ``holds=False`` needs
-        ``noise_basis=EXACT`` (the statement is decided without noise).
+        ``|discrepancy| > noise``. ``holds=`` alone decides both ways only with ``noise_basis=EXACT`` (the
+        statement is decided without noise: text, counts, closed forms; a derivation's closed form is exact by
+        default); for a reanalysis of the paper's noisy numbers it decides nothing either way (a check that could
+        not find an erratum cannot confirm either).
         """
         if discrepancy is not None or noise is not None:
             if holds is not None:
@@ -969,6 +971,19 @@ class Ledger:
                 verdict = NOT_COMPARABLE
                 decides = decides or f"the {' or '.join(comparable_at)} profile"
             verdict = {REPRODUCED: CONSISTENCY, CONTRADICTED: ERRATUM}.get(verdict, verdict)
+            if verdict == CONSISTENCY and test is None and not noise_basis:
+                if evidence == DERIVATION:
+                    noise_basis = EXACT  # a closed form: decided without noise, both ways
+                else:
+                    # point values of the paper's noisy numbers agree with the statement, but without a test
+                    # against the paper's own noise a failure could not be an erratum: so a success is no
+                    # consistency either (issue 45, item 1: every path can fail both ways or decides nothing)
+                    verdict = INCONCLUSIVE
+                    decides = (
+                        "a test against the paper's own noise (discrepancy= and noise= with noise_basis=, or "
+                        f"noise_basis={EXACT!r} when the statement is decided without noise): the statement holds on "
+                        "the printed values, but so close a check could not have found an erratum either"
+                    )
             if verdict == ERRATUM:
                 # one standard for errata: beyond the paper's own noise, whatever the code path
                 if test is not None:
