@@ -759,3 +759,22 @@ def test_a_check_without_a_noise_test_decides_nothing_either_way():
     assert small.verdict == CONSISTENCY and big.verdict == ERRATUM
     led.finalise()
     assert yes.unadjusted == CONSISTENCY and no.unadjusted == ERRATUM
+
+
+def test_rows_of_a_registered_central_statement_are_central_and_corrected_with_the_notebook():
+    """Issue 45, item 4: the abstract's and conclusion's statements are counted. A row matching a registered
+    statement's pattern is made central (and leaves its smaller family for the notebook's); a pattern that matches
+    no recorded row is refused on save."""
+    from robeval.core import central
+
+    st = next(s for s in central.STATEMENTS if s.key == "mscr_positive_possible")
+    (pattern,) = st.rows["01_mscr_2d"]
+    led = Ledger(paper="mscr", notebook="01_mscr_2d", profile="default")
+    row = led.comparison(pattern, "Sec. 5.3", "MSCR > 0", interval=_iv(0.5, 0.3, 0.7, n=30), family="Fig. 4", **R)
+    other = led.comparison("other", "S", "x", interval=_iv(0.5, 0.3, 0.7, n=30), family="Fig. 4", **R)
+    assert not row.central
+    led.finalise()
+    assert row.central and row.family == "01_mscr_2d" and other.family == "01_mscr_2d / Fig. 4"
+    with pytest.raises(ValueError, match="mscr_eps_min_not_the_optimum"):
+        led.check_central()  # S54_optimum_above_eps_min is not recorded here
+    assert all(s.rows or s.reason for s in central.STATEMENTS)

@@ -856,6 +856,37 @@ class Ledger:
                     f"no row {dead}. Record them with Ledger.under_readings({amb.key!r}, ...)."
                 )
 
+    def _central_rows(self) -> dict:
+        """Registered central statement key -> the rows of this ledger that test it
+        (:data:`robeval.core.central.STATEMENTS`; parts of a readings row are left to their combined row)."""
+        from fnmatch import fnmatchcase
+
+        from robeval.core.central import for_notebook
+
+        rows = [c for c in self.claims if not c.part_of]
+        return {
+            st.key: [c for c in rows if any(fnmatchcase(c.id, p) for p in st.rows[self.notebook])]
+            for st in for_notebook(self.paper, self.notebook)
+        }
+
+    def _mark_central(self) -> None:
+        """Every row that tests a statement of the paper's abstract or conclusion (the registry) is central, and
+        so corrected in the notebook's family (issue 45, item 4)."""
+        for found in self._central_rows().values():
+            for c in found:
+                c.central = True
+                c._family = ""
+
+    def check_central(self) -> None:
+        """ValueError when a registered central statement's pattern for this notebook matches no recorded row
+        (:mod:`robeval.core.central`): a renamed row must not drop a statement from the counts unnoticed."""
+        dead = [key for key, found in self._central_rows().items() if not found]
+        if dead:
+            raise ValueError(
+                f"{self.notebook}: the central statement(s) {dead} of robeval.core.central name rows this ledger does "
+                "not record; update the registry's patterns (or record the rows)."
+            )
+
     def get(self, id: str) -> Claim:
         """The recorded row ``id`` (KeyError naming the recorded ids if there is none)."""
         for c in self.claims:
@@ -1069,6 +1100,7 @@ class Ledger:
           effect; otherwise the row is inconclusive, ``unadjusted`` keeps its own verdict and ``decides`` says
           what failed and the n that would make it stable (``stable_n``).
         """
+        self._mark_central()
         for c in self.claims:
             if getattr(c, "_final", None) != (c.verdict, c.decides):
                 c._own = (c.verdict, c.decides)  # first finalise, or the row was changed since the last one
@@ -1158,6 +1190,7 @@ class Ledger:
         self.finalise()
         self.check_coverage()
         self.check_ambiguities()
+        self.check_central()
         return atomic_write_json(
             self.path,
             {
