@@ -587,7 +587,8 @@ def calibrate(
     Each G gets an equal share of the budget: it builds ``build_fused(arch, G)``, runs two warm-up steps
     (allocation, kernel selection), then full :func:`train_fused` steps (CPU batch preparation with flips, crops
     and ``batch_transform``, transfer, forward, backward, SGD) on random uint8 images until its share is spent
-    (at least one timed step). The total can exceed the budget by about one step and one warm-up per G.
+    (at least 3 timed steps). The total exceeds the budget where the build, the warm-up and 3 steps take longer
+    than a share.
 
     Returns
     -------
@@ -649,10 +650,10 @@ def calibrate(
                 sync()
                 t0 = time.perf_counter()
                 steps = 0
-                while True:
+                while True:  # at least 3 timed steps; then until the share (counted from the build) is spent
                     loop.step(0)
                     steps += 1
-                    if steps % 4 == 0 or device.type != "cuda":
+                    if steps >= 3 and (steps % 4 == 0 or device.type != "cuda"):
                         sync()
                         if time.perf_counter() - t_share >= share:
                             break
