@@ -471,6 +471,12 @@ def _transforms(batch_transforms, G: int) -> list:
     return ts
 
 
+def _place(fused: FusedNet, device: torch.device, channels_last: bool | None) -> None:
+    flag = device.type == "cuda" if channels_last is None else bool(channels_last)
+    fused.to(device, memory_format=torch.channels_last if flag else torch.contiguous_format)
+    fused.channels_last = flag
+
+
 def _workers(workers, device, G: int) -> int:
     if workers is None:
         import os
@@ -501,6 +507,7 @@ def train_fused(
     device=None,
     threads: int | None = None,
     workers: int | None = None,
+    channels_last: bool | None = None,
     progress: bool = False,
     desc: str = "train_fused",
 ) -> FusedNet:
@@ -533,6 +540,8 @@ def train_fused(
     threads : torch intra-op threads during training (default :func:`robeval.core.training.train_threads`).
     workers : threads preparing the G batches on the CPU (default: min(G, CPU count) on CUDA, 1 on a CPU); they
         change no random draw.
+    channels_last : channels-last weights and activations (default: on CUDA, as ``training.train``; grouped
+        convolutions may prefer either layout: :func:`calibrate` measures it).
     progress, desc : a tqdm progress bar.
     """
     from tqdm.auto import tqdm
@@ -543,10 +552,7 @@ def train_fused(
     transforms = _transforms(batch_transforms, fused.groups)
     device = torch_device() if device is None else torch.device(device)
     n_workers = _workers(workers, device, fused.groups)
-    fused.to(device)
-    if device.type == "cuda":
-        fused.to(memory_format=torch.channels_last)
-        fused.channels_last = True
+    _place(fused, device, channels_last)
     loop = _FusedSteps(fused, xt, yt, gens, int(batch_size), opt, sched, device, flip_crop_aug, transforms, n_workers)
     bar = tqdm(total=int(epochs) * steps, desc=desc, disable=not progress, leave=False)
     try:
@@ -579,6 +585,7 @@ def calibrate(
     image_shape: tuple = (3, 32, 32),
     workers: int | None = None,
     threads: int | None = None,
+    channels_last: bool | None = None,
 ) -> dict:
     """Training throughput of one fused group of G networks, for each G in ``G_values``, within about
     ``seconds_budget`` seconds in all (e.g. 60 s at the start of a GPU lease, to choose between fused training and
@@ -588,12 +595,13 @@ def calibrate(
     (allocation, kernel selection), then full :func:`train_fused` steps (CPU batch preparation with flips, crops
     and ``batch_transform``, transfer, forward, backward, SGD) on random uint8 images until its share is spent
     (at least 3 timed steps). The total exceeds the budget where the build, the warm-up and 3 steps take longer
-    than a share.
+    than a share. ``workers``, ``threads`` and ``channels_last`` as in :func:`train_fused`; ``batch_transform``
+    (e.g. MSCR's uniform noise) is applied to every network's batch, ``image_shape`` is (C, H, W).
 
     Returns
     -------
     dict
-        ``{"arch", "batch_size", "device", "seconds", "results": [{"G", "steps", "seconds", "ms_per_step",
+        ``{"arch", "batch_size", "device", "channels_last", "seconds", "results": [{"G", "steps", "seconds", "ms_per_step",
         "network_steps_per_s"}, ...], "best_G"}``: ``ms_per_step`` is milliseconds per fused step (G networks
         one step each), ``network_steps_per_s`` = G / seconds per step, ``best_G`` the G with the most network-steps
         per second, ``seconds`` the wall time of the whole calibration.
@@ -624,10 +632,7 @@ def calibrate(
         xt, yt, gens, opt, sched, _ = _prepare(
             fused, x, y, list(range(G)), batch_size, 0.01, 0.9, 5e-4, False, "constant", None, 0.1, 1
         )
-        fused.to(device)
-        if device.type == "cuda":
-            fused.to(memory_format=torch.channels_last)
-            fused.channels_last = True
+        _place(fused, device, channels_last)
         fused.train()
         loop = _FusedSteps(
             fused,
@@ -676,6 +681,7 @@ def calibrate(
         "arch": arch,
         "batch_size": int(batch_size),
         "device": str(device),
+        "channels_last": bool(device.type == "cuda" if channels_last is None else channels_last),
         "seconds": round(time.perf_counter() - t_start, 3),
         "results": results,
         "best_G": best,
