@@ -435,7 +435,25 @@ class _FusedSteps:
         return losses.detach()
 
 
-def _prepare(fused, x, y, seeds, batch_size, lr, momentum, weight_decay, nesterov, schedule, milestones, gamma, epochs):
+def _prepare(
+    fused,
+    x,
+    y,
+    seeds,
+    batch_size,
+    lr,
+    momentum,
+    weight_decay,
+    nesterov,
+    schedule,
+    milestones,
+    gamma,
+    epochs,
+    device,
+    channels_last,
+):
+    """Validate, move ``fused`` to ``device`` (before the optimizer sees its parameters, as ``training.train``
+    does), and build the data tensors, generators, optimizer and schedule."""
     if not isinstance(fused, FusedNet):
         raise TypeError(f"train_fused needs a FusedNet (from stack or build_fused), got {type(fused).__name__}.")
     seeds = _check_seeds(seeds, fused.groups)
@@ -449,6 +467,7 @@ def _prepare(fused, x, y, seeds, batch_size, lr, momentum, weight_decay, nestero
     xt = to_float_tensor(x)
     yt = torch.as_tensor(y.astype(np.int64))
     gens = [torch.Generator().manual_seed(s) for s in seeds]
+    _place(fused, device, channels_last)
     opt = torch.optim.SGD(
         fused.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov and momentum > 0
     )
@@ -546,13 +565,28 @@ def train_fused(
     """
     from tqdm.auto import tqdm
 
-    xt, yt, gens, opt, sched, steps = _prepare(
-        fused, x, y, seeds, batch_size, lr, momentum, weight_decay, nesterov, schedule, milestones, gamma, epochs
-    )
-    transforms = _transforms(batch_transforms, fused.groups)
+    if not isinstance(fused, FusedNet):
+        raise TypeError(f"train_fused needs a FusedNet (from stack or build_fused), got {type(fused).__name__}.")
     device = torch_device() if device is None else torch.device(device)
+    transforms = _transforms(batch_transforms, fused.groups)
     n_workers = _workers(workers, device, fused.groups)
-    _place(fused, device, channels_last)
+    xt, yt, gens, opt, sched, steps = _prepare(
+        fused,
+        x,
+        y,
+        seeds,
+        batch_size,
+        lr,
+        momentum,
+        weight_decay,
+        nesterov,
+        schedule,
+        milestones,
+        gamma,
+        epochs,
+        device,
+        channels_last,
+    )
     loop = _FusedSteps(fused, xt, yt, gens, int(batch_size), opt, sched, device, flip_crop_aug, transforms, n_workers)
     bar = tqdm(total=int(epochs) * steps, desc=desc, disable=not progress, leave=False)
     try:
@@ -630,9 +664,22 @@ def calibrate(
         t_share = time.perf_counter()
         fused = build_fused(arch, G)
         xt, yt, gens, opt, sched, _ = _prepare(
-            fused, x, y, list(range(G)), batch_size, 0.01, 0.9, 5e-4, False, "constant", None, 0.1, 1
+            fused,
+            x,
+            y,
+            list(range(G)),
+            batch_size,
+            0.01,
+            0.9,
+            5e-4,
+            False,
+            "constant",
+            None,
+            0.1,
+            1,
+            device,
+            channels_last,
         )
-        _place(fused, device, channels_last)
         fused.train()
         loop = _FusedSteps(
             fused,
