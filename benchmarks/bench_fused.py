@@ -8,6 +8,11 @@ time of ``G`` separate trainings of ``--steps`` steps is compared with one fused
 (one untimed step of each first). ``ratio`` = separate seconds / fused seconds: above 1 the fused module trains
 the G networks faster. Speed is never asserted in a test: this prints it.
 
+With ``--calibrate SECONDS`` it also runs :func:`robeval.core.fused.calibrate` for the group sizes ``--G-values``
+(network-steps per second of one fused group, with the same noise) and adds its result as ``calibration``: what a
+GPU lease runs first (e.g. ``--device cuda --calibrate 60 --G-values 8,16,40,80``) to choose between fused
+training (notebook 02's ``fused_group``) and one process per network.
+
 Run: ``python benchmarks/bench_fused.py [--arch resnet20] [--G 4] [--batch-size 128] [--steps 3] [--repeats 1]``.
 The last line printed is a JSON object with ``ratio``.
 """
@@ -42,6 +47,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--eps", type=float, default=8 / 255, help="uniform L_inf training noise")
     ap.add_argument("--device", default=None)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1: one per network, as MSCR trains)")
+    ap.add_argument("--calibrate", type=float, default=0.0, help="seconds for fused.calibrate (0: skip)")
+    ap.add_argument("--G-values", default="1,4,16", help="group sizes of --calibrate")
     args = ap.parse_args(argv)
     if args.G < 1 or args.steps < 1 or args.batch_size < 1 or args.repeats < 1:
         raise SystemExit("--G, --steps, --batch-size and --repeats must be >= 1")
@@ -96,6 +103,17 @@ def main(argv=None) -> dict:
         "ratio": round(s / f, 4),
         "cpu_count": hardware_info().get("cpu_count"),
     }
+    if args.calibrate > 0:
+        g_values = [int(v) for v in args.G_values.split(",") if v.strip()]
+        out["calibration"] = fu.calibrate(
+            args.arch,
+            g_values,
+            args.batch_size,
+            args.calibrate,
+            dev,
+            batch_transform=noise,
+            threads=args.threads,
+        )
     print(json.dumps(out))
     return out
 
