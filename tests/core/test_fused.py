@@ -97,6 +97,21 @@ def test_single_network_nesterov_cosine_and_workers(float64):
     assert _max_state_diff(a, separate[0]) <= 1e-10 and _max_state_diff(b, separate[0]) > 1e-3
 
 
+def test_channels_last_training_matches(float64):
+    """The channels-last layout train_fused uses on CUDA (weights and the fused input), here on a CPU."""
+    x, y = _data(32, 8, seed=2)
+    kw = dict(epochs=1, batch_size=16, lr=0.05, schedule="constant", batch_transforms=_noise(0.05), device="cpu")
+    nets = []
+    for channels_last in (False, True):
+        f = fu.build_fused("resnet8", 2, seeds=[3, 4])
+        fu.train_fused(f, x, y, seeds=[5, 6], threads=1, channels_last=channels_last, **kw)
+        assert f.channels_last is channels_last
+        assert f.net.stem[0].weight.is_contiguous(memory_format=torch.channels_last) is channels_last
+        nets.append(fu.unstack(f))
+    for a, b in zip(*nets):
+        assert _max_state_diff(a, b) <= 1e-10
+
+
 @pytest.mark.parametrize(
     ("arch", "kwargs", "shape"),
     [

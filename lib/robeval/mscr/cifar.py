@@ -192,7 +192,9 @@ def train_cifar_models_fused(cells, config: dict, *, device=None, progress: bool
     Network of cell ``{"seed": s, "eps_train": e}``: initial weights after ``torch.manual_seed(derived_seed(s,
     "init"))``, data order and augmentation from ``derived_seed(s, "train")``, flips, 4-px crops and uniform L_inf
     noise of radius ``e`` (:func:`uniform_linf_box`, none for e = 0), the SGD settings of ``config``: the network
-    :func:`train_cifar_model` trains alone, up to floating-point rounding (``tests/core/test_fused.py``).
+    :func:`train_cifar_model` trains alone, up to floating-point rounding (``tests/core/test_fused.py``). With
+    dropout (``wrn28_10``) the masks come from torch's global generator, so they differ from those of a network
+    trained alone (the same distribution).
 
     Parameters
     ----------
@@ -216,6 +218,10 @@ def train_cifar_models_fused(cells, config: dict, *, device=None, progress: bool
     G = _fused_group(config)
     if G < 1:
         raise ValueError("train_cifar_models_fused needs config['fused_group'] >= 1 (networks trained together).")
+    if config.get("arch") == "image_mlp":
+        raise ValueError(
+            "fused training needs a robeval.core.models architecture (cnn_small, resnet*, wrn*), not image_mlp."
+        )
     t0 = time.perf_counter()
     cells = [dict(c) for c in cells]
     missing = [c for c in cells if not model_file(c, config).is_file()]
