@@ -6,7 +6,8 @@ Both sides run the same SGD steps on the same images: flips, 4-px crops and MSCR
 generator, forward, backward and SGD (on CUDA: channels-last, bf16 autocast, as ``training.train``). The wall
 time of ``G`` separate trainings of ``--steps`` steps is compared with one fused training of ``--steps`` steps
 (one untimed step of each first). ``ratio`` = separate seconds / fused seconds: above 1 the fused module trains
-the G networks faster. Speed is never asserted in a test: this prints it.
+the G networks faster. Speed is never asserted in a test: this prints it. ``forward_max_rel_diff``: the fused
+forward against each network's own on this device (float32, eval mode), relative to the largest logit.
 
 With ``--calibrate SECONDS`` it also runs :func:`robeval.core.fused.calibrate` for the group sizes ``--G-values``
 (network-steps per second of one fused group, with the same noise) and adds its result as ``calibration``: what a
@@ -82,6 +83,16 @@ def main(argv=None) -> dict:
         _sync(dev)
         return time.perf_counter() - t0
 
+    # on this device, in float32 without autocast: the fused forward equals each network's own (a sanity check of the
+    # grouped kernels, e.g. cuDNN's, before their speed is trusted)
+    torch.manual_seed(0)
+    check = [models.build(args.arch).to(dev).eval() for _ in range(args.G)]
+    f_check = fu.stack(check).eval()
+    xc = torch.rand(args.G, min(args.batch_size, 32), 3, 32, 32, device=dev)
+    with torch.no_grad():
+        want = torch.stack([net(xc[g]) for g, net in enumerate(check)])
+        rel = float((f_check(xc) - want).abs().max() / want.abs().max().clamp_min(1.0))
+
     warm = args.batch_size  # one untimed step of each (imports, allocation, kernel selection)
     separate(x[:warm], y[:warm]), fused(x[:warm], y[:warm])
     sep, fus = [], []
@@ -101,6 +112,7 @@ def main(argv=None) -> dict:
         "separate_ms_per_network_step": round(1e3 * s / network_steps, 2),
         "fused_ms_per_network_step": round(1e3 * f / network_steps, 2),
         "ratio": round(s / f, 4),
+        "forward_max_rel_diff": float(f"{rel:.3g}"),
         "cpu_count": hardware_info().get("cpu_count"),
     }
     if args.calibrate > 0:
