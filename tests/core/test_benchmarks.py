@@ -24,6 +24,10 @@ CASES = {
         ["--profile", "smoke", "--sets", "2", "--images", "3", "--n", "400", "--n0", "20"],
         ["results", "table_ratio_union", "table_ratio_betting", "table_ratio_per_radius"],
     ),
+    "bench_fused.py": (
+        ["--arch", "resnet8", "--G", "2", "--batch-size", "8", "--steps", "1"],
+        ["ratio", "separate_ms_per_network_step", "fused_ms_per_network_step"],
+    ),
     "bench_mscr.py": (
         ["--repeats", "1", "--n-jobs", "1", "--skip-brute", "--levels", "2"],
         ["ratio_protocol_to_floor", "separation_2r_x255"],

@@ -10,6 +10,12 @@ tested on the same test noise per eps_test, so differences between columns are t
 
 Trained networks are cached by everything that determines them (:func:`model_file`): adding test levels or
 re-running a grid whose result files were deleted never trains a network twice.
+
+Opt-in fused training (``config["fused_group"] = G > 0``, default 0 = off): :func:`train_cifar_models_fused` trains
+the networks of many cells G at a time as one module (:mod:`robeval.core.fused`: grouped convolutions, each network
+with its own initial weights, data order, flips, crops and noise, exactly as it would be trained alone up to
+floating-point rounding) and stores them in the model cache, where :func:`run_cell_cifar` finds them. Fused networks
+are cached under their own names (the key gains ``trainer = "fused"``), never mixed with separately trained ones.
 """
 
 from __future__ import annotations
@@ -102,6 +108,8 @@ def model_file(cell: dict, config: dict):
 
     key = {k: config.get(k) for k in TRAINING_KEYS}
     key.update(seed=int(cell["seed"]), eps_train=float(cell["eps_train"]), train_threads=_threads(config))
+    if _fused_group(config):  # fused training rounds differently: its networks get their own files
+        key["trainer"] = "fused"
     return cache_dir() / "mscr_cifar10_models" / f"{config_identity(key, fn=train_cifar_model)}.pt"
 
 
@@ -113,8 +121,19 @@ def _threads(config: dict) -> int:
     return int(config.get("train_threads") or train_threads())
 
 
+def _fused_group(config: dict) -> int:
+    """``config["fused_group"]``: networks trained together by :func:`train_cifar_models_fused` (0 or absent: off)."""
+    G = config.get("fused_group") or 0
+    if isinstance(G, bool) or not isinstance(G, (int, np.integer)) or G < 0:
+        raise ValueError(f"fused_group must be an integer >= 0 (0: train each network alone), got {G!r}.")
+    return int(G)
+
+
 def train_cifar_model(cell: dict, config: dict):
-    """The trained network of one cell (loaded from :func:`model_file` when cached). Returns ``(net, cached)``."""
+    """The trained network of one cell (loaded from :func:`model_file` when cached). Returns ``(net, cached)``.
+
+    With ``config["fused_group"] > 0`` a network missing from the cache is trained by
+    :func:`train_cifar_models_fused` (a group of one); train the grid's networks in groups with it first."""
     import torch
 
     from robeval.core import training
@@ -126,6 +145,8 @@ def train_cifar_model(cell: dict, config: dict):
     torch.manual_seed(derived_seed(seed, "init"))
     net = _build(config)
     path = model_file(cell, config)
+    if not path.is_file() and _fused_group(config):
+        train_cifar_models_fused([cell], config)
     if path.is_file():
         net.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
         return net.eval(), True
@@ -157,6 +178,96 @@ def train_cifar_model(cell: dict, config: dict):
     return net.eval(), False
 
 
+def _noise_transform(eps_train: float):
+    """The training batch transform of noise level ``eps_train``: uniform L_inf noise in the pixel box, or None."""
+    if eps_train <= 0:
+        return None
+    return lambda xb, gen: uniform_linf_box(xb, eps_train, gen)
+
+
+def train_cifar_models_fused(cells, config: dict, *, device=None, progress: bool = False) -> dict:
+    """Train the networks of ``cells`` missing from the model cache ``config["fused_group"]`` at a time as one fused
+    module (:func:`robeval.core.fused.train_fused`) and store each in :func:`model_file`.
+
+    Network of cell ``{"seed": s, "eps_train": e}``: initial weights after ``torch.manual_seed(derived_seed(s,
+    "init"))``, data order and augmentation from ``derived_seed(s, "train")``, flips, 4-px crops and uniform L_inf
+    noise of radius ``e`` (:func:`uniform_linf_box`, none for e = 0), the SGD settings of ``config``: the network
+    :func:`train_cifar_model` trains alone, up to floating-point rounding (``tests/core/test_fused.py``). With
+    dropout (``wrn28_10``) the masks come from torch's global generator, so they differ from those of a network
+    trained alone (the same distribution).
+
+    Parameters
+    ----------
+    cells : list of dict, the grid's cells (e.g. :func:`cells_cifar`); cached networks are skipped.
+    config : dict, as :func:`run_cell_cifar`, with ``fused_group`` = G >= 1 networks per group (the last group
+        may be smaller).
+    device : torch device (default: CUDA when present, else CPU).
+
+    Returns
+    -------
+    dict
+        ``{"trained": networks trained, "cached": networks found in the cache, "groups": fused groups run,
+        "seconds": wall seconds}``.
+    """
+    import time
+
+    import torch
+
+    from robeval.core import fused
+
+    G = _fused_group(config)
+    if G < 1:
+        raise ValueError("train_cifar_models_fused needs config['fused_group'] >= 1 (networks trained together).")
+    if config.get("arch") == "image_mlp":
+        raise ValueError(
+            "fused training needs a robeval.core.models architecture (cnn_small, resnet*, wrn*), not image_mlp."
+        )
+    t0 = time.perf_counter()
+    cells = [dict(c) for c in cells]
+    missing = [c for c in cells if not model_file(c, config).is_file()]
+    x_tr, y_tr, _, _ = _load_cifar(bool(config.get("full_data", False)))
+    n_tr = int(config.get("n_train") or len(x_tr))
+    groups = [missing[i : i + G] for i in range(0, len(missing), G)]
+    for group in groups:
+        nets, transforms = [], []
+        for cell in group:
+            torch.manual_seed(derived_seed(int(cell["seed"]), "init"))
+            nets.append(_build(config))
+            transforms.append(_noise_transform(check_eps(cell["eps_train"])))
+        net = fused.stack(nets)
+        fused.train_fused(
+            net,
+            x_tr[:n_tr],
+            y_tr[:n_tr],
+            seeds=[derived_seed(int(cell["seed"]), "train") for cell in group],
+            epochs=int(config["epochs"]),
+            batch_size=int(config["batch_size"]),
+            lr=float(config["lr"]),
+            momentum=float(config.get("momentum", 0.9)),
+            weight_decay=float(config.get("weight_decay", 5e-4)),
+            schedule=config.get("schedule", "step"),
+            milestones=config.get("milestones"),
+            flip_crop_aug=True,
+            batch_transforms=transforms,
+            device=device,
+            threads=_threads(config),
+            progress=progress,
+            desc=f"fused x{len(group)}",
+        )
+        for cell, trained in zip(group, fused.unstack(net)):
+            path = model_file(cell, config)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            torch.save({k: v.detach().cpu().contiguous() for k, v in trained.state_dict().items()}, tmp)
+            tmp.replace(path)
+    return {
+        "trained": len(missing),
+        "cached": len(cells) - len(missing),
+        "groups": len(groups),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
 def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
     """One run of the CIFAR-10 protocol for one eps_train (k = 1, L_inf noise inside the pixel box).
 
@@ -164,7 +275,8 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
     config : ``arch``, ``epochs``, ``batch_size``, ``lr``, ``momentum``, ``weight_decay``, ``schedule``,
         ``milestones``, ``n_train``, ``n_test`` (prefixes of the shipped subset / full set; 0 = all),
         ``full_data``, ``eps_test`` (list), ``train_threads`` (training; fixed, results depend on it),
-        ``torch_threads`` (evaluation), ``eval_batch_size`` (default 50), ``width`` (cnn_small), ``dropout`` (WRN).
+        ``torch_threads`` (evaluation), ``eval_batch_size`` (default 50), ``width`` (cnn_small), ``dropout`` (WRN),
+        ``fused_group`` (opt-in: networks trained together, :func:`train_cifar_models_fused`; 0 or absent = off).
 
     Returns one row per eps_test: ``eps_test``, ``acc`` (fraction), ``n_eval``, and ``train_acc``: the network's
     accuracy (fraction) on its own clean training images (the first ``n_train``, without noise or crops), the same
@@ -242,6 +354,8 @@ def config_cifar(cfg, eps_test) -> dict:
         torch_threads=cfg.torch_threads,
         train_threads=cfg.train_threads,
         eval_batch_size=cfg.eval_batch_size,
+        # opt-in fused training; absent when off, so the default configs (and their stores) are unchanged
+        **({"fused_group": int(cfg.fused_group)} if cfg.get("fused_group") else {}),
     )
 
 
