@@ -116,8 +116,16 @@ def _train_fused(seconds: float, device: str, group: int, arch: str, batch: int)
         from robeval.core import fused
     except ImportError:
         return {"available": False, "why": "robeval.core.fused is not part of this checkout"}
-    got = fused.calibrate(arch, [group], batch_size=batch, seconds_budget=seconds, device=device)
-    return {"available": True, **got}
+
+    def noise(xb, gen):  # MSCR's uniform noise, as the processes of part 2 draw it
+        import torch
+
+        u = torch.rand(xb.shape, generator=gen, device=xb.device, dtype=xb.dtype)
+        return (xb + 0.03 * (2 * u - 1)).clamp(0, 1)
+
+    got = fused.calibrate(arch, [group], batch_size=batch, seconds_budget=seconds, device=device, batch_transform=noise)
+    best = max(got["results"], key=lambda r: r["network_steps_per_s"])
+    return {"available": True, "G": best["G"], "network_steps_per_s": best["network_steps_per_s"], "calibrate": got}
 
 
 def _certify(seconds: float, device: str, batches=(1000, 10000), arch: str = "resnet8") -> dict:

@@ -200,7 +200,7 @@ def test_the_lease_calibration_runs_on_the_cpu_and_chooses(tmp_path, capsys):
     assert set(parts["certify"]) - {"wall_s"} == {"100", "400"}
     assert all(v["draws_per_s"] > 0 for k, v in parts["certify"].items() if k != "wall_s")
     fused = parts["train_fused"]
-    assert "error" not in fused and (fused["available"] is False or fused["network_steps_per_s"] > 0)
+    assert "error" not in fused and fused["available"] and fused["G"] == 2 and fused["network_steps_per_s"] > 0
     assert got["choice"] in ("processes", "fused")
     saved = json.loads((tmp_path / "calibration.json").read_text())
     assert saved["choice"] == got["choice"] and saved["device"] == "cpu"
