@@ -1,18 +1,25 @@
 """Throughput of every CIFAR-10-C / CIFAR-10-C-bar corruption and the time to generate the full benchmarks.
 
-Usage: ``python benchmarks/bench_corruptions.py [--n 1000] [--repeats 1]``
+Usage: ``python benchmarks/bench_corruptions.py [--n 1000] [--repeats 1] [--prep-jobs 2]``
 
 For each corruption, all five severities are applied to ``n`` real CIFAR-10 test images (the subset);
 images/s counts corrupted images (5·n per corruption). The estimated generation time of the full datasets
 is 5 × 10 000 images per corruption at the measured rate, on this machine, one process. The last line is
 JSON: per-corruption rates, the estimates, and ratios to a floor of ``FLOOR`` images/s (the rate at which
 one corruption of the full CIFAR-10-C takes ~8 minutes).
+
+The parallel preparation of notebooks 03 and 04 (:func:`robeval.msd.nets.corrupt_diagonal_many`: every image at
+its diagonal severity, chunks in worker processes) is timed on the same images and corruptions with one process
+and with ``--prep-jobs`` processes (0 skips it): ``prep_speedup`` is the ratio of the two times with the workers
+already started (the notebooks' steady state), ``prep_speedup_cold`` includes starting them; the outputs are
+checked to be identical.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import time
 
@@ -26,6 +33,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=1000, help="test images per severity (≤ 1000 for the subset)")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=None, help="corruption names (default: all 25)")
+    parser.add_argument("--prep-jobs", type=int, default=2, help="processes of the parallel preparation (0: skip)")
     args = parser.parse_args(argv)
 
     from robeval.core.data import load_cifar10_subset
@@ -62,7 +70,40 @@ def main(argv=None):
         "est_full_cifar10_c_s": round(est_c, 1),
         "est_full_cifar10_c_bar_s": round(est_cbar, 1),
     }
+    if args.prep_jobs > 0:
+        result.update(prep_speedup(x, names, args.prep_jobs, args.repeats))
     print(json.dumps(result))
+
+
+def prep_speedup(x, names, n_jobs: int, repeats: int) -> dict:
+    """Time :func:`robeval.msd.nets.corrupt_diagonal_many` of ``x`` by ``names`` with 1 and ``n_jobs`` processes."""
+    from robeval.msd import nets
+
+    def run(jobs):
+        t0 = time.perf_counter()
+        out = [a for _, a in nets.corrupt_diagonal_many(x, names, 0, n_jobs=jobs)]
+        return time.perf_counter() - t0, out
+
+    cold, par = run(n_jobs)  # starts the workers
+    serial_s, ref = min((run(1) for _ in range(max(1, repeats))), key=lambda r: r[0])
+    warm_s = min(run(n_jobs)[0] for _ in range(max(1, repeats)))
+    if not all(np.array_equal(a, b) for a, b in zip(par, ref)):
+        raise SystemExit("the parallel preparation differs from the serial one")
+    n_img = len(names) * len(x)
+    print(
+        f"preparation of {n_img} images: 1 process {serial_s:.2f} s, {n_jobs} processes {warm_s:.2f} s "
+        f"(x{serial_s / warm_s:.2f}; {cold:.2f} s with starting the workers)",
+        flush=True,
+    )
+    return {
+        "prep_jobs": int(n_jobs),
+        "prep_images": int(n_img),
+        "prep_serial_s": round(serial_s, 3),
+        "prep_parallel_s": round(warm_s, 3),
+        "prep_speedup": round(serial_s / warm_s, 2),
+        "prep_speedup_cold": round(serial_s / cold, 2),
+        "cpu_count": os.cpu_count(),
+    }
 
 
 if __name__ == "__main__":

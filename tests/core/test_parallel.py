@@ -41,3 +41,10 @@ def test_parallel_map_images_is_the_same_for_every_n_jobs_and_chunk():
     assert list(parallel.imap(divmod, [(7, 2), (9, 4), (1, 1)], n_jobs=2)) == [(3, 1), (2, 1), (1, 0)]
     assert list(parallel.imap(os.getpid, [()], n_jobs=2)) == [os.getpid()]
     assert parallel.workers_match(2)
+
+
+def test_imap_runs_serially_when_the_workers_would_round_differently(monkeypatch):
+    monkeypatch.setitem(parallel._CHECKED, 3, False)  # as if the CPU pins were set after numpy was imported here
+    with pytest.warns(RuntimeWarning, match="serially"):
+        pids = list(parallel.imap(os.getpid, [(), (), ()], n_jobs=3))
+    assert pids == [os.getpid()] * 3
