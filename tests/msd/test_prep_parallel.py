@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -87,6 +88,56 @@ def test_calibration_error_is_identical_for_every_n_jobs(x_test):
     names = list(CBAR_CORRUPTIONS[:3])
     one = cbar.mean_cbar_error(model, x, y, 1.7, 11, names)
     assert cbar.mean_cbar_error(model, x, y, 1.7, 11, names, n_jobs=2) == one
+
+
+def test_prepare_powerset_writes_the_same_files_for_every_n_jobs(tmp_path, monkeypatch, request):
+    """Notebook 03's preparation end to end (tiny networks): the corrupted test set, the corruption features and
+    the Fig. 2b pool are byte-identical with 1 and 2 processes."""
+    import torch
+
+    from robeval.msd import powerset
+
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny batches: more threads only spin on a loaded machine
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
+    settings = {
+        "arch": "cnn_small",
+        "width": 4,
+        "epochs": 1,
+        "batch_size": 32,
+        "lr": 0.05,
+        "weight_decay": 5e-4,
+        "n_train": 64,
+        "full_data": False,
+        "train_threads": 1,
+        "n_runs": 1,
+        "seed": 0,
+        "n_test": N,
+        "corruptions": ["impulse_noise", "glass_blur"],
+        "n_feature_images": 3,
+        "n_corruption_samples": 3,
+        "toy_pool_samples": 5,
+        "n_adapt": 16,
+        "n_aug_samples": 4,
+        "mode": "composite",
+        "severity": 3.0,
+        "retrain_init": "base",
+        "retrain_epochs": 1,
+        "toy_epochs": 1,
+    }
+    files = {}
+    for n_jobs in (1, 2):
+        config = powerset.prepare_powerset(settings, tmp_path / f"work{n_jobs}", n_jobs=n_jobs, progress=False)
+        paths = [config[k] for k in ("test_path", "corr_features_path", "toy_pool_path")]
+        for path in paths:
+            with np.load(path) as f:
+                files[n_jobs, path.rsplit("/", 1)[-1]] = {k: f[k] for k in f.files}
+        Path(config["test_path"]).unlink()  # the test set is cached by recipe: make the second run build it
+    for (n_jobs, name), arrays in files.items():
+        if n_jobs == 2:
+            ref = files[1, name]
+            assert sorted(arrays) == sorted(ref) and all(np.array_equal(arrays[k], ref[k]) for k in ref), name
 
 
 # sha256 of the outputs of the serial code on main before the parallel preparation (commit e1fe9b6), under the
