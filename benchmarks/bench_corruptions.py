@@ -103,6 +103,7 @@ def prep_speedup(x, names, n_jobs: int, repeats: int) -> dict:
         "prep_speedup": round(serial_s / warm_s, 2),
         "prep_speedup_cold": round(serial_s / cold, 2),
         "cpu_count": os.cpu_count(),
+        "load_avg_1min": round(os.getloadavg()[0], 2),  # other processes on the cores make the ratio lower
     }
 
 
