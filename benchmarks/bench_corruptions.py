@@ -12,7 +12,9 @@ The parallel preparation of notebooks 03 and 04 (:func:`robeval.msd.nets.corrupt
 its diagonal severity, chunks in worker processes) is timed on the same images and corruptions with one process
 and with ``--prep-jobs`` processes (0 skips it): ``prep_speedup`` is the ratio of the two times with the workers
 already started (the notebooks' steady state), ``prep_speedup_cold`` includes starting them; the outputs are
-checked to be identical.
+checked to be identical. ``prep_cpu_ratio`` is the CPU time of the serial run over that of the parallel run
+(this process and its workers, with psutil): near 1 the workers add no work, so on idle cores the speed-up
+approaches the number of processes, whatever the load while it was measured.
 """
 
 from __future__ import annotations
@@ -75,24 +77,44 @@ def main(argv=None):
     print(json.dumps(result))
 
 
+def _children_cpu_s() -> float:
+    """CPU seconds (user + system) of this process's live child processes (the workers); 0 without psutil."""
+    try:
+        import psutil
+    except ImportError:
+        return 0.0
+    total = 0.0
+    for child in psutil.Process().children(recursive=True):
+        try:
+            t = child.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
+
+
 def prep_speedup(x, names, n_jobs: int, repeats: int) -> dict:
-    """Time :func:`robeval.msd.nets.corrupt_diagonal_many` of ``x`` by ``names`` with 1 and ``n_jobs`` processes."""
+    """Time :func:`robeval.msd.nets.corrupt_diagonal_many` of ``x`` by ``names`` with 1 and ``n_jobs`` processes
+    (wall time, and the CPU time of this process and its workers: their ratio says whether the parallel path adds
+    work, which a loaded machine's wall times cannot tell)."""
     from robeval.msd import nets
 
     def run(jobs):
-        t0 = time.perf_counter()
+        cpu0, kids0, t0 = time.process_time(), _children_cpu_s(), time.perf_counter()
         out = [a for _, a in nets.corrupt_diagonal_many(x, names, 0, n_jobs=jobs)]
-        return time.perf_counter() - t0, out
+        wall = time.perf_counter() - t0
+        return wall, time.process_time() - cpu0 + _children_cpu_s() - kids0, out
 
-    cold, par = run(n_jobs)  # starts the workers
-    serial_s, ref = min((run(1) for _ in range(max(1, repeats))), key=lambda r: r[0])
-    warm_s = min(run(n_jobs)[0] for _ in range(max(1, repeats)))
+    cold, _, par = run(n_jobs)  # starts the workers
+    serial_s, serial_cpu, ref = min((run(1) for _ in range(max(1, repeats))), key=lambda r: r[0])
+    warm_s, warm_cpu, _ = min((run(n_jobs) for _ in range(max(1, repeats))), key=lambda r: r[0])
     if not all(np.array_equal(a, b) for a, b in zip(par, ref)):
         raise SystemExit("the parallel preparation differs from the serial one")
     n_img = len(names) * len(x)
     print(
         f"preparation of {n_img} images: 1 process {serial_s:.2f} s, {n_jobs} processes {warm_s:.2f} s "
-        f"(x{serial_s / warm_s:.2f}; {cold:.2f} s with starting the workers)",
+        f"(x{serial_s / warm_s:.2f}; {cold:.2f} s with starting the workers); CPU {serial_cpu:.2f} s vs "
+        f"{warm_cpu:.2f} s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
         flush=True,
     )
     return {
@@ -102,6 +124,8 @@ def prep_speedup(x, names, n_jobs: int, repeats: int) -> dict:
         "prep_parallel_s": round(warm_s, 3),
         "prep_speedup": round(serial_s / warm_s, 2),
         "prep_speedup_cold": round(serial_s / cold, 2),
+        # CPU seconds of the serial run / of the parallel run (this process + workers): 1 = no work added
+        "prep_cpu_ratio": round(serial_cpu / warm_cpu, 2) if warm_cpu > 0 else None,
         "cpu_count": os.cpu_count(),
         "load_avg_1min": round(os.getloadavg()[0], 2),  # other processes on the cores make the ratio lower
     }

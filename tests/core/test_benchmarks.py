@@ -21,7 +21,7 @@ CASES = {
     "bench_msd.py": (["--images", "8", "--samples", "3", "--repeats", "1"], ["rates", "ratios_to_floor"]),
     "bench_corruptions.py": (
         ["--n", "20", "--only", "gaussian_noise", "fog", "ripple"],
-        ["img_per_s", "prep_speedup", "prep_speedup_cold"],
+        ["img_per_s", "prep_speedup", "prep_speedup_cold", "prep_cpu_ratio"],
     ),
     "bench_sequential.py": (
         ["--profile", "smoke", "--sets", "2", "--images", "3", "--n", "400", "--n0", "20"],
