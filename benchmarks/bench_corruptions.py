@@ -78,11 +78,12 @@ def main(argv=None):
 
 
 def _children_cpu_s() -> float:
-    """CPU seconds (user + system) of this process's live child processes (the workers); 0 without psutil."""
+    """CPU seconds (user + system) of this process's live child processes (the workers); NaN without psutil
+    (installed with joblib's usual companions, not a dependency of robeval)."""
     try:
         import psutil
     except ImportError:
-        return 0.0
+        return float("nan")
     total = 0.0
     for child in psutil.Process().children(recursive=True):
         try:
@@ -125,7 +126,7 @@ def prep_speedup(x, names, n_jobs: int, repeats: int) -> dict:
         "prep_speedup": round(serial_s / warm_s, 2),
         "prep_speedup_cold": round(serial_s / cold, 2),
         # CPU seconds of the serial run / of the parallel run (this process + workers): 1 = no work added
-        "prep_cpu_ratio": round(serial_cpu / warm_cpu, 2) if warm_cpu > 0 else None,
+        "prep_cpu_ratio": round(serial_cpu / warm_cpu, 2) if warm_cpu > 0 else None,  # None without psutil
         "cpu_count": os.cpu_count(),
         "load_avg_1min": round(os.getloadavg()[0], 2),  # other processes on the cores make the ratio lower
     }
