@@ -20,7 +20,8 @@ def test_resolve_jobs_and_chunks():
     assert parallel.chunk_ranges(7, 3) == [(0, 3), (3, 6), (6, 7)] and parallel.chunk_ranges(0, 3) == []
     with pytest.raises(ValueError, match="chunk"):
         parallel.chunk_ranges(7, 0)
-    assert parallel.default_chunk(1000, 16) == 16 and parallel.default_chunk(10, 4) == 8
+    assert parallel.default_chunk(1000, 2) == 63 and parallel.default_chunk(10, 4) == 8
+    assert parallel.default_chunk(15000, 16) == 118 and parallel.default_chunk(10**6, 2) == 128
 
 
 def test_parallel_map_images_is_the_same_for_every_n_jobs_and_chunk():

@@ -40,11 +40,13 @@ def resolve_jobs(n_jobs) -> int:
     return n_jobs if n_jobs >= 1 else max(1, os.cpu_count() or 1)
 
 
-def default_chunk(n: int, n_jobs: int, *, per_job: int = 4, minimum: int = 8) -> int:
-    """A chunk size for ``n`` items over ``n_jobs`` processes: about ``per_job`` chunks per process (so a slow
-    chunk does not leave the others idle), at least ``minimum`` items (so a task outweighs its dispatch)."""
+def default_chunk(n: int, n_jobs: int, *, per_job: int = 8, minimum: int = 8, maximum: int = 128) -> int:
+    """A chunk size for ``n`` items over ``n_jobs`` processes: about ``per_job`` chunks per process (so chunks of
+    unequal cost, e.g. a slow corruption's, do not leave the other processes idle at the end), at least
+    ``minimum`` items (so a task outweighs its dispatch, ~1 ms) and at most ``maximum`` (a few tenths of a second
+    of corruption)."""
     n, n_jobs = max(1, int(n)), max(1, int(n_jobs))
-    return max(int(minimum), -(-n // (n_jobs * int(per_job))))
+    return max(int(minimum), min(int(maximum), -(-n // (n_jobs * int(per_job)))))
 
 
 def chunk_ranges(n: int, chunk: int) -> list[tuple[int, int]]:
@@ -119,7 +121,9 @@ def imap(fn: Callable, tasks: Iterable[Sequence], *, n_jobs=1) -> Iterator:
 
     def run():
         with parallel_config(backend="loky", inner_max_num_threads=1):
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator", pre_dispatch="2*n_jobs")
+            # max_nbytes=None: arrays travel pickled; joblib would hand larger ones to the tasks as read-only
+            # np.memmap, whose Python-level indexing slows the per-image loops of the corruptions ~2x
+            parallel = Parallel(n_jobs=n_jobs, return_as="generator", pre_dispatch="2*n_jobs", max_nbytes=None)
             yield from parallel(delayed(_one_thread)(fn, t) for t in tasks)
 
     return run()

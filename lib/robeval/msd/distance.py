@@ -291,7 +291,7 @@ def corruption_features(
     (corruption c, severity s) draw from ``keyed(seed, c, s)`` (``seed``: an int or a SeedSequence).
 
     ``n_jobs`` > 1 corrupts in worker processes (:func:`robeval.core.parallel.imap`), ``chunk`` realisations per
-    task (default about four tasks per process): the seed of every realisation is drawn here, in the order the
+    task (default about eight tasks per process, of 8 to 128 images): the seed of every realisation is drawn here, in the order the
     serial loop draws it, and ``feature_fn`` runs here (on the GPU when it is there) on the same batches, so the
     result is bit-identical for every ``n_jobs`` and ``chunk``. ``corrupt_fn`` must then be picklable.
 
@@ -314,7 +314,8 @@ def corruption_features(
         # the seeds corruption_transform draws, one scalar draw per realisation as in the serial loop
         seeds = [[int(rng.integers(2**31)) for _ in range(int(n_samples))] for rng in rngs]
         if chunk is None:
-            chunk = default_chunk(len(pairs) * int(n_samples), n_jobs, minimum=max(1, -(-32 // len(images))))
+            per = len(images)  # images per realisation: chunks of about 8 to 128 images, as for the test sets
+            chunk = default_chunk(len(pairs) * int(n_samples), n_jobs, minimum=-(-8 // per), maximum=max(1, 128 // per))
         ranges = chunk_ranges(int(n_samples), max(1, min(int(chunk), int(n_samples))))
         tasks = [(images, c, int(s), seeds[k][a:b], corrupt_fn) for k, (c, s) in enumerate(pairs) for a, b in ranges]
         results = imap(_corrupt_instances, tasks, n_jobs=n_jobs)

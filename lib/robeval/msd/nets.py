@@ -439,8 +439,9 @@ def _corrupt_diagonal_chunk(start: int, stop: int, images, name: str, seed: int,
 def corrupt_diagonal_many(images_nhwc, names, seed: int, *, levels: dict | None = None, n_jobs=1, chunk=None):
     """Yield ``(name, corrupt_diagonal(images_nhwc, name, seed, levels=levels.get(name)))`` for every name of
     ``names``, in order, the corruption spread over ``n_jobs`` worker processes
-    (:func:`robeval.core.parallel.imap`) in chunks of ``chunk`` images (default: about four chunks per process
-    over all names, at most one name's images each).
+    (:func:`robeval.core.parallel.imap`) in chunks of ``chunk`` images (default
+    :func:`robeval.core.parallel.default_chunk` over all names' images: about eight chunks per process, 8 to 128
+    images, at most one name's images each).
 
     Every image draws from its own keyed stream and its severity is fixed by its index, so the arrays are
     bit-identical for every ``n_jobs`` and ``chunk``; with ``n_jobs = 1`` (and no ``chunk``) each name is
