@@ -19,7 +19,10 @@ CASES = {
     "bench_realworld.py": (["--quick", "--rounds", "1"], ["ratios", "min_ratio", "results"]),
     "bench_smoothing.py": (["--repeats", "1", "--batch-size", "40"], ["ratio", "ratio_to_floor"]),
     "bench_msd.py": (["--images", "8", "--samples", "3", "--repeats", "1"], ["rates", "ratios_to_floor"]),
-    "bench_corruptions.py": (["--n", "20", "--only", "gaussian_noise", "fog", "ripple"], ["img_per_s"]),
+    "bench_corruptions.py": (
+        ["--n", "20", "--only", "gaussian_noise", "fog", "ripple"],
+        ["img_per_s", "prep_speedup", "prep_speedup_cold", "prep_cpu_ratio"],
+    ),
     "bench_sequential.py": (
         ["--profile", "smoke", "--sets", "2", "--images", "3", "--n", "400", "--n0", "20"],
         ["results", "table_ratio_union", "table_ratio_betting", "table_ratio_per_radius"],

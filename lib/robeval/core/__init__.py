@@ -3,7 +3,8 @@
 * :mod:`.paths`, :mod:`.profiles` (+ ``settings/<experiment>.toml``) — where things live and what each
   profile (smoke / default / paper) resolves to;
 * :mod:`.data` (+ ``data_registry.tsv``) — checksum-verified, offline-first data files;
-* :mod:`.runs` — resumable grids of independent cells; :mod:`.io` — atomic result files;
+* :mod:`.runs` — resumable grids of independent cells; :mod:`.parallel` — chunked maps over worker processes
+  whose output does not depend on their number; :mod:`.io` — atomic result files;
 * :mod:`.ledger`, :mod:`.report` — the claims ledger and its Markdown report; :mod:`.ledger_view` —
   :func:`short_index`, the ledger as each notebook shows it;
 * :mod:`.notebooks` — :func:`setup` (the first call of every notebook), :func:`show_ledger` and the

@@ -356,9 +356,10 @@ def calibration_levels(alpha: float, names=None) -> dict:
     return {n: [float(min(10.0, alpha * float(v))) for v in severity_params(n)] for n in names}
 
 
-def mean_cbar_error(model, images_nhwc, labels, alpha: float, seed: int, names=None) -> float:
+def mean_cbar_error(model, images_nhwc, labels, alpha: float, seed: int, names=None, *, n_jobs=1) -> float:
     """Mean error of ``model`` over the C-bar corruptions at magnitudes scaled by ``alpha`` (image i at severity
-    1 + i mod 5, :func:`robeval.msd.nets.corrupt_diagonal`)."""
+    1 + i mod 5, :func:`robeval.msd.nets.corrupt_diagonal`). ``n_jobs``: worker processes of the corruption
+    (:func:`robeval.msd.nets.corrupt_diagonal_many`; the same images for every value), the network runs here."""
     from robeval.core.images import to_nchw
     from robeval.msd import nets
     from robeval.transforms.corruptions import CBAR_CORRUPTIONS
@@ -367,10 +368,8 @@ def mean_cbar_error(model, images_nhwc, labels, alpha: float, seed: int, names=N
     fast = nets.inference_model(model)
     levels = calibration_levels(alpha, names)
     errs = [
-        np.mean(
-            nets.predict_fast(fast, to_nchw(nets.corrupt_diagonal(images_nhwc, n, seed, levels=levels[n]))) != labels
-        )
-        for n in names
+        np.mean(nets.predict_fast(fast, to_nchw(x)) != labels)
+        for _, x in nets.corrupt_diagonal_many(images_nhwc, names, seed, levels=levels, n_jobs=n_jobs)
     ]
     return float(np.mean(errs))
 
@@ -422,13 +421,16 @@ def calibrate_alpha(error_of, target: float, *, start: float = 1.0, tol: float =
     return best[0], best[1], hist
 
 
-def calibrate_cbar(cfg, calibration_key: str, c_test_path) -> dict:
+def calibrate_cbar(cfg, calibration_key: str, c_test_path, *, n_jobs=1) -> dict:
     """Calibrate CIFAR-10-C-bar to our baseline, as the construction intends (Sec. 5: "severities chosen so that
     the average error matches [CIFAR-10-C] for default augmentation"): the magnitudes of all ten corruptions are
     scaled by one factor alpha (capped at the maximum magnitude 10) so that the calibration network's mean
     error on C-bar meets its mean error on CIFAR-10-C. The calibration network is a default-augmentation model
     that is none of Table 1's runs (notebook 03's feature extractor), so the baselines' C-bar − C difference
     tests the calibration on independent networks. Measured on the first ``n_calibrate`` test images.
+
+    ``n_jobs``: worker processes corrupting the images (:func:`mean_cbar_error`; the result is the same for every
+    value).
 
     Returns a JSON-able dict: alpha, target (C error), error (C-bar error at alpha), history, levels.
     """
@@ -443,7 +445,7 @@ def calibrate_cbar(cfg, calibration_key: str, c_test_path) -> dict:
     n = min(int(cfg["n_calibrate"]), int(cfg["n_test"]))
     x, y = x_te[:n], np.asarray(y_te[:n])
     seed = nets.run_seed(int(cfg["seed"]), "calibration")
-    alpha, err, hist = calibrate_alpha(lambda a: mean_cbar_error(model, x, y, a, seed), target)
+    alpha, err, hist = calibrate_alpha(lambda a: mean_cbar_error(model, x, y, a, seed, n_jobs=n_jobs), target)
     return {
         "alpha": alpha,
         "target": target,

@@ -267,6 +267,12 @@ def sample_feature_images(images_nchw, n: int, seed: int) -> np.ndarray:
     return to_nhwc(images_nchw[idx])
 
 
+def _corrupt_instances(images, name: str, severity: int, seeds, corrupt_fn) -> np.ndarray:
+    """One task of :func:`corruption_features` in a worker: the instances with the given seeds, concatenated."""
+    corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
+    return np.concatenate([corrupt_fn(images, name, severity, seed=int(s)) for s in seeds])
+
+
 def corruption_features(
     feature_fn: Callable,
     images,
@@ -278,9 +284,16 @@ def corruption_features(
     corrupt_fn: Callable | None = None,
     batch_size: int = 1000,
     progress: bool = True,
+    n_jobs=1,
+    chunk: int | None = None,
 ) -> np.ndarray:
     """Transform features of ``n_samples`` realisations of every corruption and severity; the realisations of
     (corruption c, severity s) draw from ``keyed(seed, c, s)`` (``seed``: an int or a SeedSequence).
+
+    ``n_jobs`` > 1 corrupts in worker processes (:func:`robeval.core.parallel.imap`), ``chunk`` realisations per
+    task (default about eight tasks per process, of 8 to 128 images): the seed of every realisation is drawn here, in the order the
+    serial loop draws it, and ``feature_fn`` runs here (on the GPU when it is there) on the same batches, so the
+    result is bit-identical for every ``n_jobs`` and ``chunk``. ``corrupt_fn`` must then be picklable.
 
     Returns
     -------
@@ -288,13 +301,37 @@ def corruption_features(
     """
     from tqdm.auto import tqdm
 
+    from robeval.core.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
+
     out = None
     pairs = [(c, s) for c in corruptions for s in severities]
+    n_jobs = resolve_jobs(n_jobs)
+    if n_jobs > 1 or chunk is not None:
+        images = check_images(images)
+        if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+            raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
+        rngs = [np.random.default_rng(keyed(seed, c, int(s))) for c, s in pairs]
+        # the seeds corruption_transform draws, one scalar draw per realisation as in the serial loop
+        seeds = [[int(rng.integers(2**31)) for _ in range(int(n_samples))] for rng in rngs]
+        if chunk is None:
+            per = len(images)  # images per realisation: chunks of about 8 to 128 images, as for the test sets
+            chunk = default_chunk(len(pairs) * int(n_samples), n_jobs, minimum=-(-8 // per), maximum=max(1, 128 // per))
+        ranges = chunk_ranges(int(n_samples), max(1, min(int(chunk), int(n_samples))))
+        tasks = [(images, c, int(s), seeds[k][a:b], corrupt_fn) for k, (c, s) in enumerate(pairs) for a, b in ranges]
+        results = imap(_corrupt_instances, tasks, n_jobs=n_jobs)
     for k, (c, s) in enumerate(tqdm(pairs, desc="corruption features", disable=not progress)):
-        rng = np.random.default_rng(keyed(seed, c, int(s)))
-        f = transform_features(
-            feature_fn, images, corruption_transform(c, s, corrupt_fn), rng, n_samples, batch_size=batch_size
-        )
+        if n_jobs > 1 or chunk is not None:
+            rng = rngs[k]
+            done = np.concatenate([next(results) for _ in ranges]).reshape((int(n_samples),) + images.shape)
+            replay = iter(done)
+
+            def transform(_images, _rng, replay=replay):
+                return next(replay)
+
+        else:
+            rng = np.random.default_rng(keyed(seed, c, int(s)))
+            transform = corruption_transform(c, s, corrupt_fn)
+        f = transform_features(feature_fn, images, transform, rng, n_samples, batch_size=batch_size)
         if out is None:
             out = np.empty((len(corruptions), len(severities), n_samples, f.shape[1]))
         out[k // len(severities), k % len(severities)] = f

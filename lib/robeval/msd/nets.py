@@ -404,17 +404,20 @@ def diagonal_severities(n: int) -> np.ndarray:
     return 1 + np.arange(int(n)) % 5
 
 
-def corrupt_diagonal(images_nhwc, name: str, seed: int, *, levels=None) -> np.ndarray:
+def corrupt_diagonal(images_nhwc, name: str, seed: int, *, levels=None, start: int = 0) -> np.ndarray:
     """Corrupt image ``i`` of ``images_nhwc`` with ``name`` at severity ``1 + i mod 5``.
 
     ``levels``: None for the published severities (:func:`robeval.transforms.corruptions.corrupt`), or the
     five magnitudes to use instead (:func:`~robeval.transforms.corruptions.corrupt_with_param`; the
     calibrated CIFAR-10-C-bar of notebook 04). Image ``i`` draws from ``corruption_seed(seed, name, s)`` keyed
-    by ``i``. Returns uint8 NHWC."""
+    by ``i``. ``start``: the images are ``start, start + 1, ...`` of a larger set (a chunk of it), so image ``j``
+    here is image ``i = start + j`` there, with its severity and stream: the chunks of a set, concatenated, equal
+    the whole set corrupted at once. Returns uint8 NHWC."""
     from robeval.transforms.corruptions import corrupt, corrupt_with_param, corruption_seed
 
     images = np.asarray(images_nhwc)
-    sev = diagonal_severities(len(images))
+    start = int(start)
+    sev = diagonal_severities(start + len(images))[start:]
     out = np.empty_like(images)
     for s in range(1, 6):
         idx = np.flatnonzero(sev == s)
@@ -422,10 +425,47 @@ def corrupt_diagonal(images_nhwc, name: str, seed: int, *, levels=None) -> np.nd
             continue
         root = corruption_seed(int(seed), name, s)
         if levels is None:
-            out[idx] = corrupt(images[idx], name, s, seed=root, idx=idx)
+            out[idx] = corrupt(images[idx], name, s, seed=root, idx=start + idx)
         else:
-            out[idx] = corrupt_with_param(images[idx], name, float(levels[s - 1]), seed=root, idx=idx)
+            out[idx] = corrupt_with_param(images[idx], name, float(levels[s - 1]), seed=root, idx=start + idx)
     return out
+
+
+def _corrupt_diagonal_chunk(start: int, stop: int, images, name: str, seed: int, levels) -> np.ndarray:
+    """One task of :func:`corrupt_diagonal_many`: images ``start .. stop-1`` of the set (given as ``images``)."""
+    return corrupt_diagonal(images, name, seed, levels=levels, start=start)
+
+
+def corrupt_diagonal_many(images_nhwc, names, seed: int, *, levels: dict | None = None, n_jobs=1, chunk=None):
+    """Yield ``(name, corrupt_diagonal(images_nhwc, name, seed, levels=levels.get(name)))`` for every name of
+    ``names``, in order, the corruption spread over ``n_jobs`` worker processes
+    (:func:`robeval.core.parallel.imap`) in chunks of ``chunk`` images (default
+    :func:`robeval.core.parallel.default_chunk` over all names' images: about eight chunks per process, 8 to 128
+    images, at most one name's images each).
+
+    Every image draws from its own keyed stream and its severity is fixed by its index, so the arrays are
+    bit-identical for every ``n_jobs`` and ``chunk``; with ``n_jobs = 1`` (and no ``chunk``) each name is
+    :func:`corrupt_diagonal` of all images in this process, as before. A name is yielded as soon as its chunks
+    are done (the caller can evaluate it while the workers corrupt the next)."""
+    from robeval.core.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
+
+    images = np.asarray(images_nhwc)
+    names = [str(n) for n in names]
+    levels = levels or {}
+    n_jobs = resolve_jobs(n_jobs)
+    if n_jobs == 1 and chunk is None:
+        for name in names:
+            yield name, corrupt_diagonal(images, name, seed, levels=levels.get(name))
+        return
+    n = len(images)
+    if chunk is None:
+        chunk = default_chunk(n * len(names), n_jobs)
+    ranges = chunk_ranges(n, max(1, min(int(chunk), n)))
+    tasks = [(a, b, images[a:b], name, int(seed), levels.get(name)) for name in names for a, b in ranges]
+    results = imap(_corrupt_diagonal_chunk, tasks, n_jobs=n_jobs)
+    for name in names:
+        parts = [next(results) for _ in ranges]
+        yield name, (np.concatenate(parts) if parts else np.empty_like(images))
 
 
 def testsets_dir() -> Path:
@@ -435,11 +475,13 @@ def testsets_dir() -> Path:
     return cache_dir() / "msd_testsets"
 
 
-def corrupted_test_set(names, *, n_test: int, full_data: bool, seed: int, levels: dict | None = None) -> Path:
+def corrupted_test_set(names, *, n_test: int, full_data: bool, seed: int, levels: dict | None = None, n_jobs=1) -> Path:
     """The first ``n_test`` test images corrupted by every corruption in ``names`` (:func:`corrupt_diagonal`),
     cached as npz: ``x`` uint8 (len(names), n_test, 3, 32, 32) NCHW, ``y`` (n_test,), ``severity``
     (n_test,), ``names``. ``levels`` maps a name to its five magnitudes (default: published severities).
-    Returns the file's path (computed once per recipe, including the corruption generator's version)."""
+    Returns the file's path (computed once per recipe, including the corruption generator's version).
+    ``n_jobs``: worker processes of the corruption (:func:`corrupt_diagonal_many`); the file is bit-identical
+    for every value, which is therefore not part of the recipe."""
     from robeval.core import data
     from robeval.core.images import to_nchw
     from robeval.core.io import save_npz
@@ -462,8 +504,8 @@ def corrupted_test_set(names, *, n_test: int, full_data: bool, seed: int, levels
     n = min(int(n_test), len(x_te))
     x = x_te[:n]
     out = np.empty((len(names), n, 3) + x.shape[1:3], dtype=np.uint8)
-    for k, name in enumerate(names):
-        out[k] = to_nchw(corrupt_diagonal(x, name, seed, levels=levels.get(name)))
+    for k, (_, corrupted) in enumerate(corrupt_diagonal_many(x, names, seed, levels=levels, n_jobs=n_jobs)):
+        out[k] = to_nchw(corrupted)
     save_npz(
         path, x=out, y=np.asarray(y_te[:n]).astype(np.int64), severity=diagonal_severities(n), names=np.array(names)
     )

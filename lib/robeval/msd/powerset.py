@@ -97,6 +97,11 @@ def prepare_powerset(settings, workdir, *, n_jobs: int = 1, progress: bool = Tru
        and for Fig. 2b an independent pool of impulse-noise and motion-blur instance features
        (``toy_pool.npz``).
 
+    ``n_jobs`` processes train the networks and corrupt the images of 2. and 3. (the feature extractor runs in
+    this process, on the GPU when there is one); every corrupted image draws from a stream keyed by its index or
+    by a seed drawn here, so the files are bit-identical for every ``n_jobs``
+    (:func:`robeval.msd.nets.corrupt_diagonal_many`, :func:`robeval.msd.distance.corruption_features`).
+
     Returns the JSON-able ``config`` of :func:`powerset_cell`, :func:`retrain_cell` and :func:`toy_cell`.
     """
     import hashlib
@@ -109,7 +114,9 @@ def prepare_powerset(settings, workdir, *, n_jobs: int = 1, progress: bool = Tru
     tcfg = nets.train_config(s)
     seed = int(s["seed"])
     corruptions = list(s["corruptions"])
-    test_path = nets.corrupted_test_set(corruptions, n_test=int(s["n_test"]), full_data=bool(s["full_data"]), seed=seed)
+    test_path = nets.corrupted_test_set(
+        corruptions, n_test=int(s["n_test"]), full_data=bool(s["full_data"]), seed=seed, n_jobs=n_jobs
+    )
     recipe = json.dumps({k: s[k] for k in _PREP_KEYS}, sort_keys=True, default=str)
     root = Path(workdir) / hashlib.sha256(recipe.encode()).hexdigest()[:12]
     root.mkdir(parents=True, exist_ok=True)
@@ -126,6 +133,7 @@ def prepare_powerset(settings, workdir, *, n_jobs: int = 1, progress: bool = Tru
             int(s["n_corruption_samples"]),
             nets.keyed_state(seed, "corruption_features"),
             progress=progress,
+            n_jobs=n_jobs,
         )
         save_npz(feats_path, means=f.mean(2), feature_images=images)
     toy_path = root / "toy_pool.npz"
@@ -139,6 +147,7 @@ def prepare_powerset(settings, workdir, *, n_jobs: int = 1, progress: bool = Tru
             int(s["toy_pool_samples"]),
             nets.keyed_state(seed, "toy_pool"),
             progress=progress,
+            n_jobs=n_jobs,
         )
         save_npz(toy_path, impulse_noise=pool[0], motion_blur=pool[1])
     return {
