@@ -700,10 +700,10 @@ def run_variant(cell: dict, config: dict) -> list:
     return rows + [summary]
 
 
-# settings that are not part of the grid's shared config: the cells enumerate variants and seeds, and the
-# time estimate / scaled-down note are descriptions only, the seq_* settings belong to robeval.acr.sequential's
-# grids (so none of them changes this grid's identity)
-_NOT_GRID_CONFIG = ("estimate", "scaled_down", "variants", "seeds")
+# settings that are not part of the grid's shared config: the cells enumerate variants and seeds, the time
+# estimate / scaled-down note are descriptions only, n_jobs says how many processes compute the cells (not what they
+# compute), the seq_* settings belong to robeval.acr.sequential's grids (so none of them changes this grid's identity)
+_NOT_GRID_CONFIG = ("estimate", "scaled_down", "variants", "seeds", "n_jobs")
 _SEQUENTIAL_PREFIX = "seq_"
 
 
