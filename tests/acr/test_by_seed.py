@@ -8,6 +8,7 @@ import functools
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from robeval.acr import by_seed, training
 from robeval.core import data, profiles
@@ -133,3 +134,41 @@ def test_n_jobs_leaves_the_grid_identities_alone():
     b = by_seed.model_grids(profiles.resolve("acr_rs_training", "smoke", n_jobs=7), "out", "smoke")
     assert {k: g.root for k, g in a.items()} == {k: g.root for k, g in b.items()}
     assert profiles.resolve("acr_rs_training", "gpu").n_jobs == len(profiles.resolve("acr_rs_training", "gpu").seeds)
+
+
+class NoisySensitive(torch.nn.Module):
+    """A linear classifier on the pixels: its votes change with the noise (the tiny CNN of these settings votes
+    one class whatever the noise, which no noise stream could change)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3 * 32 * 32, 10)
+
+    def forward(self, x):
+        return self.fc(x.reshape(len(x), -1))
+
+
+def test_rows_do_not_depend_on_the_certification_batch(tmp_path, monkeypatch, cifar):
+    """eval_batch_size is a speed setting (the gpu profile sizes it for the GPU): a model trained, screened and
+    certified with 500 or 7 noisy inputs per forward pass gives the same rows. Trained afresh for each (its own
+    cache): the p_A estimates of discarding and reweighting use it too. Every image draws its noise from its own
+    stream in fixed blocks (smoothing.NOISE_BLOCK), keyed by its index; a batch that cut or keyed the streams
+    differently changes the counts of this noise-sensitive model, and fails here."""
+    from robeval.acr import sequential
+    from robeval.core import models
+
+    monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")
+    monkeypatch.setattr(models, "from_config", lambda config: NoisySensitive())
+    cell = {"variant": "all", "sigma": 0.5, "seed": 1}  # discarding, reweighting and the attack
+    rows = {}
+    for batch in (500, 7):
+        monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / f"cache{batch}"))
+        cfg = profiles.resolve("acr_rs_training", "smoke", eval_batch_size=batch, grad_variants=["all"], **TINY)
+        variant = training.run_variant(cell, training.grid_config(cfg, tmp_path / f"out{batch}"))
+        table = sequential.table_cell(cell, sequential.table_config(cfg))
+        rows[batch] = (_without_timing(pd.DataFrame(variant)), pd.DataFrame(table))
+    cert, summary = rows[500][0].iloc[:-1], rows[500][0].iloc[-1]
+    assert ((cert.n_a > 0) & (cert.n_a < cert.N)).any()  # votes that depend on the noise
+    assert summary["record"] == "summary" and 0 < summary["n_kept"] < TINY["n_train"]  # discarding kept some
+    for a, b in zip(rows[500], rows[7]):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
