@@ -5,7 +5,7 @@ Notebook 09 trains and certifies one model per (variant, sigma, seed) in two gri
 the sequential Table 5 grid (:func:`robeval.acr.sequential.table_cell`: :func:`~robeval.acr.sequential.certify_table`
 up to ``seq_n_max`` on the model the first grid trained). Run serially, the gpu profile's ~71,000 small training steps
 queue in one process and leave the GPU mostly idle; :func:`run_by_seed` computes the cells of both grids in
-``n_jobs`` processes instead (sharing the GPU, or with one torch thread each on a CPU).
+``n_jobs`` processes instead (sharing the GPU, or the CPU cores).
 
 **No race, nothing trained twice.** The variants of a seed share its warm-up (the first ``T`` epochs,
 :func:`robeval.acr.training.trained_model`); two processes training the same warm-up at once would both train it,
@@ -94,15 +94,15 @@ def _spec(grid: runs.Grid, cells: list[dict]) -> dict:
     }
 
 
-def _run_group(specs: list[dict], slot: int) -> dict:
-    """Worker: compute one seed group's cells, grid after grid, serially and claimed (``Grid.run``). Returns the
-    group's wall seconds and its number of cells."""
+def _run_group(specs: list[dict], slot: int, threads: int) -> dict:
+    """Worker: compute one seed group's cells, grid after grid, serially and claimed (``Grid.run``), with ``threads``
+    torch threads (training fixes its own, :func:`robeval.core.training.train_threads`). Returns the group's wall
+    seconds and its number of cells."""
     import torch
 
+    torch.set_num_threads(threads)
     if torch.cuda.is_available():
         torch.cuda.set_device(slot % torch.cuda.device_count())  # groups spread over the GPUs there are
-    else:
-        torch.set_num_threads(1)  # n_jobs processes on the cores: one thread each (training fixes its own)
     t0 = time.perf_counter()
     for spec in specs:
         grid = runs.Grid(spec["fn"], spec["cells"], store=spec["store"], config=spec["config"])
@@ -120,11 +120,11 @@ def run_by_seed(grids: dict[str, runs.Grid], n_jobs: int, *, progress: bool = Tr
     seed group (:func:`seed_groups`) per task.
 
     Workers are spawned (a fresh interpreter each: safe with CUDA and from a notebook kernel) and inherit the
-    environment (``ROBEVAL_*`` paths, the data and cache folders). On a machine with GPUs worker ``k`` uses GPU ``k
-    mod count``; on a CPU each computes with one torch thread (training keeps its fixed
-    :func:`robeval.core.training.train_threads`). A group whose cells are all finished is not started. A failed group
-    leaves the others running; every finished cell is kept, and the failure is raised afterwards as
-    :class:`robeval.core.errors.IncompleteResult` (rerun: only what is missing is computed).
+    environment (``ROBEVAL_*`` paths, the data and cache folders). On a machine with GPUs seed group ``k`` runs on
+    GPU ``k mod count``. Each worker computes with ``cores // workers`` torch threads (one on a 2-core CPU with 2
+    workers; training keeps its fixed :func:`robeval.core.training.train_threads`). A group whose cells are all
+    finished is not started. A failed group leaves the others running; every finished cell is kept, and the failure
+    is raised afterwards as :class:`robeval.core.errors.IncompleteResult` (rerun: only what is missing is computed).
 
     Returns
     -------
@@ -152,7 +152,8 @@ def run_by_seed(grids: dict[str, runs.Grid], n_jobs: int, *, progress: bool = Tr
     failed = []
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=out["workers"], mp_context=ctx) as pool:
-        futures = {pool.submit(_run_group, specs, slot): key for slot, (key, specs) in enumerate(todo.items())}
+        threads = max(1, (os.cpu_count() or 1) // out["workers"])  # the cores shared out: no oversubscription
+        futures = {pool.submit(_run_group, specs, slot, threads): key for slot, (key, specs) in enumerate(todo.items())}
         for fut in as_completed(futures):
             label = "sigma={:g}, seed={}".format(*futures[fut])
             try:
