@@ -172,3 +172,29 @@ def test_rows_do_not_depend_on_the_certification_batch(tmp_path, monkeypatch, ci
     assert summary["record"] == "summary" and 0 < summary["n_kept"] < TINY["n_train"]  # discarding kept some
     for a, b in zip(rows[500], rows[7]):
         pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def _cell_or_fail(cell, config):  # module level: spawned workers import it
+    if cell["seed"] == int(config["fail_seed"]):
+        raise ValueError(f"seed {cell['seed']} breaks")
+    return {"value": 10 * cell["seed"]}
+
+
+def test_a_failed_seed_group_leaves_the_others_finished(tmp_path):
+    """One group fails: the other groups' cells are finished and kept, the failure is raised afterwards (as
+    IncompleteResult, naming the group), and the failed group's later grid is not started."""
+    from robeval.core import runs
+    from robeval.core.errors import IncompleteResult
+
+    cells = [{"variant": v, "sigma": 0.5, "seed": s} for v in ("a", "b") for s in (0, 1, 2)]
+    grids = {
+        "variants": runs.Grid(_cell_or_fail, cells, store=tmp_path / "variants", config={"fail_seed": 1}),
+        "table": runs.Grid(_cell_or_fail, cells, store=tmp_path / "table", config={"fail_seed": -1}),
+    }
+    with pytest.raises(IncompleteResult, match=r"1 of 3 seed groups failed \(first: sigma=0.5, seed=1: ") as err:
+        by_seed.run_by_seed(grids, 2, progress=False)
+    assert (err.value.done, err.value.total) == (8, 12)
+    for grid in grids.values():
+        assert sorted({c["seed"] for c in grid.done()}) == [0, 2]
+        assert not list(grid.root.glob("*.lock"))  # every claim released
+    assert grids["table"].collect(allow_missing=True).value.tolist() == [0, 20, 0, 20]
