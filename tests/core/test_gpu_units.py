@@ -181,3 +181,41 @@ def test_gpu_profile_stop_ends_the_notebook_and_its_workers():
     while running(worker) and time.time() < deadline:
         time.sleep(0.05)
     assert not running(worker)
+
+
+def test_the_lease_calibration_runs_on_the_cpu_and_chooses(tmp_path, capsys):
+    """Issue 44, item 6: the lease's first minute (benchmarks/gpu_calibrate.py) runs on a CPU as it will on the
+    GPU: every part measures a positive rate (or says why not) and the choice is one of the two ways to train many
+    networks."""
+    _load()
+    gpu_calibrate = importlib.import_module("gpu_calibrate")
+    got = gpu_calibrate.main(
+        ["--budget-s", "2", "--out", str(tmp_path), "--procs", "2", "--group", "2", "--arch", "cnn_small",
+         "--batch", "8", "--cert-arch", "cnn_small", "--cert-batches", "100,400"]
+    )  # fmt: skip
+    parts = got["parts"]
+    assert parts["train_1proc"]["steps_per_s"] > 0 and parts["train_1proc"]["steps"] >= 8
+    assert parts["train_nproc"]["processes"] == 2 and len(parts["train_nproc"]["per_process"]) == 2
+    assert parts["train_nproc"]["steps_per_s"] > 0
+    assert set(parts["certify"]) - {"wall_s"} == {"100", "400"}
+    assert all(v["draws_per_s"] > 0 for k, v in parts["certify"].items() if k != "wall_s")
+    fused = parts["train_fused"]
+    assert "error" not in fused and (fused["available"] is False or fused["network_steps_per_s"] > 0)
+    assert got["choice"] in ("processes", "fused")
+    saved = json.loads((tmp_path / "calibration.json").read_text())
+    assert saved["choice"] == got["choice"] and saved["device"] == "cpu"
+    with pytest.raises(ValueError, match="budget_s"):
+        gpu_calibrate.calibrate(0)
+
+
+def test_the_driver_keeps_the_lease_order_it_is_given_but_03_before_04():
+    """Issue 44, item 6: a lease runs first what decides the most claims (09 before 02), and 04, whose baselines
+    are 03's networks, never before 03."""
+    _load()
+    gpu_profile = importlib.import_module("gpu_profile")
+    assert gpu_profile.stems_for("09,02") == ["09_acr_rs_training", "02_mscr_cifar10"]
+    assert gpu_profile.stems_for("04,09,03") == ["03_msd_powerset", "04_msd_cifar10_c_bar", "09_acr_rs_training"]
+    assert gpu_profile.stems_for("09_acr_rs_training") == ["09_acr_rs_training"]
+    assert gpu_profile.stems_for("") == sorted(gpu_profile.stems_for("09,04,03,02"))
+    with pytest.raises(ValueError, match="not defined for 05"):
+        gpu_profile.stems_for("05")

@@ -633,10 +633,14 @@ def test_whole_table_verdicts_and_their_standardised_differences():
     assert led.whole_table("u", "T2", "x", cells=off, tolerance=0.2, tolerance_basis="declared", **R).verdict == (
         CONTRADICTED
     )
-    # one cell wider than the band: the table cannot be confirmed, so it decides nothing in either direction
+    # one cell wider than the band: the table cannot be confirmed, but a cell beyond the band still contradicts it
+    # (issue 45, item 1: one rule in both directions; main left it inconclusive)
     wide = dict(off, c10=(10.0, _iv(10.0, 9.5, 10.5, n=50)))
     w = led.whole_table("w", "T2", "x", cells=wide, tolerance=0.2, tolerance_basis="declared", **R)
-    assert w.verdict == INCONCLUSIVE and "c10" in w.decides and "either way" in w.decides
+    assert w.verdict == CONTRADICTED
+    only_wide = dict(tight, c10=(10.0, _iv(10.0, 9.5, 10.5, n=50)))
+    ow = led.whole_table("ow", "T2", "x", cells=only_wide, tolerance=0.2, tolerance_basis="declared", **R)
+    assert ow.verdict == INCONCLUSIVE and "c10" in ow.decides and "contradicted, not reproduced" in ow.decides
     with pytest.raises(ValueError, match="tolerance_basis"):
         led.whole_table("v", "T2", "x", cells=tight, tolerance=0.2, tolerance_basis="", **R)
     d = table_differences(off).set_index("cell")
@@ -684,3 +688,41 @@ def test_a_ledger_file_outside_the_vocabulary_is_refused_naming_file_and_row(tmp
         load_ledgers("smoke")
     with pytest.raises(ValueError, match="reproducd"):
         report("smoke")
+
+
+def test_a_wide_interval_far_from_the_paper_contradicts_a_value():
+    """Issue 45, item 1: a value row decides by one rule both ways. An interval wider than the margin band cannot
+    confirm the value, but when it lies entirely outside paper ± margin it contradicts it (01/T2a_mscr.iid at the
+    default profile: 0.171 from the sheet against a tolerance of 0.063, |z| = 4.4, was left inconclusive)."""
+    led = ledger()
+    far = led.value(
+        "far", "T", "v", paper=0.0, margin=0.063, margin_basis="declared", interval=_iv(0.25, 0.17, 0.33, n=24), **R
+    )
+    assert far.verdict == CONTRADICTED
+    near = led.value(
+        "near", "T", "v", paper=0.0, margin=0.063, margin_basis="declared", interval=_iv(0.05, -0.03, 0.13, n=24), **R
+    )
+    assert near.verdict == INCONCLUSIVE and "only an interval entirely outside" in near.decides
+    inside = led.value(
+        "in", "T", "v", paper=0.0, margin=0.063, margin_basis="declared", interval=_iv(0.01, -0.02, 0.04, n=24), **R
+    )
+    assert inside.verdict == REPRODUCED
+    led.finalise()
+    assert far.verdict == CONTRADICTED and far.p_adjusted <= 0.05 and far.stability >= 0.8
+
+
+def test_unadjusted_keeps_the_verdict_before_every_override():
+    """Issue 45, item 5: where the unit rule (a claim about models needs >= 3 trainings) overrides a decision,
+    ``unadjusted`` keeps the row's own verdict, as it does for Holm and stability (03/AppA_solarize_impulse_noise
+    contradicted the claim, p_adj 0.021, and was shown only as inconclusive)."""
+    led = ledger()
+    few = led.comparison(
+        "few", "S", "A > B", interval=_iv(-0.5, -0.9, -0.3, n=2), unit="training runs", evidence="replication"
+    )
+    assert few.verdict == INCONCLUSIVE and "independent trainings" in few.decides
+    ok = led.comparison("ok", "S", "A > B", interval=_iv(0.5, 0.3, 0.7, n=30), **R)
+    led.finalise()
+    assert few.unadjusted == CONTRADICTED and few.verdict == INCONCLUSIVE
+    assert ok.unadjusted == "" and ok.verdict == REPRODUCED
+    led.finalise()  # idempotent
+    assert few.unadjusted == CONTRADICTED

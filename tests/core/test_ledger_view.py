@@ -50,7 +50,7 @@ def _row(**kw):
             _row(verdict="inconclusive", ci=[0.02, 0.04], decides="≥ 3 independent trainings per method"),
             "needs ≥ 3 independent trainings per method",
         ),
-        (_row(verdict="inconclusive", unadjusted="reproduced"), "reproduced before Holm's correction"),
+        (_row(verdict="inconclusive", unadjusted="reproduced"), "its own test: reproduced, before the ledger's rules"),
         (_row(), "95% CI of the difference excludes 0, claimed > 0"),
         (_row(margin=float("nan"), decides=float("nan"), rule="exact: counted"), "exact: counted"),
     ],

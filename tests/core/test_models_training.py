@@ -91,3 +91,63 @@ def test_training_does_not_depend_on_the_machines_thread_count(monkeypatch):
     monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "0")
     with pytest.raises(ValueError, match="ROBEVAL_TRAIN_THREADS"):
         training.train_threads()
+
+
+def _tiny_images(n=64, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 256, (n, 3, 32, 32), dtype=np.uint8), rng.integers(0, 10, n)
+
+
+def test_training_loop_never_waits_for_the_device_without_a_progress_bar(monkeypatch):
+    """Issue 44, item 4: no per-step synchronisation. Reading a tensor's value (``.item()``, the old progress text)
+    waits for a GPU; with ``progress=False`` the loop reads none, and with a bar it reads one loss every
+    ``PROGRESS_EVERY`` steps."""
+    x, y = _tiny_images()
+    calls = []
+    real_item = torch.Tensor.item
+    monkeypatch.setattr(torch.Tensor, "item", lambda self: calls.append(1) or real_item(self))
+    noise = lambda xb, gen: xb + 0.01 * torch.rand(xb.shape, generator=gen, device=xb.device)
+    torch.manual_seed(0)
+    training.train(models.build("cnn_small", width=4), x, y, epochs=2, batch_size=8, batch_transform=noise,
+                   seed=0, progress=False, threads=1)  # fmt: skip
+    assert calls == []  # 16 steps, no value read
+    monkeypatch.setattr(training, "PROGRESS_EVERY", 4)
+    training.train(models.build("cnn_small", width=4), x, y, epochs=2, batch_size=8, seed=0, progress=True, threads=1)
+    assert len(calls) == 4  # one loss reading every 4 of the 16 steps
+
+
+def test_batch_transforms_draw_on_the_device_generator_unless_marked(monkeypatch):
+    """The device path, exercised on the CPU: an unmarked transform draws from the device generator (on a GPU a
+    generator of the GPU; here a separate CPU generator stands in for it), a transform marked
+    ``needs_host_generator`` from the loop's CPU generator; on the CPU itself both are the one generator."""
+    x, y = _tiny_images(16)
+    seen = {}
+    stand_in = torch.Generator().manual_seed(99)
+    monkeypatch.setattr(training, "device_generator", lambda seed, device, host: stand_in)
+
+    def unmarked(xb, gen):
+        seen["unmarked"] = gen
+        return xb
+
+    @training.needs_host_generator
+    def marked(xb, gen):
+        seen["marked"] = gen
+        return xb
+
+    for fn in (unmarked, marked):
+        training.train(models.build("cnn_small", width=4), x, y, epochs=1, batch_size=8, batch_transform=fn,
+                       seed=0, progress=False, threads=1)  # fmt: skip
+    assert seen["unmarked"] is stand_in and seen["marked"] is not stand_in
+    monkeypatch.undo()
+    host = torch.Generator()
+    assert training.device_generator(0, "cpu", host) is host  # the CPU keeps its single stream
+    with pytest.raises(TypeError, match="callable"):
+        training.needs_host_generator(3)
+
+
+def test_numpy_augmentations_are_marked_for_the_host_generator():
+    from robeval.transforms import augmentations as aug
+
+    assert getattr(aug.make_batch_transform("autoaugment"), "needs_host_generator", False)
+    assert getattr(aug.make_batch_transform("patch_gaussian"), "needs_host_generator", False)
+    assert getattr(aug.make_batch_transform(["autocontrast", "shear_x"]), "needs_host_generator", False)

@@ -34,6 +34,19 @@ SCRIPT = textwrap.dedent(
     X = gen.normal(size=(6, 4))
     pr = real_world_robustness(predict, X, cov=0.5 * np.eye(4) + 0.1, n_samples=4000, rng=3)
     out["real_world_robustness"] = sha(np.asarray(pr, dtype=np.float64))
+    # a short training with crops, flips and noise drawn on the training device (the CPU): its single stream is
+    # the one it had before the loop moved its subset to the device (issue 44, item 4)
+    import torch
+    from robeval.core import models, training
+
+    noise = lambda xb, g: (xb + 0.03 * (2 * torch.rand(xb.shape, generator=g, device=xb.device) - 1)).clamp(0, 1)
+    g0 = np.random.default_rng(0)
+    xi, yi = g0.integers(0, 256, size=(64, 3, 32, 32), dtype=np.uint8), g0.integers(0, 10, 64)
+    torch.manual_seed(0)
+    m = models.build("cnn_small")
+    training.train(m, xi, yi, epochs=2, batch_size=16, lr=0.05, batch_transform=noise, seed=3, progress=False,
+                   threads=1, device="cpu")
+    out["train"] = hashlib.sha256(b"".join(v.detach().numpy().tobytes() for v in m.state_dict().values())).hexdigest()
     out["late"] = late
     print(json.dumps(out))
     """
@@ -43,6 +56,7 @@ EXPECTED = {
     "fog": "d613f0c03cb70aed8edf5db5d25bed0dd04a16b3b40696006b75ae9016d5600d",
     "elastic_transform": "edaff17474d7ff98eb52a6ad68e192766ae64fb5f230f9c444ff360986766f79",
     "real_world_robustness": "719798c94c8816d7f278c828d9e915213af28151b8d124e70c0f58e773496bb4",
+    "train": "a9fd9535f6a61c7f3ac86606d6a5e1c6acd6f037d3ef4cd02c852e64abf83cbd",
     "late": [],
 }
 

@@ -26,6 +26,7 @@ import time
 from unittest.mock import ANY
 
 import numpy as np
+import pandas
 import pytest
 
 from robeval import dryrun
@@ -239,3 +240,67 @@ def _gpu_profile():
     if folder not in sys.path:
         sys.path.insert(0, folder)
     return importlib.import_module("gpu_profile")
+
+
+@pytest.mark.notebook
+def test_a_gpu_profile_split_across_two_leases_trains_nothing_twice(monkeypatch, tmp_path):
+    """Issue 44, item 1: notebook 09's gpu path (CPU dry run) in one lease, and in two leases on two fresh
+    machines, the first stopped at its deadline (simulated at a cell boundary: ``ROBEVAL_STOP_AFTER_CELLS``, the
+    process killed as the driver kills it) just after its training grid. The second adopts the first's grid pack
+    and weights packs: it trains no network (no weight file written) and its certifications equal the one-lease
+    run's."""
+    if os.environ.get(OPT_OUT) == "0":
+        pytest.skip(f"{OPT_OUT}=0")
+    try:
+        data.load_cifar10_subset()
+    except data.DataFileMissing as exc:
+        pytest.skip(f"the CIFAR-10 subset is missing (set ROBEVAL_DATA_DIR): {exc}")
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")
+    dry = paths.BUILD_DIR / "dry_run" / "gpu"
+    experiment = dry / "acr_rs_training"
+    driver = _gpu_profile()
+
+    def lease(name, adopt=(), stop_after=None):
+        for stale in (experiment, dry / "grids"):  # a fresh machine: no grids, no results, an empty cache
+            shutil.rmtree(stale, ignore_errors=True)
+        monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / name / "cache"))
+        if stop_after is None:
+            monkeypatch.delenv(runs.STOP_AFTER_CELLS_ENV, raising=False)
+        else:
+            monkeypatch.setenv(runs.STOP_AFTER_CELLS_ENV, str(stop_after))
+        argv = ["--only", "09", "--deadline-s", "400", "--out", str(tmp_path / name / "out")]
+        for pack in adopt:
+            argv += ["--adopt", str(pack)]
+        summary = driver.main(argv)
+        frames = {}
+        for f in ("certifications.csv", "certifications_sequential.csv"):
+            if (experiment / f).is_file():
+                frame = io.load_frame(experiment / f)
+                timing = [c for c in frame.columns if "second" in c or c in ("time_s", "cached")]
+                frames[f] = frame.drop(columns=timing)
+        return summary, frames
+
+    one, want = lease("one")
+    assert one["notebooks"]["09_acr_rs_training"]["status"] == "ok"
+    trained = one["brought_back"]["weights"]
+    assert trained["files"] > 0 and trained["packs"]
+    stores = runs.unpack(tmp_path / "one" / "out" / "grids.tar.xz", tmp_path / "u")["stores"]
+    n_train_cells = sum(s["cells"] for s in stores["acr_rs_training"].values())
+    assert n_train_cells > 0
+
+    first, _ = lease("first", stop_after=n_train_cells + 1)  # the training grid and one Table 5 cell, then killed
+    assert first["notebooks"]["09_acr_rs_training"]["status"].startswith("failed")
+    assert set(first["brought_back"]["stores"]) == {"acr_rs_training", "acr_sequential_table5"}
+    assert first["brought_back"]["weights"]["files"] == trained["files"]  # every network it trained, packed
+    out1 = tmp_path / "first" / "out"
+    packs = [out1 / "grids.tar.xz"] + [out1 / p for p in first["brought_back"]["weights"]["packs"]]
+    second, got = lease("second", adopt=packs)
+    assert second["notebooks"]["09_acr_rs_training"]["status"] == "ok"
+    assert second["brought_back"]["weights"]["files"] == 0  # nothing trained twice
+    restored = [r for p, r in second["adopted"].items() if "weights" in p]
+    assert sum(r["restored"] for r in restored) == trained["files"]
+    assert set(got) == set(want) == {"certifications.csv", "certifications_sequential.csv"}
+    for f in want:
+        pandas.testing.assert_frame_equal(got[f], want[f])

@@ -191,7 +191,7 @@ class Claim:
     scaling: str = ""  # what this row's experiment scales down (scaled replications)
     mechanism: str = ""  # why the mechanism the claim is about survives the scaling, or why not
     p_value: float | None = None  # p of the row's decision (two-sided scale; robeval.core.decisions)
-    unadjusted: str = ""  # the row's own verdict, when the family's correction or the stability rule changed it
+    unadjusted: str = ""  # the row's own verdict, when a rule changed it (Holm, stability, units, n, no se)
     part_of: str = ""  # the id of the readings row this row is one reading of (kept out of the tallies)
     about: str = ""  # what the claim is about (ABOUT): "models" needs >= 3 independent trainings
     family: str = ""  # the Holm family the row's test is corrected in ("" for exact rows: no sampling error)
@@ -387,8 +387,8 @@ class Ledger:
         ``margin_basis`` defends the margin (e.g. "the gap to the nearest column the paper compares", "the
         printed rounding"); required with an interval. With ``interval`` (a :class:`robeval.core.stats.Interval`
         over independent runs): reproduced when the interval lies inside ``paper ± margin``, contradicted when
-        it lies entirely outside, else inconclusive; a test whose interval is wider than the margin band cannot
-        confirm the value and decides nothing either way. With ``estimate`` (exact, deterministic): reproduced iff
+        it lies entirely outside (however wide), else inconclusive; an interval wider than the margin band can
+        only contradict. With ``estimate`` (exact, deterministic): reproduced iff
         ``|estimate − paper| <= margin``; for a reanalysis or derivation a larger gap is an erratum only beyond
         the paper's own ``noise`` (its ``noise_basis``, one of :data:`NOISE_BASES`), inconclusive within it.
         """
@@ -419,9 +419,11 @@ class Ledger:
         lo, hi = iv.low, iv.high
         test = _decisions.test_of(iv, kind=_decisions.EQUIVALENCE, paper=p, margin=m)
         reach = test is None or _decisions.reachable(test, 1 - iv.level)
+        # one rule in both directions: inside the band reproduces, entirely outside it contradicts, a straddling
+        # interval decides nothing; a wide interval can still be entirely outside the band (issue 45, item 1)
         if reach and p - m <= lo and hi <= p + m:
             verdict, decides = REPRODUCED, ""
-        elif reach and (hi < p - m or lo > p + m):
+        elif hi < p - m or lo > p + m:
             verdict, decides = CONTRADICTED, ""
         else:
             verdict = INCONCLUSIVE
@@ -436,10 +438,10 @@ class Ledger:
                 decides = "the paper profile"
             if not reach:
                 # the interval (ours and the paper's uncertainty together) is wider than the margin band: this
-                # test cannot confirm the paper's value, so it decides nothing in either direction
+                # test cannot confirm the paper's value; only an interval entirely beyond the band decides
                 decides += (
                     f"; at these uncertainties the test cannot reach reproduced (half-width {iv.halfwidth:.3g} ≥ "
-                    f"margin {m:g}), so it decides nothing either way"
+                    f"margin {m:g}): only an interval entirely outside paper ± {m:g} would decide (contradicted)"
                 )
         rule = f"equivalence: {iv.level:.0%} CI ({iv.method}) inside paper ± {m:g}{basis}"
         return self._record(
@@ -521,8 +523,8 @@ class Ledger:
 
         Reproduced when every cell's interval lies inside paper ± tolerance (an intersection–union test: each
         cell at the family's level); contradicted when some cell's interval lies beyond it after Bonferroni over
-        the cells; otherwise inconclusive. While some cell's interval is wider than the tolerance band the table
-        cannot be reproduced, and then it decides nothing in either direction. The row's estimate counts the
+        the cells, however wide the other cells are; otherwise inconclusive. While some cell's interval is wider
+        than the tolerance band the table cannot be reproduced, only contradicted. The row's estimate counts the
         cells within the tolerance and names the largest difference; the cells' standardised differences are
         :func:`table_differences` (for a heatmap)."""
         if not isinstance(cells, dict) or len(cells) < 1:
@@ -564,16 +566,19 @@ class Ledger:
             f"{inside} of {len(tests)} cells inside paper ± {tol:g}; largest |ours − paper| {deltas[worst]:.3g} "
             f"({names[worst]}); largest |z| {max(abs(v) for v in z):.3g}, RMS z {math.sqrt(sum(v * v for v in z) / len(z)):.3g}"
         )
-        if blocked:
-            verdict = INCONCLUSIVE
-            decides = (
-                f"{len(blocked)} cell(s) cannot be confirmed at these uncertainties (interval wider than ± {tol:g}: "
-                f"{', '.join(blocked[:5])}{' ...' if len(blocked) > 5 else ''}), so the table decides nothing either way"
-            )
-        elif _decisions.table_p(test, _decisions.EQUIVALENT) <= alpha:
+        # one rule in both directions (issue 45, item 1): a cell wider than the band blocks a reproduction only;
+        # a cell entirely beyond the band contradicts the table however wide the other cells are
+        if not blocked and _decisions.table_p(test, _decisions.EQUIVALENT) <= alpha:
             verdict, decides = REPRODUCED, ""
         elif _decisions.table_p(test, _decisions.DIFFERENT) <= alpha:
             verdict, decides = CONTRADICTED, ""
+        elif blocked:
+            verdict = INCONCLUSIVE
+            decides = (
+                f"{len(blocked)} cell(s) cannot be confirmed at these uncertainties (interval wider than ± {tol:g}: "
+                f"{', '.join(blocked[:5])}{' ...' if len(blocked) > 5 else ''}): the table can be contradicted, not "
+                "reproduced, at this n"
+            )
         else:
             verdict = INCONCLUSIVE
             n = _decisions.decision_n(test, _decisions.EQUIVALENT, alpha, target=0.5)
@@ -927,6 +932,11 @@ class Ledger:
         id = self._check_id(id)
         lab = self._labels(id, labels, n_runs, interval, central)
         comparable_at = comparable_span(comparable_at)
+        # the verdict of the row's own test, in its evidence class's words: kept as ``unadjusted`` when a rule
+        # below overrides a decision (issue 45, item 5)
+        own = verdict
+        if lab["evidence"] in (REANALYSIS, DERIVATION):
+            own = {REPRODUCED: CONSISTENCY, CONTRADICTED: ERRATUM}.get(verdict, verdict)
         if noise_basis and noise_basis not in NOISE_BASES:
             raise ValueError(f"{id}: noise_basis {noise_basis!r} is not one of {NOISE_BASES}.")
         evidence, scaling, mechanism = lab["evidence"], "", lab["mechanism"]
@@ -1018,6 +1028,9 @@ class Ledger:
             p_value=None if pv is None else float(f"{pv:.4g}"), about=lab["about"],
             noise=None if noise is None else _round(noise), noise_basis=noise_basis,
         )  # fmt: skip
+        # a decision of the row's own test that a rule above made inconclusive (too few trainings, a bootstrap at
+        # small n, no standard error, an erratum without a noise test): finalise keeps it as ``unadjusted``
+        claim._overridden = own if (own in _DECIDED and verdict == INCONCLUSIVE) else ""
         # the row's own test, kept for the family's correction (finalise); not serialised
         claim._test = test if verdict != NOT_COMPARABLE else None
         claim._p = pv
@@ -1045,7 +1058,7 @@ class Ledger:
             if getattr(c, "_final", None) != (c.verdict, c.decides):
                 c._own = (c.verdict, c.decides)  # first finalise, or the row was changed since the last one
             c.verdict, c.decides = c._own
-            c.unadjusted, c.family, c.family_size, c.p_adjusted = "", "", None, None
+            c.unadjusted, c.family, c.family_size, c.p_adjusted = getattr(c, "_overridden", ""), "", None, None
             c.stability, c.stable_n = None, None
         tests = [c for c in self.claims if getattr(c, "_test", None) is not None and c._p is not None]
         families: dict[str, list[Claim]] = {self.notebook: tests}

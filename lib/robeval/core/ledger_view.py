@@ -132,7 +132,7 @@ def reason(row: dict) -> str:
             parts.append(f"margin ± {m}")
     unadjusted = _text(row.get("unadjusted"))
     if unadjusted:
-        parts.append(f"{unadjusted} before Holm's correction")
+        parts.append(f"its own test: {unadjusted}, before the ledger's rules")
     decides = _text(row.get("decides"))
     if decides:
         parts.append(("needs " if verdict in (INCONCLUSIVE, NOT_COMPARABLE) else "decided by ") + decides)

@@ -9,6 +9,13 @@ floats; augmentation happens on float batches in pixel space:
    default is cross-entropy.
 
 All randomness flows from one ``torch.Generator`` seeded by ``seed``, so reruns on CPU are identical.
+
+On a GPU the training subset is moved to the device once and every batch is gathered, flipped and cropped there;
+the visiting order and the flip/crop draws still come from the CPU generator (a few integers per image, copied
+without waiting), so a GPU run visits the same batches with the same crops as a CPU run of the same seed. A
+``batch_transform`` draws its noise on the device from a generator of the device (seeded from ``seed``), unless it
+is marked :func:`needs_host_generator` (numpy augmentations that run on the CPU anyway). Nothing in the loop
+waits for the device (no ``.item()`` per step) unless a progress bar is shown.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from robeval.core.env import torch_device
+
+PROGRESS_EVERY = 50  # steps between two loss readings of a shown progress bar (each one waits for the device)
 
 
 def train_threads() -> int:
@@ -67,18 +76,44 @@ def to_float_tensor(x: np.ndarray | torch.Tensor) -> torch.Tensor:
 
 
 def flip_crop(xb: torch.Tensor, gen: torch.Generator, pad: int = 4) -> torch.Tensor:
-    """Random horizontal flip and random crop after zero padding by ``pad`` pixels (per image)."""
+    """Random horizontal flip and random crop after zero padding by ``pad`` pixels (per image).
+
+    ``xb`` float (N, C, H, W) on any device; ``gen`` a ``torch.Generator`` (the draws are made on its device and
+    copied to ``xb``'s). Returns a tensor of ``xb``'s shape, dtype and device."""
     n, _, h, w = xb.shape
-    flip = torch.rand(n, generator=gen) < 0.5
+    dev = xb.device
+    # the draws come from ``gen`` on its own device (the CPU generator of the training loop) and are copied to the
+    # images' device without waiting; on the CPU the copies are no-ops and the stream is unchanged
+    flip = (torch.rand(n, generator=gen, device=gen.device) < 0.5).to(dev, non_blocking=True)
     xb = torch.where(flip.view(-1, 1, 1, 1), xb.flip(3), xb)
     padded = F.pad(xb, (pad, pad, pad, pad))
-    dx = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-    dy = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-    rows = dy.view(-1, 1) + torch.arange(h).view(1, -1)  # (n, h)
-    cols = dx.view(-1, 1) + torch.arange(w).view(1, -1)  # (n, w)
-    idx_n = torch.arange(n).view(-1, 1, 1, 1)
-    idx_c = torch.arange(xb.shape[1]).view(1, -1, 1, 1)
+    dx = torch.randint(0, 2 * pad + 1, (n,), generator=gen, device=gen.device).to(dev, non_blocking=True)
+    dy = torch.randint(0, 2 * pad + 1, (n,), generator=gen, device=gen.device).to(dev, non_blocking=True)
+    rows = dy.view(-1, 1) + torch.arange(h, device=dev).view(1, -1)  # (n, h)
+    cols = dx.view(-1, 1) + torch.arange(w, device=dev).view(1, -1)  # (n, w)
+    idx_n = torch.arange(n, device=dev).view(-1, 1, 1, 1)
+    idx_c = torch.arange(xb.shape[1], device=dev).view(1, -1, 1, 1)
     return padded[idx_n, idx_c, rows.view(n, 1, h, 1), cols.view(n, 1, 1, w)]
+
+
+def needs_host_generator(transform: Callable) -> Callable:
+    """Mark a ``batch_transform(xb, gen)`` that draws from a CPU ``torch.Generator`` whatever device ``xb`` is on
+    (numpy augmentations seeded from ``gen``); :func:`train` then passes it the CPU generator. Unmarked transforms
+    get a generator on the training device, so their noise is drawn there. Returns ``transform`` itself."""
+    if not callable(transform):
+        raise TypeError(f"transform must be callable, got {type(transform).__name__}.")
+    transform.needs_host_generator = True
+    return transform
+
+
+def device_generator(seed: int, device, host: torch.Generator) -> torch.Generator:
+    """The generator a batch transform draws from on ``device``: ``host`` itself on the CPU (so CPU runs keep their
+    single stream), else a generator on the device seeded from ``seed`` (its own stream, independent of ``host``)."""
+    device = torch.device(device)
+    if device.type == "cpu":
+        return host
+    state = np.random.SeedSequence([int(seed), 0x6E6F697365]).generate_state(1, dtype=np.uint64)[0]
+    return torch.Generator(device=device).manual_seed(int(state) & (2**63 - 1))
 
 
 def _schedule(optimizer, schedule: str, epochs: int, steps_per_epoch: int, milestones=None, gamma=0.1):
@@ -145,14 +180,15 @@ def train(
     if len(x) != len(y):
         raise ValueError(f"x and y have different lengths ({len(x)} vs {len(y)}).")
     device = torch_device() if device is None else torch.device(device)
-    xt = to_float_tensor(x)
-    yt = torch.as_tensor(y.astype(np.int64))
     gen = torch.Generator().manual_seed(int(seed))
     model.to(device)
     if device.type == "cuda":
-        # GPU: channels-last activations, pinned host batches, bf16 autocast for the forward pass
+        # GPU: channels-last activations, bf16 autocast for the forward pass
         model.to(memory_format=torch.channels_last)
-        xt = xt.pin_memory()
+    # the subset lives on the training device for the whole run: batches are gathered there
+    xt = to_float_tensor(x).to(device)
+    yt = torch.as_tensor(y.astype(np.int64)).to(device)
+    dgen = device_generator(seed, device, gen)
     opt = torch.optim.SGD(
         model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov and momentum > 0
     )
@@ -167,6 +203,7 @@ def train(
             epochs,
             batch_size,
             gen,
+            dgen,
             opt,
             sched,
             device,
@@ -187,6 +224,7 @@ def _epochs(
     epochs,
     batch_size,
     gen,
+    dgen,
     opt,
     sched,
     device,
@@ -196,18 +234,19 @@ def _epochs(
     epoch_callback,
     bar,
 ) -> None:
+    cuda = device.type == "cuda"
+    transform_gen = gen if getattr(batch_transform, "needs_host_generator", False) else dgen
+    step = 0
     for epoch in range(epochs):
         model.train()
-        order = torch.randperm(len(xt), generator=gen)
+        order = torch.randperm(len(xt), generator=gen).to(device, non_blocking=True)
         for start in range(0, len(xt), batch_size):
             idx = order[start : start + batch_size]
             xb, yb = xt[idx], yt[idx]
             if flip_crop_aug and xb.ndim == 4:
                 xb = flip_crop(xb, gen)
             if batch_transform is not None:
-                xb = batch_transform(xb, gen)
-            cuda = device.type == "cuda"
-            xb, yb = xb.to(device, non_blocking=cuda), yb.to(device, non_blocking=cuda)
+                xb = batch_transform(xb, transform_gen).to(device, non_blocking=True)
             if cuda and xb.ndim == 4:
                 xb = xb.contiguous(memory_format=torch.channels_last)
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
@@ -217,7 +256,9 @@ def _epochs(
             opt.step()
             sched.step()
             bar.update()
-            bar.set_postfix(epoch=epoch, loss=f"{loss.item():.3f}", refresh=False)
+            step += 1
+            if not bar.disable and step % PROGRESS_EVERY == 0:  # reading the loss waits for the device
+                bar.set_postfix(epoch=epoch, loss=f"{loss.item():.3f}", refresh=False)
         if epoch_callback is not None:
             model.eval()
             epoch_callback(model, epoch)

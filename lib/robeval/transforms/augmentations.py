@@ -851,13 +851,15 @@ def as_batch_transform(fn):
     """
     import torch
 
+    from robeval.core.training import needs_host_generator
+
     def transform(xb, gen):
         seed = int(torch.randint(0, 2**62, (1,), generator=gen).item())
         out = fn(_torch_to_uint8_nhwc(xb), np.random.default_rng(seed))
         t = torch.from_numpy(np.ascontiguousarray(out, dtype=np.float32) / 255.0).permute(0, 3, 1, 2)
         return t.to(device=xb.device, dtype=xb.dtype).contiguous()
 
-    return transform
+    return needs_host_generator(transform)
 
 
 def make_batch_transform(name_or_scheme, *, severity: float = 3.0, mode: str = "composite", **kw):
@@ -882,8 +884,10 @@ def make_batch_transform(name_or_scheme, *, severity: float = 3.0, mode: str = "
         name = name_or_scheme
         if name == "none":
             return lambda xb, gen: xb
-        if name == "patch_gaussian":
-            return lambda xb, gen: patch_gaussian(xb, gen, **kw)
+        if name == "patch_gaussian":  # draws on the CPU generator, adds the noise on xb's device
+            from robeval.core.training import needs_host_generator
+
+            return needs_host_generator(lambda xb, gen: patch_gaussian(xb, gen, **kw))
         if name == "autoaugment":
             return as_batch_transform(autoaugment)
         scheme = frozenset(BASE_OPS)  # augmix
