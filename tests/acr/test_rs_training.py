@@ -274,20 +274,3 @@ def test_per_seed_table_refuses_a_certification_counted_twice():
     assert len(per_seed_table(cert, [0.0, 0.25])) == 1
     with pytest.raises(ValueError, match="appear more than once, e.g. sigma=0.5, variant='gaussian', seed=0, idx=0"):
         per_seed_table(pd.concat([cert, cert]), [0.0, 0.25])
-
-
-def test_device_side_flip_crop_gives_flip_crops_images_and_draws():
-    """train_rs keeps its images on the device and augments them there (apply_flip_crop, from the draws
-    flip_crop_draws takes from the CPU generator): the same images as robeval.core.training.flip_crop, and the
-    generator left in the same state, so the models it trains are those the CPU augmentation gave."""
-    from robeval.acr.training import apply_flip_crop, flip_crop_draws
-    from robeval.core.training import flip_crop
-
-    xb = torch.rand(9, 3, 8, 6, generator=torch.Generator().manual_seed(1))
-    g1, g2 = torch.Generator().manual_seed(7), torch.Generator().manual_seed(7)
-    want = flip_crop(xb, g1)
-    draws = flip_crop_draws(len(xb), g2)
-    assert draws.shape == (3, 9) and draws.dtype == torch.int64
-    assert 0 < int(draws[0].sum()) < 9 and int(draws[1:].max()) > 0  # both flips and several offsets occur
-    torch.testing.assert_close(apply_flip_crop(xb, *draws), want, rtol=0, atol=0)
-    assert torch.equal(g1.get_state(), g2.get_state())

@@ -76,8 +76,6 @@ __all__ = [
     "noise_sphere_attack",
     "gaussian_noise_loss",
     "train_rs",
-    "flip_crop_draws",
-    "apply_flip_crop",
     "gradient_norms",
     "variant_flags",
     "VARIANTS",
@@ -218,33 +216,6 @@ def _state_to_cache(model, opt, gen, ngen, epoch, kept, weights, history, key) -
     }
 
 
-FLIP_CROP_PAD = 4  # pixels of zero padding before the random crop (robeval.core.training.flip_crop's default)
-
-
-def flip_crop_draws(n: int, gen: torch.Generator, pad: int = FLIP_CROP_PAD) -> torch.Tensor:
-    """The random draws of :func:`robeval.core.training.flip_crop` for ``n`` images, from the CPU generator ``gen``
-    in its order (flip, column offset, row offset): int64 ``(3, n)``, for :func:`apply_flip_crop`."""
-    flip = torch.rand(n, generator=gen) < 0.5
-    dx = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-    dy = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-    return torch.stack([flip.long(), dx, dy])
-
-
-def apply_flip_crop(xb: torch.Tensor, flip, dx, dy, pad: int = FLIP_CROP_PAD) -> torch.Tensor:
-    """Horizontal flip (where ``flip``) and crop at offsets ``(dx, dy)`` after zero padding, on ``xb``'s device:
-    with :func:`flip_crop_draws`, the images :func:`robeval.core.training.flip_crop` gives for the same generator
-    state, bit for bit (indexing only), wherever the batch lives."""
-    n, c, h, w = xb.shape
-    dev = xb.device
-    xb = torch.where(flip.view(-1, 1, 1, 1).bool(), xb.flip(3), xb)
-    padded = torch.nn.functional.pad(xb, (pad, pad, pad, pad))
-    rows = dy.view(-1, 1) + torch.arange(h, device=dev).view(1, -1)  # (n, h)
-    cols = dx.view(-1, 1) + torch.arange(w, device=dev).view(1, -1)  # (n, w)
-    idx_n = torch.arange(n, device=dev).view(-1, 1, 1, 1)
-    idx_c = torch.arange(c, device=dev).view(1, -1, 1, 1)
-    return padded[idx_n, idx_c, rows.view(n, 1, h, 1), cols.view(n, 1, 1, w)]
-
-
 def train_rs(
     model: nn.Module,
     x,
@@ -292,7 +263,7 @@ def train_rs(
     from tqdm.auto import tqdm
 
     from robeval.core.env import torch_device
-    from robeval.core.training import fixed_threads, train_threads
+    from robeval.core.training import fixed_threads, flip_crop, train_threads
 
     cfg = config
     y = np.asarray(y).astype(np.int64).reshape(-1)
@@ -314,7 +285,7 @@ def train_rs(
     dev = torch_device() if device is None else torch.device(device)
     model.to(dev)
     yt = torch.as_tensor(y).to(dev)
-    xd = xt.to(dev)  # the training images live on the device: a step sends its indices and augmentation draws only
+    xd = xt.to(dev)  # the training images live on the device: a step sends its indices and flip/crop draws only
     gen = torch.Generator().manual_seed(torch_seed(cfg.seed, "order"))  # sampling and augmentation (CPU)
     ngen = torch.Generator(device=dev).manual_seed(torch_seed(cfg.seed, "noise"))  # noise draws
     opt = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
@@ -385,13 +356,10 @@ def train_rs(
             model.train()
             losses = []
             for s in range(0, len(order), cfg.batch_size):
-                idx = torch.as_tensor(order[s : s + cfg.batch_size])
-                if cfg.flip_crop:  # the draws of flip_crop from gen (CPU), sent with the indices in one copy
-                    sent = torch.cat([idx.view(1, -1), flip_crop_draws(len(idx), gen)]).to(dev)
-                    xb, yb = apply_flip_crop(xd[sent[0]], sent[1], sent[2], sent[3]), yt[sent[0]]
-                else:
-                    sent = idx.to(dev)
-                    xb, yb = xd[sent], yt[sent]
+                idx = torch.as_tensor(order[s : s + cfg.batch_size]).to(dev, non_blocking=True)
+                xb, yb = xd[idx], yt[idx]
+                if cfg.flip_crop:  # on the device, from the draws of the CPU generator (flip_crop)
+                    xb = flip_crop(xb, gen)
                 noise = (
                     torch.randn((cfg.num_noise * len(xb),) + tuple(xb.shape[1:]), generator=ngen, device=dev)
                     * cfg.sigma
