@@ -92,7 +92,7 @@ def test_notebooks_hold_no_logic(path):
 
 # calls that run an experiment: `robeval run --replot` and `robeval verify` leave out the cells tagged `compute`,
 # so a restyled plot or a rebuilt ledger never reruns one
-EXPERIMENT_CALLS = ("run_grid(", "save_units(")
+EXPERIMENT_CALLS = ("run_grid(", ".run(backend=", "run_by_seed(", "save_units(")  # .run: a runs.Grid's
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)

@@ -78,8 +78,9 @@ def sequential_cells(cfg) -> list[dict]:
 
 
 def sequential_config(cfg) -> dict:
-    """The grid config of :func:`sequential_cell`: the resolved settings without the descriptive texts."""
-    return {k: v for k, v in cfg.as_dict().items() if k not in ("estimate", "scaled_down")}
+    """The grid config of :func:`sequential_cell`: the resolved settings without the descriptive texts and
+    ``n_jobs``."""
+    return {k: v for k, v in cfg.as_dict().items() if k not in ("estimate", "scaled_down", "n_jobs")}
 
 
 def trained_smooth(config: dict, variant: str, sigma: float, seed: int):
@@ -539,6 +540,7 @@ def table_config(cfg) -> dict:
     """The grid config of :func:`table_cell`: the resolved settings without the descriptive texts, the cells'
     keys and the settings of the other sequential grid."""
     drop = ("estimate", "scaled_down", "mechanism", "variants", "seeds", "seq_radii", "seq_images", "seq_fixed_images")
+    drop += ("n_jobs",)  # how many processes compute the cells, not what they compute
     return {k: v for k, v in cfg.as_dict().items() if k not in drop}
 
 

@@ -284,7 +284,8 @@ def train_rs(
         )
     dev = torch_device() if device is None else torch.device(device)
     model.to(dev)
-    yt = torch.as_tensor(y)
+    yt = torch.as_tensor(y).to(dev)
+    xd = xt.to(dev)  # the training images live on the device: a step sends its indices and flip/crop draws only
     gen = torch.Generator().manual_seed(torch_seed(cfg.seed, "order"))  # sampling and augmentation (CPU)
     ngen = torch.Generator(device=dev).manual_seed(torch_seed(cfg.seed, "noise"))  # noise draws
     opt = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
@@ -355,11 +356,10 @@ def train_rs(
             model.train()
             losses = []
             for s in range(0, len(order), cfg.batch_size):
-                idx = torch.as_tensor(order[s : s + cfg.batch_size])
-                xb, yb = xt[idx], yt[idx]
-                if cfg.flip_crop:
+                idx = torch.as_tensor(order[s : s + cfg.batch_size]).to(dev, non_blocking=True)
+                xb, yb = xd[idx], yt[idx]
+                if cfg.flip_crop:  # on the device, from the draws of the CPU generator (flip_crop)
                     xb = flip_crop(xb, gen)
-                xb, yb = xb.to(dev), yb.to(dev)
                 noise = (
                     torch.randn((cfg.num_noise * len(xb),) + tuple(xb.shape[1:]), generator=ngen, device=dev)
                     * cfg.sigma
@@ -700,10 +700,10 @@ def run_variant(cell: dict, config: dict) -> list:
     return rows + [summary]
 
 
-# settings that are not part of the grid's shared config: the cells enumerate variants and seeds, and the
-# time estimate / scaled-down note are descriptions only, the seq_* settings belong to robeval.acr.sequential's
-# grids (so none of them changes this grid's identity)
-_NOT_GRID_CONFIG = ("estimate", "scaled_down", "variants", "seeds")
+# settings that are not part of the grid's shared config: the cells enumerate variants and seeds, the time
+# estimate / scaled-down note are descriptions only, n_jobs says how many processes compute the cells (not what they
+# compute), the seq_* settings belong to robeval.acr.sequential's grids (so none of them changes this grid's identity)
+_NOT_GRID_CONFIG = ("estimate", "scaled_down", "variants", "seeds", "n_jobs")
 _SEQUENTIAL_PREFIX = "seq_"
 
 
