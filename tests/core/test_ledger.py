@@ -52,7 +52,7 @@ def test_value_rule_returns_each_verdict():
     c = led.value("c", "T", "x", paper=10.0, margin=0.5, interval=_iv(10.2, 8.0, 12.4, n=8), margin_basis=MB, **R)
     assert c.verdict == INCONCLUSIVE and "runs" in c.decides
     # the half-width 2.2 must shrink to 0.3 (margin minus the distance 0.2): 8 * (2.2/0.3)^2 = 431 runs
-    assert c.decides.startswith("≈431 runs")
+    assert c.decides.startswith("≈431 forest runs (now 8)")
     # an exact estimate: |Δ| <= margin
     assert led.value("d", "T", "x", paper=0.008026, margin=5e-7, estimate=0.0080262, **X).verdict == REPRODUCED
     assert led.value("e", "T", "x", paper=0.008026, margin=5e-7, estimate=0.0081, **X).verdict == CONTRADICTED
@@ -778,3 +778,26 @@ def test_rows_of_a_registered_central_statement_are_central_and_corrected_with_t
     with pytest.raises(ValueError, match="mscr_eps_min_not_the_optimum"):
         led.check_central()  # S54_optimum_above_eps_min is not recorded here
     assert all(s.rows or s.reason for s in central.STATEMENTS)
+
+
+def test_decides_never_asks_for_more_units_than_exist_and_names_trainings_for_models():
+    """Issue 45, item 5: S4.2_all_categories_bn asked for ≈975 schemes (512 exist), T3_ours_best_acr_s0.25 for
+    ≈46,546 test images (10,000 exist) although a claim about methods needs trainings, not images."""
+    from robeval.core.ledger import phrase_need
+
+    led = ledger()
+    schemes = dict(evidence="replication", unit="schemes", about="data")
+    far = led.comparison("s", "S4.2", "x", interval=_iv(0.01, -0.05, 0.07, n=500), **schemes)
+    assert far.verdict == INCONCLUSIVE
+    assert far.decides.startswith("more schemes than exist (≈") and "512 exist" in far.decides
+    images = dict(evidence="replication", unit="test images", about="models")
+    m = led.comparison("m", "T3", "Ours best", interval=_iv(0.01, -0.05, 0.07, n=500), **images)
+    assert m.decides.startswith("independent trainings") and "narrow" in m.decides
+    own = dict(evidence="replication", unit="test images", about="one model", available=50_000)
+    im = led.comparison("im", "S6", "x", interval=_iv(0.01, -0.05, 0.07, n=500), **own)
+    assert "50000 exist" in im.decides or im.decides.startswith("≈")
+    assert phrase_need(20, 12, "forest runs", "models") == "≈20 forest runs (now 12)"
+    assert phrase_need(None, 12, "forest runs", "models") == "no number of our forest runs"
+    assert phrase_need(600, 500, "schemes", "data").startswith("more schemes than exist (≈600 needed, 512 exist)")
+    with pytest.raises(TypeError, match="available"):
+        led.comparison("bad", "S", "x", interval=_iv(0.5, 0.3, 0.7), available=0, **R)

@@ -136,6 +136,44 @@ UNITS = {
 MIN_BOOTSTRAP_N = 10  # a percentile bootstrap over fewer independent units has no useful coverage
 MIN_TRAININGS = 3  # a claim about models/training methods needs at least this many independent trainings
 TRAINING_UNITS = tuple(u for u, independent in UNITS.items() if independent)
+# how many units of a kind exist in this world, where that is a fixed fact: a row never asks for more (a row may
+# say its own with ``available=``, e.g. the ImageNet validation images of a released certification file)
+UNIT_LIMITS = {
+    "schemes": 512,  # the powerset of AugMix's nine base operations (MSD)
+    "corruptions": 15,  # CIFAR-10-C's corruption types, the most of any benchmark here (C-bar has 10)
+    "test images": 10_000,  # the CIFAR-10 test set
+}
+
+
+@dataclass(frozen=True)
+class _Need:
+    """What would decide an inconclusive row: ``n`` units (None: no number does), phrased in the row's unit by
+    :meth:`Ledger._record` once the unit is known (issue 45, item 5)."""
+
+    n: int | None
+    now: int | None
+    suffix: str = ""
+    fallback: str = ""
+
+    def __add__(self, more: str) -> _Need:
+        return _Need(self.n, self.now, self.suffix + more, self.fallback)
+
+
+def phrase_need(n, now, unit: str, about: str, available=None) -> str:
+    """``decides`` for a row that ``n`` of its units would decide: never more units than exist (``available``, else
+    :data:`UNIT_LIMITS`), and for a claim about models the trainings it needs, not more test units of one model."""
+    limit = available if available is not None else UNIT_LIMITS.get(unit)
+    if about == MODELS and unit not in TRAINING_UNITS:
+        return (
+            f"independent trainings: the claim is about models, so more {unit} of the same models cannot decide it"
+            + (f" (≈{n} {unit} would only narrow this interval)" if n else "")
+        )
+    if n is None:
+        return f"no number of our {unit}"
+    if limit is not None and n > limit:
+        return f"more {unit} than exist (≈{n} needed, {limit} exist): nothing this world holds decides it"
+    return f"≈{n} {unit} (now {now})"
+
 
 # what a claim is about (the row's ``about``); a claim about models is decided only over >= MIN_TRAININGS
 # independent trainings, in both directions, whatever the evidence class
@@ -304,7 +342,7 @@ def holm(p_values, alpha: float) -> list[bool]:
     return rejected
 
 
-_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family")
+_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available")
 _DECIDED = (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
 
 
@@ -431,7 +469,7 @@ class Ledger:
             target = (m - gap) if gap < m else (gap - m)
             n = runs_needed(iv, target) if target > 0 else None
             if n:
-                decides = f"≈{n} runs (now {iv.n})"
+                decides = _Need(n, iv.n)
             elif target > 0 and iv.floor_se > 0:
                 decides = "no number of our runs: the published value's own uncertainty is too wide for the margin"
             else:
@@ -490,7 +528,7 @@ class Ledger:
             verdict = INCONCLUSIVE
             gap = abs(iv.estimate)
             n = runs_needed(iv, gap) if gap > 0 else None
-            decides = f"≈{n} runs if the effect is real (now {iv.n})" if n else "cannot be decided: estimate ≈ 0"
+            decides = _Need(n, iv.n, " if the effect is real") if n else "cannot be decided: estimate ≈ 0"
         what = "rank correlation" if kind == "trend" else "difference"
         rule = f"{iv.level:.0%} CI of the {what} ({iv.method}) excludes 0, claimed {direction} 0"
         power = power_to_detect(effect, iv.se, iv.level) if effect is not None else None
@@ -582,7 +620,7 @@ class Ledger:
         else:
             verdict = INCONCLUSIVE
             n = _decisions.decision_n(test, _decisions.EQUIVALENT, alpha, target=0.5)
-            decides = f"≈{n} runs (now {test.n})" if n else "no number of our runs (the published uncertainty)"
+            decides = _Need(n, test.n) if n else "no number of our runs (the published uncertainty)"
         return self._record(
             id, source, description, "table", f"{len(tests)} cells", estimate, None, level, tol, test.n, rule,
             None, verdict, decides, comparable_at, central, note, labels, interval=ivs[0], test=test,
@@ -946,7 +984,13 @@ class Ledger:
                 f"{id}: a central claim is corrected in its notebook's family (all of the notebook's tests), "
                 f"the strictest; drop family={family!r} or make the row non-central."
             )
+        available = labels.get("available")
+        if available is not None and (isinstance(available, bool) or not isinstance(available, int) or available < 1):
+            raise TypeError(
+                f"{id}: available= must be the number of {unit} that exist (an int >= 1), got {available!r}."
+            )
         return dict(
+            available=available,
             evidence=evidence,
             unit=unit,
             survives=labels.get("survives", True),
@@ -965,6 +1009,8 @@ class Ledger:
         id = self._check_id(id)
         lab = self._labels(id, labels, n_runs, interval, central)
         comparable_at = comparable_span(comparable_at)
+        if isinstance(decides, _Need):  # what would decide it, in the row's own units
+            decides = phrase_need(decides.n, decides.now, lab["unit"], lab["about"], lab["available"]) + decides.suffix
         # the verdict of the row's own test, in its evidence class's words: kept as ``unadjusted`` when a rule
         # below overrides a decision (issue 45, item 5)
         own = verdict
@@ -1081,6 +1127,7 @@ class Ledger:
         claim._test = test if verdict != NOT_COMPARABLE else None
         claim._p = pv
         claim._family = lab["family"]
+        claim._available = lab["available"]
         self.claims.append(claim)
         return claim
 
@@ -1127,18 +1174,19 @@ class Ledger:
             decision = _decision_of(c._test, c.verdict)
             c.stability = round(_decisions.decision_stability(c._test, decision, level), 3)
             c.stable_n = _decisions.decision_n(c._test, decision, level)
-            need = f"≈{c.stable_n} {c.unit} (now {c.n_runs})" if c.stable_n else "no number of our runs"
+            need = phrase_need(c.stable_n, c.n_runs, c.unit, c.about, getattr(c, "_available", None))
+            need = f"stable at {need}" if need.startswith("≈") else f"stable: {need}"
             if p_adj > alpha:
                 c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
                 c.decides = (
                     f"Holm: p = {c._p:.3g} (adjusted {p_adj:.3g}) fails the correction over the {m} tests of "
-                    f"{name}; stable at {need}"
+                    f"{name}; {need}"
                 )
             elif c.stability < _decisions.STABLE:
                 c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
                 c.decides = (
                     f"fragile: a rerun at n = {c.n_runs} reaches '{c.unadjusted}' with probability "
-                    f"{c.stability:.3f} (< {_decisions.STABLE}) at Holm level {level:.3g}; stable at {need}"
+                    f"{c.stability:.3f} (< {_decisions.STABLE}) at Holm level {level:.3g}; {need}"
                 )
         for c in self.claims:
             if c.kind == "readings" and getattr(c, "_readings", None):
