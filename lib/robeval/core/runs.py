@@ -1115,6 +1115,8 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
                     raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
                 seen.add(m.name)
             data = {m.name: tf.extractfile(m).read() for m in members}
+            while tf.fileobj.read(1 << 20):  # to the end of the xz stream: a cut-off index or footer fails here
+                pass
         except broken as exc:
             raise ValueError(
                 f"{archive} is truncated or corrupted ({type(exc).__name__}: {exc or 'unexpected end of data'}); "

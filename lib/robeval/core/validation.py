@@ -696,7 +696,7 @@ def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = Tr
     if finite and not np.all(np.isfinite(values.to_numpy())):
         i = (~np.isfinite(values.to_numpy())).argmax()
         raise ValueError(
-            f"{where}: column {column!r} holds {values.iloc[i]!r} in row {col.index[i]!r}; a failed or missing run "
+            f"{where}: column {column!r} holds {float(values.iloc[i])!r} in row {col.index[i]!r}; a failed or missing run "
             "cannot be averaged silently. Drop that run's rows (every eps_test of it) or recompute it."
             + (f" {hint}" if hint else "")
         )
@@ -726,14 +726,17 @@ def check_draw_budget(draws: int, *, what: str, seconds_per_draw: float | None =
     )
 
 
-def check_fact_types(row: str, *, holds=None, p_value=None, estimate=None, counts=None) -> None:
+_UNSET = object()
+
+
+def check_fact_types(row: str, *, holds=_UNSET, p_value=None, estimate=None, counts=None) -> None:
     """The types a ledger row records, checked at record time (ValueError / TypeError naming the row ``row``).
 
     ``holds`` must be a bool (``True``/``False`` or a numpy bool; a string such as ``"False"`` or a NaN is truthy
     and would be recorded as holding); ``p_value`` a finite number in [0, 1]; ``estimate`` None, a bool, a finite
     number, a string, or a list / tuple / dict of those; ``counts`` (``{name: value}``) non-negative integers.
     """
-    if holds is not None and not isinstance(holds, (bool, np.bool_)):
+    if holds is not _UNSET and not isinstance(holds, (bool, np.bool_)):
         raise TypeError(
             f"{row}: holds must be True or False, got {holds!r} ({type(holds).__name__}); a string or NaN is "
             "truthy and would be recorded as holding. Pass the comparison itself, e.g. holds=bool(a == b)."

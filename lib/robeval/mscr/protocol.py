@@ -378,10 +378,11 @@ def mscr_per_run(df: pd.DataFrame, eps_min: float, *, by=("eps_train",)) -> pd.D
     out = pd.DataFrame({"acc_clean": clean, "acc_rob": rob})
     lone = out[out.isna().any(axis=1)]
     if len(lone):
-        run = dict(zip(keys, lone.index[0] if isinstance(lone.index[0], tuple) else (lone.index[0],)))
+        key = lone.index[0] if isinstance(lone.index[0], tuple) else (lone.index[0],)
+        run = ", ".join(f"{k}={getattr(v, 'item', lambda v=v: v)()!r}" for k, v in zip(keys, key))
         missing = "eps_test = 0" if np.isnan(lone.iloc[0]["acc_clean"]) else f"eps_test = eps_min = {eps_min}"
         raise ValueError(
-            f"{len(lone)} run(s) lack a row at one of the two noise levels, e.g. {run} has none at {missing}; the "
+            f"{len(lone)} run(s) lack a row at one of the two noise levels, e.g. the run {run} has none at {missing}; the "
             f"MSCR of such a run cannot be computed, and leaving it out would change n silently. {hint}"
         )
     out["mscr"] = mscr_value(out["acc_clean"], out["acc_rob"])
