@@ -449,3 +449,13 @@ def test_mscr_summary_refuses_what_it_cannot_read():
     # hand-computed: mean 2, std 1, t_{0.975, 2} * 1 / sqrt(3) = 2.4841
     m, s, h, n = mean_ci([1.0, 2.0, 3.0], level=0.95)
     assert (m, s, n) == (2.0, 1.0, 3) and h == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+
+
+def test_sampler_refuses_an_allocation_it_cannot_hold():
+    """A sampler call drawing 10**6 points x 10**4 samples x 3072 dimensions is refused at once with its size."""
+    from robeval.mscr.noise import sample_uniform_ball, unit_ball_offsets
+
+    with pytest.raises(ValueError, match=r"allocate 2.29e\+05 GiB.*fewer points at a time"):
+        unit_ball_offsets(10**6, 10**4, 3072, np.inf, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="GiB"):
+        sample_uniform_ball(np.zeros((1000, 3072), np.float32), 0.1, 10**4, 2, np.random.default_rng(0))

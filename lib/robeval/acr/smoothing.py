@@ -606,6 +606,8 @@ class Smooth:
     ) -> CertifyResult:
         """Cohen et al.'s CERTIFY for a batch of inputs.
 
+        The base classifier runs in eval mode; a torch module's train/eval mode is restored afterwards.
+
         Parameters
         ----------
         x : numpy.ndarray or torch.Tensor, shape (B, *input_shape), float
@@ -626,8 +628,6 @@ class Smooth:
         allow_large : bool
             Run a call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``B * (n0 + n)``), which is
             otherwise refused with the time it would take.
-
-        The base classifier runs in eval mode; a torch module's train/eval mode is restored afterwards.
 
         Returns
         -------

@@ -729,6 +729,22 @@ def check_draw_budget(draws: int, *, what: str, seconds_per_draw: float | None =
 _UNSET = object()
 
 
+#: Largest array one call of a sampler allocates (bytes); more is refused with the size and how to chunk.
+MAX_ARRAY_BYTES = 2**33
+
+
+def check_allocation(shape, itemsize: int, *, what: str, fix: str) -> None:
+    """ValueError when an array of ``shape`` and ``itemsize`` bytes per value would exceed :data:`MAX_ARRAY_BYTES`
+    (8 GiB): the message gives its size, what sets it (``what``) and the fix (``fix``), instead of an allocator's
+    failure or a machine swapping for hours."""
+    nbytes = float(np.prod([float(v) for v in shape])) * itemsize
+    if nbytes > MAX_ARRAY_BYTES:
+        raise ValueError(
+            f"this call would allocate {nbytes / 2**30:.3g} GiB ({what} = {' x '.join(map(str, shape))} values of "
+            f"{itemsize} bytes), more than {MAX_ARRAY_BYTES / 2**30:.0f} GiB; {fix}"
+        )
+
+
 def check_fact_types(row: str, *, holds=_UNSET, p_value=None, estimate=None, counts=None) -> None:
     """The types a ledger row records, checked at record time (ValueError / TypeError naming the row ``row``).
 

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from robeval.core.seeding import as_generator
-from robeval.core.validation import as_float_points, check_eps, check_float_dtype
+from robeval.core.validation import as_float_points, check_allocation, check_eps, check_float_dtype
 from robeval.mscr.separation import check_norm
 
 __all__ = ["unit_ball_offsets", "sample_offsets", "sample_uniform_ball", "radial_cdf"]
@@ -70,6 +70,10 @@ def unit_ball_offsets(n: int, k: int, d: int, norm, rng: np.random.Generator, dt
     rng = as_generator(rng, "rng")
     dtype = check_float_dtype(dtype)
     shape = (n, k, d)
+    check_allocation(
+        shape, 8, what="points n x samples k x dimension d",
+        fix="draw the noise for fewer points at a time (e.g. X[i : i + m]) or fewer samples k.",
+    )  # fmt: skip
     if isinstance(norm, str) and norm.lower() == "gaussian":
         return rng.standard_normal(shape, dtype=dtype)
     p = check_norm(norm)

@@ -39,6 +39,7 @@ import pandas as pd
 
 from robeval.core.seeding import keyed
 from robeval.core.validation import (
+    as_float_points,
     as_model,
     check_eps,
     check_features,
@@ -110,9 +111,9 @@ def augment(X, y, eps: float, k: int, norm, rng: np.random.Generator):
     (X_aug (n*k, d) float64, y_aug (n*k,)); copies of point i are rows i*k .. i*k+k-1.
     """
     eps = check_eps(eps)
+    X = as_float_points(X, name="X", dtype=np.float64)  # the shared contract: text / NaN refused naming the row
     if eps == 0:
-        return np.asarray(X, dtype=np.float64), np.asarray(y)
-    X = np.asarray(X, dtype=np.float64)
+        return X, np.asarray(y)
     n, d = X.shape
     off = unit_ball_offsets(n, k, d, norm, rng)
     return (X[:, None, :] + eps * off).reshape(n * k, d), np.repeat(y, k)
