@@ -366,3 +366,17 @@ def test_smooth_with_string_classes_says_how_to_map_them():
         Smooth(lambda z: np.array(["cat"] * len(z)), 3, 0.25).certify(np.zeros((1, D), np.float32), 5, 5, 0.01, seed=0)
     ok = LogisticRegression().fit(rng.normal(size=(30, D)), np.arange(30) % 3)
     assert Smooth(ok, 3, 0.25).certify(np.zeros((1, D), np.float32), 5, 20, 0.01, seed=0).n == 20
+
+
+def test_certify_input_text_and_nan_are_refused_naming_the_row():
+    s = Smooth(Const(), 3, 0.25)
+    x = np.zeros((3, D))
+    x[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"x contains NaN or infinite values \(first in row 2\)"):
+        s.certify(x, 5, 5, 0.01, seed=0)
+    text = np.zeros((2, D)).astype(object)
+    text[1, 0] = "0.5"
+    with pytest.raises(ValueError, match="x must hold numbers.*row 1"):
+        s.certify(text, 5, 5, 0.01, seed=0)
+    with pytest.raises(ValueError, match="x is uint8"):
+        s.certify(np.zeros((1, D), np.uint8), 5, 5, 0.01, seed=0)

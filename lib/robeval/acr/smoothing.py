@@ -34,7 +34,7 @@ from scipy.stats import norm as _norm
 
 from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
-from robeval.core.validation import MAX_DRAWS, as_model, check_draw_budget, check_labels, read_output
+from robeval.core.validation import MAX_DRAWS, as_float_points, as_model, check_draw_budget, check_labels, read_output
 
 ABSTAIN = -1
 _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
@@ -366,6 +366,8 @@ class Smooth:
                 raise ValueError(
                     "x is uint8; convert images to float in [0, 1] first (robeval.core.training.to_float_tensor)."
                 )
+            if x.dtype.kind not in "biu":  # the shared contract: text and NaN refused, naming the row
+                x = as_float_points(x, name="x", min_ndim=1, min_rows=0)
             x = torch.from_numpy(np.ascontiguousarray(x))
         if not isinstance(x, torch.Tensor):
             raise ValueError(f"x must be a numpy array or torch tensor, got {type(x).__name__}.")
