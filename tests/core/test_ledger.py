@@ -750,3 +750,12 @@ def test_save_writes_the_manifest_of_the_result_files_with_the_ledger(tmp_result
     (folder / "runs.csv").write_text("seed,acc\n0,0.9\n")
     with pytest.raises(ValueError, match=r"runs\.csv changed since the ledger .* it now has 1 rows, 3 rows recorded"):
         check_manifest(saved, path, "default")
+
+
+def test_a_hand_edited_manifest_is_refused_naming_the_ledger(tmp_results):
+    from robeval.core.manifest import check_manifest
+
+    with pytest.raises(ValueError, match="x.json: its manifest entry for 'test/a.csv' has no sha256"):
+        check_manifest({"notebook": "99_test", "results": {"test/a.csv": "abc"}}, "x.json", "default")
+    with pytest.raises(ValueError, match="x.json has no manifest of its result files"):
+        check_manifest({"notebook": "99_test", "claims": []}, "x.json", "default")

@@ -104,6 +104,13 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
             f"`robeval verify --profile {profile} --only {str(notebook)[:2]} --write-manifest` (only if you know "
             "they are the ones the ledger was built from)."
         )
+    bad = [rel for rel, rec in recorded.items() if not isinstance(rec, dict) or not isinstance(rec.get("sha256"), str)]
+    if bad:
+        raise ValueError(
+            f"{ledger_path}: its manifest entry for {bad[0]!r} has no sha256 (the ledger was edited by hand); restore "
+            f"the ledger (git checkout) or rebuild it (robeval run --replot --profile {profile} --only "
+            f"{str(notebook)[:2]})."
+        )
     base = experiment_folder(profile, notebook).parent
     current = results_manifest(profile, notebook)
     for rel, rec in recorded.items():
