@@ -220,5 +220,16 @@ def main(argv=None) -> dict:
     return summary
 
 
+def cli(argv=None) -> int:
+    """:func:`main` for the command line: a user error (a missing, truncated or altered pack, whose adoption is
+    refused before anything is extracted) is one line naming the file and the fix, exit status 2."""
+    try:
+        main(argv)
+    except (ValueError, RuntimeError, OSError) as exc:
+        print(f"gpu_profile.py: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(cli())

@@ -32,6 +32,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--profile", default="default", help="smoke, default, gpu or paper")
     v.add_argument("--only", default=None, help="comma-separated notebook numbers or names")
+    v.add_argument(
+        "--write-manifest",
+        action="store_true",
+        help="record the manifest of the result files (sha256, rows) in a saved ledger that has none, when the "
+        "verdicts rebuilt from those files agree with it (ledgers saved before manifests existed)",
+    )
     rep = sub.add_parser(
         "report", help="aggregate the claims and figure manifest of a profile into CLAIMS.md and FIGURES.md"
     )
@@ -163,6 +169,12 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
     from robeval.core.runs import format_age, grid_store, pack, store_status
 
     root = Path(source) if source else grid_store(profile, "x").parent
+    if pack_to:  # where the pack goes is checked before anything is listed or packed
+        from robeval.core.io import check_output_file
+
+        if not str(pack_to).endswith(".tar.xz"):
+            raise ValueError(f"--pack {pack_to}: the pack's name must end in .tar.xz, e.g. grids.tar.xz.")
+        check_output_file(pack_to, "--pack")
     if source and not root.is_dir():
         raise ValueError(f"--from {source}: no such folder; pass a folder of grid stores such as results/paper/grids.")
     names = [grid_store(profile, n).name for n in names]  # the same name check as everywhere
@@ -294,6 +306,14 @@ def main(argv=None) -> int:
     except (ValueError, TypeError, FileNotFoundError) as exc:
         print(f"robeval: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a path the user named that cannot be used: one line naming it, never a traceback
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(
+            f"robeval: {where}{exc.strerror or exc}; check the path (a folder where a file is expected, or one this "
+            "user cannot write) and pass one that can be used.",
+            file=sys.stderr,
+        )
+        return 2
 
 
 def _main(args) -> int:
@@ -332,7 +352,7 @@ def _main(args) -> int:
         from robeval.core.notebooks import NotebookFailed, verify
 
         try:
-            diffs = verify(args.profile, only=args.only)
+            diffs = verify(args.profile, only=args.only, write_manifest=args.write_manifest)
         except NotebookFailed as exc:
             print(f"robeval: {exc}", file=sys.stderr)
             return 1

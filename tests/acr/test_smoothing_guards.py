@@ -281,3 +281,102 @@ def test_out_of_memory_says_lower_the_batch_size():
     with pytest.raises(ValueError, match=r"ran out of memory.*smaller batch_size") as err:
         Smooth(OutOfMemory(), 3, 0.25).certify(X, 10, 100, 0.001, batch_size=110, seed=0)
     assert "x[None]" not in str(err.value)
+
+
+# ------------------------------------------------------ issue 48: no side effects, no unbounded work
+class Dropping(torch.nn.Module):
+    """A linear model with dropout and batch norm: its mode changes its outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(D, 3)
+        self.drop = torch.nn.Dropout(0.5)
+        self.bn = torch.nn.BatchNorm1d(3)
+
+    def forward(self, x):
+        return self.bn(self.drop(self.lin(x)))
+
+
+def test_certify_predict_and_certify_radius_restore_the_models_mode():
+    """``Smooth(model_in_train_mode).certify(...)`` left the model in eval mode; every entry point now restores
+    each submodule's own mode (also a mixed one), after success and after an error."""
+    torch.manual_seed(0)
+    x = np.zeros((2, D), dtype=np.float32)
+    m = Dropping().train()
+    s = Smooth(m, 3, 0.25)
+    s.certify(x, 10, 20, 0.001, seed=0)
+    assert all(mod.training for mod in m.modules())
+    s.predict(x, 20, 0.001, seed=0)
+    s.certify_radius(x, 0.1, 10, 200, 0.001, seed=0)
+    assert all(mod.training for mod in m.modules())
+    m.bn.eval()  # a mixed mode is given back as it was
+    s.certify(x, 10, 20, 0.001, seed=0)
+    assert m.training and m.lin.training and m.drop.training and not m.bn.training
+    with pytest.raises(ValueError, match="alpha"):
+        s.certify(x, 10, 20, 2.0, seed=0)
+    assert m.training and not m.bn.training
+    m.eval()
+    s.certify(x, 10, 20, 0.001, seed=0)
+    assert not any(mod.training for mod in m.modules())
+
+
+def test_certify_refuses_an_unbounded_number_of_draws_with_an_estimate():
+    """``certify(x, n0=50, n=10**12)`` ran until killed; it is now refused at once with the time it would take."""
+    import time
+
+    s = Smooth(Const(), 3, 0.25)
+    x = np.zeros((1, D), dtype=np.float32)
+    t0 = time.perf_counter()
+    with pytest.raises(
+        ValueError, match=r"1e\+12 noise draws \(len\(x\) \* \(n0 \+ n\)\).*MAX_DRAWS.*(hours|days).*allow_large=True"
+    ):
+        s.certify(x, 50, 10**12, 0.001, seed=0)
+    with pytest.raises(ValueError, match=r"len\(x\) \* n\).*allow_large"):
+        s.predict(np.zeros((1000, D), dtype=np.float32), 10**7, 0.001, seed=0)
+    with pytest.raises(ValueError, match=r"n0 \+ n_max"):
+        s.certify_radius(x, 0.1, 100, 10**10, 0.001, seed=0)
+    with pytest.raises(ValueError, match="MAX_DRAWS"):
+        s.certify_dataset(x, [0], n0=100, n=10**10, progress=False)
+    assert time.perf_counter() - t0 < 30
+    with pytest.raises(TypeError, match="allow_large must be True or False"):
+        s.certify(x, 50, 10**12, 0.001, seed=0, allow_large="yes")
+
+
+def test_certify_batch_size_is_a_speed_setting_within_memory():
+    """A huge ``batch_size`` failed in the allocator without naming it; it is now cut to the draws of the call
+    (same counts), and a batch too large for memory is refused naming batch_size and the largest that fits."""
+    s = Smooth(Const(), 3, 0.25)
+    x = np.random.default_rng(0).random((2, D)).astype(np.float32)
+    a = s.certify(x, 10, 300, 0.001, seed=1)
+    b = s.certify(x, 10, 300, 0.001, batch_size=10**12, seed=1)
+    np.testing.assert_array_equal(a.n_a, b.n_a)
+    np.testing.assert_array_equal(a.counts0, b.counts0)
+    big = np.zeros((1, 3, 256, 256), dtype=np.float32)  # 768 KiB a noisy input: 4 GiB hold 5461
+    with pytest.raises(ValueError, match=r"batch_size=10000 noisy inputs of shape \(3, 256, 256\).*batch_size <= 5461"):
+        Smooth(lambda z: np.zeros(len(z), dtype=np.int64), 3, 0.25).certify(big, 10, 10**4, 0.001, 10**4, seed=0)
+
+
+def test_smooth_with_string_classes_says_how_to_map_them():
+    """An estimator with string classes failed with a torch dtype message."""
+    rng = np.random.default_rng(0)
+    est = LogisticRegression().fit(rng.normal(size=(30, D)), np.array(["cat", "dog", "eel"] * 10))
+    with pytest.raises(ValueError, match=r"classes_ are \['cat', 'dog', 'eel'\].*np.searchsorted"):
+        Smooth(est, 3, 0.25)
+    with pytest.raises(ValueError, match=r"returned <U3 values \(\['cat'\]\).*class indices"):
+        Smooth(lambda z: np.array(["cat"] * len(z)), 3, 0.25).certify(np.zeros((1, D), np.float32), 5, 5, 0.01, seed=0)
+    ok = LogisticRegression().fit(rng.normal(size=(30, D)), np.arange(30) % 3)
+    assert Smooth(ok, 3, 0.25).certify(np.zeros((1, D), np.float32), 5, 20, 0.01, seed=0).n == 20
+
+
+def test_certify_input_text_and_nan_are_refused_naming_the_row():
+    s = Smooth(Const(), 3, 0.25)
+    x = np.zeros((3, D))
+    x[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"x contains NaN or infinite values \(first in row 2\)"):
+        s.certify(x, 5, 5, 0.01, seed=0)
+    text = np.zeros((2, D)).astype(object)
+    text[1, 0] = "0.5"
+    with pytest.raises(ValueError, match="x must hold numbers.*row 1"):
+        s.certify(text, 5, 5, 0.01, seed=0)
+    with pytest.raises(ValueError, match="x is uint8"):
+        s.certify(np.zeros((1, D), np.uint8), 5, 5, 0.01, seed=0)

@@ -368,3 +368,178 @@ def test_replot_without_stored_results_says_what_to_run_first(tmp_results, capsy
     err = capsys.readouterr().err
     assert "--replot rebuilds figures and claims from stored results, but 01_mscr_2d has none" in err
     assert err.rstrip().endswith("robeval run --profile smoke --only 01") and len(err.splitlines()) == 1
+
+
+# ------------------------------------------------------------- issue 48: verify checks the data it rests on
+def _copy_committed(tmp_results, profile="default", notebook="07_realworld_analytical"):
+    """The committed ledger of ``notebook`` and its result files, copied into a temporary results folder."""
+    import shutil
+
+    from robeval.core.manifest import experiment_folder
+
+    real = project.__getattr__("RESULTS_DIR") / profile
+    claims = tmp_results / "results_dir" / profile / "claims"
+    claims.mkdir(parents=True)
+    shutil.copy(real / "claims" / f"{notebook}.json", claims)
+    name = experiment_folder(profile, notebook).name
+    shutil.copytree(real / name, tmp_results / "results_dir" / profile / name)
+    return claims / f"{notebook}.json", tmp_results / "results_dir" / profile / name
+
+
+def test_every_committed_ledger_carries_the_manifest_of_its_result_files():
+    """Each committed ledger records every result file of its experiment folder, as the files are now."""
+    from robeval.core.io import read_json
+    from robeval.core.manifest import MANIFEST_KEY, check_manifest
+
+    root = project.__getattr__("RESULTS_DIR")
+    ledgers = sorted(root.glob("*/claims/*.json"))
+    assert len(ledgers) >= 16
+    for path in ledgers:
+        saved = read_json(path)
+        assert isinstance(saved.get(MANIFEST_KEY), dict), path
+        check_manifest(saved, path, path.parent.parent.name)
+    rec = read_json(root / "default" / "claims" / "07_realworld_analytical.json")[MANIFEST_KEY]
+    assert rec["realworld_analytical/mc_vs_closed_form.csv"]["rows"] == 998
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        ("truncate", r"it now has 499 rows, 998 rows recorded"),
+        ("duplicate", r"it now has 1996 rows, 998 rows recorded"),
+        ("edit", r"same size and row count, other bytes"),
+        ("remove", r"is missing \(998 rows recorded\)"),
+        ("add", r"extra\.csv is not among the result files"),
+    ],
+)
+def test_verify_refuses_a_result_file_changed_since_its_ledger(tmp_results, monkeypatch, capsys, change, said):
+    """Issue 48: a committed result cut to half, appended twice or edited used to rebuild the same verdicts
+    ("0 verdict(s) differ", exit 0). Now verify checks the manifest first, names the file and rebuilds nothing."""
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, folder = _copy_committed(tmp_results)
+    csv = folder / "mc_vs_closed_form.csv"
+    lines = csv.read_text().splitlines(keepends=True)
+    if change == "truncate":
+        csv.write_text("".join(lines[: 1 + 499]))
+    elif change == "duplicate":
+        csv.write_text("".join(lines + lines[1:]))
+    elif change == "edit":
+        text = csv.read_text()
+        i = next(i for i, ch in enumerate(text) if ch in "123456789" and i > len(lines[0]))
+        csv.write_text(text[:i] + ("2" if text[i] != "2" else "3") + text[i + 1 :])
+    elif change == "remove":
+        csv.unlink()
+    else:
+        (folder / "extra.csv").write_text("a\n1\n")
+    ran = []
+    monkeypatch.setattr(notebooks, "run_notebook", lambda *a, **k: ran.append(a))
+    with pytest.raises(ValueError, match=said):
+        notebooks.verify("default", only="07")
+    assert ran == []  # refused before anything was rebuilt
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
+    name = "extra.csv" if change == "add" else "mc_vs_closed_form.csv"
+    _one_line_error(capsys, name, "robeval run --profile default --only 07")
+
+
+def test_verify_refuses_a_ledger_without_manifest_and_write_manifest_records_it(tmp_results, monkeypatch, capsys):
+    from robeval.core.io import read_json, to_json
+    from robeval.core.manifest import MANIFEST_KEY
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, folder = _copy_committed(tmp_results)
+    saved = read_json(ledger)
+    recorded = saved.pop(MANIFEST_KEY)
+    ledger.write_text(to_json(saved))
+    monkeypatch.setattr(notebooks, "run_notebook", lambda *a, **k: None)
+    monkeypatch.setattr("robeval.core.report.compare_ledgers", lambda *a, **k: [])  # the rebuild agrees
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
+    _one_line_error(capsys, "has no manifest of its result files", "--write-manifest")
+    assert notebooks.verify("default", only="07", write_manifest=True) == []
+    assert read_json(ledger)[MANIFEST_KEY] == recorded  # the same files, the same manifest
+    notebooks.verify("default", only="07")  # and now it passes the check
+
+
+# ------------------------------------------------------------------- issue 48: CLI paths, one line each
+def test_site_dir_that_is_a_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    assert main(["site", "--site-dir", str(tmp_path / "afile")]) == 2
+    _one_line_error(capsys, str(tmp_path / "afile"), "is a file, not a folder", "--site-dir")
+
+
+def test_grids_pack_below_a_file_or_in_a_read_only_folder_is_one_line(tmp_path, monkeypatch, capsys):
+    from robeval.core import io
+
+    (tmp_path / "afile").write_text("x")
+    assert main(["grids", "--profile", "smoke", "--pack", str(tmp_path / "afile" / "x.tar.xz")]) == 2
+    _one_line_error(capsys, str(tmp_path / "afile"), "is a file, not a folder")
+    # a read-only folder: root ignores permission bits, so the writability check itself is patched
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    monkeypatch.setattr(io, "_writable", lambda folder: folder != ro)
+    assert main(["grids", "--profile", "smoke", "--pack", str(ro / "x.tar.xz")]) == 2
+    _one_line_error(capsys, str(ro), "not writable", "pass a folder you can write")
+    assert not any(ro.iterdir())
+
+
+def test_unexpected_os_errors_are_one_line(monkeypatch, capsys):
+    import robeval.__main__ as cli
+
+    def boom(args):
+        raise PermissionError(13, "Permission denied", "/some/file")
+
+    monkeypatch.setattr(cli, "_main", boom)
+    assert main(["report"]) == 2
+    _one_line_error(capsys, "/some/file", "Permission denied")
+
+
+def test_data_and_loaders_work_from_a_read_only_checkout(tmp_path, monkeypatch, capsys):
+    """Issue 48: ``robeval data`` in a checkout the user cannot write failed with PermissionError creating
+    data/cache. Now the cache falls back to the user cache folder. Root ignores permission bits, so the failure
+    is simulated where it happens: creating data/cache raises PermissionError."""
+    import pathlib
+
+    from robeval.core import data
+
+    monkeypatch.delenv("ROBEVAL_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "usercache"))
+    checkout_cache = project.find_root() / "data" / "cache"
+    real_mkdir = pathlib.Path.mkdir
+
+    def mkdir(self, *a, **k):
+        if self == checkout_cache or checkout_cache in self.parents:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_mkdir(self, *a, **k)
+
+    monkeypatch.setattr(pathlib.Path, "mkdir", mkdir)
+    real_access = os.access
+    monkeypatch.setattr(
+        project.os, "access", lambda p, mode: pathlib.Path(p) != checkout_cache and real_access(p, mode)
+    )
+    got = project.cache_dir()
+    assert got != checkout_cache and str(got).startswith(str(tmp_path / "usercache")), got
+    rc = main(["data"])
+    out = capsys.readouterr()
+    assert rc in (0, 1) and "Traceback" not in out.err and "file" in out.out
+    if os.environ.get("ROBEVAL_DATA_DIR"):  # a registered file in the mirror loads as before
+        rel = next(iter(data.registry()))
+        if (pathlib.Path(os.environ["ROBEVAL_DATA_DIR"]) / rel).is_file():
+            assert data.fetch(rel).is_file()
+
+
+def test_cache_dir_falls_back_when_data_cache_cannot_be_created(tmp_path, monkeypatch):
+    import pathlib
+
+    monkeypatch.delenv("ROBEVAL_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "usercache"))
+    checkout_cache = project.find_root() / "data" / "cache"
+    real_mkdir = pathlib.Path.mkdir
+
+    def mkdir(self, *a, **k):
+        if self == checkout_cache:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_mkdir(self, *a, **k)
+
+    monkeypatch.setattr(pathlib.Path, "mkdir", mkdir)
+    if checkout_cache.is_dir():  # an existing but read-only data/cache: the writability check says no
+        monkeypatch.setattr(project.os, "access", lambda p, mode: pathlib.Path(p) != checkout_cache)
+    assert str(project.cache_dir()).startswith(str(tmp_path / "usercache"))

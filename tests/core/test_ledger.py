@@ -801,3 +801,78 @@ def test_decides_never_asks_for_more_units_than_exist_and_names_trainings_for_mo
     assert phrase_need(600, 500, "schemes", "data").startswith("more schemes than exist (≈600 needed, 512 exist)")
     with pytest.raises(TypeError, match="available"):
         led.comparison("bad", "S", "x", interval=_iv(0.5, 0.3, 0.7), available=0, **R)
+
+
+# ------------------------------------------------------------------------------- issue 48: the ledger's types
+@pytest.mark.parametrize("holds", ["False", "no", float("nan"), 1, None, np.float64(0.0)])
+def test_fact_refuses_a_holds_that_is_not_a_bool(holds):
+    """``holds="False"`` and ``holds=nan`` were truthy and recorded as reproduced; now refused, naming the row."""
+    led = ledger()
+    with pytest.raises(TypeError, match=r"fact 'a'.*holds must be True or False"):
+        led.fact("a", "T1", "2r", holds=holds, basis="exhaustive search", **X)
+    assert led.claims == []
+    # numpy bools (a comparison of arrays) are bools
+    assert led.fact("b", "T1", "2r", holds=np.bool_(False), basis="exact", **X).verdict == CONTRADICTED
+
+
+def test_consistency_and_estimates_are_checked_at_record_time():
+    led = ledger()
+    with pytest.raises(TypeError, match=r"consistency 'c'.*holds must be True or False"):
+        led.consistency("c", "T1", "x", holds="True", check="text")
+    with pytest.raises(ValueError, match=r"row 'd'.*estimate is nan"):
+        led.fact("d", "T1", "x", holds=True, basis="exact", estimate=float("nan"), **X)
+    with pytest.raises(ValueError, match=r"row 'e'.*estimate is inf"):
+        led.consistency("e", "T1", "x", holds=True, check="text", estimate=[1.0, float("inf")])
+    with pytest.raises(TypeError, match=r"row 'f'.*estimate must be a number"):
+        led.fact("f", "T1", "x", holds=True, basis="exact", estimate=object(), **X)
+    assert led.claims == []
+    # numbers, text and lists of them are recorded as before
+    assert led.fact("g", "T1", "x", holds=True, basis="exact", estimate=[1, 2.5, "a"], **X).estimate == [1, 2.5, "a"]
+
+
+def test_check_fact_types_p_values_and_counts():
+    from robeval.core.validation import check_fact_types
+
+    check_fact_types("r", p_value=0.0, counts={"n_runs": 12, "n": 3.0})
+    for p in (float("nan"), 1.5, -0.1):
+        with pytest.raises(ValueError, match="row 7: the p-value must be a finite number in \\[0, 1\\]"):
+            check_fact_types("row 7", p_value=p)
+    with pytest.raises(TypeError, match="p-value must be a number"):
+        check_fact_types("row 7", p_value="0.01")
+    with pytest.raises(TypeError, match="n_runs must be a whole number"):
+        check_fact_types("row 7", counts={"n_runs": 2.5})
+    with pytest.raises(ValueError, match="n_runs must be a count >= 0"):
+        check_fact_types("row 7", counts={"n_runs": -1})
+
+
+# ------------------------------------------------------------------- issue 48: the manifest of result files
+def test_save_writes_the_manifest_of_the_result_files_with_the_ledger(tmp_results):
+    from robeval.core.io import read_json
+    from robeval.core.manifest import MANIFEST_KEY, check_manifest
+    from robeval.core.paths import results_dir
+
+    folder = results_dir("default") / "test"  # notebook 99_test's experiment folder
+    folder.mkdir(parents=True)
+    (folder / "runs.csv").write_text("seed,acc\n0,0.9\n1,0.8\n2,0.7\n")
+    np.savez(folder / "arrays.npz", a=np.zeros((5, 2)), b=np.ones(3))
+    led = ledger()
+    led.fact("a", "T1", "2r", holds=True, basis="exact", **X)
+    path = led.save()
+    saved = read_json(path)
+    rec = saved[MANIFEST_KEY]
+    assert sorted(rec) == ["test/arrays.npz", "test/runs.csv"]
+    assert rec["test/runs.csv"]["rows"] == 3 and rec["test/runs.csv"]["bytes"] == len("seed,acc\n0,0.9\n1,0.8\n2,0.7\n")
+    assert rec["test/arrays.npz"]["rows"] == {"a": 5, "b": 3}
+    check_manifest(saved, path, "default")  # the files as saved: nothing to say
+    (folder / "runs.csv").write_text("seed,acc\n0,0.9\n")
+    with pytest.raises(ValueError, match=r"runs\.csv changed since the ledger .* it now has 1 rows, 3 rows recorded"):
+        check_manifest(saved, path, "default")
+
+
+def test_a_hand_edited_manifest_is_refused_naming_the_ledger(tmp_results):
+    from robeval.core.manifest import check_manifest
+
+    with pytest.raises(ValueError, match="x.json: its manifest entry for 'test/a.csv' has no sha256"):
+        check_manifest({"notebook": "99_test", "results": {"test/a.csv": "abc"}}, "x.json", "default")
+    with pytest.raises(ValueError, match="x.json has no manifest of its result files"):
+        check_manifest({"notebook": "99_test", "claims": []}, "x.json", "default")

@@ -710,3 +710,103 @@ def test_a_failing_cell_says_how_many_cells_are_kept_and_how_to_resume(tmp_path)
         grid.run(progress=False)
     assert (err.value.done, err.value.total) == (2, 3) and "run the grid again" in str(err.value)
     assert isinstance(err.value.__cause__, RuntimeError) and len(grid.done()) == 2
+
+
+# ---------------------------------------------- issue 48: truncated and malformed packs, refused before extraction
+def _small_pack(tmp_path):
+    log = tmp_path / "log.txt"
+    store = tmp_path / "a" / "toy"
+    runs.run_grid(square, {"x": [1, 2, 3, 4], "seed": [0, 1]}, store=store, config={"log": str(log)}, progress=False)
+    runs.pack([store], tmp_path / "toy.tar.xz")
+    return tmp_path / "toy.tar.xz", next(store.glob("config-*"))
+
+
+def _write_pack(path, members: dict):
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:xz") as tf:
+        for name, blob in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(blob)
+            tf.addfile(info, io.BytesIO(blob))
+
+
+def test_a_pack_cut_short_is_refused_before_anything_is_extracted(tmp_path, capsys):
+    """``robeval adopt --from <a pack cut in half>`` was an EOFError traceback (the realistic partial copy)."""
+    from robeval.__main__ import main
+
+    pack, _ = _small_pack(tmp_path)
+    blob = pack.read_bytes()
+    for cut in (len(blob) // 2, len(blob) - 40, 60):
+        half = tmp_path / f"half{cut}.tar.xz"
+        half.write_bytes(blob[:cut])
+        with pytest.raises(ValueError, match=f"{half.name}.*(truncated or corrupted|is not a grid pack)"):
+            runs.unpack(half, tmp_path / "out")
+        assert not (tmp_path / "out").exists()
+        with pytest.raises(ValueError, match="truncated or corrupted|is not a grid pack"):
+            runs.adopt_pack(half, {"toy": tmp_path / "b" / "toy"}, progress=False)
+        assert main(["adopt", "--profile", "smoke", "--from", str(half), "toy"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err and half.name in err, err
+    assert not (tmp_path / "b").exists()
+
+
+def test_gpu_profile_adopt_of_a_truncated_pack_is_one_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pack, _ = _small_pack(tmp_path)
+    half = tmp_path / "half.tar.xz"
+    half.write_bytes(pack.read_bytes()[: pack.stat().st_size // 2])
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "gpu_profile.py"), "--only", "03", "--out", str(tmp_path / "o"),
+         "--adopt", str(half)],
+        capture_output=True, text=True, timeout=120, env={**__import__("os").environ, "ROBEVAL_DRY_RUN": "1"},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1 and "half.tar.xz" in proc.stderr
+
+
+def test_a_pack_with_a_broken_manifest_or_store_config_is_refused(tmp_path):
+    """A non-JSON MANIFEST.json ("Expecting property name...", no file named) and a config.json without ``fn``
+    (a KeyError, read before any checksum was verified) are refused with the file named."""
+    import hashlib
+
+    pack, sub = _small_pack(tmp_path)
+    bad = tmp_path / "bad.tar.xz"
+    _write_pack(bad, {"MANIFEST.json": b"{'format': 1}"})
+    with pytest.raises(ValueError, match="bad.tar.xz: its MANIFEST.json is not valid JSON"):
+        runs.unpack(bad, tmp_path / "out")
+    got = runs.unpack(pack, tmp_path / "unpacked")
+    files = {p.name: p.read_bytes() for p in (tmp_path / "unpacked" / "toy" / sub.name).iterdir()}
+    cfg = json.loads(files["config.json"])
+    del cfg["fn"]
+    files["config.json"] = json.dumps(cfg).encode()
+    members = {f"toy/{sub.name}/{n}": b for n, b in files.items()}
+    # the manifest's checksum of config.json still the original one: refused on the checksum, before reading it
+    _write_pack(bad, {"MANIFEST.json": json.dumps(got).encode(), **members})
+    with pytest.raises(RuntimeError, match="config.json fails its checksum"):
+        runs.adopt_pack(bad, {"toy": tmp_path / "b" / "toy"}, progress=False)
+    # a manifest made to match the altered file: the config itself is refused, naming it
+    got["stores"]["toy"][sub.name]["sha256"]["config.json"] = hashlib.sha256(files["config.json"]).hexdigest()
+    _write_pack(bad, {"MANIFEST.json": json.dumps(got).encode(), **members})
+    with pytest.raises(ValueError, match=r"config.json is not a grid store's config \(it needs 'fn'"):
+        runs.adopt_pack(bad, {"toy": tmp_path / "b" / "toy"}, progress=False)
+    assert not (tmp_path / "b").exists()
+
+
+def test_pack_refuses_a_path_below_a_file_or_in_a_read_only_folder(tmp_path, monkeypatch):
+    from robeval.core import io
+
+    _, sub = _small_pack(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ValueError, match="afile is a file, not a folder"):
+        runs.pack([sub.parent], tmp_path / "afile" / "x.tar.xz")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    monkeypatch.setattr(io, "_writable", lambda folder: folder != ro)  # root ignores permission bits
+    with pytest.raises(ValueError, match="ro: the folder is not writable"):
+        runs.pack([sub.parent], ro / "x.tar.xz")

@@ -367,3 +367,95 @@ def test_run_cell_cifar_pairs_columns_and_caches_models(mirror, monkeypatch, tmp
     assert run_cell_cifar(cell, dict(config, eps_test=[0.0, 0.05, 0.0], eval_batch_size=8)) == a  # cached
     assert model_file(cell, dict(config, eps_test=[0.2])) == f  # test levels do not name the network
     assert model_file(dict(cell, eps_train=0.0), config) != f and model_file(cell, dict(config, epochs=2)) != f
+
+
+# ------------------------------------------------------------------ issue 48: one input contract for arrays
+def test_sampler_draws_noise_in_floating_point_for_integer_images():
+    """``sample_uniform_ball(X_uint8, 8.0, ...)`` returned exact copies of X (offsets cast to uint8 before scaling)
+    and with ``eps=8/255, clip=(0, 1)`` every value was 1.0. Now the noise is floating point whatever X's dtype."""
+    from robeval.mscr.noise import sample_uniform_ball
+
+    X8 = np.full((2, 3), 100, dtype=np.uint8)
+    for X in (X8, X8.astype(np.int32)):
+        out = sample_uniform_ball(X, 8.0, 50, np.inf, np.random.default_rng(0))
+        assert out.dtype == np.float64 and out.shape == (2, 50, 3)
+        assert np.all(np.abs(out - 100.0) <= 8.0) and np.ptp(out) > 8.0  # noise in pixel units, not copies
+    # pixels in a [0, 1] clip box: 0..255 is divided by 255 explicitly
+    out = sample_uniform_ball(X8, 8 / 255, 50, np.inf, np.random.default_rng(0), clip=(0, 1))
+    assert np.all(np.abs(out - 100 / 255) <= 8 / 255 + 1e-12) and out.max() < 0.5 and np.ptp(out) > 8 / 255
+    # the same draws as float input in [0, 1]
+    np.testing.assert_allclose(
+        out, sample_uniform_ball(X8 / 255.0, 8 / 255, 50, np.inf, np.random.default_rng(0), clip=(0, 1))
+    )
+    with pytest.raises(ValueError, match="dtype must be a floating dtype.*got uint8.*truncated"):
+        sample_uniform_ball(X8, 8.0, 50, np.inf, np.random.default_rng(0), dtype=np.uint8)
+    with pytest.raises(ValueError, match="dtype must be a floating dtype"):
+        sample_uniform_ball(X8.astype(float), 8.0, 5, np.inf, np.random.default_rng(0), dtype=np.int32)
+    with pytest.raises(ValueError, match="integers from 0 to 300.*\\[0, 1\\]"):
+        sample_uniform_ball(np.array([[0, 300]]), 0.1, 5, np.inf, np.random.default_rng(0), clip=(0, 1))
+
+
+def test_sampler_and_separation_refuse_text_and_nan_naming_the_row():
+    from robeval.mscr.noise import sample_uniform_ball, unit_ball_offsets
+    from robeval.mscr.separation import min_class_separation
+
+    text = np.array([[0.0, 1.0], [1.0, "x"]], dtype=object)
+    with pytest.raises(ValueError, match="not a number in row 1"):
+        sample_uniform_ball(text, 0.1, 5, np.inf, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="not a number in row 1"):
+        min_class_separation(text, [0, 1])
+    nan = np.array([[0.0, 1.0], [1.0, 2.0], [np.nan, 0.0]])
+    with pytest.raises(ValueError, match="NaN or infinite values \\(first in row 2\\)"):
+        sample_uniform_ball(nan, 0.1, 5, np.inf, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="first in row 2"):
+        min_class_separation(nan, [0, 1, 0])
+    with pytest.raises(ValueError, match="floating dtype"):
+        unit_ball_offsets(2, 3, 4, np.inf, np.random.default_rng(0), dtype=np.uint8)
+    # integers stay exact in their own units for the separation: max |diff| = 3
+    assert min_class_separation(np.array([[0, 0], [3, 1]], dtype=np.int32), [0, 1]) == 3.0
+
+
+def test_mscr_summary_refuses_what_it_cannot_read():
+    """Issue 48: no eps_test = 0 rows gave an empty frame, one NaN accuracy 3 of 4 runs without a word, level=95
+    NaN margins, mean_ci(level=0) a margin of 0, a text column an obscure float conversion error."""
+    from robeval.mscr.protocol import mean_ci
+
+    df = _tidy()
+    with pytest.raises(ValueError, match="no rows with eps_test == 0"):
+        mscr_summary(df[df.eps_test != 0.0], 0.004)
+    bad = df.copy()
+    bad.loc[4, "acc"] = np.nan
+    with pytest.raises(ValueError, match="column 'acc' holds nan in row 4"):
+        mscr_summary(bad, 0.004)
+    text = df.copy()
+    text["acc"] = text["acc"].astype(str)
+    text.loc[7, "acc"] = "0.90.9"
+    with pytest.raises(ValueError, match="column 'acc' must hold numbers, but row 7 holds '0.90.9'"):
+        mscr_summary(text, 0.004)
+    lone = df.drop(index=df.index[(df.eps_test == 0.004) & (df.seed == 1) & (df.eps_train == 0.1)])
+    with pytest.raises(
+        ValueError, match="1 run\\(s\\) lack a row.*the run eps_train=0.1, seed=1 has none at eps_test = eps_min"
+    ):
+        mscr_summary(lone, 0.004)
+    with pytest.raises(ValueError, match="level must lie in \\(0, 1\\).*pass 0.95"):
+        mscr_summary(df, 0.004, level=95)
+    for level in (0.0, 1.0, -0.5):
+        with pytest.raises(ValueError, match="level must lie in \\(0, 1\\)"):
+            mean_ci([1.0, 2.0, 3.0], level=level)
+    with pytest.raises(TypeError, match="confidence level"):
+        mean_ci([1.0, 2.0], level="95%")
+    with pytest.raises(ValueError, match="level must lie"):
+        accuracy_matrix(df, level=95)
+    # hand-computed: mean 2, std 1, t_{0.975, 2} * 1 / sqrt(3) = 2.4841
+    m, s, h, n = mean_ci([1.0, 2.0, 3.0], level=0.95)
+    assert (m, s, n) == (2.0, 1.0, 3) and h == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+
+
+def test_sampler_refuses_an_allocation_it_cannot_hold():
+    """A sampler call drawing 10**6 points x 10**4 samples x 3072 dimensions is refused at once with its size."""
+    from robeval.mscr.noise import sample_uniform_ball, unit_ball_offsets
+
+    with pytest.raises(ValueError, match=r"allocate 2.29e\+05 GiB.*fewer points at a time"):
+        unit_ball_offsets(10**6, 10**4, 3072, np.inf, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="GiB"):
+        sample_uniform_ball(np.zeros((1000, 3072), np.float32), 0.1, 10**4, 2, np.random.default_rng(0))

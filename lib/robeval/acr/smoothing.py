@@ -20,6 +20,7 @@ the tab-separated format of the published certification files.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from scipy.stats import norm as _norm
 
 from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
-from robeval.core.validation import as_model, check_labels, read_output
+from robeval.core.validation import MAX_DRAWS, as_float_points, as_model, check_draw_budget, check_labels, read_output
 
 ABSTAIN = -1
 _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
@@ -256,6 +257,31 @@ class RadiusResult:
 
 
 NOISE_BLOCK = 100  # draws generated per call from an image's own stream (fixed: results do not depend on batching)
+#: Largest forward batch (noisy inputs x input size x 4 bytes) :meth:`Smooth.sample_counts` builds; a larger
+#: ``batch_size`` is refused naming it (the allocator's own failure would not), a ``batch_size`` above the draws
+#: of a call is cut to them (results do not depend on it).
+MAX_BATCH_BYTES = 2**32
+
+
+def _show_classes(values, k: int = 4) -> str:
+    vals = list(dict.fromkeys(np.asarray(values).tolist()))
+    return "[" + ", ".join(repr(v) for v in vals[:k]) + (", ...]" if len(vals) > k else "]")
+
+
+def _restores_mode(method):
+    """Run ``method`` and put every submodule of a torch base classifier back in the mode (train / eval) it had:
+    CERTIFY and PREDICT evaluate in eval mode, but the caller's model is left as it was given."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        modes = [(m, m.training) for m in self.base_classifier.modules()] if self._model.kind == "torch" else []
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            for m, training in modes:
+                m.training = training
+
+    return wrapper
 
 
 def image_generators(seed, idx, stage: int, device) -> list[torch.Generator]:
@@ -321,6 +347,17 @@ class Smooth:
             self._dtype = first.dtype if first.is_floating_point() else torch.float32
         except (AttributeError, StopIteration, TypeError):
             self._dtype = torch.float32
+        classes = self._model.classes
+        if classes is not None:
+            cl = np.asarray(classes)
+            ok = cl.dtype.kind in "biu" or (cl.dtype.kind == "f" and np.all(cl == np.round(cl)))
+            if not ok or len(cl) > self.num_classes or (len(cl) and (cl.min() < 0 or cl.max() >= self.num_classes)):
+                raise ValueError(
+                    f"base_classifier's classes_ are {_show_classes(cl)} (dtype {cl.dtype}), but Smooth counts votes "
+                    f"as class indices 0..num_classes-1 = 0..{self.num_classes - 1}. Fit the estimator on integer "
+                    "labels (np.unique(y, return_inverse=True)[1]), or pass a function that maps its predictions to "
+                    "indices, e.g. lambda x: np.searchsorted(est.classes_, est.predict(x))."
+                )
 
     # -- helpers ---------------------------------------------------------------------------
     def _as_tensor(self, x) -> torch.Tensor:
@@ -329,6 +366,8 @@ class Smooth:
                 raise ValueError(
                     "x is uint8; convert images to float in [0, 1] first (robeval.core.training.to_float_tensor)."
                 )
+            if x.dtype.kind not in "biu":  # the shared contract: text and NaN refused, naming the row
+                x = as_float_points(x, name="x", min_ndim=1, min_rows=0)
             x = torch.from_numpy(np.ascontiguousarray(x))
         if not isinstance(x, torch.Tensor):
             raise ValueError(f"x must be a numpy array or torch tensor, got {type(x).__name__}.")
@@ -338,10 +377,13 @@ class Smooth:
             raise ValueError("x contains NaN or inf values; clean the inputs first.")
         return x.to(self.device, dtype=torch.float32)
 
-    def _prepare(self, x, n, alpha, batch_size, seed, idx):
+    def _prepare(self, x, n, alpha, batch_size, seed, idx, *, n0: int = 0, allow_large=False, what="len(x) * n"):
         """Validated ``(n, alpha, batch_size)``, ``x`` as a batch tensor on the device, the image indices
         that key the noise streams; the base classifier is put in eval mode (the common start of CERTIFY
-        and PREDICT)."""
+        and PREDICT, whose :func:`_restores_mode` gives the caller's mode back).
+
+        A call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``len(x) * (n0 + n)``) is refused
+        with the time the classifier would take at its measured speed, unless ``allow_large``."""
         n = check_num_samples(n, "N")
         alpha = check_alpha(alpha)
         batch_size = check_num_samples(batch_size, "batch_size")
@@ -354,7 +396,25 @@ class Smooth:
             raise ValueError(f"idx has {len(idx)} entries for {len(x)} inputs; pass one index per input.")
         if self._model.kind == "torch":
             self.base_classifier.eval()
+        draws = len(x) * (int(n0) + n)
+        if draws > MAX_DRAWS and not (isinstance(allow_large, (bool, np.bool_)) and allow_large):
+            check_draw_budget(draws, what=what, seconds_per_draw=self._seconds_per_draw(x, batch_size),
+                              allow_large=allow_large)  # fmt: skip
         return n, alpha, batch_size, x, idx
+
+    def _seconds_per_draw(self, x: torch.Tensor, batch_size: int) -> float | None:
+        """The base classifier's measured time per noisy input (one forward batch of copies of ``x[0]``), or None
+        when the probe fails (the budget message then gives no time)."""
+        m = int(min(batch_size, 1024))
+        try:
+            with torch.no_grad():
+                probe = x[:1].expand(m, *x.shape[1:]).contiguous()
+                self._forward(probe)  # warm-up
+                t0 = time.perf_counter()
+                self._forward(probe)
+                return (time.perf_counter() - t0) / m
+        except Exception:
+            return None
 
     def _forward(self, batch: torch.Tensor, invalid: torch.Tensor | None = None) -> torch.Tensor:
         """Top class of the base classifier for a batch of noisy inputs (its output checked by :meth:`top_class`).
@@ -406,6 +466,14 @@ class Smooth:
         """
         if isinstance(out, tuple):
             read_output(out, batch_len, name="the base classifier")  # raises TypeError naming the fix
+        if not isinstance(out, torch.Tensor):
+            arr = np.asarray(out)
+            if arr.dtype.kind not in "biuf":
+                raise ValueError(
+                    f"the base classifier returned {arr.dtype} values ({_show_classes(arr.reshape(-1))}) for a batch "
+                    f"of {batch_len} inputs; Smooth counts votes as class indices 0..num_classes-1 or reads float "
+                    "logits. Map labels to indices, e.g. lambda x: np.searchsorted(classes, model.predict(x))."
+                )
         t = out if isinstance(out, torch.Tensor) else torch.as_tensor(np.asarray(out))
         where = f"the base classifier returned {tuple(t.shape)} for a batch of {batch_len} inputs"
         if t.ndim not in (1, 2) or t.shape[0] != batch_len:
@@ -492,6 +560,16 @@ class Smooth:
         b, k = x.shape[0], self.num_classes
         if len(gens) != b:
             raise ValueError(f"gens has {len(gens)} generators for {b} images; pass one per image.")
+        batch_size = int(min(batch_size, b * num))  # a larger batch is never filled: same counts, less memory
+        row_bytes = int(np.prod(x.shape[1:], dtype=np.int64)) * x.element_size()
+        if batch_size * row_bytes > MAX_BATCH_BYTES:
+            fits = max(1, MAX_BATCH_BYTES // max(row_bytes, 1))
+            raise ValueError(
+                f"batch_size={batch_size} noisy inputs of shape {tuple(x.shape[1:])} make forward batches of "
+                f"{batch_size * row_bytes / 2**30:.3g} GiB, more than this code builds at once "
+                f"({MAX_BATCH_BYTES / 2**30:.0f} GiB); pass batch_size <= {fits} (a speed setting: the results do not "
+                "depend on it)."
+            )
         counts = torch.zeros(b * k, dtype=torch.int64, device=self.device)
         # bad outputs (non-finite logits, votes out of range), read once at the end: no per-batch device sync
         invalid = torch.zeros(3, dtype=torch.int64, device=self.device)
@@ -524,8 +602,13 @@ class Smooth:
         return counts.view(b, k).cpu().numpy()
 
     # -- CERTIFY ---------------------------------------------------------------------------
-    def certify(self, x, n0: int, n: int, alpha: float, batch_size: int = 1000, *, seed, idx=None) -> CertifyResult:
+    @_restores_mode
+    def certify(
+        self, x, n0: int, n: int, alpha: float, batch_size: int = 1000, *, seed, idx=None, allow_large: bool = False
+    ) -> CertifyResult:
         """Cohen et al.'s CERTIFY for a batch of inputs.
+
+        The base classifier runs in eval mode; a torch module's train/eval mode is restored afterwards.
 
         Parameters
         ----------
@@ -544,13 +627,18 @@ class Smooth:
         idx : array_like of int, optional
             Index of each input (default ``arange(B)``): input ``i``'s noise stream is keyed by
             ``(seed, idx[i])``, so certifying a dataset in any grouping gives the same result.
+        allow_large : bool
+            Run a call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``B * (n0 + n)``), which is
+            otherwise refused with the time it would take.
 
         Returns
         -------
         CertifyResult
         """
         n0 = check_num_samples(n0, "N0")
-        n, alpha, batch_size, x, idx = self._prepare(x, n, alpha, batch_size, seed, idx)
+        n, alpha, batch_size, x, idx = self._prepare(
+            x, n, alpha, batch_size, seed, idx, n0=n0, allow_large=allow_large, what="len(x) * (n0 + n)"
+        )
         t0 = time.perf_counter()
         # selection: guess the top class from n0 draws
         counts0 = self.sample_counts(x, n0, batch_size, image_generators(seed, idx, 0, self.device))
@@ -573,6 +661,7 @@ class Smooth:
         )
 
     # -- certified accuracy at a fixed radius, sequentially ---------------------------------------
+    @_restores_mode
     def certify_radius(
         self,
         x,
@@ -585,6 +674,7 @@ class Smooth:
         seed,
         idx=None,
         n_start: int = 100,
+        allow_large: bool = False,
     ) -> RadiusResult:
         """Is ``g`` certified within L2 ``radius`` at each input? A sequential version of CERTIFY that stops
         as soon as the answer is clear, valid at level ``alpha`` under optional stopping.
@@ -620,7 +710,9 @@ class Smooth:
         radius = float(radius)
         if not math.isfinite(radius) or radius < 0:
             raise ValueError(f"radius must be a finite number >= 0, got {radius!r}.")
-        n_max, alpha, batch_size, x, idx = self._prepare(x, n_max, alpha, batch_size, seed, idx)
+        n_max, alpha, batch_size, x, idx = self._prepare(
+            x, n_max, alpha, batch_size, seed, idx, n0=n0, allow_large=allow_large, what="len(x) * (n0 + n_max)"
+        )
         schedule = sequential_schedule(n_start, n_max)
         level = alpha / len(schedule)
         threshold = float(_norm.cdf(radius / self.sigma))
@@ -659,7 +751,10 @@ class Smooth:
         )
 
     # -- PREDICT ---------------------------------------------------------------------------
-    def predict(self, x, n: int, alpha: float, batch_size: int = 1000, *, seed, idx=None) -> np.ndarray:
+    @_restores_mode
+    def predict(
+        self, x, n: int, alpha: float, batch_size: int = 1000, *, seed, idx=None, allow_large: bool = False
+    ) -> np.ndarray:
         """Cohen et al.'s PREDICT for a batch of inputs.
 
         Returns the top class among ``n`` draws when the two-sided binomial test of its count
@@ -680,7 +775,7 @@ class Smooth:
         -------
         numpy.ndarray of int64, shape (B,)
         """
-        n, alpha, batch_size, x, idx = self._prepare(x, n, alpha, batch_size, seed, idx)
+        n, alpha, batch_size, x, idx = self._prepare(x, n, alpha, batch_size, seed, idx, allow_large=allow_large)
         counts = self.sample_counts(x, n, batch_size, image_generators(seed, idx, 2, self.device))
         order = np.argsort(-counts, axis=1, kind="stable")
         rows = np.arange(len(counts))
@@ -701,6 +796,7 @@ class Smooth:
         seed: int = 0,
         idx=None,
         progress: bool = True,
+        allow_large: bool = False,
     ) -> pd.DataFrame:
         """CERTIFY every input of a dataset; one row per input.
 
@@ -713,7 +809,7 @@ class Smooth:
         x : array, shape (M, *input_shape), float
         labels : array_like, list or torch tensor of int, shape (M,)
             Class indices in ``[0, num_classes)``; float, NaN or out-of-range labels raise ValueError.
-        n0, n, alpha, batch_size : see :meth:`certify`
+        n0, n, alpha, batch_size, allow_large : see :meth:`certify` (the draw budget applies per step)
         images_per_step : int, optional
             Inputs certified together (default: enough to fill ``batch_size`` with ``n0`` draws,
             at least 1).
@@ -754,8 +850,9 @@ class Smooth:
         for s in tqdm(starts, desc="certify", disable=not progress):
             try:
                 res = self.certify(
-                    x[s : s + step], n0, n, alpha, batch_size=batch_size, seed=seed, idx=idx[s : s + step]
-                )
+                    x[s : s + step], n0, n, alpha, batch_size=batch_size, seed=seed, idx=idx[s : s + step],
+                    allow_large=allow_large,
+                )  # fmt: skip
             except Exception as exc:
                 if not parts:
                     raise

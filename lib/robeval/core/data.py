@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robeval.core.images import LAYOUTS, in_layout
-from robeval.core.paths import cache_dir
+from robeval.core.paths import cache_dir, find_root
 from robeval.core.validation import check_choice
 
 if TYPE_CHECKING:
@@ -132,6 +132,10 @@ def _candidates(rel: str) -> list[Path]:
     if (m := mirror_dir()) is not None:
         out.append(m / rel)
     out.append(cache_dir() / rel)
+    # a read-only checkout caches in the user cache, but files its data/cache holds already are still read
+    root = find_root()
+    if root is not None and not os.environ.get("ROBEVAL_CACHE_DIR") and (root / "data" / "cache") != cache_dir():
+        out.append(root / "data" / "cache" / rel)
     return out
 
 

@@ -105,3 +105,38 @@ def save_npy(path: str | os.PathLike, array: np.ndarray) -> Path:
     buf = _io.BytesIO()
     np.save(buf, np.asarray(array))
     return atomic_write_bytes(path, buf.getvalue())
+
+
+def _writable(folder: Path) -> bool:
+    """Whether this process may create files in the existing folder ``folder`` (monkeypatched in tests: root may
+    write anywhere whatever the permission bits)."""
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+def check_output_folder(path: str | os.PathLike, option: str) -> Path:
+    """``path`` as a folder that exists (created here) and can be written; ValueError naming ``option`` (e.g.
+    ``--site-dir``) and the fix when it is a file, lies below a file, or cannot be created or written."""
+    path = Path(path)
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            where = "is a file" if p == path else f"lies below {p}, which is a file"
+            raise ValueError(f"{option} {path} {where}, not a folder; pass a folder (it is created if missing).")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(
+            f"{option} {path}: the folder cannot be created ({exc.strerror or exc}); pass a folder you can write."
+        ) from None
+    if not _writable(path):
+        raise ValueError(f"{option} {path}: the folder is not writable by this user; pass a folder you can write.")
+    return path
+
+
+def check_output_file(path: str | os.PathLike, option: str) -> Path:
+    """``path`` as a file that can be written (its folder created here); ValueError naming ``option`` when it is a
+    folder, or its folder is a file or cannot be created or written."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder; pass a file name inside it, e.g. {path / 'out'}.")
+    check_output_folder(path.parent, f"{option} {path}: its folder")
+    return path

@@ -88,7 +88,9 @@ from typing import Any
 
 from robeval.core import decisions as _decisions
 from robeval.core.io import atomic_write_json, read_json
+from robeval.core.manifest import MANIFEST_KEY, results_manifest
 from robeval.core.paths import PROFILES, check_profile, results_dir
+from robeval.core.validation import check_fact_types as _check_types
 
 REPRODUCED = "reproduced"
 CONTRADICTED = "contradicted"
@@ -645,8 +647,8 @@ class Ledger:
         it is exact (e.g. "exhaustive search over all pairs", "closed form"). Holds or not: reproduced /
         contradicted for replications, consistency / erratum for reanalyses and derivations, verified / failed
         for environment checks."""
-        if not isinstance(holds, bool):
-            holds = bool(holds)
+        _check_types(f"fact {id!r}", holds=holds)
+        holds = bool(holds)
         if not basis:
             raise ValueError("basis= must say why the statement is decided exactly (no sampling error).")
         return self._record(
@@ -703,6 +705,8 @@ class Ledger:
             estimate = d if estimate is None else estimate
         elif holds is None:
             raise ValueError("consistency needs holds= (or discrepancy= and noise=).")
+        else:
+            _check_types(f"consistency {id!r}", holds=holds)
         labels.setdefault("evidence", REANALYSIS)
         return self._record(
             id, source, description, "consistency", paper, estimate, None, None, None, None, check, None,
@@ -1110,6 +1114,7 @@ class Ledger:
             decides = "an interval with a standard error (without one the row has no p-value and no family)"
         decision = _decision_of(test, verdict) if test is not None else None
         pv = None if test is None else _decisions.decision_p(test, decision)
+        _check_types(f"row {id!r}", p_value=pv, estimate=estimate, counts={"n_runs": n_runs})
         claim = Claim(
             id=id, paper=self.paper, source=source, description=description, kind=kind,
             paper_value=_round(paper_value), estimate=_round(estimate),
@@ -1250,6 +1255,8 @@ class Ledger:
                 "survives": self.survives,
                 "claims": [asdict(c) for c in self.claims],
                 "index": self.index,
+                # the result files this ledger rests on, written with it: robeval verify checks them first
+                MANIFEST_KEY: results_manifest(self.profile, self.notebook),
             },
         )
 

@@ -325,17 +325,27 @@ def scratch_outputs(folder: Path, **env: str):
                 os.environ[k] = v
 
 
-def verify(profile: str, only=None) -> list[dict]:
+def verify(profile: str, only=None, write_manifest: bool = False) -> list[dict]:
     """Rebuild every ledger of ``profile`` from its stored result files (notebooks without their compute
     cells, writing into ``build/verify/<profile>``) and compare the verdicts with the saved ledgers.
+
+    First every saved ledger's manifest of its result files (:mod:`robeval.core.manifest`: sha256 and row count of
+    each file) is checked: a result file truncated, extended, edited, added or removed since the ledger was saved
+    raises ValueError naming it, before anything is rebuilt. A ledger without a manifest is refused too, unless
+    ``write_manifest``: then its manifest of the files as they are now is written into it, but only when the
+    verdicts rebuilt from those files agree with the saved ones (for ledgers saved before manifests existed).
 
     Returns one dict per claim whose verdict changed, or that exists on one side only (empty: all agree).
     """
 
+    from robeval.core.io import atomic_write_text, read_json, to_json
+    from robeval.core.manifest import MANIFEST_KEY, check_manifest, results_manifest
     from robeval.core.paths import BUILD_DIR, results_dir
     from robeval.core.report import compare_ledgers
 
     check_profile(profile)
+    if not isinstance(write_manifest, bool):
+        raise TypeError(f"write_manifest must be True or False, got {write_manifest!r}.")
     saved_dir = results_dir(profile) / "claims"
     scratch = BUILD_DIR / "verify" / profile
     chosen = [p for p in notebooks_for_profile(profile, only) if (saved_dir / f"{p.stem}.json").is_file()]
@@ -343,13 +353,36 @@ def verify(profile: str, only=None) -> list[dict]:
         if only is not None:
             raise ValueError(f"no saved ledger of {only} under profile {profile!r} ({saved_dir}): nothing to verify.")
         return []  # a profile with no saved ledger yet (e.g. gpu before its first GPU run): nothing to compare
+    unrecorded = {}
+    for path in chosen:
+        ledger_path = saved_dir / f"{path.stem}.json"
+        try:
+            saved = read_json(ledger_path)
+        except ValueError as exc:
+            raise ValueError(
+                f"{ledger_path} is not readable JSON ({exc}); restore it (git checkout) or rebuild it."
+            ) from None
+        if not isinstance(saved, dict):
+            raise ValueError(f"{ledger_path} is not a ledger (a JSON object); restore it (git checkout) or rebuild it.")
+        if write_manifest and not isinstance(saved.get(MANIFEST_KEY), dict):
+            unrecorded[path.stem] = (ledger_path, saved, results_manifest(profile, path.stem))
+            continue
+        check_manifest(saved, ledger_path, profile)
     with scratch_outputs(scratch):
         for path in chosen:
             run_notebook(path, profile, output_dir=scratch / "notebooks", replot=True)
-    return [
+    diffs = [
         {"notebook": d["notebook"], "id": d["id"], "saved": d["ours"], "rebuilt": d["other"]}
         for d in compare_ledgers(saved_dir, scratch / "claims", notebooks=[p.stem for p in chosen])
     ]
+    differing = {d["notebook"] for d in diffs}
+    for stem, (ledger_path, saved, manifest) in unrecorded.items():
+        if stem in differing or results_manifest(profile, stem) != manifest:
+            continue  # verdicts differ (reported) or the files changed while rebuilding: no manifest is recorded
+        saved[MANIFEST_KEY] = manifest
+        atomic_write_text(ledger_path, to_json(saved))
+        print(f"[robeval] recorded the manifest of {len(manifest)} result file(s) in {ledger_path}", flush=True)
+    return diffs
 
 
 def strip_outputs(path: Path, dry_run: bool = False) -> bool:

@@ -131,15 +131,35 @@ def executed_notebooks_dir(profile: str) -> Path:
     return _mk(_folder("BUILD_DIR") / "notebooks" / profile)
 
 
+def _can_write(folder: Path) -> bool:
+    """Whether ``folder`` exists (created here if missing) and this user may create files in it. (Tests
+    monkeypatch this: root may write anywhere whatever the permission bits.)"""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
 def cache_dir() -> Path:
     """Download cache for data files: ``$ROBEVAL_CACHE_DIR``, else ``data/cache`` in a checkout, else the
-    user cache (``pooch.os_cache("robeval")``, e.g. ``~/.cache/robeval``) for an installed package."""
+    user cache (``pooch.os_cache("robeval")``, e.g. ``~/.cache/robeval``) for an installed package, or for a
+    checkout whose ``data/cache`` cannot be created or written (a read-only checkout: the data files are read from
+    the mirror, ``ROBEVAL_DATA_DIR``, and anything fetched or derived goes to the user cache)."""
     env = os.environ.get("ROBEVAL_CACHE_DIR")
     if env:
         return _mk(Path(env).expanduser())
     root = find_root()
-    if root is not None:
-        return _mk(root / "data" / "cache")
+    if root is not None and _can_write(root / "data" / "cache"):
+        return root / "data" / "cache"
     import pooch
 
-    return _mk(Path(pooch.os_cache("robeval")))
+    user = Path(pooch.os_cache("robeval"))
+    try:
+        return _mk(user)
+    except OSError as exc:
+        where = f"{root / 'data' / 'cache'} nor " if root is not None else ""
+        raise ValueError(
+            f"no writable cache folder for data files: neither {where}{user} can be written ({exc.strerror or exc}). "
+            "Set ROBEVAL_CACHE_DIR to a folder you can write."
+        ) from None

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robeval.core.errors import IncompleteResult
-from robeval.core.io import atomic_write_json, read_json, to_json
+from robeval.core.io import atomic_write_json, check_output_file, read_json, to_json
 from robeval.core.paths import results_dir
 
 if TYPE_CHECKING:
@@ -659,6 +659,22 @@ def _import_fn(name: str) -> Callable:
     return obj
 
 
+def _store_config(path: Path) -> dict:
+    """A sub-store's ``config.json``: a JSON object with the cell function's name ``fn`` (text) and ``config`` (an
+    object); ValueError naming the file otherwise."""
+    try:
+        meta = read_json(path)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not readable JSON ({exc}); the store is damaged: rerun its grid.") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("fn"), str) or not isinstance(meta.get("config"), dict):
+        keys = sorted(meta) if isinstance(meta, dict) else type(meta).__name__
+        raise ValueError(
+            f"{path} is not a grid store's config (it needs 'fn', the cell function's name, and 'config'; it has "
+            f"{keys}); the store was not written by robeval.core.runs or was altered: rerun its grid."
+        )
+    return meta
+
+
 def adopt(
     store: str | os.PathLike,
     *,
@@ -709,7 +725,16 @@ def adopt(
         raise ValueError(f"{source} holds no grid sub-store (config-*/config.json); pass the grid's store folder.")
     report = []
     for sub in subs:
-        meta = read_json(sub / "config.json")
+        if checksums is not None:  # a pack's config.json is verified before anything of it is read
+            listed = checksums.get(sub.name) or {}
+            if listed.get("config.json") != _file_digest(sub / "config.json"):
+                why = "lists no checksum for it" if "config.json" not in listed else "recorded other bytes for it"
+                raise RuntimeError(
+                    f"{sub.name}/config.json fails its checksum (the pack's manifest {why}), so nothing of this "
+                    "sub-store is adopted. Take the pack as it was written (e.g. `git checkout -- PACK`) or rerun the "
+                    "grid to recompute its cells."
+                )
+        meta = _store_config(sub / "config.json")
         fn = _import_fn(meta["fn"])
         config = meta["config"]
         target = store / f"config-{config_identity(config, fn)}"
@@ -1014,6 +1039,7 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
     out = Path(out)
     if not out.name.endswith(".tar.xz"):
         raise ValueError(f"the pack's name must end in .tar.xz, got {out.name!r}.")
+    check_output_file(out, "the pack")  # a file where its folder should be, a read-only folder: said first
     stores = [Path(s) for s in stores]
     if not stores:
         raise ValueError("no grid store to pack; name at least one store folder.")
@@ -1048,16 +1074,23 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
                 "sha256": {p.name: _file_digest(p) for p in extra + cells},
             }
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
-    with tarfile.open(tmp, "w:xz", preset=9) as tf:
-        blob = to_json(manifest).encode()
-        info = tarfile.TarInfo("MANIFEST.json")
-        info.size, info.mtime = len(blob), int(time.time())
-        tf.addfile(info, _io.BytesIO(blob))
-        for arcname, path in members:
-            tf.add(path, arcname=arcname, recursive=False)
-    os.replace(tmp, out)
+    try:
+        with tarfile.open(tmp, "w:xz", preset=9) as tf:
+            blob = to_json(manifest).encode()
+            info = tarfile.TarInfo("MANIFEST.json")
+            info.size, info.mtime = len(blob), int(time.time())
+            tf.addfile(info, _io.BytesIO(blob))
+            for arcname, path in members:
+                tf.add(path, arcname=arcname, recursive=False)
+        os.replace(tmp, out)
+    except OSError as exc:
+        if tmp.exists():
+            tmp.unlink()
+        raise ValueError(
+            f"the pack {out} could not be written ({exc.strerror or exc}); pass a path in a folder you can write, "
+            "with room for it."
+        ) from None
     return manifest
 
 
@@ -1073,27 +1106,51 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     archive = Path(archive)
     if not archive.is_file():
         raise ValueError(f"{archive}: no such pack; make one with `robeval grids --pack FILE.tar.xz`.")
+    import lzma
+    import zlib
+
+    broken = (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error)
     try:
         tf = tarfile.open(archive, "r:xz")
-    except (tarfile.TarError, OSError) as exc:
+    except broken as exc:
         raise ValueError(
-            f"{archive} is not a grid pack (an xz-compressed tar from `robeval grids --pack`): {exc}"
+            f"{archive} is not a grid pack (an xz-compressed tar from `robeval grids --pack`): {exc or type(exc).__name__}"
         ) from None
     with tf:
-        members = tf.getmembers()
-        seen = set()
-        for m in members:
-            if not m.isfile() or not _pack_member_ok(m.name) or m.name in seen:
-                why = "twice" if m.name in seen else "which is not part of a grid pack"
-                raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
-            seen.add(m.name)
+        # every member is read (and so the whole archive decompressed) before anything is written: a pack cut
+        # short (a partial copy) or corrupted is refused here, with nothing extracted
+        try:
+            members = tf.getmembers()
+            seen = set()
+            for m in members:
+                if not m.isfile() or not _pack_member_ok(m.name) or m.name in seen:
+                    why = "twice" if m.name in seen else "which is not part of a grid pack"
+                    raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
+                seen.add(m.name)
+            data = {m.name: tf.extractfile(m).read() for m in members}
+            while tf.fileobj.read(1 << 20):  # to the end of the xz stream: a cut-off index or footer fails here
+                pass
+        except broken as exc:
+            raise ValueError(
+                f"{archive} is truncated or corrupted ({type(exc).__name__}: {exc or 'unexpected end of data'}); "
+                "nothing was extracted. Copy the pack again in full (compare its size or sha256 with the original)."
+            ) from None
         if "MANIFEST.json" not in seen:
             raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
-        manifest = json.loads(tf.extractfile("MANIFEST.json").read())
+        try:
+            manifest = json.loads(data["MANIFEST.json"])
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(
+                f"{archive}: its MANIFEST.json is not valid JSON ({exc}); the pack was not written by `robeval grids "
+                "--pack` or was altered. Repack the stores with `robeval grids --pack`."
+            ) from None
         if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
             found = manifest.get("format") if isinstance(manifest, dict) else None
             raise ValueError(f"{archive}: unknown pack format {found!r} (this code reads {PACK_FORMAT!r}).")
-        if not isinstance(manifest.get("stores"), dict):
+        stores = manifest.get("stores")
+        if not isinstance(stores, dict) or not all(
+            isinstance(subs, dict) and all(isinstance(m, dict) for m in subs.values()) for subs in stores.values()
+        ):
             raise ValueError(
                 f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
             )
@@ -1108,7 +1165,7 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
                 raise ValueError(f"{archive}: member {m.name!r} would be written outside {dest}; refusing.")
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(f".{target.name}.unpack.tmp")
-            tmp.write_bytes(tf.extractfile(m).read())
+            tmp.write_bytes(data[m.name])
             os.replace(tmp, target)
             os.utime(target, (m.mtime, m.mtime))
     return manifest

@@ -545,8 +545,14 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
     check_profile(profile)
     if not isinstance(execute, bool):
         raise TypeError(f"execute must be True or False, got {type(execute).__name__}.")
-    site_dir = Path(site_dir) if site_dir is not None else project.BUILD_DIR / "site"
-    work = Path(work_dir) if work_dir is not None else project.BUILD_DIR / "site-src" / profile
+    from robeval.core.io import check_output_folder
+
+    site_dir = check_output_folder(
+        site_dir if site_dir is not None else project.BUILD_DIR / "site", "site_dir (--site-dir)"
+    )
+    work = check_output_folder(
+        work_dir if work_dir is not None else project.BUILD_DIR / "site-src" / profile, "work_dir"
+    )
     stored = {led["notebook"]: led for led in load_ledgers(profile)}
     chosen = notebook_paths(only) if only else [p for p in notebook_paths() if p.stem in stored]
     missing = [p.stem for p in chosen if p.stem not in stored]

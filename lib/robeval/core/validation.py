@@ -579,3 +579,221 @@ class ModelAdapter:
 def as_model(model, *, name: str = "model", batch_size: int = 4096) -> ModelAdapter:
     """:class:`ModelAdapter` around ``model`` (a scikit-learn estimator, torch module or callable)."""
     return ModelAdapter(model, name=name, batch_size=batch_size)
+
+
+# ------------------------------------------------------------------------------------- one input contract
+#: Largest number of noise draws (inputs x draws per input) one call makes without ``allow_large=True``: 1e9 draws
+#: of a model are minutes to hours on an accelerator; a typo (n=10**12) would be months.
+MAX_DRAWS = 10**9
+
+
+def check_level(level, name: str = "level") -> float:
+    """A confidence level as a fraction in (0, 1) (0.95, not 95); TypeError / ValueError naming the fix."""
+    if isinstance(level, bool) or not isinstance(level, (Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a confidence level in (0, 1), e.g. 0.95; got {level!r}.")
+    value = float(level)
+    if not math.isfinite(value) or not 0 < value < 1:
+        hint = f" (a percentage? pass {value / 100:g})" if 1 < value < 100 else ""
+        raise ValueError(f"{name} must lie in (0, 1), e.g. 0.95; got {level!r}{hint}.")
+    return value
+
+
+def check_float_dtype(dtype, name: str = "dtype"):
+    """``dtype`` as a numpy floating dtype; ValueError for an integer (or other) dtype, which would truncate noise."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{name} must be a numpy floating dtype such as np.float32, got {dtype!r}.") from None
+    if not np.issubdtype(dt, np.floating):
+        raise ValueError(
+            f"{name} must be a floating dtype (float32 or float64), got {dt}: noise offsets in an integer dtype are "
+            "truncated (uniform(-1, 1) becomes 0), so every noisy point would equal its centre. Pass "
+            f"{name}=np.float32, and round and clip the result yourself if you need integer pixels."
+        )
+    return dt
+
+
+def as_float_points(
+    X, *, name: str = "X", unit_interval: bool = False, dtype=None, min_ndim: int = 2, min_rows: int = 1
+) -> np.ndarray:
+    """Points or images ``X`` (n, d) or (n, *shape) as a finite floating-point array: the one input contract of the
+    samplers, class separation and certification.
+
+    * text, object or complex arrays are refused (ValueError naming the first row that is not a number);
+    * NaN or infinite values are refused, naming the first row holding one;
+    * integers are converted explicitly: with ``unit_interval`` (the function works in [0, 1] intensity units) as
+      pixels 0..255 divided by 255 (other integer values are refused with the fix); otherwise as numbers in their
+      own units (``float64``), so noise added to them is never truncated to an integer dtype;
+    * ``dtype`` (default float64, float32 for float32 input) must be a floating dtype: an integer output dtype
+      would truncate every noise offset (refused with the fix).
+
+    Returns
+    -------
+    numpy.ndarray of ``dtype``, the shape of ``X``.
+    """
+    arr = to_numpy(X)
+    if dtype is not None:
+        dtype = check_float_dtype(dtype)
+    if arr.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have shape (n, d) or (n, *shape), got {arr.shape}; use {name}.reshape(-1, 1) for 1-D data "
+            f"or {name}[None] for a single point."
+        )
+    if arr.shape[0] < min_rows:
+        raise ValueError(f"{name} has {arr.shape[0]} rows; at least {min_rows} needed.")
+    if arr.dtype.kind not in "biuf":
+        flat = arr.reshape(len(arr), -1)
+        for i, row in enumerate(flat):
+            if not all(isinstance(v, (Real, np.number)) and not isinstance(v, (bool, np.bool_)) for v in row.tolist()):
+                raise ValueError(
+                    f"{name} must hold numbers, got dtype {arr.dtype} with a value that is not a number in row {i} "
+                    f"({row[:3].tolist()!r}...); convert the data to a float array (e.g. np.asarray({name}, "
+                    "dtype=float)) after fixing that row."
+                )
+        arr = arr.astype(np.float64)
+    if arr.dtype.kind in "biu":
+        if unit_interval:
+            lo, hi = (int(arr.min()), int(arr.max())) if arr.size else (0, 0)
+            if lo < 0 or hi > 255:
+                raise ValueError(
+                    f"{name} holds integers from {lo} to {hi}, but this call works in [0, 1] intensity units: only "
+                    f"pixels 0..255 are converted (divided by 255). Pass {name} as floats in [0, 1]."
+                )
+            out_dtype = np.float64 if dtype is None else dtype
+            return (arr.astype(np.float64) / 255.0).astype(out_dtype, copy=False)
+        return arr.astype(np.float64 if dtype is None else dtype)
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr.reshape(len(arr), -1)))[0]
+        raise ValueError(
+            f"{name} contains NaN or infinite values (first in row {bad[0]}); drop or impute those rows first."
+        )
+    if dtype is None:
+        dtype = np.float32 if arr.dtype == np.float32 else np.float64
+    return arr.astype(dtype, copy=False)
+
+
+def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = True, hint: str = ""):
+    """Column ``column`` of the DataFrame ``df`` as a float64 Series (same index): ValueError naming the first row
+    whose value is text (e.g. a CSV column read as strings) or, with ``finite``, NaN / infinite."""
+    import pandas as pd
+
+    col = df[column]
+    where = name
+    source = df.attrs.get("source") if isinstance(getattr(df, "attrs", None), dict) else None
+    if source:
+        where = f"{name} (read from {source})"
+    values = pd.to_numeric(col, errors="coerce")
+    text = values.isna() & col.notna()
+    if col.dtype.kind == "b":
+        text = col.notna()  # True/False is not a number in a results column
+    if text.any():
+        i = text.to_numpy().argmax()
+        raise ValueError(
+            f"{where}: column {column!r} must hold numbers, but row {col.index[i]!r} holds {col.iloc[i]!r} (dtype "
+            f"{col.dtype}); fix that row (or the file it was read from)." + (f" {hint}" if hint else "")
+        )
+    values = values.astype(np.float64)
+    if finite and not np.all(np.isfinite(values.to_numpy())):
+        i = (~np.isfinite(values.to_numpy())).argmax()
+        raise ValueError(
+            f"{where}: column {column!r} holds {float(values.iloc[i])!r} in row {col.index[i]!r}; a failed or missing run "
+            "cannot be averaged silently. Drop that run's rows (every eps_test of it) or recompute it."
+            + (f" {hint}" if hint else "")
+        )
+    return values
+
+
+def check_draw_budget(draws: int, *, what: str, seconds_per_draw: float | None = None, allow_large=False) -> None:
+    """ValueError when one call would make ``draws`` model evaluations, more than :data:`MAX_DRAWS`, unless
+    ``allow_large``: the message gives the time estimate (``seconds_per_draw``, measured by the caller) and the fix.
+    ``what`` names the arguments that set the number, e.g. ``"len(x) * (n0 + n)"``."""
+    if not isinstance(allow_large, (bool, np.bool_)):
+        raise TypeError(f"allow_large must be True or False, got {allow_large!r}.")
+    if draws <= MAX_DRAWS or allow_large:
+        return
+    when = ""
+    if seconds_per_draw is not None and seconds_per_draw > 0:
+        seconds = seconds_per_draw * draws
+        days = seconds / 86400
+        when = (
+            f"; classifying them alone would take about {days:.3g} days"
+            if days >= 1
+            else f"; classifying them alone would take about {seconds / 3600:.3g} hours"
+        ) + " at this model's measured speed"
+    raise ValueError(
+        f"this call would make {draws:.3g} noise draws ({what}), more than MAX_DRAWS = {MAX_DRAWS:.0e}{when}. Check "
+        "the number of draws (Cohen et al. use n0=100, n=100000 per input), or pass allow_large=True to run it."
+    )
+
+
+_UNSET = object()
+
+
+#: Largest array one call of a sampler allocates (bytes); more is refused with the size and how to chunk.
+MAX_ARRAY_BYTES = 2**33
+
+
+def check_allocation(shape, itemsize: int, *, what: str, fix: str) -> None:
+    """ValueError when an array of ``shape`` and ``itemsize`` bytes per value would exceed :data:`MAX_ARRAY_BYTES`
+    (8 GiB): the message gives its size, what sets it (``what``) and the fix (``fix``), instead of an allocator's
+    failure or a machine swapping for hours."""
+    nbytes = float(np.prod([float(v) for v in shape])) * itemsize
+    if nbytes > MAX_ARRAY_BYTES:
+        raise ValueError(
+            f"this call would allocate {nbytes / 2**30:.3g} GiB ({what} = {' x '.join(map(str, shape))} values of "
+            f"{itemsize} bytes), more than {MAX_ARRAY_BYTES / 2**30:.0f} GiB; {fix}"
+        )
+
+
+def check_fact_types(row: str, *, holds=_UNSET, p_value=None, estimate=None, counts=None) -> None:
+    """The types a ledger row records, checked at record time (ValueError / TypeError naming the row ``row``).
+
+    ``holds`` must be a bool (``True``/``False`` or a numpy bool; a string such as ``"False"`` or a NaN is truthy
+    and would be recorded as holding); ``p_value`` a finite number in [0, 1]; ``estimate`` None, a bool, a finite
+    number, a string, or a list / tuple / dict of those; ``counts`` (``{name: value}``) non-negative integers.
+    """
+    if holds is not _UNSET and not isinstance(holds, (bool, np.bool_)):
+        raise TypeError(
+            f"{row}: holds must be True or False, got {holds!r} ({type(holds).__name__}); a string or NaN is "
+            "truthy and would be recorded as holding. Pass the comparison itself, e.g. holds=bool(a == b)."
+        )
+    if p_value is not None:
+        if isinstance(p_value, (bool, np.bool_)) or not isinstance(p_value, (Real, np.floating, np.integer)):
+            raise TypeError(f"{row}: the p-value must be a number in [0, 1], got {p_value!r}.")
+        if not math.isfinite(float(p_value)) or not 0 <= float(p_value) <= 1:
+            raise ValueError(f"{row}: the p-value must be a finite number in [0, 1], got {p_value!r}.")
+    if estimate is not None:
+        _check_estimate(row, estimate)
+    for key, value in (counts or {}).items():
+        if value is None:
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
+            if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+                value = int(value)
+            else:
+                raise TypeError(f"{row}: {key} must be a whole number (a count), got {value!r}.")
+        if value < 0:
+            raise ValueError(f"{row}: {key} must be a count >= 0, got {value!r}.")
+
+
+def _check_estimate(row: str, value, depth: int = 0) -> None:
+    if value is None or isinstance(value, (bool, np.bool_, str)):
+        return
+    if isinstance(value, (Real, np.floating, np.integer)):
+        if not math.isfinite(float(value)):
+            raise ValueError(
+                f"{row}: the estimate is {value!r}; a NaN or infinite estimate cannot be recorded. Record the row "
+                "with Ledger.unavailable(..., why=...) if the statistic cannot be computed."
+            )
+        return
+    if isinstance(value, (list, tuple, dict)) and depth < 3:
+        for v in value.values() if isinstance(value, dict) else value:
+            _check_estimate(row, v, depth + 1)
+        return
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        _check_estimate(row, value.tolist(), depth + 1)
+        return
+    raise TypeError(
+        f"{row}: the estimate must be a number, a string or a list of numbers, got {type(value).__name__} "
+        f"({value!r:.60}); pass float(...) or str(...)."
+    )

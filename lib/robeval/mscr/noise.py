@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from robeval.core.seeding import as_generator
-from robeval.core.validation import check_eps
+from robeval.core.validation import as_float_points, check_allocation, check_eps, check_float_dtype
 from robeval.mscr.separation import check_norm
 
 __all__ = ["unit_ball_offsets", "sample_offsets", "sample_uniform_ball", "radial_cdf"]
@@ -68,7 +68,12 @@ def unit_ball_offsets(n: int, k: int, d: int, norm, rng: np.random.Generator, dt
     k = _check_count("k", k)
     d = _check_count("d", d)
     rng = as_generator(rng, "rng")
+    dtype = check_float_dtype(dtype)
     shape = (n, k, d)
+    check_allocation(
+        shape, 8, what="points n x samples k x dimension d",
+        fix="draw the noise for fewer points at a time (e.g. X[i : i + m]) or fewer samples k.",
+    )  # fmt: skip
     if isinstance(norm, str) and norm.lower() == "gaussian":
         return rng.standard_normal(shape, dtype=dtype)
     p = check_norm(norm)
@@ -103,7 +108,9 @@ def sample_uniform_ball(X, eps: float, k: int, norm, rng: np.random.Generator, *
     Parameters
     ----------
     X : array_like, shape (n, d) or (n, *shape)
-        Centres (finite floats); images keep their shape.
+        Centres (finite numbers); images keep their shape. Integer input is converted explicitly: with a ``clip``
+        box inside [0, 1], integer pixels 0..255 are divided by 255 (other integers are refused); otherwise the
+        integers are taken as floats in their own units. Text and NaN are refused, naming the row.
     eps : float >= 0
         Ball radius in the units of ``X`` (std for ``norm="gaussian"``). ``eps = 0`` returns k copies.
     k : int >= 1
@@ -114,33 +121,29 @@ def sample_uniform_ball(X, eps: float, k: int, norm, rng: np.random.Generator, *
     clip : tuple (lo, hi), optional
         Clip the noisy points to a box (e.g. (0, 1) for images). Clipping moves mass to the box faces;
         leave it None for the exact ball distribution.
-    dtype : numpy dtype, optional
-        Output dtype; default float64 (float32 if X is float32).
+    dtype : numpy floating dtype, optional
+        Output dtype; default float64 (float32 if X is float32). An integer dtype is refused: the offsets would
+        be truncated to 0.
 
     Returns
     -------
     numpy.ndarray, shape (n, k, d) or (n, k, *shape)
         ``out[i, j] = X[i] + offset_ij`` with ``||offset_ij||_p <= eps``.
     """
-    X = np.asarray(X)
-    if X.ndim < 2:
-        raise ValueError(f"X must have shape (n, d) or (n, *shape), got {X.shape}; use X.reshape(-1, 1) for 1-D data")
-    if not np.issubdtype(X.dtype, np.number):
-        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X contains NaN or inf; clean the data before augmenting it")
     eps = check_eps(eps)
     k = _check_count("k", k)
-    if clip is not None:
-        _check_clip(clip)
-    if dtype is None:
-        dtype = np.float32 if X.dtype == np.float32 else np.float64
+    box = None if clip is None else _check_clip(clip)
+    # one input contract (robeval.core.validation.as_float_points): noise is drawn and added in floating point
+    # whatever X's dtype; integer pixels are divided by 255 where the clip box says the data live in [0, 1]
+    unit = box is not None and box[0] >= 0 and box[1] <= 1
+    X = as_float_points(X, name="X", unit_interval=unit, dtype=dtype)
+    dtype = X.dtype
     n, shape = X.shape[0], X.shape[1:]
     d = int(np.prod(shape))
     flat = X.reshape(n, 1, d).astype(dtype, copy=False)
     out = flat + sample_offsets(n, k, d, eps, norm, rng, dtype=dtype)
-    if clip is not None:
-        np.clip(out, *_check_clip(clip), out=out)
+    if box is not None:
+        np.clip(out, *box, out=out)
     return out.reshape((n, k) + shape)
 
 

@@ -39,11 +39,14 @@ import pandas as pd
 
 from robeval.core.seeding import keyed
 from robeval.core.validation import (
+    as_float_points,
     as_model,
     check_eps,
     check_features,
     check_frame,
     check_labels,
+    check_level,
+    check_numeric_column,
     check_positive,
     check_unique_runs,
 )
@@ -108,9 +111,9 @@ def augment(X, y, eps: float, k: int, norm, rng: np.random.Generator):
     (X_aug (n*k, d) float64, y_aug (n*k,)); copies of point i are rows i*k .. i*k+k-1.
     """
     eps = check_eps(eps)
+    X = as_float_points(X, name="X", dtype=np.float64)  # the shared contract: text / NaN refused naming the row
     if eps == 0:
-        return np.asarray(X, dtype=np.float64), np.asarray(y)
-    X = np.asarray(X, dtype=np.float64)
+        return X, np.asarray(y)
     n, d = X.shape
     off = unit_ball_offsets(n, k, d, norm, rng)
     return (X[:, None, :] + eps * off).reshape(n * k, d), np.repeat(y, k)
@@ -359,19 +362,42 @@ def mscr_per_run(df: pd.DataFrame, eps_min: float, *, by=("eps_train",)) -> pd.D
     check_unique_runs(
         df, ("seed", *by, "eps_test"), "df", hint="Each run (seed, training level) has one accuracy per eps_test."
     )
+    hint = "Each run (seed, training level) needs a finite accuracy at eps_test = 0 and at eps_test = eps_min."
+    df = df.assign(
+        eps_test=check_numeric_column(df, "eps_test", "df", hint=hint),
+        acc=check_numeric_column(df, "acc", "df", hint=hint),
+    )
     clean = df[_match_eps(df["eps_test"], 0.0)].set_index(keys)["acc"]
     rob = df[_match_eps(df["eps_test"], eps_min)].set_index(keys)["acc"]
+    if clean.empty:
+        raise ValueError(
+            "df has no rows with eps_test == 0: the clean accuracy that normalises the MSCR is missing; evaluate "
+            "every run at eps_test = 0 too (include 0 in eps_test)."
+        )
     if rob.empty:
         raise ValueError(f"no rows with eps_test == eps_min = {eps_min}; include eps_min in eps_test")
-    out = pd.DataFrame({"acc_clean": clean, "acc_rob": rob}).dropna()
+    out = pd.DataFrame({"acc_clean": clean, "acc_rob": rob})
+    lone = out[out.isna().any(axis=1)]
+    if len(lone):
+        key = lone.index[0] if isinstance(lone.index[0], tuple) else (lone.index[0],)
+        run = ", ".join(f"{k}={getattr(v, 'item', lambda v=v: v)()!r}" for k, v in zip(keys, key))
+        missing = "eps_test = 0" if np.isnan(lone.iloc[0]["acc_clean"]) else f"eps_test = eps_min = {eps_min}"
+        raise ValueError(
+            f"{len(lone)} run(s) lack a row at one of the two noise levels, e.g. the run {run} has none at {missing}; the "
+            f"MSCR of such a run cannot be computed, and leaving it out would change n silently. {hint}"
+        )
     out["mscr"] = mscr_value(out["acc_clean"], out["acc_rob"])
     return out.reset_index()
 
 
 def mean_ci(values, level: float = 0.95) -> tuple[float, float, float, int]:
-    """Mean, sample std and the t-based half-width of the ``level`` CI of the mean: (mean, std, margin, n)."""
+    """Mean, sample std and the t-based half-width of the ``level`` CI of the mean: (mean, std, margin, n).
+
+    ``level`` is a fraction in (0, 1) (0.95, not 95; ValueError otherwise). NaN values are left out (n counts the
+    finite ones); :func:`mscr_summary` refuses NaN accuracies before they reach here, naming the row."""
     from scipy import stats
 
+    level = check_level(level)
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     n = v.size
@@ -391,6 +417,7 @@ def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = Tr
     in percent when ``percent``.
     """
     scale = 100.0 if percent else 1.0
+    level = check_level(level)
     check_frame(df, ("seed", "eps_train", "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d).")
     check_unique_runs(df, ("seed", "eps_train", "eps_test"), "df", hint="Each run has one accuracy per cell.")
     stats_ = df.groupby(["eps_test", "eps_train"])["acc"].apply(lambda s: mean_ci(s * scale, level))
@@ -401,7 +428,12 @@ def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = Tr
 
 
 def mscr_summary(df: pd.DataFrame, eps_min: float, *, by=("eps_train",), level: float = 0.95) -> pd.DataFrame:
-    """MSCR (percent) mean, std, CI margin and n over runs, per ``by`` group."""
+    """MSCR (percent) mean, std, CI margin and n over runs, per ``by`` group.
+
+    ``df``: tidy rows (``seed``, ``eps_test``, ``acc`` as a fraction, and the ``by`` columns); every run needs a
+    finite accuracy at ``eps_test = 0`` and at ``eps_min`` (ValueError naming the row or run otherwise: text, NaN
+    or a missing level is never dropped in silence). ``level``: confidence level in (0, 1)."""
+    level = check_level(level)
     per = mscr_per_run(df, eps_min, by=by)
     rows = []
     for key, grp in per.groupby(list(by)):

@@ -26,7 +26,7 @@ import math
 import numpy as np
 import torch
 
-from robeval.core.validation import check_labels, check_positive, check_X_y, to_numpy
+from robeval.core.validation import as_float_points, check_labels, check_positive, check_X_y, to_numpy
 
 __all__ = [
     "NORMS",
@@ -70,6 +70,8 @@ def _check_labelled(X, y, pixel_units: bool = False):
             "(eps_min) are in [0, 1] intensity units. Pass X.astype(np.float64) / 255, or pass pixel_units=True "
             "to compute exactly in pixel units and divide the result by 255 yourself."
         )
+    if X.dtype.kind not in "biu":  # the shared contract: text and NaN refused naming the row (integers stay exact)
+        X = as_float_points(X, name="X", min_rows=0)
     X, y = check_X_y(X, y, X_ndim=None, min_ndim=2, min_rows=2, min_classes=2)
     return X.reshape(len(X), -1), y
 
