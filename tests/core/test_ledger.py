@@ -587,11 +587,14 @@ def test_the_seven_rows_a_gpu_rerun_flipped_are_flagged_on_the_cpu_ledgers():
         "03_msd_powerset": ["Fig4_solarize_impulse_noise", "Fig5_methods_follow_trend"],
     }  # fmt: skip
     was_decided = {"T1_gain_c_augmix", "T1_less_gain_cbar_augmix", "T1_delta_augmix_gt_autoaugment",
-                   "S53_cifar_mscr_positive", "Fig4_solarize_impulse_noise"}  # fmt: skip
+                   "Fig4_solarize_impulse_noise"}  # fmt: skip
     for nb, ids in flipped.items():
         rows = _committed(nb)
         for cid in ids:
             r = rows[cid]
+            if cid == "S53_cifar_mscr_positive":  # issue 45, item 6: our eps_train = 0 runs do not show the mechanism
+                assert r["verdict"] == NOT_COMPARABLE and "not shown on our runs" in r["mechanism"]
+                continue
             assert r["verdict"] == INCONCLUSIVE, (nb, cid, r["verdict"])
             assert r["family"] == nb and r["family_size"] >= 4 and r["p_adjusted"] > 0.05
             if cid in was_decided:
