@@ -83,273 +83,115 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from robeval.core import decisions as _decisions
-from robeval.core.io import atomic_write_json, read_json
-from robeval.core.manifest import MANIFEST_KEY, results_manifest
-from robeval.core.paths import PROFILES, check_profile, results_dir
+from robeval.core.ledger_readings import _ReadingsMixin
+from robeval.core.ledger_store import _StoreMixin, check_saved_ledger, load_claims, load_ledgers
+from robeval.core.ledger_vocab import (
+    _DECIDED,
+    _LABELS,
+    ABOUT,
+    ALLOWED,
+    CONSISTENCY,
+    CONTRADICTED,
+    DERIVATION,
+    ENVIRONMENT,
+    ERRATUM,
+    EVIDENCE,
+    EXACT,
+    FAILED,
+    INCONCLUSIVE,
+    KINDS,
+    MIN_BOOTSTRAP_N,
+    MIN_TRAININGS,
+    MODELS,
+    NOISE_BASES,
+    NOT_COMPARABLE,
+    PAPERS,
+    REANALYSIS,
+    REPLICATION,
+    REPRODUCED,
+    ROUNDING,
+    RUN_SPREAD,
+    SAMPLING,
+    SCALED,
+    TRAINING_UNITS,
+    UNIT_LIMITS,
+    UNITS,
+    VERDICTS,
+    VERIFIED,
+    Claim,
+    _decision_of,
+    _finite,
+    _interval,
+    _invalid_small_n,
+    _Need,
+    _round,
+    check_verdict,
+    check_vocabulary,
+    comparable_span,
+    holm,
+    is_scaled,
+    p_value,
+    phrase_need,
+    table_differences,
+)
+from robeval.core.paths import PROFILES, check_profile
 from robeval.core.validation import check_fact_types as _check_types
 
-REPRODUCED = "reproduced"
-CONTRADICTED = "contradicted"
-INCONCLUSIVE = "inconclusive"
-NOT_COMPARABLE = "not comparable"
-CONSISTENCY = "consistency"
-ERRATUM = "erratum"
-VERIFIED = "verified"
-FAILED = "failed"
-VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, CONSISTENCY, ERRATUM, VERIFIED, FAILED)
-KINDS = ("value", "comparison", "trend", "fact", "consistency", "readings", "table")
-
-REPLICATION = "replication"
-SCALED = "scaled replication"
-REANALYSIS = "reanalysis"
-DERIVATION = "derivation"
-ENVIRONMENT = "environment"
-EVIDENCE = (REPLICATION, SCALED, REANALYSIS, DERIVATION, ENVIRONMENT)
-
-ALLOWED = {
-    REPLICATION: (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE),
-    SCALED: (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE),
-    REANALYSIS: (CONSISTENCY, ERRATUM, INCONCLUSIVE, NOT_COMPARABLE),
-    DERIVATION: (CONSISTENCY, ERRATUM, INCONCLUSIVE, NOT_COMPARABLE),
-    ENVIRONMENT: (VERIFIED, FAILED),
-}
-
-# what n counts -> whether each unit is an independent training of a model (the only unit that can decide a
-# claim about training methods or models)
-UNITS = {
-    "training runs": True,  # networks trained from scratch with independent seeds
-    "forest runs": True,  # random forests / 1-NN fitted on independent splits and noise
-    "fine-tuning runs": True,  # independent fine-tunings of one pretrained network
-    "Monte-Carlo repetitions": False,  # independent re-estimates with one fixed model
-    "test images": False,  # test images of one model
-    "test points": False,  # test points of one model
-    "test hours": False,  # test samples (hours) of one fog model
-    "schemes": False,  # augmentation schemes sharing one network
-    "corruptions": False,  # corruption types evaluated on one model
-    "grid points": False,  # points of a grid in a closed-form analysis
-    "published models": False,  # the authors' released models, one per method
-    "trials": False,  # simulation trials
-    "none (exact)": False,  # no sampling: an exact computation, a closed form, a file compared with a file
-}
-MIN_BOOTSTRAP_N = 10  # a percentile bootstrap over fewer independent units has no useful coverage
-MIN_TRAININGS = 3  # a claim about models/training methods needs at least this many independent trainings
-TRAINING_UNITS = tuple(u for u, independent in UNITS.items() if independent)
-# how many units of a kind exist in this world, where that is a fixed fact: a row never asks for more (a row may
-# say its own with ``available=``, e.g. the ImageNet validation images of a released certification file)
-UNIT_LIMITS = {
-    "schemes": 512,  # the powerset of AugMix's nine base operations (MSD)
-    "corruptions": 15,  # CIFAR-10-C's corruption types, the most of any benchmark here (C-bar has 10)
-    "test images": 10_000,  # the CIFAR-10 test set
-}
-
-
-@dataclass(frozen=True)
-class _Need:
-    """What would decide an inconclusive row: ``n`` units (None: no number does), phrased in the row's unit by
-    :meth:`Ledger._record` once the unit is known (issue 45, item 5)."""
-
-    n: int | None
-    now: int | None
-    suffix: str = ""
-    fallback: str = ""
-
-    def __add__(self, more: str) -> _Need:
-        return _Need(self.n, self.now, self.suffix + more, self.fallback)
-
-
-def phrase_need(n, now, unit: str, about: str, available=None) -> str:
-    """``decides`` for a row that ``n`` of its units would decide: never more units than exist (``available``, else
-    :data:`UNIT_LIMITS`), and for a claim about models the trainings it needs, not more test units of one model."""
-    limit = available if available is not None else UNIT_LIMITS.get(unit)
-    if about == MODELS and unit not in TRAINING_UNITS:
-        return (
-            f"independent trainings: the claim is about models, so more {unit} of the same models cannot decide it"
-            + (f" (≈{n} {unit} would only narrow this interval)" if n else "")
-        )
-    if n is None:
-        return f"no number of our {unit}"
-    if limit is not None and n > limit:
-        return f"more {unit} than exist (≈{n} needed, {limit} exist): nothing this world holds decides it"
-    return f"≈{n} {unit} (now {now})"
-
-
-# what a claim is about (the row's ``about``); a claim about models is decided only over >= MIN_TRAININGS
-# independent trainings, in both directions, whatever the evidence class
-MODELS = "models"
-ABOUT = {
-    MODELS: "training methods or trained models (decided only over >= 3 independent trainings)",
-    "one model": "one fixed model: its inputs, predictions, certifications or estimator",
-    "data": "data, corruptions, transforms or distances, whatever model",
-    "closed form": "formulas, theorems and identities",
-    "the paper": "the paper's text, tables and released files against each other",
-}
-
-# the noise an erratum must exceed (the row's ``noise_basis``)
-ROUNDING = "print rounding (one run printed twice)"
-RUN_SPREAD = "run-to-run spread (numbers from different runs)"
-SAMPLING = "sampling error (the row's interval)"
-EXACT = "none (exact: text, counts or closed forms)"
-NOISE_BASES = (ROUNDING, RUN_SPREAD, SAMPLING, EXACT)
-
-PAPERS = {
-    "mscr": "Siedel et al. 2022 — class separation and MSCR",
-    "msd": "Mintun et al. 2021 — augmentation/corruption similarity, CIFAR-10-C-bar",
-    "realworld": "Scher & Trügler — real-world robustness of individual predictions",
-    "acr": "ACR is a poor metric for randomized smoothing (ICML 2025)",
-    "core": "Data and environment",
-}
-_SIG = 6  # significant digits kept for recorded numbers (verdicts use the unrounded values)
+# the public API, unchanged by the split into ledger_vocab, ledger_readings and ledger_store
+__all__ = [
+    "ABOUT",
+    "ALLOWED",
+    "CONSISTENCY",
+    "CONTRADICTED",
+    "Claim",
+    "DERIVATION",
+    "ENVIRONMENT",
+    "ERRATUM",
+    "EVIDENCE",
+    "EXACT",
+    "FAILED",
+    "INCONCLUSIVE",
+    "KINDS",
+    "Ledger",
+    "MIN_BOOTSTRAP_N",
+    "MIN_TRAININGS",
+    "MODELS",
+    "NOISE_BASES",
+    "NOT_COMPARABLE",
+    "PAPERS",
+    "PROFILES",
+    "REANALYSIS",
+    "REPLICATION",
+    "REPRODUCED",
+    "ROUNDING",
+    "RUN_SPREAD",
+    "SAMPLING",
+    "SCALED",
+    "TRAINING_UNITS",
+    "UNITS",
+    "UNIT_LIMITS",
+    "VERDICTS",
+    "VERIFIED",
+    "check_ledger",
+    "check_saved_ledger",
+    "check_verdict",
+    "check_vocabulary",
+    "comparable_span",
+    "holm",
+    "is_scaled",
+    "load_claims",
+    "load_ledgers",
+    "p_value",
+    "phrase_need",
+    "table_differences",
+]
 
 
 @dataclass
-class Claim:
-    id: str
-    paper: str
-    source: str
-    description: str
-    kind: str
-    paper_value: Any
-    estimate: Any
-    ci: tuple[float, float] | None
-    level: float | None
-    margin: float | None
-    n_runs: int | None
-    rule: str
-    power: float | None
-    verdict: str
-    decides: str
-    central: bool
-    profile: str
-    notebook: str
-    note: str = ""
-    evidence: str = REPLICATION
-    unit: str | None = None
-    scaling: str = ""  # what this row's experiment scales down (scaled replications)
-    mechanism: str = ""  # why the mechanism the claim is about survives the scaling, or why not
-    p_value: float | None = None  # p of the row's decision (two-sided scale; robeval.core.decisions)
-    unadjusted: str = ""  # the row's own verdict, when a rule changed it (Holm, stability, units, n, no se)
-    part_of: str = ""  # the id of the readings row this row is one reading of (kept out of the tallies)
-    about: str = ""  # what the claim is about (ABOUT): "models" needs >= 3 independent trainings
-    family: str = ""  # the Holm family the row's test is corrected in ("" for exact rows: no sampling error)
-    family_size: int | None = None  # tests in that family
-    p_adjusted: float | None = None  # Holm-adjusted p in the family
-    stability: float | None = None  # P(an independent rerun at the same n reaches the same decision)
-    stable_n: int | None = None  # the n at which that probability reaches STABLE (None: no n does)
-    noise: float | None = None  # the paper's own noise an erratum must exceed (consistency/value rows)
-    noise_basis: str = ""  # what that noise is (NOISE_BASES)
-    ambiguity: str = ""  # readings rows: the key of the ambiguity (AMBIGUITIES) whose readings it combines
-
-    def __post_init__(self):
-        check_vocabulary(self)
-
-
-def check_vocabulary(row) -> None:
-    """ValueError unless a row (a :class:`Claim` or a dict of one) uses only the ledger's vocabulary: its kind,
-    evidence class, verdict (allowed for that class), unit, ``about`` and ``noise_basis``."""
-    get = row.get if isinstance(row, dict) else lambda k, d=None: getattr(row, k, d)
-    rid = get("id", "?")
-    kind = get("kind")
-    if kind not in KINDS:
-        raise ValueError(f"row {rid!r}: kind {kind!r} is not one of {KINDS}.")
-    check_verdict(get("evidence"), get("verdict"), rid)
-    unit = get("unit")
-    if unit is not None and unit not in UNITS:
-        raise ValueError(f"row {rid!r}: unit {unit!r} is not one of {sorted(UNITS)}; say what n counts.")
-    about = get("about", "")
-    if about and about not in ABOUT:
-        raise ValueError(f"row {rid!r}: about {about!r} is not one of {sorted(ABOUT)}.")
-    basis = get("noise_basis", "")
-    if basis and basis not in NOISE_BASES:
-        raise ValueError(f"row {rid!r}: noise_basis {basis!r} is not one of {NOISE_BASES}.")
-
-
-def check_verdict(evidence: str, verdict: str, row: str = "") -> None:
-    """ValueError unless ``verdict`` is allowed for the evidence class ``evidence`` (:data:`ALLOWED`)."""
-    where = f"row {row!r}: " if row else ""
-    if evidence not in ALLOWED:
-        raise ValueError(f"{where}evidence {evidence!r} is not one of {EVIDENCE}.")
-    if verdict not in ALLOWED[evidence]:
-        raise ValueError(
-            f"{where}verdict {verdict!r} is not allowed for {evidence!r} rows "
-            f"(allowed: {', '.join(ALLOWED[evidence])}); "
-            "only replications reproduce or contradict, reanalyses and derivations are consistency/erratum."
-        )
-
-
-def _round(x):
-    if isinstance(x, bool) or x is None:
-        return x
-    if isinstance(x, (int, float)) or hasattr(x, "item"):
-        try:
-            v = float(x)
-        except (TypeError, ValueError):
-            return x
-        if not math.isfinite(v):
-            return v
-        if isinstance(x, int) or (hasattr(x, "dtype") and x.dtype.kind in "iu"):
-            return int(v)
-        return float(f"{v:.{_SIG}g}")
-    return x
-
-
-def _finite(x, name: str) -> float:
-    if isinstance(x, bool):
-        raise TypeError(f"{name} must be a number, got {x!r}.")
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, got {x!r}.") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {x!r}; a failed computation must be recorded as inconclusive.")
-    return v
-
-
-def _interval(interval):
-    """``interval`` checked: a robeval.core.stats.Interval with a finite estimate and low <= high."""
-    from robeval.core.stats import Interval
-
-    if not isinstance(interval, Interval):
-        raise TypeError(f"interval must be a robeval.core.stats.Interval, got {type(interval).__name__}.")
-    if not math.isfinite(interval.estimate) or not interval.low <= interval.high:
-        raise ValueError(f"the interval {interval} needs a finite estimate and low <= high.")
-    return interval
-
-
-def _invalid_small_n(iv) -> bool:
-    return "bootstrap" in iv.method and iv.n < MIN_BOOTSTRAP_N
-
-
-def p_value(iv) -> float | None:
-    """Two-sided p-value of "the quantity is 0" from an interval: Student t with the interval's degrees of
-    freedom for t-intervals (:func:`robeval.core.decisions.df_of`), the normal approximation with the
-    interval's standard error otherwise; None without an se."""
-    if not (iv.se == iv.se and iv.se > 0 and math.isfinite(iv.se)):
-        return None
-    return _decisions.p_decision(_decisions.test_of(iv, kind=_decisions.DIFFERENCE), _decisions.CLAIMED)
-
-
-def holm(p_values, alpha: float) -> list[bool]:
-    """Holm's step-down procedure: which of ``p_values`` are rejected at family-wise level ``alpha``."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    rejected = [False] * len(p_values)
-    m = len(p_values)
-    for rank, i in enumerate(order):
-        if p_values[i] > alpha / (m - rank):
-            break
-        rejected[i] = True
-    return rejected
-
-
-_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available")
-_DECIDED = (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
-
-
-@dataclass
-class Ledger:
+class Ledger(_ReadingsMixin, _StoreMixin):
     """The claims of one notebook run under one profile.
 
     ``scaling``: what this profile scales down relative to the paper's protocol ("" at the paper's scale; set by
@@ -742,193 +584,6 @@ class Ledger:
             INCONCLUSIVE, why, comparable_at, central, note, labels,
         )  # fmt: skip
 
-    def readings(
-        self,
-        id: str,
-        source: str,
-        description: str,
-        *,
-        parts,
-        ambiguity: str,
-        key: str = "",
-        contradiction_needs: str = "",
-        missing=(),
-        central: bool = False,
-        note: str = "",
-    ) -> Claim:
-        """A statement the paper leaves ambiguous (``ambiguity`` names what is unstated), decided only when
-        every reasonable reading agrees: ``parts`` are the rows already recorded, one per reading (their ids,
-        or the Claims). The combined row takes their common verdict (recombined by :meth:`finalise`, after the
-        family rules); when the readings disagree it is inconclusive and names the ambiguity. ``key`` names the
-        ambiguity in :data:`robeval.core.ambiguities.AMBIGUITIES`; ``contradiction_needs``: when the readings
-        we can run all contradict but the statement could only be refuted with more (e.g. other class pairs
-        the paper leaves open), the row is inconclusive and says so — a contradiction under one of our own choices only is none. The
-        parts are marked ``part_of`` = ``id`` and left out of the verdict tallies (the combined row counts)."""
-        parts = [p if isinstance(p, Claim) else self.get(p) for p in parts]
-        missing = list(missing)
-        if len(parts) + len(missing) < 2:
-            raise ValueError("readings needs at least two readings: a recorded row per reading (or missing=).")
-        if key:
-            from robeval.core.ambiguities import AMBIGUITIES
-
-            if key not in AMBIGUITIES or AMBIGUITIES[key].paper != self.paper:
-                raise ValueError(f"key {key!r} is not an ambiguity of paper {self.paper!r} (robeval.core.ambiguities).")
-        if not ambiguity:
-            raise ValueError("readings needs ambiguity= naming what the paper leaves open.")
-        evidence = {p.evidence for p in parts}
-        units = {p.unit for p in parts}
-        if len(evidence) != 1:
-            raise ValueError(f"the readings of {id} must share one evidence class, got {sorted(evidence)}.")
-        claim = Claim(
-            id=self._check_id(id), paper=self.paper, source=source, description=description, kind="readings",
-            paper_value=parts[0].paper_value, estimate="", ci=None, level=None, margin=None,
-            n_runs=min((p.n_runs for p in parts if p.n_runs is not None), default=None),
-            rule=f"every reading must agree ({len(parts)} readings: {ambiguity})", power=None,
-            verdict=INCONCLUSIVE, decides="", central=bool(central), profile=self.profile, notebook=self.notebook,
-            note=note, evidence=evidence.pop(), unit=units.pop() if len(units) == 1 else None,
-            scaling=parts[0].scaling, mechanism=parts[0].mechanism, about=parts[0].about, ambiguity=key,
-        )  # fmt: skip
-        claim._readings = (ambiguity, [p.id for p in parts], contradiction_needs, missing)
-        for p in parts:
-            p.part_of = id
-        self._combine(claim)
-        self.claims.append(claim)
-        return claim
-
-    def _combine(self, claim: Claim) -> None:
-        """A readings row's verdict from its parts' current verdicts: their common verdict, else inconclusive."""
-        ambiguity, ids, contradiction_needs, missing = claim._readings
-        parts = [self.get(i) for i in ids]
-        verdicts = {p.verdict for p in parts}
-        verdict = verdicts.pop() if len(verdicts) == 1 else INCONCLUSIVE
-        claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
-        claim.stability = None
-        if missing and verdict in _DECIDED:
-            claim.verdict = INCONCLUSIVE
-            claim.decides = f"runs under the reading(s) {', '.join(missing)} too (not run at this profile; {ambiguity})"
-            return
-        if verdict == CONTRADICTED and contradiction_needs:
-            # every reading we could run contradicts, but the statement can only be refuted with more
-            claim.verdict, claim.decides = INCONCLUSIVE, contradiction_needs
-            return
-        if verdict == INCONCLUSIVE:
-            decided = [p for p in parts if p.verdict in _DECIDED]
-            decides = (
-                f"the paper's intended reading ({ambiguity})"
-                if decided
-                else "; ".join(f"{p.id}: {p.decides}" for p in parts if p.decides) or f"every reading ({ambiguity})"
-            )
-        elif verdict == NOT_COMPARABLE:
-            decides = parts[0].decides
-        else:
-            decides = ""
-        claim.verdict, claim.decides = verdict, decides
-        stab = [p.stability for p in parts if p.stability is not None]
-        claim.stability = min(stab) if stab and verdict in _DECIDED else None
-        bases = {p.noise_basis for p in parts}
-        claim.noise_basis = bases.pop() if len(bases) == 1 else ""
-
-    def under_readings(self, key: str, runs: dict, record) -> list[Claim]:
-        """Record rows that depend on the ambiguity ``key`` (:data:`robeval.core.ambiguities.AMBIGUITIES`) under
-        each of its readings: ``runs`` maps each reading to the data ``record(ledger, data)`` needs (None: the
-        reading was not run at this profile), and ``record`` records the rows (their ids get ``.<reading>``).
-        Each row is then combined across readings into a readings row with the plain id, decided only when
-        every reading agrees; a reading that was not run leaves it inconclusive. Returns the combined rows."""
-        from robeval.core.ambiguities import AMBIGUITIES
-
-        amb = AMBIGUITIES.get(key)
-        if amb is None or amb.paper != self.paper:
-            raise ValueError(f"{key!r} is not an ambiguity of paper {self.paper!r}; declare it in "
-                             "robeval.core.ambiguities.AMBIGUITIES.")  # fmt: skip
-        if set(runs) != set(amb.readings):
-            raise ValueError(f"{key}: runs must name every reading {sorted(amb.readings)} (None where not run), "
-                             f"got {sorted(runs)}.")  # fmt: skip
-        done = {name: data for name, data in runs.items() if data is not None}
-        if not done:
-            raise ValueError(f"{key}: no reading was run; record nothing, or run at least one reading.")
-        parts: dict[str, list[Claim]] = {}
-        for name, data in done.items():
-            n0 = len(self.claims)
-            self._suffix = f".{name}"
-            try:
-                record(self, data)
-            finally:
-                self._suffix = ""
-            parts[name] = self.claims[n0:]
-        first = next(iter(parts))
-        bases = [c.id[: -len(first) - 1] for c in parts[first]]
-        for name, rows in parts.items():
-            got = [c.id[: -len(name) - 1] for c in rows]
-            if got != bases:
-                raise ValueError(
-                    f"{key}: the readings recorded different rows ({first}: {bases[:5]}, {name}: {got[:5]})."
-                )
-        missing = [r for r in amb.readings if r not in done]
-        out = []
-        for i, base in enumerate(bases):
-            ps = [parts[name][i] for name in parts]
-            central = any(c.central for c in ps)
-            for c in ps:
-                c.central = False  # the combined row carries the claim (and counts in the tallies)
-            out.append(
-                self.readings(
-                    base, ps[0].source, ps[0].description, parts=ps, ambiguity=amb.statement, key=key,
-                    central=central, missing=missing,
-                )
-            )  # fmt: skip
-        return out
-
-    def check_ambiguities(self) -> None:
-        """ValueError unless every row that depends on an ambiguity of this paper (its id matches a pattern of
-        :data:`robeval.core.ambiguities.AMBIGUITIES` for this notebook) is a readings row for that ambiguity,
-        and every such pattern matches a recorded row."""
-        from fnmatch import fnmatchcase
-
-        from robeval.core.ambiguities import for_notebook
-
-        for amb in for_notebook(self.paper, self.notebook):
-            pats = amb.rows[self.notebook]
-            rows = [c for c in self.claims if not c.part_of]
-            dead = [p for p in pats if not any(fnmatchcase(c.id, p) for c in rows)]
-            single = [c.id for c in rows if any(fnmatchcase(c.id, p) for p in pats) and c.ambiguity != amb.key]
-            if dead or single:
-                raise ValueError(
-                    f"{self.notebook}: rows that depend on the ambiguity {amb.key!r} ({amb.statement[:80]}...) must "
-                    f"be tested under every reading: recorded under one reading only {single[:8]}; patterns matching "
-                    f"no row {dead}. Record them with Ledger.under_readings({amb.key!r}, ...)."
-                )
-
-    def _central_rows(self) -> dict:
-        """Registered central statement key -> the rows of this ledger that test it
-        (:data:`robeval.core.central.STATEMENTS`; parts of a readings row are left to their combined row)."""
-        from fnmatch import fnmatchcase
-
-        from robeval.core.central import for_notebook
-
-        rows = [c for c in self.claims if not c.part_of]
-        return {
-            st.key: [c for c in rows if any(fnmatchcase(c.id, p) for p in st.rows[self.notebook])]
-            for st in for_notebook(self.paper, self.notebook)
-        }
-
-    def _mark_central(self) -> None:
-        """Every row that tests a statement of the paper's abstract or conclusion (the registry) is central, and
-        so corrected in the notebook's family (issue 45, item 4)."""
-        for found in self._central_rows().values():
-            for c in found:
-                c.central = True
-                c._family = ""
-
-    def check_central(self) -> None:
-        """ValueError when a registered central statement's pattern for this notebook matches no recorded row
-        (:mod:`robeval.core.central`): a renamed row must not drop a statement from the counts unnoticed."""
-        dead = [key for key, found in self._central_rows().items() if not found]
-        if dead:
-            raise ValueError(
-                f"{self.notebook}: the central statement(s) {dead} of robeval.core.central name rows this ledger does "
-                "not record; update the registry's patterns (or record the rows)."
-            )
-
     def get(self, id: str) -> Claim:
         """The recorded row ``id`` (KeyError naming the recorded ids if there is none)."""
         for c in self.claims:
@@ -1200,162 +855,9 @@ class Ledger:
             c._final = (c.verdict, c.decides)
         return tests
 
-    def cover(self, index) -> None:
-        """Record the part of the paper's claims index that this notebook covers: entries
-        ``{"source", "statement", "claims": [id patterns], "reason": why none tests it}``. On :meth:`save`,
-        every pattern must match a recorded claim and every recorded claim must be matched by an entry."""
-        for e in index:
-            if not isinstance(e, dict) or not {"source", "statement"} <= set(e):
-                raise ValueError(f"claims index entries need 'source' and 'statement', got {e!r}.")
-            if not e.get("claims") and not e.get("reason"):
-                raise ValueError(f"index entry {e['source']!r} names no claims and gives no reason why none tests it.")
-        self.index = [dict(e) for e in index]
-
-    def check_coverage(self) -> None:
-        """ValueError if the index and the recorded claims do not match (see :meth:`cover`)."""
-        from fnmatch import fnmatchcase
-
-        if not self.index:
-            return
-        ids = [c.id for c in self.claims]
-        dead = [p for e in self.index for p in e.get("claims", []) if not any(fnmatchcase(i, p) for i in ids)]
-        # a reading's part is covered by its readings row
-        own = [c.id for c in self.claims if not c.part_of]
-        stray = [i for i in own if not any(fnmatchcase(i, p) for e in self.index for p in e.get("claims", []))]
-        if dead or stray:
-            raise ValueError(
-                f"{self.notebook}: claims index and ledger disagree: patterns matching no claim {dead}; "
-                f"claims in no index entry {stray}."
-            )
-
-    @property
-    def path(self):
-        import os
-        from pathlib import Path
-
-        # robeval.core.notebooks.verify rebuilds ledgers into a scratch folder
-        folder = os.environ.get("ROBEVAL_LEDGER_DIR")
-        return (Path(folder) if folder else results_dir(self.profile) / "claims") / f"{self.notebook}.json"
-
-    def save(self):
-        """Apply the family rules (:meth:`finalise`), check coverage and write the ledger (and its index)
-        atomically; returns the path."""
-        self.finalise()
-        self.check_coverage()
-        self.check_ambiguities()
-        self.check_central()
-        return atomic_write_json(
-            self.path,
-            {
-                "paper": self.paper,
-                "notebook": self.notebook,
-                "profile": self.profile,
-                "scaling": self.scaling,
-                "mechanism": self.mechanism,
-                "survives": self.survives,
-                "claims": [asdict(c) for c in self.claims],
-                "index": self.index,
-                # the result files this ledger rests on, written with it: robeval verify checks them first
-                MANIFEST_KEY: results_manifest(self.profile, self.notebook),
-            },
-        )
-
-    def table(self):
-        """The claims as a DataFrame for display (text columns unabbreviated), after :meth:`finalise`."""
-        import pandas as pd
-
-        self.finalise()
-        pd.set_option("display.max_colwidth", None)
-        return pd.DataFrame([asdict(c) for c in self.claims], columns=list(Claim.__dataclass_fields__)).drop(
-            columns=["profile", "notebook", "paper"]
-        )
-
-
-def table_differences(cells: dict):
-    """The cells of :meth:`Ledger.whole_table` as a DataFrame: ``cell, paper, ours, diff, se, z`` with ``z`` the
-    standardised difference (ours − paper) / se, se the combined uncertainty of both (for a heatmap)."""
-    import pandas as pd
-
-    rows = []
-    for name, (pv, iv) in cells.items():
-        se = float(iv.se)
-        d = float(iv.estimate) - float(pv)
-        rows.append({"cell": name, "paper": float(pv), "ours": float(iv.estimate), "diff": d, "se": se,
-                     "z": d / se if se > 0 else math.nan})  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-def _decision_of(test, verdict: str) -> str:
-    """The decision a row's verdict makes under its test (robeval.core.decisions)."""
-    if verdict in (REPRODUCED, CONSISTENCY, VERIFIED):
-        return _decisions.EQUIVALENT if test.kind == _decisions.EQUIVALENCE else _decisions.CLAIMED
-    if verdict in (CONTRADICTED, ERRATUM, FAILED):
-        return _decisions.DIFFERENT if test.kind == _decisions.EQUIVALENCE else _decisions.OTHER
-    return _decisions.NONE
-
 
 def check_ledger(ledger) -> Ledger:
     """``ledger`` if it is a :class:`Ledger`, else TypeError (for functions that record claims)."""
     if not isinstance(ledger, Ledger):
         raise TypeError(f"ledger must be a robeval.core.ledger.Ledger, got {type(ledger).__name__}.")
     return ledger
-
-
-def comparable_span(comparable_at) -> tuple[str, ...]:
-    """The profiles a row is comparable at: ``comparable_at`` with every profile between two of them added.
-
-    Profiles are ordered by scale (:data:`robeval.core.paths.PROFILES`: smoke, default, gpu, paper). A mechanism
-    that survives the scaling of a smaller profile and holds at a larger one survives every scale between them,
-    so a row written ``comparable_at=("default", "paper")`` is comparable at ``gpu`` too; ``("paper",)`` stays
-    ``("paper",)``. A row whose mechanism needs more than the gpu profile's scale says so per row (``survives``,
-    ``scaled``), as at every other profile. ValueError for an unknown profile name."""
-    names = tuple(comparable_at)
-    bad = set(names) - set(PROFILES)
-    if bad:
-        raise ValueError(f"comparable_at has unknown profile(s) {sorted(bad)}; use {PROFILES}.")
-    if not names:
-        return ()
-    at = sorted(PROFILES.index(p) for p in names)
-    return PROFILES[at[0] : at[-1] + 1]
-
-
-def is_scaled(profile: str, scaled_down: str) -> bool:
-    """Whether a profile runs the paper's protocol scaled down: every profile but ``paper``, and ``paper`` when
-    its settings' ``scaled_down`` does not start with "nothing" or "none"."""
-    text = (scaled_down or "").strip().lower()
-    return not (profile == "paper" and (text.startswith("nothing") or text.startswith("none")))
-
-
-def load_claims(profile: str):
-    """Every saved claim of ``profile`` as a DataFrame (empty if none)."""
-    import pandas as pd
-
-    rows = [c for ledger in load_ledgers(profile) for c in ledger["claims"]]
-    return pd.DataFrame(rows, columns=list(Claim.__dataclass_fields__))
-
-
-def load_ledgers(profile: str) -> list[dict]:
-    """Every saved ledger of ``profile`` (dicts with paper, notebook, profile, claims, index), by notebook."""
-    folder = results_dir(profile) / "claims"
-    out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        out.append(check_saved_ledger(read_json(path), path))
-    return out
-
-
-def check_saved_ledger(d, path) -> dict:
-    """A saved ledger (the dict of one JSON file) checked against the ledger's vocabulary: ValueError naming the
-    file and the row for an unknown verdict, evidence class, kind, unit, ``about`` or noise basis, or a verdict
-    its evidence class cannot carry (a hand-edited or misspelled ledger is refused, never miscounted)."""
-    if not isinstance(d, dict) or not isinstance(d.get("claims"), list):
-        raise ValueError(f"{path}: not a claims ledger (a JSON object with a 'claims' list); rebuild it with "
-                         "`robeval run --replot`.")  # fmt: skip
-    for i, row in enumerate(d["claims"]):
-        if not isinstance(row, dict):
-            raise ValueError(f"{path}: claim {i} is not an object; rebuild the ledger with `robeval run --replot`.")
-        try:
-            check_vocabulary(row)
-        except ValueError as e:
-            raise ValueError(f"{path}: {e} Fix the row or rebuild the ledger with `robeval run --replot`.") from None
-    d.setdefault("index", [])
-    return d

@@ -1,0 +1,207 @@
+"""Rows the paper leaves ambiguous and rows the paper puts forward: the readings and central-statement parts of
+:class:`robeval.core.ledger.Ledger` (a mixin; the public API is the Ledger's). A statement the paper leaves
+ambiguous is decided only when every reading agrees (:mod:`robeval.core.ambiguities`); the statements of each
+paper's abstract and conclusion are central (:mod:`robeval.core.central`)."""
+
+from __future__ import annotations
+
+from robeval.core.ledger_vocab import (
+    _DECIDED,
+    CONTRADICTED,
+    INCONCLUSIVE,
+    NOT_COMPARABLE,
+    Claim,
+    _round,
+)
+
+
+class _ReadingsMixin:
+    """:meth:`readings`, :meth:`under_readings`, :meth:`check_ambiguities` and the central statements of a
+    :class:`robeval.core.ledger.Ledger`."""
+
+    def readings(
+        self,
+        id: str,
+        source: str,
+        description: str,
+        *,
+        parts,
+        ambiguity: str,
+        key: str = "",
+        contradiction_needs: str = "",
+        missing=(),
+        central: bool = False,
+        note: str = "",
+    ) -> Claim:
+        """A statement the paper leaves ambiguous (``ambiguity`` names what is unstated), decided only when
+        every reasonable reading agrees: ``parts`` are the rows already recorded, one per reading (their ids,
+        or the Claims). The combined row takes their common verdict (recombined by :meth:`finalise`, after the
+        family rules); when the readings disagree it is inconclusive and names the ambiguity. ``key`` names the
+        ambiguity in :data:`robeval.core.ambiguities.AMBIGUITIES`; ``contradiction_needs``: when the readings
+        we can run all contradict but the statement could only be refuted with more (e.g. other class pairs
+        the paper leaves open), the row is inconclusive and says so — a contradiction under one of our own choices only is none. The
+        parts are marked ``part_of`` = ``id`` and left out of the verdict tallies (the combined row counts)."""
+        parts = [p if isinstance(p, Claim) else self.get(p) for p in parts]
+        missing = list(missing)
+        if len(parts) + len(missing) < 2:
+            raise ValueError("readings needs at least two readings: a recorded row per reading (or missing=).")
+        if key:
+            from robeval.core.ambiguities import AMBIGUITIES
+
+            if key not in AMBIGUITIES or AMBIGUITIES[key].paper != self.paper:
+                raise ValueError(f"key {key!r} is not an ambiguity of paper {self.paper!r} (robeval.core.ambiguities).")
+        if not ambiguity:
+            raise ValueError("readings needs ambiguity= naming what the paper leaves open.")
+        evidence = {p.evidence for p in parts}
+        units = {p.unit for p in parts}
+        if len(evidence) != 1:
+            raise ValueError(f"the readings of {id} must share one evidence class, got {sorted(evidence)}.")
+        claim = Claim(
+            id=self._check_id(id), paper=self.paper, source=source, description=description, kind="readings",
+            paper_value=parts[0].paper_value, estimate="", ci=None, level=None, margin=None,
+            n_runs=min((p.n_runs for p in parts if p.n_runs is not None), default=None),
+            rule=f"every reading must agree ({len(parts)} readings: {ambiguity})", power=None,
+            verdict=INCONCLUSIVE, decides="", central=bool(central), profile=self.profile, notebook=self.notebook,
+            note=note, evidence=evidence.pop(), unit=units.pop() if len(units) == 1 else None,
+            scaling=parts[0].scaling, mechanism=parts[0].mechanism, about=parts[0].about, ambiguity=key,
+        )  # fmt: skip
+        claim._readings = (ambiguity, [p.id for p in parts], contradiction_needs, missing)
+        for p in parts:
+            p.part_of = id
+        self._combine(claim)
+        self.claims.append(claim)
+        return claim
+
+    def _combine(self, claim: Claim) -> None:
+        """A readings row's verdict from its parts' current verdicts: their common verdict, else inconclusive."""
+        ambiguity, ids, contradiction_needs, missing = claim._readings
+        parts = [self.get(i) for i in ids]
+        verdicts = {p.verdict for p in parts}
+        verdict = verdicts.pop() if len(verdicts) == 1 else INCONCLUSIVE
+        claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
+        claim.stability = None
+        if missing and verdict in _DECIDED:
+            claim.verdict = INCONCLUSIVE
+            claim.decides = f"runs under the reading(s) {', '.join(missing)} too (not run at this profile; {ambiguity})"
+            return
+        if verdict == CONTRADICTED and contradiction_needs:
+            # every reading we could run contradicts, but the statement can only be refuted with more
+            claim.verdict, claim.decides = INCONCLUSIVE, contradiction_needs
+            return
+        if verdict == INCONCLUSIVE:
+            decided = [p for p in parts if p.verdict in _DECIDED]
+            decides = (
+                f"the paper's intended reading ({ambiguity})"
+                if decided
+                else "; ".join(f"{p.id}: {p.decides}" for p in parts if p.decides) or f"every reading ({ambiguity})"
+            )
+        elif verdict == NOT_COMPARABLE:
+            decides = parts[0].decides
+        else:
+            decides = ""
+        claim.verdict, claim.decides = verdict, decides
+        stab = [p.stability for p in parts if p.stability is not None]
+        claim.stability = min(stab) if stab and verdict in _DECIDED else None
+        bases = {p.noise_basis for p in parts}
+        claim.noise_basis = bases.pop() if len(bases) == 1 else ""
+
+    def under_readings(self, key: str, runs: dict, record) -> list[Claim]:
+        """Record rows that depend on the ambiguity ``key`` (:data:`robeval.core.ambiguities.AMBIGUITIES`) under
+        each of its readings: ``runs`` maps each reading to the data ``record(ledger, data)`` needs (None: the
+        reading was not run at this profile), and ``record`` records the rows (their ids get ``.<reading>``).
+        Each row is then combined across readings into a readings row with the plain id, decided only when
+        every reading agrees; a reading that was not run leaves it inconclusive. Returns the combined rows."""
+        from robeval.core.ambiguities import AMBIGUITIES
+
+        amb = AMBIGUITIES.get(key)
+        if amb is None or amb.paper != self.paper:
+            raise ValueError(f"{key!r} is not an ambiguity of paper {self.paper!r}; declare it in "
+                             "robeval.core.ambiguities.AMBIGUITIES.")  # fmt: skip
+        if set(runs) != set(amb.readings):
+            raise ValueError(f"{key}: runs must name every reading {sorted(amb.readings)} (None where not run), "
+                             f"got {sorted(runs)}.")  # fmt: skip
+        done = {name: data for name, data in runs.items() if data is not None}
+        if not done:
+            raise ValueError(f"{key}: no reading was run; record nothing, or run at least one reading.")
+        parts: dict[str, list[Claim]] = {}
+        for name, data in done.items():
+            n0 = len(self.claims)
+            self._suffix = f".{name}"
+            try:
+                record(self, data)
+            finally:
+                self._suffix = ""
+            parts[name] = self.claims[n0:]
+        first = next(iter(parts))
+        bases = [c.id[: -len(first) - 1] for c in parts[first]]
+        for name, rows in parts.items():
+            got = [c.id[: -len(name) - 1] for c in rows]
+            if got != bases:
+                raise ValueError(
+                    f"{key}: the readings recorded different rows ({first}: {bases[:5]}, {name}: {got[:5]})."
+                )
+        missing = [r for r in amb.readings if r not in done]
+        out = []
+        for i, base in enumerate(bases):
+            ps = [parts[name][i] for name in parts]
+            central = any(c.central for c in ps)
+            for c in ps:
+                c.central = False  # the combined row carries the claim (and counts in the tallies)
+            out.append(
+                self.readings(
+                    base, ps[0].source, ps[0].description, parts=ps, ambiguity=amb.statement, key=key,
+                    central=central, missing=missing,
+                )
+            )  # fmt: skip
+        return out
+
+    def check_ambiguities(self) -> None:
+        """ValueError unless every row that depends on an ambiguity of this paper (its id matches a pattern of
+        :data:`robeval.core.ambiguities.AMBIGUITIES` for this notebook) is a readings row for that ambiguity,
+        and every such pattern matches a recorded row."""
+        from fnmatch import fnmatchcase
+
+        from robeval.core.ambiguities import for_notebook
+
+        for amb in for_notebook(self.paper, self.notebook):
+            pats = amb.rows[self.notebook]
+            rows = [c for c in self.claims if not c.part_of]
+            dead = [p for p in pats if not any(fnmatchcase(c.id, p) for c in rows)]
+            single = [c.id for c in rows if any(fnmatchcase(c.id, p) for p in pats) and c.ambiguity != amb.key]
+            if dead or single:
+                raise ValueError(
+                    f"{self.notebook}: rows that depend on the ambiguity {amb.key!r} ({amb.statement[:80]}...) must "
+                    f"be tested under every reading: recorded under one reading only {single[:8]}; patterns matching "
+                    f"no row {dead}. Record them with Ledger.under_readings({amb.key!r}, ...)."
+                )
+
+    def _central_rows(self) -> dict:
+        """Registered central statement key -> the rows of this ledger that test it
+        (:data:`robeval.core.central.STATEMENTS`; parts of a readings row are left to their combined row)."""
+        from fnmatch import fnmatchcase
+
+        from robeval.core.central import for_notebook
+
+        rows = [c for c in self.claims if not c.part_of]
+        return {
+            st.key: [c for c in rows if any(fnmatchcase(c.id, p) for p in st.rows[self.notebook])]
+            for st in for_notebook(self.paper, self.notebook)
+        }
+
+    def _mark_central(self) -> None:
+        """Every row that tests a statement of the paper's abstract or conclusion (the registry) is central, and
+        so corrected in the notebook's family (issue 45, item 4)."""
+        for found in self._central_rows().values():
+            for c in found:
+                c.central = True
+                c._family = ""
+
+    def check_central(self) -> None:
+        """ValueError when a registered central statement's pattern for this notebook matches no recorded row
+        (:mod:`robeval.core.central`): a renamed row must not drop a statement from the counts unnoticed."""
+        dead = [key for key, found in self._central_rows().items() if not found]
+        if dead:
+            raise ValueError(
+                f"{self.notebook}: the central statement(s) {dead} of robeval.core.central name rows this ledger does "
+                "not record; update the registry's patterns (or record the rows)."
+            )

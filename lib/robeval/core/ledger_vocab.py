@@ -1,0 +1,316 @@
+"""The claims ledger's vocabulary and its small rules: verdicts, evidence classes, units, noise bases, the
+:class:`Claim` row, and the arithmetic every rule shares (rounding, p-values from intervals, Holm, the profiles a
+row is comparable at, what would decide a row). :mod:`robeval.core.ledger` records and decides the rows; this module
+holds what every part of it (and every reader of a saved ledger) shares."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from robeval.core import decisions as _decisions
+from robeval.core.paths import PROFILES
+
+REPRODUCED = "reproduced"
+CONTRADICTED = "contradicted"
+INCONCLUSIVE = "inconclusive"
+NOT_COMPARABLE = "not comparable"
+CONSISTENCY = "consistency"
+ERRATUM = "erratum"
+VERIFIED = "verified"
+FAILED = "failed"
+VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, CONSISTENCY, ERRATUM, VERIFIED, FAILED)
+KINDS = ("value", "comparison", "trend", "fact", "consistency", "readings", "table")
+
+REPLICATION = "replication"
+SCALED = "scaled replication"
+REANALYSIS = "reanalysis"
+DERIVATION = "derivation"
+ENVIRONMENT = "environment"
+EVIDENCE = (REPLICATION, SCALED, REANALYSIS, DERIVATION, ENVIRONMENT)
+
+ALLOWED = {
+    REPLICATION: (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE),
+    SCALED: (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE),
+    REANALYSIS: (CONSISTENCY, ERRATUM, INCONCLUSIVE, NOT_COMPARABLE),
+    DERIVATION: (CONSISTENCY, ERRATUM, INCONCLUSIVE, NOT_COMPARABLE),
+    ENVIRONMENT: (VERIFIED, FAILED),
+}
+
+# what n counts -> whether each unit is an independent training of a model (the only unit that can decide a
+# claim about training methods or models)
+UNITS = {
+    "training runs": True,  # networks trained from scratch with independent seeds
+    "forest runs": True,  # random forests / 1-NN fitted on independent splits and noise
+    "fine-tuning runs": True,  # independent fine-tunings of one pretrained network
+    "Monte-Carlo repetitions": False,  # independent re-estimates with one fixed model
+    "test images": False,  # test images of one model
+    "test points": False,  # test points of one model
+    "test hours": False,  # test samples (hours) of one fog model
+    "schemes": False,  # augmentation schemes sharing one network
+    "corruptions": False,  # corruption types evaluated on one model
+    "grid points": False,  # points of a grid in a closed-form analysis
+    "published models": False,  # the authors' released models, one per method
+    "trials": False,  # simulation trials
+    "none (exact)": False,  # no sampling: an exact computation, a closed form, a file compared with a file
+}
+MIN_BOOTSTRAP_N = 10  # a percentile bootstrap over fewer independent units has no useful coverage
+MIN_TRAININGS = 3  # a claim about models/training methods needs at least this many independent trainings
+TRAINING_UNITS = tuple(u for u, independent in UNITS.items() if independent)
+# how many units of a kind exist in this world, where that is a fixed fact: a row never asks for more (a row may
+# say its own with ``available=``, e.g. the ImageNet validation images of a released certification file)
+UNIT_LIMITS = {
+    "schemes": 512,  # the powerset of AugMix's nine base operations (MSD)
+    "corruptions": 15,  # CIFAR-10-C's corruption types, the most of any benchmark here (C-bar has 10)
+    "test images": 10_000,  # the CIFAR-10 test set
+}
+
+
+@dataclass(frozen=True)
+class _Need:
+    """What would decide an inconclusive row: ``n`` units (None: no number does), phrased in the row's unit by
+    :meth:`Ledger._record` once the unit is known (issue 45, item 5)."""
+
+    n: int | None
+    now: int | None
+    suffix: str = ""
+    fallback: str = ""
+
+    def __add__(self, more: str) -> _Need:
+        return _Need(self.n, self.now, self.suffix + more, self.fallback)
+
+
+def phrase_need(n, now, unit: str, about: str, available=None) -> str:
+    """``decides`` for a row that ``n`` of its units would decide: never more units than exist (``available``, else
+    :data:`UNIT_LIMITS`), and for a claim about models the trainings it needs, not more test units of one model."""
+    limit = available if available is not None else UNIT_LIMITS.get(unit)
+    if about == MODELS and unit not in TRAINING_UNITS:
+        return (
+            f"independent trainings: the claim is about models, so more {unit} of the same models cannot decide it"
+            + (f" (≈{n} {unit} would only narrow this interval)" if n else "")
+        )
+    if n is None:
+        return f"no number of our {unit}"
+    if limit is not None and n > limit:
+        return f"more {unit} than exist (≈{n} needed, {limit} exist): nothing this world holds decides it"
+    return f"≈{n} {unit} (now {now})"
+
+
+# what a claim is about (the row's ``about``); a claim about models is decided only over >= MIN_TRAININGS
+# independent trainings, in both directions, whatever the evidence class
+MODELS = "models"
+ABOUT = {
+    MODELS: "training methods or trained models (decided only over >= 3 independent trainings)",
+    "one model": "one fixed model: its inputs, predictions, certifications or estimator",
+    "data": "data, corruptions, transforms or distances, whatever model",
+    "closed form": "formulas, theorems and identities",
+    "the paper": "the paper's text, tables and released files against each other",
+}
+
+# the noise an erratum must exceed (the row's ``noise_basis``)
+ROUNDING = "print rounding (one run printed twice)"
+RUN_SPREAD = "run-to-run spread (numbers from different runs)"
+SAMPLING = "sampling error (the row's interval)"
+EXACT = "none (exact: text, counts or closed forms)"
+NOISE_BASES = (ROUNDING, RUN_SPREAD, SAMPLING, EXACT)
+
+PAPERS = {
+    "mscr": "Siedel et al. 2022 — class separation and MSCR",
+    "msd": "Mintun et al. 2021 — augmentation/corruption similarity, CIFAR-10-C-bar",
+    "realworld": "Scher & Trügler — real-world robustness of individual predictions",
+    "acr": "ACR is a poor metric for randomized smoothing (ICML 2025)",
+    "core": "Data and environment",
+}
+_SIG = 6  # significant digits kept for recorded numbers (verdicts use the unrounded values)
+
+
+@dataclass
+class Claim:
+    id: str
+    paper: str
+    source: str
+    description: str
+    kind: str
+    paper_value: Any
+    estimate: Any
+    ci: tuple[float, float] | None
+    level: float | None
+    margin: float | None
+    n_runs: int | None
+    rule: str
+    power: float | None
+    verdict: str
+    decides: str
+    central: bool
+    profile: str
+    notebook: str
+    note: str = ""
+    evidence: str = REPLICATION
+    unit: str | None = None
+    scaling: str = ""  # what this row's experiment scales down (scaled replications)
+    mechanism: str = ""  # why the mechanism the claim is about survives the scaling, or why not
+    p_value: float | None = None  # p of the row's decision (two-sided scale; robeval.core.decisions)
+    unadjusted: str = ""  # the row's own verdict, when a rule changed it (Holm, stability, units, n, no se)
+    part_of: str = ""  # the id of the readings row this row is one reading of (kept out of the tallies)
+    about: str = ""  # what the claim is about (ABOUT): "models" needs >= 3 independent trainings
+    family: str = ""  # the Holm family the row's test is corrected in ("" for exact rows: no sampling error)
+    family_size: int | None = None  # tests in that family
+    p_adjusted: float | None = None  # Holm-adjusted p in the family
+    stability: float | None = None  # P(an independent rerun at the same n reaches the same decision)
+    stable_n: int | None = None  # the n at which that probability reaches STABLE (None: no n does)
+    noise: float | None = None  # the paper's own noise an erratum must exceed (consistency/value rows)
+    noise_basis: str = ""  # what that noise is (NOISE_BASES)
+    ambiguity: str = ""  # readings rows: the key of the ambiguity (AMBIGUITIES) whose readings it combines
+
+    def __post_init__(self):
+        check_vocabulary(self)
+
+
+def check_vocabulary(row) -> None:
+    """ValueError unless a row (a :class:`Claim` or a dict of one) uses only the ledger's vocabulary: its kind,
+    evidence class, verdict (allowed for that class), unit, ``about`` and ``noise_basis``."""
+    get = row.get if isinstance(row, dict) else lambda k, d=None: getattr(row, k, d)
+    rid = get("id", "?")
+    kind = get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"row {rid!r}: kind {kind!r} is not one of {KINDS}.")
+    check_verdict(get("evidence"), get("verdict"), rid)
+    unit = get("unit")
+    if unit is not None and unit not in UNITS:
+        raise ValueError(f"row {rid!r}: unit {unit!r} is not one of {sorted(UNITS)}; say what n counts.")
+    about = get("about", "")
+    if about and about not in ABOUT:
+        raise ValueError(f"row {rid!r}: about {about!r} is not one of {sorted(ABOUT)}.")
+    basis = get("noise_basis", "")
+    if basis and basis not in NOISE_BASES:
+        raise ValueError(f"row {rid!r}: noise_basis {basis!r} is not one of {NOISE_BASES}.")
+
+
+def check_verdict(evidence: str, verdict: str, row: str = "") -> None:
+    """ValueError unless ``verdict`` is allowed for the evidence class ``evidence`` (:data:`ALLOWED`)."""
+    where = f"row {row!r}: " if row else ""
+    if evidence not in ALLOWED:
+        raise ValueError(f"{where}evidence {evidence!r} is not one of {EVIDENCE}.")
+    if verdict not in ALLOWED[evidence]:
+        raise ValueError(
+            f"{where}verdict {verdict!r} is not allowed for {evidence!r} rows "
+            f"(allowed: {', '.join(ALLOWED[evidence])}); "
+            "only replications reproduce or contradict, reanalyses and derivations are consistency/erratum."
+        )
+
+
+def _round(x):
+    if isinstance(x, bool) or x is None:
+        return x
+    if isinstance(x, (int, float)) or hasattr(x, "item"):
+        try:
+            v = float(x)
+        except (TypeError, ValueError):
+            return x
+        if not math.isfinite(v):
+            return v
+        if isinstance(x, int) or (hasattr(x, "dtype") and x.dtype.kind in "iu"):
+            return int(v)
+        return float(f"{v:.{_SIG}g}")
+    return x
+
+
+def _finite(x, name: str) -> float:
+    if isinstance(x, bool):
+        raise TypeError(f"{name} must be a number, got {x!r}.")
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {x!r}.") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {x!r}; a failed computation must be recorded as inconclusive.")
+    return v
+
+
+def _interval(interval):
+    """``interval`` checked: a robeval.core.stats.Interval with a finite estimate and low <= high."""
+    from robeval.core.stats import Interval
+
+    if not isinstance(interval, Interval):
+        raise TypeError(f"interval must be a robeval.core.stats.Interval, got {type(interval).__name__}.")
+    if not math.isfinite(interval.estimate) or not interval.low <= interval.high:
+        raise ValueError(f"the interval {interval} needs a finite estimate and low <= high.")
+    return interval
+
+
+def _invalid_small_n(iv) -> bool:
+    return "bootstrap" in iv.method and iv.n < MIN_BOOTSTRAP_N
+
+
+def p_value(iv) -> float | None:
+    """Two-sided p-value of "the quantity is 0" from an interval: Student t with the interval's degrees of
+    freedom for t-intervals (:func:`robeval.core.decisions.df_of`), the normal approximation with the
+    interval's standard error otherwise; None without an se."""
+    if not (iv.se == iv.se and iv.se > 0 and math.isfinite(iv.se)):
+        return None
+    return _decisions.p_decision(_decisions.test_of(iv, kind=_decisions.DIFFERENCE), _decisions.CLAIMED)
+
+
+def holm(p_values, alpha: float) -> list[bool]:
+    """Holm's step-down procedure: which of ``p_values`` are rejected at family-wise level ``alpha``."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    rejected = [False] * len(p_values)
+    m = len(p_values)
+    for rank, i in enumerate(order):
+        if p_values[i] > alpha / (m - rank):
+            break
+        rejected[i] = True
+    return rejected
+
+
+_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available")
+_DECIDED = (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
+
+
+def table_differences(cells: dict):
+    """The cells of :meth:`Ledger.whole_table` as a DataFrame: ``cell, paper, ours, diff, se, z`` with ``z`` the
+    standardised difference (ours − paper) / se, se the combined uncertainty of both (for a heatmap)."""
+    import pandas as pd
+
+    rows = []
+    for name, (pv, iv) in cells.items():
+        se = float(iv.se)
+        d = float(iv.estimate) - float(pv)
+        rows.append({"cell": name, "paper": float(pv), "ours": float(iv.estimate), "diff": d, "se": se,
+                     "z": d / se if se > 0 else math.nan})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _decision_of(test, verdict: str) -> str:
+    """The decision a row's verdict makes under its test (robeval.core.decisions)."""
+    if verdict in (REPRODUCED, CONSISTENCY, VERIFIED):
+        return _decisions.EQUIVALENT if test.kind == _decisions.EQUIVALENCE else _decisions.CLAIMED
+    if verdict in (CONTRADICTED, ERRATUM, FAILED):
+        return _decisions.DIFFERENT if test.kind == _decisions.EQUIVALENCE else _decisions.OTHER
+    return _decisions.NONE
+
+
+def comparable_span(comparable_at) -> tuple[str, ...]:
+    """The profiles a row is comparable at: ``comparable_at`` with every profile between two of them added.
+
+    Profiles are ordered by scale (:data:`robeval.core.paths.PROFILES`: smoke, default, gpu, paper). A mechanism
+    that survives the scaling of a smaller profile and holds at a larger one survives every scale between them,
+    so a row written ``comparable_at=("default", "paper")`` is comparable at ``gpu`` too; ``("paper",)`` stays
+    ``("paper",)``. A row whose mechanism needs more than the gpu profile's scale says so per row (``survives``,
+    ``scaled``), as at every other profile. ValueError for an unknown profile name."""
+    names = tuple(comparable_at)
+    bad = set(names) - set(PROFILES)
+    if bad:
+        raise ValueError(f"comparable_at has unknown profile(s) {sorted(bad)}; use {PROFILES}.")
+    if not names:
+        return ()
+    at = sorted(PROFILES.index(p) for p in names)
+    return PROFILES[at[0] : at[-1] + 1]
+
+
+def is_scaled(profile: str, scaled_down: str) -> bool:
+    """Whether a profile runs the paper's protocol scaled down: every profile but ``paper``, and ``paper`` when
+    its settings' ``scaled_down`` does not start with "nothing" or "none"."""
+    text = (scaled_down or "").strip().lower()
+    return not (profile == "paper" and (text.startswith("nothing") or text.startswith("none")))
