@@ -1,0 +1,584 @@
+"""Moving finished grid cells between stores, machines and code versions: adopting a store across a code change
+that leaves its cells unchanged (:func:`adopt`, :func:`adopt_pack`), how far each store got (:func:`store_status`),
+and packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`). Split from
+:mod:`robeval.core.runs` (which re-exports every name, so ``runs.adopt`` and the rest are unchanged)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from robeval.core.io import atomic_write_json, check_output_file, read_json, to_json
+from robeval.core.runs import (
+    _STORE_NAME,
+    LOCK_TIMEOUT_S,
+    _cell_digest_error,
+    _compute_cell,
+    _file_digest,
+    _write_store_config,
+    claim_state,
+    code_identity,
+    config_identity,
+)
+
+
+# ------------------------------------------------------------------------------------ adopting a store
+def _same(a: Any, b: Any) -> bool:
+    """Exact equality of two JSON values, NaN equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (a != a and b != b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _check_sample(cells: list[dict], n_check: int, seed: int) -> list[int]:
+    """Positions of the cells to recompute: one per value of every cell field with at most 50 distinct values
+    (each noise level, model, k ...), then random ones up to ``n_check``."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    chosen: set[int] = set()
+    for field in sorted({k for c in cells for k in c}):
+        values = {}
+        for i, c in enumerate(cells):
+            values.setdefault(to_json(c.get(field)), []).append(i)
+        if len(values) <= 50:
+            for _, idx in sorted(values.items()):
+                if not chosen.intersection(idx):
+                    chosen.add(int(rng.choice(idx)))
+    rest = [i for i in range(len(cells)) if i not in chosen]
+    extra = max(0, min(n_check - len(chosen), len(rest)))
+    chosen |= {int(i) for i in rng.choice(rest, size=extra, replace=False)} if extra else set()
+    return sorted(chosen)
+
+
+def _import_fn(name: str) -> Callable:
+    module, _, qualname = name.rpartition(".")
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError, ValueError):
+        raise ValueError(f"the store's cell function {name!r} cannot be imported from this checkout.") from None
+    return obj
+
+
+def _store_config(path: Path) -> dict:
+    """A sub-store's ``config.json``: a JSON object with the cell function's name ``fn`` (text) and ``config`` (an
+    object); ValueError naming the file otherwise."""
+    try:
+        meta = read_json(path)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not readable JSON ({exc}); the store is damaged: rerun its grid.") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("fn"), str) or not isinstance(meta.get("config"), dict):
+        keys = sorted(meta) if isinstance(meta, dict) else type(meta).__name__
+        raise ValueError(
+            f"{path} is not a grid store's config (it needs 'fn', the cell function's name, and 'config'; it has "
+            f"{keys}); the store was not written by robeval.core.runs or was altered: rerun its grid."
+        )
+    return meta
+
+
+def adopt(
+    store: str | os.PathLike,
+    *,
+    source: str | os.PathLike | None = None,
+    n_check: int = 12,
+    seed: int = 0,
+    progress: bool = True,
+    checksums: Mapping[str, Mapping[str, str]] | None = None,
+    recompute_all: bool = False,
+) -> list[dict]:
+    """Keep finished cells across a code change that does not change their results, after checking that.
+
+    A grid's identity covers its cell function's code, so any edit of that code or of a ``robeval`` module it
+    imports starts a fresh sub-store, even when the edit leaves every result unchanged (a new helper in the
+    same module, a refactor). For every sub-store ``config-*`` of ``source`` (default: ``store`` itself)
+    whose identity under this checkout's code differs, ``adopt`` recomputes a sample of its cells with this
+    checkout's code — one cell per value of every field with at most 50 values (each noise level, model, k),
+    then random cells up to ``n_check`` — and compares the results exactly (every row, every float). Only if
+    all are identical are the finished cells hard-linked (or copied) into ``store``'s sub-store of the current
+    identity, with the check recorded in its ``adopted.json``. Cells already there are kept; a rerun, e.g.
+    after the old code's run added cells, adopts the new ones after a fresh check.
+
+    The sample shows that the code change kept the results; checksums show that no cell was changed since it was
+    written. A sub-store whose identity is the current one (the same config and code, e.g. a pack from an earlier
+    lease of a GPU machine, whose results a recomputation would not reproduce bit for bit) is taken on the pack's
+    checksums alone, with nothing recomputed (``checked`` 0). Before anything is recomputed, every cell file of the sub-store is verified: the checksum of its rows
+    written with it (``rows_sha256``, :func:`rows_digest`; cells written before checksums have none) and, with
+    ``checksums`` (``{sub-store: {file name: sha256 of the file}}``, from a pack's manifest: :func:`adopt_pack`),
+    the file's own checksum; a file the checksums do not list fails too. ``recompute_all`` recomputes every cell
+    instead of a sample (for cells without any checksum).
+
+    Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now),
+    ``checked`` (cells recomputed), ``verified`` (cell files whose checksum matched), ``status`` ("adopted",
+    "current" or "empty"). Raises RuntimeError, and adopts nothing from that sub-store, when a cell fails its
+    checksum (it was changed after it was written) or a recomputed cell differs (the code change changed the
+    results): its cells must be recomputed.
+    """
+    import shutil
+
+    from tqdm.auto import tqdm
+
+    store = Path(store)
+    source = Path(source) if source is not None else store
+    if not isinstance(n_check, int) or isinstance(n_check, bool) or n_check < 1:
+        raise ValueError(f"n_check must be an integer >= 1 (cells to recompute), got {n_check!r}.")
+    subs = sorted(p for p in source.glob("config-*") if (p / "config.json").is_file()) if source.is_dir() else []
+    if not subs:
+        raise ValueError(f"{source} holds no grid sub-store (config-*/config.json); pass the grid's store folder.")
+    report = []
+    for sub in subs:
+        if checksums is not None:  # a pack's config.json is verified before anything of it is read
+            listed = checksums.get(sub.name) or {}
+            if listed.get("config.json") != _file_digest(sub / "config.json"):
+                why = "lists no checksum for it" if "config.json" not in listed else "recorded other bytes for it"
+                raise RuntimeError(
+                    f"{sub.name}/config.json fails its checksum (the pack's manifest {why}), so nothing of this "
+                    "sub-store is adopted. Take the pack as it was written (e.g. `git checkout -- PACK`) or rerun the "
+                    "grid to recompute its cells."
+                )
+        meta = _store_config(sub / "config.json")
+        fn = _import_fn(meta["fn"])
+        config = meta["config"]
+        target = store / f"config-{config_identity(config, fn)}"
+        if target.resolve() == sub.resolve():
+            report.append(
+                {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "current"}
+            )
+            continue
+        files = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
+        todo = [p for p in files if not (target / p.name).is_file()]
+        if not todo:
+            report.append(
+                {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "empty"}
+            )
+            continue
+        payloads, broken, verified = [], {}, 0
+        for p in files:
+            try:
+                payloads.append(read_json(p))
+            except ValueError:
+                payloads.append(None)
+                broken.setdefault(p.name, f"{p.name}: not valid JSON")
+                continue
+            err = _cell_digest_error(p, payloads[-1])
+            if err is not None:
+                broken.setdefault(p.name, err)
+            verified += payloads[-1].get("rows_sha256") is not None if isinstance(payloads[-1], Mapping) else 0
+        if checksums is not None:
+            listed = checksums.get(sub.name) or {}
+            for p in [
+                sub / "config.json",
+                *([sub / "adopted.json"] if (sub / "adopted.json").is_file() else []),
+                *files,
+            ]:
+                if p.name not in listed:
+                    broken.setdefault(p.name, f"{p.name}: the pack's manifest lists no checksum for it")
+                elif _file_digest(p) != listed[p.name]:
+                    broken.setdefault(
+                        p.name, f"{p.name}: its bytes differ from the checksum the pack recorded when it was written"
+                    )
+            verified = len(files)
+        if broken:
+            raise RuntimeError(
+                f"{len(broken)} file(s) of {sub.name} fail their checksum (e.g. {next(iter(broken.values()))}): they were changed "
+                "after they were written, so nothing of this sub-store is adopted. Take the cells from an intact copy "
+                "(the pack as it was written, e.g. `git checkout -- PACK`) or rerun the grid to recompute them."
+            )
+        bad_cells = [f"{p.name}" for p, pl in zip(files, payloads) if not isinstance(pl.get("cell"), dict)]
+        if bad_cells:
+            raise RuntimeError(f"{sub.name}: {bad_cells[0]} is not a grid cell file (no 'cell'); rerun the grid.")
+        # a pack's sub-store of the current identity (same config, same code) whose every file matches the pack's
+        # checksums needs no recomputation: nothing changed that could change a result. This is also the only way
+        # to carry cells between leases of a GPU, whose training is not bit-reproducible by a recomputation
+        same_code = sub.name == target.name and checksums is not None
+        if recompute_all:
+            picks = list(range(len(files)))
+        elif same_code:
+            picks = []
+        else:
+            picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
+        bad = []
+        for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
+            new = json.loads(to_json(_compute_cell(fn, payloads[i]["cell"], config)["rows"]))
+            if not _same(new, payloads[i]["rows"]):
+                bad.append(files[i].name)
+        if bad:
+            raise RuntimeError(
+                f"{len(bad)} of {len(picks)} recomputed cells of {sub} differ under this checkout's code "
+                f"(e.g. {bad[0]}): the code change changed the results, so its cells cannot be adopted; "
+                "rerun the grid to recompute them."
+            )
+        target.mkdir(parents=True, exist_ok=True)
+        _write_store_config(target, fn, config)
+        for p in todo:
+            try:
+                os.link(p, target / p.name)
+            except FileExistsError:
+                pass
+            except OSError:  # another filesystem, or no hard links
+                tmp = target / f".{p.name}.adopt.tmp"
+                shutil.copy2(p, tmp)
+                os.replace(tmp, target / p.name)
+        log_path = target / "adopted.json"
+        log = read_json(log_path) if log_path.is_file() else []
+        log.append(
+            {
+                "from": str(sub),
+                "from_code": meta.get("code"),
+                "to_code": code_identity(fn),
+                "cells": len(todo),
+                "checked": [files[i].name for i in picks],
+                "verified": verified,
+                "identical": True,
+                "same_code": same_code,
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+        )
+        atomic_write_json(log_path, log)
+        report.append(
+            {
+                "from": sub.name,
+                "to": target.name,
+                "cells": len(todo),
+                "checked": len(picks),
+                "verified": verified,
+                "status": "adopted",
+            }
+        )
+    return report
+
+
+# Packs committed before packs carried checksums (format "robeval grid pack 1" without per-file sha256): the sha256
+# of the whole pack file as committed. Such a pack is adopted as it was (a sample recomputed) only while it is
+# byte-identical to the committed file: the whole-file digest covers every cell of it. Any other pack without
+# checksums needs recompute_all (every cell recomputed).
+LEGACY_PACKS = {
+    "46f22dd86ce8d08a086140f5b6f6ba385a8f1f408bd85773e293ffccf90e0e40": (
+        "results/paper/checkpoints/mscr_2d_paper_grids.tar.xz, notebook 01's paper grids (2026-11-26)"
+    ),
+}
+
+
+def adopt_pack(
+    archive: str | os.PathLike,
+    stores: Mapping[str, str | os.PathLike] | Callable[[str], str | os.PathLike],
+    *,
+    n_check: int = 12,
+    seed: int = 0,
+    progress: bool = True,
+    recompute_all: bool = False,
+) -> dict[str, list[dict]]:
+    """:func:`adopt` the stores ``stores`` (``{store name in the pack: store folder here}``) from the pack ``archive``;
+    a function ``name -> store folder`` instead adopts every store the pack holds (e.g. ``lambda n:
+    grid_store("gpu", n)``, a lease's whole pack).
+
+    Packs are verified, not sampled: a pack written by :func:`pack` records the sha256 of every file in its
+    manifest, and every cell carries the checksum of its rows written with it; :func:`adopt` refuses a sub-store
+    with any file that fails either (and recomputes its sample as before). A pack without checksums (written
+    before them) is adopted only when it is one of :data:`LEGACY_PACKS`, byte for byte, or with ``recompute_all``
+    (every cell recomputed). Returns ``{name: adopt's report}``; raises RuntimeError prefixed with the store name
+    (earlier stores stay adopted), ValueError for a pack that is not one or lacks a store.
+    """
+    import tempfile
+
+    archive = Path(archive)
+    with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
+        manifest = unpack(archive, tmp)
+        if callable(stores):
+            stores = {name: stores(name) for name in manifest["stores"]}
+        missing = [n for n in stores if n not in manifest["stores"]]
+        if missing:
+            raise ValueError(
+                f"the pack {archive} holds no store {', '.join(missing)}; it holds {', '.join(manifest['stores'])}."
+            )
+        subs = [m for name in stores for m in manifest["stores"][name].values()]
+        with_sums = all(isinstance(m.get("sha256"), dict) for m in subs)
+        if not with_sums and not recompute_all and _file_digest(archive) not in LEGACY_PACKS:
+            raise ValueError(
+                f"the pack {archive} records no checksums (written before packs had them) and is not a known "
+                "committed pack, so a changed cell could not be told; adopt it with --recompute-all (every cell "
+                "recomputed and compared), or repack the stores with this code (`robeval grids --pack`)."
+            )
+        out = {}
+        for name, store in stores.items():
+            sums = {sub: m["sha256"] for sub, m in manifest["stores"][name].items()} if with_sums else None
+            try:
+                out[name] = adopt(
+                    store,
+                    source=Path(tmp) / name,
+                    n_check=n_check,
+                    seed=seed,
+                    progress=progress,
+                    checksums=sums,
+                    recompute_all=recompute_all,
+                )
+            except RuntimeError as exc:
+                raise RuntimeError(f"{name}: {exc}") from None
+    return out
+
+
+def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT_S) -> list[dict]:
+    """How far a grid store got, and whether this checkout's code can use it: one dict per sub-store.
+
+    For long grids spread over days (the paper profile), this answers what a rerun will find without running
+    anything: ``sub`` (the ``config-*`` folder), ``fn`` (the cell function), ``current`` (True when the
+    sub-store's identity is the one this checkout's code and config give, so a rerun continues it; False
+    when the code changed since — ``robeval adopt`` checks and keeps its cells; None when the function cannot
+    be imported here), ``cells`` (finished), ``running`` (claims of live processes of this host on unfinished
+    cells), ``abandoned`` (claims of dead or expired holders on unfinished cells: a rerun takes them over; claims a
+    killed batch left on finished cells are not counted, a rerun removes them), ``foreign`` (claims of processes of
+    other hosts, which this host cannot check) and ``foreign_claims`` (their :func:`claim_state`, oldest first),
+    ``compute_s`` (the sum
+    of the cells' own timings, in seconds: the grid's measured cost, on however many cores it ran),
+    ``adopted`` (cells brought in by :func:`adopt`), ``first`` and ``last`` (when the earliest and latest
+    finished cell was written, ISO 8601 UTC). Sub-stores are listed by name; an empty list when ``store``
+    does not exist.
+    """
+    store = Path(store)
+    out = []
+    subs = sorted(p for p in store.glob("config-*") if p.is_dir()) if store.is_dir() else []
+    for sub in subs:
+        meta = read_json(sub / "config.json") if (sub / "config.json").is_file() else {}
+        try:
+            fn = _import_fn(meta["fn"])
+            current = sub.name == f"config-{config_identity(meta['config'], fn)}"
+        except (KeyError, ValueError):
+            current = None
+        files = [p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json")]
+        seconds, stamps = 0.0, []
+        for p in files:
+            seconds += float(read_json(p).get("seconds", 0.0))
+            stamps.append(p.stat().st_mtime)
+        running = abandoned = 0
+        foreign = []
+        for lock in sub.glob("*.lock"):
+            if lock.with_suffix(".json").is_file():
+                continue  # a claim left on a finished cell (a killed batch): nothing to compute, a rerun removes it
+            claim = claim_state(lock, lock_timeout)
+            if claim["state"] == "foreign":
+                foreign.append(claim)
+            elif claim["state"] == "live":
+                running += 1
+            elif claim["state"] != "released":
+                abandoned += 1
+        log = read_json(sub / "adopted.json") if (sub / "adopted.json").is_file() else []
+
+        def iso(t):
+            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t is not None else None
+
+        out.append(
+            {
+                "sub": sub.name,
+                "fn": meta.get("fn"),
+                "current": current,
+                "cells": len(files),
+                "running": running,
+                "abandoned": abandoned,
+                "foreign": len(foreign),
+                "foreign_claims": sorted(foreign, key=lambda c: -c["age"]),
+                "compute_s": round(seconds, 1),
+                "adopted": int(sum(entry.get("cells", 0) for entry in log)),
+                "first": iso(min(stamps) if stamps else None),
+                "last": iso(max(stamps) if stamps else None),
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------ packing stores
+PACK_FORMAT = "robeval grid pack 1"
+_PACK_SUB = re.compile(r"config-[0-9a-f]+")
+_PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")
+
+
+def _pack_member_ok(name: str) -> bool:
+    """Whether ``name`` is a member a pack may hold: ``MANIFEST.json`` or ``<store>/config-<id>/<file>.json``, with
+    a store name :func:`grid_store` accepts (never ``.`` or ``..``): checked by this code, whatever the Python
+    version's tarfile does."""
+    if name == "MANIFEST.json":
+        return True
+    parts = name.split("/")
+    return (
+        len(parts) == 3
+        and bool(_STORE_NAME.fullmatch(parts[0]))
+        and bool(_PACK_SUB.fullmatch(parts[1]))
+        and bool(_PACK_FILE.fullmatch(parts[2]))
+    )
+
+
+def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
+    """Write the finished cells of grid stores into one xz-compressed tar file (atomically).
+
+    A grid store lives in an ignored folder of the checkout, so it is lost with the machine it was computed on.
+    A pack is the store's finished cells as one small file (about 75 bytes a cell for notebook 01's grids) that
+    can travel and be kept, e.g. committed as a checkpoint of a computation that spans several machines or
+    working sessions. Nothing reads a pack by itself: ``robeval adopt --from PACK`` checks every file against
+    its checksum, recomputes a sample of its cells with the current code and takes them only if every checksum
+    matches and every recomputed number is identical (:func:`adopt`).
+
+    Lock files and half-written temporary files are left out.
+
+    Parameters
+    ----------
+    stores : iterable of path
+        Grid store folders (:func:`grid_store`), each holding ``config-*`` sub-stores; the folder's name is the
+        store's name in the pack.
+    out : path
+        The pack's path, ending in ``.tar.xz``.
+
+    Returns
+    -------
+    dict
+        The manifest written into the pack as ``MANIFEST.json``: ``format``, ``created`` (ISO 8601 UTC), and per
+        store name, per sub-store, ``fn``, ``code`` (identity of the code that computed it), ``cells`` and
+        ``sha256`` (``{file name: sha256 of the file}`` for every file packed, which :func:`adopt_pack`
+        verifies). A cell whose rows no longer match the checksum written with them is refused (ValueError), so a
+        pack never certifies a changed cell.
+    """
+    import io as _io
+    import tarfile
+
+    out = Path(out)
+    if not out.name.endswith(".tar.xz"):
+        raise ValueError(f"the pack's name must end in .tar.xz, got {out.name!r}.")
+    check_output_file(out, "the pack")  # a file where its folder should be, a read-only folder: said first
+    stores = [Path(s) for s in stores]
+    if not stores:
+        raise ValueError("no grid store to pack; name at least one store folder.")
+    names = [s.name for s in stores]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two stores share a name ({names}); a pack holds each store name once.")
+    manifest: dict[str, Any] = {
+        "format": PACK_FORMAT,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "stores": {},
+    }
+    members: list[tuple[str, Path]] = []
+    for store in stores:
+        subs = sorted(p for p in store.glob("config-*") if (p / "config.json").is_file()) if store.is_dir() else []
+        if not subs:
+            raise ValueError(f"{store} holds no grid sub-store (config-*/config.json); pass a grid's store folder.")
+        manifest["stores"][store.name] = {}
+        for sub in subs:
+            meta = read_json(sub / "config.json")
+            cells = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
+            broken = [e for e in (_cell_digest_error(p, read_json(p)) for p in cells) if e is not None]
+            if broken:
+                raise ValueError(
+                    f"{len(broken)} cell(s) of {store.name}/{sub.name} fail their checksum (e.g. {broken[0]}); they "
+                    "were changed after they were written. Delete them (a rerun recomputes them) and pack again."
+                )
+            extra = [sub / n for n in ("config.json", "adopted.json") if (sub / n).is_file()]
+            manifest["stores"][store.name][sub.name] = {
+                "fn": meta.get("fn"),
+                "code": meta.get("code"),
+                "cells": len(cells),
+                "sha256": {p.name: _file_digest(p) for p in extra + cells},
+            }
+            members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        with tarfile.open(tmp, "w:xz", preset=9) as tf:
+            blob = to_json(manifest).encode()
+            info = tarfile.TarInfo("MANIFEST.json")
+            info.size, info.mtime = len(blob), int(time.time())
+            tf.addfile(info, _io.BytesIO(blob))
+            for arcname, path in members:
+                tf.add(path, arcname=arcname, recursive=False)
+        os.replace(tmp, out)
+    except OSError as exc:
+        if tmp.exists():
+            tmp.unlink()
+        raise ValueError(
+            f"the pack {out} could not be written ({exc.strerror or exc}); pass a path in a folder you can write, "
+            "with room for it."
+        ) from None
+    return manifest
+
+
+def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
+    """Extract a pack written by :func:`pack` into the folder ``dest`` (one folder per store) and return its
+    manifest. Every member is checked first by this code (:func:`_pack_member_ok`), whatever the Python version:
+    only ``MANIFEST.json`` and ``<store>/config-<id>/<file>.json`` regular files, each once, are accepted (ValueError
+    naming anything else, and nothing is extracted). The members are then written by this code too, each to the path
+    its checked name gives below ``dest``; tarfile's extraction (and its filters, which Python 3.10 may lack) is not
+    used. Checksums are verified by :func:`adopt_pack`."""
+    import tarfile
+
+    archive = Path(archive)
+    if not archive.is_file():
+        raise ValueError(f"{archive}: no such pack; make one with `robeval grids --pack FILE.tar.xz`.")
+    import lzma
+    import zlib
+
+    broken = (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error)
+    try:
+        tf = tarfile.open(archive, "r:xz")
+    except broken as exc:
+        raise ValueError(
+            f"{archive} is not a grid pack (an xz-compressed tar from `robeval grids --pack`): {exc or type(exc).__name__}"
+        ) from None
+    with tf:
+        # every member is read (and so the whole archive decompressed) before anything is written: a pack cut
+        # short (a partial copy) or corrupted is refused here, with nothing extracted
+        try:
+            members = tf.getmembers()
+            seen = set()
+            for m in members:
+                if not m.isfile() or not _pack_member_ok(m.name) or m.name in seen:
+                    why = "twice" if m.name in seen else "which is not part of a grid pack"
+                    raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
+                seen.add(m.name)
+            data = {m.name: tf.extractfile(m).read() for m in members}
+            while tf.fileobj.read(1 << 20):  # to the end of the xz stream: a cut-off index or footer fails here
+                pass
+        except broken as exc:
+            raise ValueError(
+                f"{archive} is truncated or corrupted ({type(exc).__name__}: {exc or 'unexpected end of data'}); "
+                "nothing was extracted. Copy the pack again in full (compare its size or sha256 with the original)."
+            ) from None
+        if "MANIFEST.json" not in seen:
+            raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
+        try:
+            manifest = json.loads(data["MANIFEST.json"])
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(
+                f"{archive}: its MANIFEST.json is not valid JSON ({exc}); the pack was not written by `robeval grids "
+                "--pack` or was altered. Repack the stores with `robeval grids --pack`."
+            ) from None
+        if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
+            found = manifest.get("format") if isinstance(manifest, dict) else None
+            raise ValueError(f"{archive}: unknown pack format {found!r} (this code reads {PACK_FORMAT!r}).")
+        stores = manifest.get("stores")
+        if not isinstance(stores, dict) or not all(
+            isinstance(subs, dict) and all(isinstance(m, dict) for m in subs.values()) for subs in stores.values()
+        ):
+            raise ValueError(
+                f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
+            )
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        root = dest.resolve()
+        for m in members:
+            if m.name == "MANIFEST.json":
+                continue
+            target = dest.joinpath(*m.name.split("/"))
+            if root not in target.resolve().parents:  # cannot happen for a checked name; kept as a last guard
+                raise ValueError(f"{archive}: member {m.name!r} would be written outside {dest}; refusing.")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.unpack.tmp")
+            tmp.write_bytes(data[m.name])
+            os.replace(tmp, target)
+            os.utime(target, (m.mtime, m.mtime))
+    return manifest
