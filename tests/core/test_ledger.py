@@ -879,3 +879,24 @@ def test_a_hand_edited_manifest_is_refused_naming_the_ledger(tmp_results):
         check_manifest({"notebook": "99_test", "results": {"test/a.csv": "abc"}}, "x.json", "default")
     with pytest.raises(ValueError, match="x.json has no manifest of its result files"):
         check_manifest({"notebook": "99_test", "claims": []}, "x.json", "default")
+
+
+def test_default_and_paper_ledgers_never_decide_a_row_two_ways():
+    """Issue 46, item 2: a row decided at both the default and the paper profile carries the same verdict, and a row
+    the default profile decides is not one the paper profile (more runs, the published protocol) finds too fragile
+    or too weak under Holm to reach that same verdict."""
+    from robeval.core.ledger import load_ledgers
+
+    decided = {REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM}
+    default = {(d["notebook"], r["id"]): r for d in load_ledgers("default") for r in d["claims"]}
+    paper = {(d["notebook"], r["id"]): r for d in load_ledgers("paper") for r in d["claims"]}
+    shared = sorted(set(default) & set(paper))
+    assert len(shared) > 200  # the notebooks both profiles ran: 00, 01, 05, 06, 07, 08
+    clashes = []
+    for key in shared:
+        a, b = default[key], paper[key]
+        if a["verdict"] in decided and b["verdict"] in decided and a["verdict"] != b["verdict"]:
+            clashes.append((key, a["verdict"], b["verdict"]))
+        if a["verdict"] in decided and b["verdict"] == INCONCLUSIVE and b.get("unadjusted") == a["verdict"]:
+            clashes.append((key, a["verdict"], f"paper: {b['decides'][:60]}"))
+    assert clashes == []
