@@ -428,6 +428,42 @@ def test_every_ledger_row_appears_and_its_links_resolve(smoke_site):
             assert fragment in page.ids, f"{r['id']}: {key} link {r[key]}: no #{fragment} on the page"
         with_figure += bool(r["figure"])
     assert with_figure > 0, "no ledger row links to a figure"
+    # issue 47, item 7: the ledger as CSV too, the page's example filter shows rows, every page names its build
+    import pandas as pd
+
+    csv = pd.read_csv(root / "assets" / "ledger.csv")
+    assert list(csv["id"]) == [r["id"] for r in data["rows"]]
+    page = (root / "ledger.html").read_text()
+    example, n = site.example_filter(data["rows"])
+    assert n > 0 and f"ledger.html#{example}" in page.replace("&amp;", "&") and "assets/ledger.csv" in page
+    for html in (root / "index.html", root / "ledger.html", root / "rerun.html"):
+        assert "Built from commit" in html.read_text()
+    assert "<owner>" not in (root / "rerun.html").read_text()
+
+
+def test_example_filter_and_ledger_csv_by_hand(tmp_path):
+    """The ledger page links a filter that shows rows (the old example, acr/contradicted, showed none): the paper
+    and decided verdict with the most counted rows, contradicted and erratum first; readings parts not counted."""
+    import pandas as pd
+
+    rows = [
+        {"id": "a", "paper": "acr", "verdict": "erratum", "part_of": "", "ci": [1, 2]},
+        {"id": "b", "paper": "acr", "verdict": "erratum", "part_of": ""},
+        {"id": "c", "paper": "mscr", "verdict": "contradicted", "part_of": ""},
+        {"id": "d", "paper": "mscr", "verdict": "contradicted", "part_of": "x"},
+        {"id": "e", "paper": "mscr", "verdict": "contradicted", "part_of": "x"},
+        {"id": "f", "paper": "msd", "verdict": "reproduced", "part_of": ""},
+    ]
+    assert site.example_filter(rows) == ("paper=acr&verdict=erratum", 2)
+    assert site.example_filter(rows[5:]) == ("paper=msd&verdict=reproduced", 1)
+    assert site.example_filter([{"paper": "x", "verdict": "not comparable", "part_of": ""}]) == (
+        "paper=x&verdict=not%20comparable",
+        1,
+    )
+    site._ledger_csv(rows, tmp_path / "l.csv")
+    back = pd.read_csv(tmp_path / "l.csv")
+    assert list(back["id"]) == list("abcdef") and back.loc[0, "ci"] == "[1, 2]"
+    assert site.build_stamp("paper").startswith("Built from commit ") and "profile paper" in site.build_stamp("paper")
 
 
 @pytest.mark.slow

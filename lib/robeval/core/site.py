@@ -36,6 +36,7 @@ from robeval.core.report import format_value
 
 EVIDENCE_CLASSES = ("replication", "scaled replication", "reanalysis", "derivation", "environment")
 LEDGER_JSON = "assets/ledger.json"
+LEDGER_CSV = "assets/ledger.csv"
 # TeX in Markdown cells is typeset by MathJax 2, served from the site itself: the files come from the
 # jupyter-server-mathjax package (in the `docs` extra), so the notebook pages render their math offline too.
 # Without that package the pages load MathJax from this CDN instead (offline they then show the raw TeX).
@@ -380,7 +381,9 @@ def _install_mathjax(src: Path) -> str:
     return f"../{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,local/robeval"
 
 
-def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str], mathjax_url: str = MATHJAX_URL) -> Path:
+def _mkdocs_config(
+    src: Path, site_dir: Path, notebooks: list[str], mathjax_url: str = MATHJAX_URL, stamp: str = ""
+) -> Path:
     """The site's mkdocs config: the project's ``mkdocs.yml`` plus the notebook, ledger, gallery and rerun
     pages and the mkdocs-jupyter plugin."""
     import yaml
@@ -425,6 +428,8 @@ def _mkdocs_config(src: Path, site_dir: Path, notebooks: list[str], mathjax_url:
     # any warning fails the build, as `make docs` (a docstring griffe misreads, a broken page link); the links of
     # the guides to repository files outside docs/ are left unchecked by mkdocs.yml's `validation`
     cfg["strict"] = True
+    if stamp:  # the theme prints it at the foot of every page
+        cfg["copyright"] = stamp
     out = src.parent / "mkdocs.yml"
     out.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return out
@@ -481,8 +486,9 @@ _LEDGER_PAGE = """# Claims ledger
 Every statement of the four papers that the notebooks test, one row each (profile `{profile}`). Filter by paper,
 verdict, evidence class and central claims, or search the text; **cell** opens the row on the notebook page,
 under the cell that recorded it, **section** the notebook section holding its evidence, and **figure** the figure
-that shows it. The rows come from `results/{profile}/claims/*.json` (as [`assets/ledger.json`](assets/ledger.json)).
-A filter can be linked: `ledger.html#paper=acr&verdict=contradicted`.
+that shows it. The rows come from `results/{profile}/claims/*.json` (as [`assets/ledger.json`](assets/ledger.json)
+and [`assets/ledger.csv`](assets/ledger.csv), one row per line, for a spreadsheet). A filter can be linked:
+[`ledger.html#{example}`](ledger.html#{example}) ({example_rows} rows).
 
 <div id="ledger-app" data-src="assets/ledger.json">
 <noscript>The interactive table needs JavaScript; the same rows are in results/CLAIMS.md.</noscript>
@@ -495,16 +501,17 @@ This site shows the **stored** results of profile `{profile}`: `make site` ran e
 compute cells (`robeval run --replot`), so nothing was recomputed. To recompute:
 
 ```bash
-make reproduce                               # every notebook, profile `default` (41 min measured on 2 CPU cores)
+make reproduce                               # every notebook, profile `default` (43 min measured on 2 CPU cores)
 make reproduce PROFILE=smoke                 # minutes: the CI-sized pipeline
 make reproduce PROFILE=paper NOTEBOOKS=08    # the published protocol (image experiments need a GPU)
 make verify                                  # rebuild every verdict from stored results; fails if one changes
 make site                                    # this website, into build/site (PROFILE=... for another profile)
 ```
 
-**Binder**: `binder/` holds the environment; after publishing, open
-`https://mybinder.org/v2/gh/<owner>/<repo>/HEAD?urlpath=lab/tree/notebooks` and run a notebook with the
-*Python (robeval)* kernel (the `smoke` profile fits Binder's limits; `default` needs about an hour).
+**Binder**: `binder/` holds the environment. Binder needs the public address of the repository, which is not
+known until the compendium is published: then open `https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=lab/tree/notebooks`
+with OWNER/REPO replaced by the GitHub owner and repository name, and run a notebook with the *Python (robeval)*
+kernel (the `smoke` profile fits Binder's limits; `default` takes about 45 minutes on 2 cores).
 
 **The paper profile** runs the published protocols with the same code: `make reproduce PROFILE=paper`
 (each notebook prints its estimate first; the image experiments need a GPU and full CIFAR-10).
@@ -512,6 +519,47 @@ make site                                    # this website, into build/site (PR
 Publishing this site: the GitHub Pages workflow `.github/workflows/site.yml` builds and publishes it on every push
 to `main`; by hand, `make site && make site-deploy` pushes `build/site` to the `gh-pages` branch (ghp-import).
 """
+
+
+def build_stamp(profile: str) -> str:
+    """What every page says it was built from: the profile, the checkout's commit (``git rev-parse``; "a checkout
+    without git history" when there is none) and the build's date (UTC)."""
+    import datetime
+    import subprocess
+
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=project.ROOT, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"Built from commit {commit or '(a checkout without git history)'} on {when}, profile {profile}."
+
+
+def _ledger_csv(records: list[dict], path: Path) -> None:
+    """The ledger rows of the site as CSV (one row per claim, the columns of ``assets/ledger.json``)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(records)
+    for col in frame.columns:  # lists and dicts (links, intervals) as JSON text: one cell each
+        if frame[col].map(lambda v: isinstance(v, (list, dict))).any():
+            frame[col] = frame[col].map(lambda v: json.dumps(v) if isinstance(v, (list, dict)) else v)
+    frame.to_csv(path, index=False)
+
+
+def example_filter(records: list[dict]) -> tuple[str, int]:
+    """A filter of the ledger page worth linking as its example: the paper and decided verdict with the most rows
+    (contradicted and erratum first), and how many rows it shows; never one that shows none."""
+    from collections import Counter
+
+    counts = Counter((r.get("paper"), r.get("verdict")) for r in records if not r.get("part_of"))  # counted rows
+    for verdicts in (("contradicted", "erratum"), ("reproduced", "consistency"), tuple({v for _, v in counts})):
+        found = [(n, k) for k, n in counts.items() if k[1] in verdicts and n > 0]
+        if found:
+            n, (paper, verdict) = max(found, key=lambda t: (t[0], str(t[1])))
+            return f"paper={paper}&verdict={verdict.replace(' ', '%20')}", n
+    return "", 0
 
 
 def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None, execute: bool = True) -> Path:
@@ -592,10 +640,14 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
     assets = Path(__file__).with_name("site_assets")
     for f in ("ledger.js", "site.css"):
         shutil.copy(assets / f, src / "assets" / f)
-    (src / "ledger.md").write_text(_LEDGER_PAGE.format(profile=profile), encoding="utf-8")
+    _ledger_csv(records, src / LEDGER_CSV)
+    example, example_rows = example_filter(records)
+    (src / "ledger.md").write_text(
+        _LEDGER_PAGE.format(profile=profile, example=example, example_rows=example_rows), encoding="utf-8"
+    )
     (src / "gallery.md").write_text(_gallery(manifest, links, src / "figures"), encoding="utf-8")
     (src / "rerun.md").write_text(_RERUN_PAGE.format(profile=profile), encoding="utf-8")
-    config = _mkdocs_config(src, site_dir, names, mathjax_url=_install_mathjax(src))
+    config = _mkdocs_config(src, site_dir, names, mathjax_url=_install_mathjax(src), stamp=build_stamp(profile))
     build(load_config(str(config)))
     _letter_first_ids(site_dir)
     return site_dir
