@@ -133,7 +133,7 @@ def test_gpu_profile_driver_selects_notebooks_and_respects_its_deadline(tmp_path
         "04_msd_cifar10_c_bar",
         "09_acr_rs_training",
     ]
-    assert gpu_profile.stems_for("09,03") == ["03_msd_powerset", "09_acr_rs_training"]
+    assert gpu_profile.stems_for("09,03") == ["09_acr_rs_training", "03_msd_powerset"]  # the order given (issue 44)
     with pytest.raises(ValueError, match="not defined for 01_mscr_2d"):
         gpu_profile.stems_for("01")
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")  # nothing of results/gpu is touched
