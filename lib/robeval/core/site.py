@@ -488,7 +488,7 @@ verdict, evidence class and central claims, or search the text; **cell** opens t
 under the cell that recorded it, **section** the notebook section holding its evidence, and **figure** the figure
 that shows it. The rows come from `results/{profile}/claims/*.json` (as [`assets/ledger.json`](assets/ledger.json)
 and [`assets/ledger.csv`](assets/ledger.csv), one row per line, for a spreadsheet). A filter can be linked:
-[`ledger.html#{example}`](ledger.html#{example}) ({example_rows} rows).
+<a href="ledger.html#{example}"><code>ledger.html#{example}</code></a> ({example_rows} rows).
 
 <div id="ledger-app" data-src="assets/ledger.json">
 <noscript>The interactive table needs JavaScript; the same rows are in results/CLAIMS.md.</noscript>
