@@ -58,7 +58,7 @@ report: $(STAMP)
 	$(PY) -m robeval report --profile $(PROFILE)
 
 test: lint docs
-	$(PY) -m pytest -q -p no:cacheprovider --durations=15 tests
+	$(PY) -m pytest -q -p no:cacheprovider --durations=40 tests
 
 # ruff lint + format check on the library, tests, benchmarks and notebooks; notebooks must hold no outputs
 lint: $(STAMP)
