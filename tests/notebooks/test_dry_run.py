@@ -180,6 +180,16 @@ GPU_DRY = {
 }
 
 
+def _needs_gpu_dry_run() -> None:
+    """Skip a gpu-profile dry run when it is opted out or the CIFAR-10 subset it trains on is missing."""
+    if os.environ.get(OPT_OUT) == "0":
+        pytest.skip(f"{OPT_OUT}=0")
+    try:
+        data.load_cifar10_subset()
+    except data.DataFileMissing as exc:
+        pytest.skip(f"the CIFAR-10 subset is missing (set ROBEVAL_DATA_DIR): {exc}")
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("stem", list(GPU_DRY))
 def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(stem, monkeypatch, tmp_path):
@@ -188,12 +198,7 @@ def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(stem, monkeypatch, tmp_p
     CI can check without a GPU. It writes under build/dry_run/gpu (never results/gpu) and its ledger is no
     evidence. 02 and 04 differ from their paper-profile dry runs only in settings (02: the ResNet, whose training
     accuracy the rows read, tests/mscr; 04: the networks 03 trains here)."""
-    if os.environ.get(OPT_OUT) == "0":
-        pytest.skip(f"{OPT_OUT}=0")
-    try:
-        data.load_cifar10_subset()
-    except data.DataFileMissing as exc:
-        pytest.skip(f"the CIFAR-10 subset is missing (set ROBEVAL_DATA_DIR): {exc}")
+    _needs_gpu_dry_run()
     experiment, arch, result, runner = GPU_DRY[stem]
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
@@ -249,12 +254,7 @@ def test_a_gpu_profile_split_across_two_leases_trains_nothing_twice(monkeypatch,
     process killed as the driver kills it) just after its training grid. The second adopts the first's grid pack
     and weights packs: it trains no network (no weight file written) and its certifications equal the one-lease
     run's."""
-    if os.environ.get(OPT_OUT) == "0":
-        pytest.skip(f"{OPT_OUT}=0")
-    try:
-        data.load_cifar10_subset()
-    except data.DataFileMissing as exc:
-        pytest.skip(f"the CIFAR-10 subset is missing (set ROBEVAL_DATA_DIR): {exc}")
+    _needs_gpu_dry_run()
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")

@@ -129,6 +129,21 @@ def _fused_group(config: dict) -> int:
     return int(G)
 
 
+def _sgd_settings(config: dict) -> dict:
+    """The training keywords of one network, shared by separate and fused training (the same schedule either way):
+    epochs, batch size, SGD settings and the step schedule from ``config``, with flips and crops."""
+    return {
+        "epochs": int(config["epochs"]),
+        "batch_size": int(config["batch_size"]),
+        "lr": float(config["lr"]),
+        "momentum": float(config.get("momentum", 0.9)),
+        "weight_decay": float(config.get("weight_decay", 5e-4)),
+        "schedule": config.get("schedule", "step"),
+        "milestones": config.get("milestones"),
+        "flip_crop_aug": True,
+    }
+
+
 def train_cifar_model(cell: dict, config: dict):
     """The trained network of one cell (loaded from :func:`model_file` when cached). Returns ``(net, cached)``.
 
@@ -157,14 +172,7 @@ def train_cifar_model(cell: dict, config: dict):
         net,
         x_tr[:n_tr],
         y_tr[:n_tr],
-        epochs=int(config["epochs"]),
-        batch_size=int(config["batch_size"]),
-        lr=float(config["lr"]),
-        momentum=float(config.get("momentum", 0.9)),
-        weight_decay=float(config.get("weight_decay", 5e-4)),
-        schedule=config.get("schedule", "step"),
-        milestones=config.get("milestones"),
-        flip_crop_aug=True,
+        **_sgd_settings(config),
         batch_transform=transform,
         seed=derived_seed(seed, "train"),
         threads=_threads(config),
@@ -240,14 +248,7 @@ def train_cifar_models_fused(cells, config: dict, *, device=None, progress: bool
             x_tr[:n_tr],
             y_tr[:n_tr],
             seeds=[derived_seed(int(cell["seed"]), "train") for cell in group],
-            epochs=int(config["epochs"]),
-            batch_size=int(config["batch_size"]),
-            lr=float(config["lr"]),
-            momentum=float(config.get("momentum", 0.9)),
-            weight_decay=float(config.get("weight_decay", 5e-4)),
-            schedule=config.get("schedule", "step"),
-            milestones=config.get("milestones"),
-            flip_crop_aug=True,
+            **_sgd_settings(config),
             batch_transforms=transforms,
             device=device,
             threads=_threads(config),
