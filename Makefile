@@ -4,7 +4,7 @@ VENV     ?= .venv
 PROFILE  ?= default
 # NOTEBOOKS=01,08 runs a subset (numbers or names); empty = all, in order
 NOTEBOOKS ?=
-# pytest-xdist workers for `make test` (2 cores: 2; test files sharing files on disk share a worker, tests/conftest.py)
+# pytest-xdist workers for `make test` (2 cores: 2; a test file per worker, tests/conftest.py)
 TEST_JOBS ?= 2
 PY       := $(VENV)/bin/python
 STAMP    := $(VENV)/.robeval-installed
@@ -60,7 +60,7 @@ report: $(STAMP)
 	$(PY) -m robeval report --profile $(PROFILE)
 
 test: lint docs
-	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadgroup --durations=40 tests
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=40 tests
 
 # ruff lint + format check on the library, tests, benchmarks and notebooks; notebooks must hold no outputs
 lint: $(STAMP)

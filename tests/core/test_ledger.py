@@ -82,9 +82,14 @@ def test_comparison_rule_returns_each_verdict():
 def test_trend_and_paired_intervals_from_runs_decide_as_they_should():
     rng = np.random.default_rng(0)
     levels = np.arange(6)
-    rising = levels + rng.normal(0, 0.3, size=(10, 6))
+    rising = levels + rng.normal(0, 2.0, size=(40, 6))  # the mean curve's ranks vary between resamples
     flat = rng.normal(0, 1.0, size=(10, 6))
     led = ledger()
+    # a trend every resample agrees on (rho = 1 in all of them) is a zero-width interval: no p-value, no decision
+    saturated = stats.trend_interval(levels, levels + rng.normal(0, 0.3, size=(10, 6)))
+    assert saturated.low == saturated.high == 1.0
+    sat = led.comparison("sat", "S", "rises", interval=saturated, kind="trend", **R)
+    assert sat.verdict == INCONCLUSIVE and sat.p_value is None and "degenerate" in sat.decides
     assert (
         led.comparison("up", "S", "rises", interval=stats.trend_interval(levels, rising), kind="trend", **R).verdict
         == REPRODUCED
@@ -442,15 +447,17 @@ def test_holm_covers_every_test_of_the_notebook_and_central_rows_stay_in_it():
 
 def test_a_decision_stands_only_when_a_rerun_would_reach_it_again():
     """Stability: p = 0.039 alone (t = 4.90 over 3 runs, 2 df) passes the test, but a rerun at n = 3 reaches it
-    with probability 0.268 (noncentral t, 2 df, critical t 4.30, the spread at its upper 80% bound: ncp
-    4.90 / 2.117): fragile, inconclusive, naming the n that would make it stable (5 runs)."""
+    with probability 0.080 (predictive, the spread at its upper 80% bound, 2.117 times the observed, critical t
+    4.30: Phi((4.90 − 4.30 · 2.117) / (sqrt 2 · 2.117))); the predictive resamples of the 3 runs say 0.675, and
+    the lower figure stands: fragile, inconclusive, naming the n that would make it stable under both rules (6
+    runs)."""
     led = ledger()
     iv = stats.mean_interval([5.2, 3.4, 7.1])
     row = led.comparison("a", "T1", "gain > 0", interval=iv, central=True, **R)
     assert row.verdict == REPRODUCED and row.p_value == pytest.approx(0.0392, abs=1e-4)
     led.finalise()
     assert row.verdict == INCONCLUSIVE and row.decides.startswith("fragile")
-    assert row.stability == pytest.approx(0.268, abs=0.001) and row.stable_n == 5
+    assert row.stability == pytest.approx(0.080, abs=0.001) and row.stable_n == 6
     strong = stats.mean_interval(np.linspace(4.0, 6.0, 12))
     s = led.comparison("b", "T1", "gain > 0", interval=strong, central=True, **R)
     led.finalise()

@@ -330,13 +330,22 @@ def smoke_site(tmp_path_factory):
     from robeval.core import paths
     from robeval.core.notebooks import notebook_paths, run_notebook
 
+    # a project root of its own (the checkout's files linked, its own build/): the smoke runs and the site's
+    # replots write build/smoke there, never beside tests/notebooks' smoke runs in another pytest-xdist worker
+    root = tmp_path_factory.mktemp("site_root")
+    for entry in paths.ROOT.iterdir():
+        if entry.name not in ("build", ".venv"):
+            (root / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ROBEVAL_ROOT", str(root))  # for the module's tests too: they read the smoke results the site shows
     for path in notebook_paths(list(SITE_NOTEBOOKS)):
         if not (paths.results_dir("smoke") / "claims" / f"{path.stem}.json").is_file():
             run_notebook(path, "smoke")
     out = tmp_path_factory.mktemp("site")
     t0 = time.perf_counter()
     site_dir = site.build_site("smoke", only=list(SITE_NOTEBOOKS), site_dir=out / "site", work_dir=out / "work")
-    return {"dir": site_dir, "seconds": time.perf_counter() - t0}
+    yield {"dir": site_dir, "seconds": time.perf_counter() - t0, "root": root}
+    mp.undo()
 
 
 def _resolve(page: Path, href: str, root: Path):

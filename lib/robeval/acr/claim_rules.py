@@ -11,6 +11,7 @@ noise levels and training variants, and how a statement with several parts is de
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -145,7 +146,7 @@ def per_run_trend_interval(levels, per_run, level: float = LEVEL) -> Interval:
         raise ValueError(f"per_run must have shape (runs, {len(x)}), got {m.shape}.")
     rho = np.array([spearman(x, row) for row in m], dtype=np.float64)
     iv = single_run_interval(rho)
-    return Interval(iv.estimate, iv.low, iv.high, iv.se, iv.n, iv.level, f"{iv.method} of the per-run Spearman rho")
+    return dataclasses.replace(iv, method=f"{iv.method} of the per-run Spearman rho")
 
 
 EFFECT_RADIUS = 2.0  # in units of sigma: the radii where the paper's ACR gains live (p_A >= Phi(2) ~ 0.977)

@@ -11,10 +11,17 @@ is ours − paper). Every decision then has
   "contradicted", doubled, so that "the 95% CI lies inside (outside) paper ± margin" is exactly p < 0.05;
 * Holm's adjusted p over the row's family (:func:`holm_adjusted`), the level ``alpha / (m − rank + 1)`` at
   which the row was tested in Holm's step-down;
-* its stability (:func:`rerun_probability`): the probability that an independent rerun with the same n reaches
-  the same decision at that level, when the true effect is the one observed (the power of the same test at the
-  observed effect). A decision whose stability is below :data:`STABLE` is fragile: the ledger records it
-  inconclusive and names the n that would make it stable (:func:`n_for_stability`).
+* its stability: the probability that an independent rerun with the same n reaches the same decision at that
+  level, estimated twice and the lower figure kept: (a) in closed form (:func:`rerun_probability`) from the
+  *predictive* distribution of the rerun's estimate — the true effect is not the observed one but uncertain
+  about it (flat prior), so the rerun's estimate varies with twice the variance of one run's (Goodman 1992,
+  "A comment on replication, p-values and evidence", Stat. Med. 11:875); and (b) without a distribution
+  (:func:`resampled_stability`), where the interval carries its units: the whole decision rerun on
+  :data:`RESAMPLES` predictive resamples of the runs (a bootstrap resample of a bootstrap resample,
+  :func:`robeval.core.stats.predictive_indices`), which sees heavy tails, a spread that varies between run
+  sets and rank statistics over nearly equal means. A decision whose stability is below :data:`STABLE` is
+  fragile: the ledger records it inconclusive and names the n that would make it stable
+  (:func:`n_for_stability`, :func:`resampled_n`).
 
 What this can and cannot promise: a decision rule that thresholds a noisy statistic flips, in a rerun, for
 rows whose true effect lies near its threshold (at the threshold about half the time, whatever the rule); the
@@ -37,7 +44,8 @@ from scipy import stats as st
 from scipy.optimize import brentq
 
 ALPHA = 0.05  # family-wise error rate of every family
-STABLE = 0.8  # a decision stands only when a rerun at the same n reaches it with at least this probability
+STABLE = 0.9  # a decision stands only when a rerun at the same n reaches it with at least this probability
+RESAMPLES = 400  # predictive resamples behind a resampled stability (Monte-Carlo se <= 0.025; 0.015 at 0.9)
 
 DIFFERENCE = "difference"
 EQUIVALENCE = "equivalence"
@@ -102,10 +110,13 @@ def df_of(iv) -> float:
 
 def test_of(iv, *, kind: str, sign: int = 1, paper: float | None = None, margin: float | None = None):
     """The :class:`Test` behind a row's interval, or None when the interval has no usable standard error (no
-    p-value: such a row cannot belong to a family and decides nothing)."""
+    p-value: such a row cannot belong to a family and decides nothing), or a zero one over more than one unit (a
+    degenerate interval: a bootstrap whose resamples all agree, runs that all gave one value)."""
     se = iv.se
     if not (isinstance(se, float | int) and math.isfinite(se)) or se < 0:
         return None
+    if se == 0 and int(iv.n) > 1:  # a zero-width interval over several units (all gave one value): degenerate,
+        return None  # no p-value (exact values are recorded with estimate=, not as an interval)
     floor = float(getattr(iv, "floor_se", 0.0) or 0.0)
     if kind == DIFFERENCE:
         return Test(DIFFERENCE, sign * float(iv.estimate), float(se), df_of(iv), int(iv.n), floor)
@@ -174,13 +185,16 @@ def spread_factor(df: float) -> float:
 
 
 def rerun_probability(test: Test, decision: str, alpha: float) -> float:
-    """Probability that an independent rerun with the same n reaches ``decision`` again at level ``alpha`` when
-    the true effect is the observed one: the power of the same test at the observed effect. For a t-test the
-    spread is taken at its upper :data:`SPREAD_BOUND` confidence bound (:func:`spread_factor`): with 2–4 degrees
-    of freedom an observed spread that came out small by chance would otherwise make a decision look stable that
-    a rerun, drawing its own spread, does not reach (seen in a rerun of notebook 05 with other seeds). A
-    difference with finite df and no floor uses the noncentral t (the rerun estimates its own spread); every
-    other case the normal approximation, redrawing only our part of the se."""
+    """Probability that an independent rerun with the same n reaches ``decision`` again at level ``alpha``: the
+    predictive probability (Goodman 1992), with the true effect uncertain about the observed one. The rerun's
+    estimate is drawn from N(observed, 2 s²) — one s² for the uncertainty of the true effect, one for the rerun's
+    own sampling — where s is our part of the se (a published value's ``floor_se`` is the same number in every
+    rerun), and the rerun decides when its estimate passes the same critical value as ours did. A row exactly at
+    the critical value is reached again with probability 1/2 (the power at the observed effect said the same,
+    but rated a row just past it too highly: the winner's curse). For a t-test the spread is taken at its upper
+    :data:`SPREAD_BOUND` confidence bound (:func:`spread_factor`): with 2–4 degrees of freedom an observed spread
+    that came out small by chance would otherwise make a decision look stable that a rerun, drawing its own
+    spread, does not reach (seen in a rerun of notebook 05 with other seeds)."""
     if decision == NONE:
         return math.nan
     if decision not in (CLAIMED, OTHER, EQUIVALENT, DIFFERENT):
@@ -193,17 +207,79 @@ def rerun_probability(test: Test, decision: str, alpha: float) -> float:
     if s == 0 or so == 0:
         return 1.0 if p_decision(test, decision) <= alpha else 0.0
     c = _quantile(alpha, df)
+    sp = math.sqrt(2.0) * so  # the predictive spread of the rerun's estimate
     if test.kind == DIFFERENCE:
-        if math.isfinite(df) and test.floor_se == 0:
-            return float(st.nct.sf(c, df, abs(t) / s))
-        return float(st.norm.cdf((abs(t) - c * s) / so))
+        return float(st.norm.cdf((abs(t) - c * s) / sp))
     m = test.margin
     if decision == EQUIVALENT:
         room = m - c * s
         if room <= 0:
             return 0.0
-        return float(max(0.0, st.norm.cdf((room - t) / so) - st.norm.cdf((-room - t) / so)))
-    return float(st.norm.cdf((abs(t) - m - c * s) / so))
+        return float(max(0.0, st.norm.cdf((room - t) / sp) - st.norm.cdf((-room - t) / sp)))
+    return float(st.norm.cdf((abs(t) - m - c * s) / sp))
+
+
+def resampler(test, interval, sign: int = 1):
+    """``draw(gen, m=None, k=1) -> (estimates, ses, df)``: the row's test statistic recomputed on ``k``
+    predictive resamples of ``m`` of its units (default the row's n), for :func:`resampled_stability`; None when
+    the interval does not carry its units (``interval.redraw``) or the test is a whole table. ``sign``: +1 when
+    the test's estimate moves with the interval's (an equivalence, a difference claimed ``>``), −1 when it is
+    mirrored (claimed ``<``)."""
+    import numpy as np
+
+    redraw = getattr(interval, "redraw", None)
+    if test is None or redraw is None or not isinstance(test, Test):
+        return None
+    base = float(interval.estimate)
+
+    def draw(gen, m=None, k=1):
+        e, s = redraw(gen, m, k)
+        n = test.n if m is None else int(m)
+        df = test.df if not math.isfinite(test.df) else max(1.0, (test.df + 1) * n / test.n - 1)
+        return test.estimate + sign * (np.asarray(e, dtype=np.float64) - base), np.asarray(s, dtype=np.float64), df
+
+    draw.test = test
+    return draw
+
+
+def _p_many(test: Test, decision: str, t, s, df):
+    """:func:`p_decision` over arrays of estimates ``t`` and standard errors ``s`` (all > 0) of ``test``'s kind."""
+    import numpy as np
+
+    sf = st.norm.sf if not math.isfinite(df) else (lambda x: st.t.sf(x, df))
+    if test.kind == DIFFERENCE:
+        return np.minimum(1.0, 2 * sf(np.abs(t) / s))
+    m = test.margin
+    if decision == EQUIVALENT:
+        return np.minimum(1.0, 2 * np.maximum(sf((m - t) / s), sf((m + t) / s)))
+    return np.minimum(1.0, 2 * sf((np.abs(t) - m) / s))
+
+
+def resampled_stability(draw, decision: str, alpha: float, seed: int, m: int | None = None) -> float:
+    """The share of :data:`RESAMPLES` predictive resamples of the runs (``draw``, :func:`resampler`) on which the
+    whole decision is reached again at level ``alpha``: the distribution-free estimate of the stability. A
+    resample with no spread (all drawn units equal) or a statistic that cannot be computed decides nothing; a
+    difference decided on the other side counts as not reached. Seeded (``seed``: the row's), so the figure is
+    the same on every rerun of the ledger."""
+    import numpy as np
+
+    if decision not in (CLAIMED, OTHER, EQUIVALENT, DIFFERENT):
+        raise ValueError(f"unknown decision {decision!r}.")
+    t, s, df = draw(np.random.default_rng([int(seed), 45]), m, RESAMPLES)
+    ok = np.isfinite(t) & np.isfinite(s) & (s > 0)
+    if not ok.any():
+        return 0.0
+    test = draw.test
+    hit = _p_many(test, decision, t[ok], s[ok], df) <= alpha
+    if test.kind == DIFFERENCE:  # on the side of the decision
+        hit &= (t[ok] > 0) if decision == CLAIMED else (t[ok] < 0)
+    return float(hit.sum()) / RESAMPLES
+
+
+def resampled_n(draw, decision: str, alpha: float, seed: int, n0: int, target: float = STABLE, n_max: int = 10**4):
+    """The smallest n >= ``n0`` at which :func:`resampled_stability` reaches ``target`` (resamples of n units);
+    None when no n up to ``min(n_max, 64 n0)`` does."""
+    return _smallest_n(lambda m: resampled_stability(draw, decision, alpha, seed, m) >= target, n0, min(n_max, 64 * n0))
 
 
 def at_n(test: Test, n: int) -> Test:

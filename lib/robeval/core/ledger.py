@@ -326,11 +326,13 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                     f"margin {m:g}): only an interval entirely outside paper ± {m:g} would decide (contradicted)"
                 )
         rule = f"equivalence: {iv.level:.0%} CI ({iv.method}) inside paper ± {m:g}{basis}"
-        return self._record(
+        claim = self._record(
             id, source, description, "value", p, iv.estimate, (lo, hi), iv.level, m, iv.n, rule,
             power_to_confirm(m, iv.se, iv.level), verdict, decides, comparable_at, central, note, labels,
             interval=iv, test=test,
         )  # fmt: skip
+        claim._resample = _decisions.resampler(claim._test, iv)
+        return claim
 
     def comparison(
         self,
@@ -377,10 +379,12 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         rule = f"{iv.level:.0%} CI of the {what} ({iv.method}) excludes 0, claimed {direction} 0"
         power = power_to_detect(effect, iv.se, iv.level) if effect is not None else None
         test = _decisions.test_of(iv, kind=_decisions.DIFFERENCE, sign=sign)
-        return self._record(
+        claim = self._record(
             id, source, description, kind, paper, iv.estimate, (iv.low, iv.high), iv.level, None, iv.n, rule,
             power, verdict, decides, comparable_at, central, note, labels, interval=iv, test=test,
         )  # fmt: skip
+        claim._resample = _decisions.resampler(claim._test, iv, sign)
+        return claim
 
     def whole_table(
         self,
@@ -767,6 +771,11 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         if interval is not None and test is None and verdict in _DECIDED:
             verdict = INCONCLUSIVE
             decides = "an interval with a standard error (without one the row has no p-value and no family)"
+            if interval.se == 0 and interval.n > 1:
+                decides = (
+                    f"an interval of nonzero width: all {interval.n} {lab['unit']} gave one value (a degenerate "
+                    "interval has no p-value); more units or a finer statistic"
+                )
         decision = _decision_of(test, verdict) if test is not None else None
         pv = None if test is None else _decisions.decision_p(test, decision)
         _check_types(f"row {id!r}", p_value=pv, estimate=estimate, counts={"n_runs": n_runs})
@@ -803,8 +812,8 @@ class Ledger(_ReadingsMixin, _StoreMixin):
           in the notebook's family. The family's size counts every test in it, decided or not.
         * A decision (reproduced, contradicted, consistency, erratum) stands only if its Holm-adjusted p is
           <= :data:`robeval.core.decisions.ALPHA` and an independent rerun at the same n would reach it again
-          at the row's Holm level with probability >= :data:`robeval.core.decisions.STABLE` at the observed
-          effect; otherwise the row is inconclusive, ``unadjusted`` keeps its own verdict and ``decides`` says
+          at the row's Holm level with probability >= :data:`robeval.core.decisions.STABLE` (the lower of the
+          predictive closed form and the share of predictive resamples of the row's runs, :func:`_stability`); otherwise the row is inconclusive, ``unadjusted`` keeps its own verdict and ``decides`` says
           what failed and the n that would make it stable (``stable_n``).
         """
         self._mark_central()
@@ -832,8 +841,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 continue
             level = alpha / (m - rank + 1)
             decision = _decision_of(c._test, c.verdict)
-            c.stability = round(_decisions.decision_stability(c._test, decision, level), 3)
-            c.stable_n = _decisions.decision_n(c._test, decision, level)
+            c.stability, c.stable_n = _stability(c, decision, level)
             need = phrase_need(c.stable_n, c.n_runs, c.unit, c.about, getattr(c, "_available", None))
             need = f"stable at {need}" if need.startswith("≈") else f"stable: {need}"
             if p_adj > alpha:
@@ -844,9 +852,10 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 )
             elif c.stability < _decisions.STABLE:
                 c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
+                how = "on resampled runs" if getattr(c, "_resampled", False) else "predictively"
                 c.decides = (
                     f"fragile: a rerun at n = {c.n_runs} reaches '{c.unadjusted}' with probability "
-                    f"{c.stability:.3f} (< {_decisions.STABLE}) at Holm level {level:.3g}; {need}"
+                    f"{c.stability:.3f} ({how}; < {_decisions.STABLE}) at Holm level {level:.3g}; {need}"
                 )
         for c in self.claims:
             if c.kind == "readings" and getattr(c, "_readings", None):
@@ -854,6 +863,28 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         for c in self.claims:
             c._final = (c.verdict, c.decides)
         return tests
+
+
+def _stability(claim, decision: str, level: float) -> tuple[float, int | None]:
+    """A decision's stability and the n that makes it stable (:mod:`robeval.core.decisions`): the lower of the
+    predictive closed form and, where the row's interval carries its runs, the share of predictive resamples of
+    the runs that reach the decision again; the n is the larger of the two rules' (None when either has none)."""
+    import zlib
+
+    test = claim._test
+    stability = _decisions.decision_stability(test, decision, level)
+    n = _decisions.decision_n(test, decision, level)
+    draw = getattr(claim, "_resample", None)
+    claim._resampled = False
+    if draw is not None:
+        seed = zlib.crc32(f"{claim.paper}/{claim.id}".encode())
+        resampled = _decisions.resampled_stability(draw, decision, level, seed)
+        if resampled < stability:
+            stability, claim._resampled = resampled, True
+        if resampled < _decisions.STABLE and n is not None:
+            n_res = _decisions.resampled_n(draw, decision, level, seed, max(int(test.n), 2))
+            n = None if n_res is None else max(n, n_res)
+    return round(float(stability), 3), n
 
 
 def check_ledger(ledger) -> Ledger:

@@ -11,7 +11,7 @@ power it had and how many runs would decide it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
@@ -36,6 +36,11 @@ class Interval:
     level: float
     method: str
     floor_se: float = 0.0  # the part of ``se`` that more runs of ours cannot shrink (a published mean's own se)
+    # ``redraw(gen, m=None, k=1) -> (estimates, ses)``, arrays (k,): the statistic and its se recomputed on k
+    # *predictive* resamples of m of the independent units (:func:`predictive_indices`), for the ledger's resampled
+    # stability; None where the units are not at hand (a derived or published interval). Not part of the
+    # interval's value (no comparison, no repr).
+    redraw: object = field(default=None, compare=False, repr=False)
 
     @property
     def halfwidth(self) -> float:
@@ -43,6 +48,27 @@ class Interval:
 
     def as_tuple(self) -> tuple[float, float]:
         return (self.low, self.high)
+
+
+def predictive_indices(gen: np.random.Generator, n: int, m: int | None = None, k: int = 1) -> np.ndarray:
+    """Indices, shape (k, m), of ``k`` predictive resamples of ``n`` independent units: ``m`` (default ``n``)
+    draws with replacement from a bootstrap resample of the units. The first draw stands for a truth compatible
+    with the runs, the second for a rerun from it, so a resampled mean varies about twice as much as one
+    bootstrap's: the bootstrap form of the predictive distribution of a replication (the observed effect is itself
+    an estimate)."""
+    first = gen.integers(0, n, (int(k), n))
+    return np.take_along_axis(first, gen.integers(0, n, (int(k), n if m is None else int(m))), axis=1)
+
+
+def _mean_redraw(v: np.ndarray, extra_var: float = 0.0):
+    """``redraw`` of a mean over the units ``v``: arrays (k,) of the mean and its se on ``k`` predictive
+    resamples of ``m`` units (``extra_var``: a fixed variance added to se², a published mean's)."""
+
+    def redraw(gen, m=None, k=1):
+        w = v[predictive_indices(gen, len(v), m, k)]
+        return w.mean(axis=1), np.sqrt(w.var(axis=1, ddof=1) / w.shape[1] + extra_var)
+
+    return redraw
 
 
 def _values(values, name: str, min_n: int = 2) -> np.ndarray:
@@ -62,7 +88,7 @@ def mean_interval(values, level: float = 0.95) -> Interval:
     mean = float(v.mean())
     se = float(v.std(ddof=1) / math.sqrt(n))
     t = float(stats.t.ppf(0.5 + level / 2, n - 1))
-    return Interval(mean, mean - t * se, mean + t * se, se, n, level, f"t-interval over {n} runs")
+    return Interval(mean, mean - t * se, mean + t * se, se, n, level, f"t-interval over {n} runs", 0.0, _mean_redraw(v))
 
 
 def mean_vs_reference_interval(values, ref_sd: float, ref_n: int, level: float = 0.95) -> Interval:
@@ -92,6 +118,7 @@ def mean_vs_reference_interval(values, ref_sd: float, ref_n: int, level: float =
     return Interval(
         mean, mean - t * se, mean + t * se, se, n, level,
         f"Welch t-interval over {n} runs vs the published mean's {int(ref_n)} runs", floor_se=math.sqrt(b),
+        redraw=_mean_redraw(v, b),
     )  # fmt: skip
 
 
@@ -102,7 +129,7 @@ def paired_interval(a, b, level: float = 0.95) -> Interval:
     if a.shape != b.shape:
         raise ValueError(f"paired values need the same runs: a has {len(a)}, b has {len(b)}.")
     iv = mean_interval(a - b, level)
-    return Interval(iv.estimate, iv.low, iv.high, iv.se, iv.n, level, f"paired t-interval over {iv.n} runs")
+    return replace(iv, method=f"paired t-interval over {iv.n} runs")
 
 
 def bootstrap_interval(
@@ -145,14 +172,18 @@ def bootstrap_interval(
     if len(boot) < 0.9 * n_boot:
         return Interval(est, -math.inf, math.inf, math.nan, n, level, f"bootstrap over {n} runs (degenerate)")
     lo, hi = np.quantile(boot, [0.5 - level / 2, 0.5 + level / 2])
+    se = float(boot.std(ddof=1))
+
+    def predictive(gen, m=None, k=1):  # the statistic on k predictive resamples of the runs; its se as observed
+        idx = predictive_indices(gen, n, m, k)
+        return np.array([statistic(*(a[i] for a in arrays), *fixed) for i in idx], dtype=np.float64), np.full(k, se)
+
     floor = 0.0
     if fixed_se is not None:
         alone = np.random.default_rng([seed, 2])
         f_only = np.asarray([statistic(*arrays, *redraw(alone)) for _ in range(int(n_boot))], dtype=np.float64)
         floor = float(f_only[np.isfinite(f_only)].std(ddof=1)) if np.isfinite(f_only).sum() > 1 else 0.0
-    return Interval(
-        est, float(lo), float(hi), float(boot.std(ddof=1)), n, level, f"percentile bootstrap over {n} runs", floor
-    )
+    return Interval(est, float(lo), float(hi), se, n, level, f"percentile bootstrap over {n} runs", floor, predictive)
 
 
 def spearman(x, y) -> float:

@@ -14,6 +14,7 @@ can be compared with the paper's.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -205,9 +206,7 @@ def per_run_trend(levels, per_run, level: float = 0.95) -> stats.Interval:
         est = float(np.nanmean(rhos)) if np.any(np.isfinite(rhos)) else 0.0
         return stats.Interval(est, -math.inf, math.inf, math.nan, n, level, "per-run Spearman rho: undefined run")
     iv = stats.mean_interval(rhos, level)
-    return stats.Interval(
-        iv.estimate, iv.low, iv.high, iv.se, n, level, f"t-interval over {n} runs of the per-run Spearman rho"
-    )
+    return dataclasses.replace(iv, method=f"t-interval over {n} runs of the per-run Spearman rho")
 
 
 def run_labels(labels: dict | None = None) -> dict:

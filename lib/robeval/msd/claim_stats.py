@@ -86,4 +86,4 @@ def shifted_mean(values, shift: float, unit: str = "schemes") -> stats.Interval:
     if len(v) < 2:
         return unbounded(float(shift - v.mean()) if len(v) else math.nan, len(v), f"no interval ({len(v)} {unit})")
     iv = stats.mean_interval(shift - v, LEVEL)
-    return stats.Interval(iv.estimate, iv.low, iv.high, iv.se, iv.n, LEVEL, f"t-interval over {iv.n} {unit}")
+    return dataclasses.replace(iv, method=f"t-interval over {iv.n} {unit}")
