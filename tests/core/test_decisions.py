@@ -135,16 +135,34 @@ def test_resampled_stability_sees_a_rank_trend_over_nearly_equal_means():
         assert resampled < 0.8 and resampled < closed - 0.1, (closed, resampled)
 
 
-def test_a_zero_width_interval_gives_no_p_value():
-    """03/Fig5_pg_low_msd_noise: a bootstrap whose resamples all agree ([−0.5, −0.5]) is degenerate: no test,
-    no p-value, no decision; an exact value (n = 1, estimate=) is not an interval and stays exact."""
+def test_a_zero_width_interval_gets_the_exact_p_its_units_allow():
+    """03/Fig5_pg_low_msd_noise: a bootstrap whose resamples all agree ([−0.5, −0.5]) would give p = 0 from its
+    zero se. A difference gets the exact p its units allow instead: the bootstrap's resolution 2 / (B + 1), or for
+    runs that all gave one value the sign test 2 · 2^-n; an equivalence or an estimate of 0 gets no test."""
     flat = stats.bootstrap_interval(lambda a: float(np.median(a)), np.full(12, -0.5), n_boot=200)
     assert flat.low == flat.high == -0.5 and flat.se == 0
-    assert dc.test_of(flat, kind=dc.DIFFERENCE) is None
+    test = dc.test_of(flat, kind=dc.DIFFERENCE, sign=-1)
+    assert test.estimate == 0.5 and dc.p_decision(test, dc.CLAIMED) == pytest.approx(2 / 201, rel=1e-9)
+    same = stats.mean_interval([0.3, 0.3, 0.3])
+    assert dc.p_decision(dc.test_of(same, kind=dc.DIFFERENCE), dc.CLAIMED) == pytest.approx(0.25, rel=1e-9)
+    assert dc.test_of(stats.mean_interval([0.0, 0.0, 0.0]), kind=dc.DIFFERENCE) is None
+    # an equivalence: inside the band (or beyond it) with the sign test's p; exactly at the margin: no test
+    inside = dc.test_of(same, kind=dc.EQUIVALENCE, paper=0.25, margin=0.1)
+    assert dc.p_decision(inside, dc.EQUIVALENT) == pytest.approx(0.25, rel=1e-6)
+    beyond = dc.test_of(same, kind=dc.EQUIVALENCE, paper=0.1, margin=0.1)
+    assert dc.p_decision(beyond, dc.DIFFERENT) == pytest.approx(0.25, rel=1e-6)
+    assert dc.test_of(same, kind=dc.EQUIVALENCE, paper=0.2, margin=0.1) is None
     led = Ledger(paper="msd", notebook="99_sim", profile="default")
     row = led.comparison("flat", "T", "x", interval=flat, direction="<", evidence="replication", unit="schemes", about="data")
+    eq = led.value(
+        "eq", "T", "x", paper=0.2, margin=0.1, margin_basis="declared", interval=same, evidence="replication",
+        unit="forest runs", about="data",
+    )  # 0.3 against 0.2 ± 0.1: exactly at the margin
     led.finalise()
-    assert row.verdict == "inconclusive" and row.p_value is None and "degenerate" in row.decides
+    # p = 0.00995 passes Holm over 1 test; a rerun reaches z = 2.58 against the critical 1.96 with probability 0.67
+    assert row.p_value == pytest.approx(2 / 201, rel=1e-3) and row.verdict == "inconclusive"
+    assert row.unadjusted == "reproduced" and row.decides.startswith("fragile")
+    assert eq.verdict == "inconclusive" and eq.p_value is None and "degenerate" in eq.decides
 
 
 # ------------------------------------------------------------------------------------ simulated reruns

@@ -407,7 +407,11 @@ def test_mscr_trend_steps_and_sign_flip():
     assert up.verdict == OK and up.kind == "trend" and up.central
     down = BASE.copy()
     down[2] = BASE[0] - np.array([0.5, 1.0, 1.5, 2.0])  # MSCR falls with eps_train
-    assert mc.record_mscr_trend(_led(), _cube_noise(down), EPS_MIN, ref_mscr, LEVELS, n_boot=300)[0].verdict == NO
+    # steps small enough beside the run noise that not every run's own curve falls in perfect rank order (every
+    # run's rho = -1 would be a zero-width interval, which decides nothing)
+    gentle = BASE.copy()
+    gentle[2] = BASE[0] - np.array([0.5, 0.56, 0.62, 0.68])
+    assert mc.record_mscr_trend(_led(), _cube_noise(gentle), EPS_MIN, ref_mscr, LEVELS, n_boot=300)[0].verdict == NO
     steps = {c.id: c.verdict for c in mc.record_mscr_steps(_led(), _cube_noise(down), EPS_MIN, ref_mscr, LEVELS)}
     assert set(steps) == {"S4_mscr_step_0_0.001", "S4_mscr_step_0.001_eps_min", "S4_mscr_step_eps_min_0.01"}
     assert set(steps.values()) == {NO}
@@ -522,7 +526,7 @@ def test_1nn_superior_and_constant_flip():
 def test_k_effect_flips():
     df = pd.DataFrame(
         [
-            {"seed": s, "k": k, "acc": 0.99 + 0.0001 * s + (0.0 if k < 20 else d)}
+            {"seed": s, "k": k, "acc": 0.99 + 0.0001 * s + 0.00001 * ((s * k) % 3) + (0.0 if k < 20 else d)}
             for s in range(4)
             for k, d in ((1, 0), (10, 0), (20, 0.0))
         ]

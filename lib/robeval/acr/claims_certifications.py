@@ -28,6 +28,7 @@ from robeval.acr.claim_rules import (
     weakest,
 )
 from robeval.acr.claims_consistency import (
+    _printed_twice,
     plugin_expectation_gaps,
     record_ablation_table_consistency,
     record_appendix_b_claims,
@@ -40,6 +41,7 @@ from robeval.acr.claims_consistency import (
     record_table_consistency,
     record_theorem1_claims,
     record_toy_claims,
+    rounding_convention,
 )
 from robeval.acr.ecdf import ecdf_indicators
 from robeval.acr.metrics import align_frames, certified_indicators, radius_contributions
@@ -49,6 +51,7 @@ from robeval.acr.published import (
     PAPER_IMAGENET_RECOVERY,
     PAPER_TABLE3,
     PAPER_TABLE4,
+    PAPER_TABLE5_FULL,
 )
 from robeval.core.ledger import ROUNDING
 from robeval.core.ledger import check_ledger as _check_ledger
@@ -464,8 +467,11 @@ def evaluate_published_certifications(ledger, cfg, out_dir) -> None:
     _check_ledger(ledger)
     out = Path(out_dir)
     t3 = load_frame(out / "table3_recomputed.csv").set_index(["sigma", "method"])
-    record_table_consistency(ledger, "T3", "Table 3", load_frame(out / "table3_comparison.csv"))
-    record_table_consistency(ledger, "T4", "Table 4", load_frame(out / "table4_comparison.csv"))
+    t3, t4 = load_frame(out / "table3_comparison.csv"), load_frame(out / "table4_comparison.csv")
+    convention = rounding_convention(t3, t4)  # once for the paper (issue 45, item 3)
+    twice = _printed_twice(PAPER_TABLE5_FULL, PAPER_TABLE3)
+    record_table_consistency(ledger, "T3", "Table 3", t3, convention, twice)
+    record_table_consistency(ledger, "T4", "Table 4", t4, convention)
     record_table8_consistency(ledger, t3)
     record_table5_consistency(ledger)
     record_table2_consistency(ledger)

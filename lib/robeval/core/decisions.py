@@ -110,13 +110,30 @@ def df_of(iv) -> float:
 
 def test_of(iv, *, kind: str, sign: int = 1, paper: float | None = None, margin: float | None = None):
     """The :class:`Test` behind a row's interval, or None when the interval has no usable standard error (no
-    p-value: such a row cannot belong to a family and decides nothing), or a zero one over more than one unit (a
-    degenerate interval: a bootstrap whose resamples all agree, runs that all gave one value)."""
+    p-value: such a row cannot belong to a family and decides nothing). A zero-width interval over more than one
+    unit (runs that all gave one value, a bootstrap whose resamples all agree) is degenerate: its normal p would
+    be 0. It gets the exact p its units still allow instead (``interval.exact_p``: the sign test over the units,
+    2 · 2^-n, or the bootstrap's resolution, 2 / (B + 1)), as the se at which the normal test gives that p for the
+    decision the interval shows (for an equivalence: inside or beyond the margin); an interval without that p, an
+    estimate of 0 or one exactly at the margin gets no test."""
     se = iv.se
     if not (isinstance(se, float | int) and math.isfinite(se)) or se < 0:
         return None
-    if se == 0 and int(iv.n) > 1:  # a zero-width interval over several units (all gave one value): degenerate,
-        return None  # no p-value (exact values are recorded with estimate=, not as an interval)
+    if se == 0 and int(iv.n) > 1:  # a zero-width interval over several units (all gave one value): degenerate
+        exact = getattr(iv, "exact_p", None)
+        if exact is None or not 0 < float(exact) < 1:
+            return None  # no p-value (exact values are recorded with estimate=, not as an interval)
+        # the exact p its units allow (a sign test over the units, a bootstrap's resolution), as the se at which a
+        # normal test gives that p: never p = 0 from an interval that merely failed to vary
+        z = float(st.norm.isf(float(exact) / 2))
+        if kind == DIFFERENCE:
+            if float(iv.estimate) == 0:
+                return None
+            return Test(DIFFERENCE, sign * float(iv.estimate), abs(float(iv.estimate)) / z, math.inf, int(iv.n))
+        t, m = float(iv.estimate) - float(paper), float(margin)
+        if math.isclose(abs(t), m, rel_tol=1e-9, abs_tol=1e-12):
+            return None
+        return Test(EQUIVALENCE, t, abs(m - abs(t)) / z, math.inf, int(iv.n), 0.0, m)
     floor = float(getattr(iv, "floor_se", 0.0) or 0.0)
     if kind == DIFFERENCE:
         return Test(DIFFERENCE, sign * float(iv.estimate), float(se), df_of(iv), int(iv.n), floor)

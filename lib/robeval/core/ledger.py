@@ -42,8 +42,10 @@ Verdicts, and the classes that may carry them (:data:`ALLOWED`)
 One rule set for every row (enforced here, never chosen per row)
 -----------------------------------------------------------------
 1. *Stable decisions* (:meth:`Ledger.finalise`, :mod:`robeval.core.decisions`): a decision stands only when an
-   independent rerun at the same n would reach it again with probability >= 0.8 at the observed effect; else the
-   row is fragile, inconclusive, and names the n that would make it stable (``stability``, ``stable_n``).
+   independent rerun at the same n would reach it again with probability >= :data:`~robeval.core.decisions.STABLE`
+   (0.9) — the lower of the predictive closed form (the true effect uncertain about the observed one) and the
+   share of predictive resamples of the row's own runs that reach it again; else the row is fragile,
+   inconclusive, and names the n that would make it stable (``stability``, ``stable_n``).
 2. *Multiplicity over every decision*: every test of a notebook is Holm-corrected in its family — the notebook
    (all its tests), or for a non-central row a table or figure it names (``family=``); central rows always in
    the notebook's. A row without a p-value (no standard error) decides nothing.
@@ -332,6 +334,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             interval=iv, test=test,
         )  # fmt: skip
         claim._resample = _decisions.resampler(claim._test, iv)
+        claim._zero_width = iv.se == 0
         return claim
 
     def comparison(
@@ -384,6 +387,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             power, verdict, decides, comparable_at, central, note, labels, interval=iv, test=test,
         )  # fmt: skip
         claim._resample = _decisions.resampler(claim._test, iv, sign)
+        claim._zero_width = iv.se == 0
         return claim
 
     def whole_table(
@@ -773,8 +777,9 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             decides = "an interval with a standard error (without one the row has no p-value and no family)"
             if interval.se == 0 and interval.n > 1:
                 decides = (
-                    f"an interval of nonzero width: all {interval.n} {lab['unit']} gave one value (a degenerate "
-                    "interval has no p-value); more units or a finer statistic"
+                    f"an interval of nonzero width: its {interval.n} {lab['unit']} (or every resample of them) gave "
+                    "one value, and a degenerate interval at 0 or at the margin has no p-value; more units or a "
+                    "statistic that varies"
                 )
         decision = _decision_of(test, verdict) if test is not None else None
         pv = None if test is None else _decisions.decision_p(test, decision)
@@ -867,8 +872,10 @@ class Ledger(_ReadingsMixin, _StoreMixin):
 
 def _stability(claim, decision: str, level: float) -> tuple[float, int | None]:
     """A decision's stability and the n that makes it stable (:mod:`robeval.core.decisions`): the lower of the
-    predictive closed form and, where the row's interval carries its runs, the share of predictive resamples of
-    the runs that reach the decision again; the n is the larger of the two rules' (None when either has none)."""
+    predictive closed form and, where the row's interval carries its runs and they are at least
+    :data:`MIN_BOOTSTRAP_N` (fewer give a handful of distinct resamples, many of them without spread), the share
+    of predictive resamples of the runs that reach the decision again; the n is the larger of the two rules'
+    (None when either has none)."""
     import zlib
 
     test = claim._test
@@ -876,7 +883,8 @@ def _stability(claim, decision: str, level: float) -> tuple[float, int | None]:
     n = _decisions.decision_n(test, decision, level)
     draw = getattr(claim, "_resample", None)
     claim._resampled = False
-    if draw is not None:
+    degenerate = getattr(claim, "_zero_width", False)  # its resamples cannot vary either: the closed form rates it
+    if draw is not None and int(test.n) >= MIN_BOOTSTRAP_N and not degenerate:  # fewer units: too coarse to rate
         seed = zlib.crc32(f"{claim.paper}/{claim.id}".encode())
         resampled = _decisions.resampled_stability(draw, decision, level, seed)
         if resampled < stability:

@@ -41,6 +41,10 @@ class Interval:
     # stability; None where the units are not at hand (a derived or published interval). Not part of the
     # interval's value (no comparison, no repr).
     redraw: object = field(default=None, compare=False, repr=False)
+    # for a zero-width interval over several units (every unit, or every resample, gave one value): the exact
+    # two-sided p-value its units still allow — the sign test over the units for a mean (2 · 2^-n), the
+    # bootstrap's resolution for a percentile bootstrap (2 / (B + 1)); 1 for an estimate of 0. None otherwise.
+    exact_p: float | None = field(default=None, compare=False, repr=False)
 
     @property
     def halfwidth(self) -> float:
@@ -88,7 +92,10 @@ def mean_interval(values, level: float = 0.95) -> Interval:
     mean = float(v.mean())
     se = float(v.std(ddof=1) / math.sqrt(n))
     t = float(stats.t.ppf(0.5 + level / 2, n - 1))
-    return Interval(mean, mean - t * se, mean + t * se, se, n, level, f"t-interval over {n} runs", 0.0, _mean_redraw(v))
+    exact = (1.0 if mean == 0 else min(1.0, 2.0 * 0.5**n)) if se == 0 else None  # sign test: all n units alike
+    return Interval(
+        mean, mean - t * se, mean + t * se, se, n, level, f"t-interval over {n} runs", 0.0, _mean_redraw(v), exact
+    )
 
 
 def mean_vs_reference_interval(values, ref_sd: float, ref_n: int, level: float = 0.95) -> Interval:
@@ -183,7 +190,10 @@ def bootstrap_interval(
         alone = np.random.default_rng([seed, 2])
         f_only = np.asarray([statistic(*arrays, *redraw(alone)) for _ in range(int(n_boot))], dtype=np.float64)
         floor = float(f_only[np.isfinite(f_only)].std(ddof=1)) if np.isfinite(f_only).sum() > 1 else 0.0
-    return Interval(est, float(lo), float(hi), se, n, level, f"percentile bootstrap over {n} runs", floor, predictive)
+    exact = (1.0 if est == 0 else min(1.0, 2.0 / (len(boot) + 1))) if se == 0 else None  # every resample alike
+    return Interval(
+        est, float(lo), float(hi), se, n, level, f"percentile bootstrap over {n} runs", floor, predictive, exact
+    )
 
 
 def spearman(x, y) -> float:
