@@ -153,10 +153,20 @@ def test_a_zero_width_interval_gets_the_exact_p_its_units_allow():
     assert dc.p_decision(beyond, dc.DIFFERENT) == pytest.approx(0.25, rel=1e-6)
     assert dc.test_of(same, kind=dc.EQUIVALENCE, paper=0.2, margin=0.1) is None
     led = Ledger(paper="msd", notebook="99_sim", profile="default")
-    row = led.comparison("flat", "T", "x", interval=flat, direction="<", evidence="replication", unit="schemes", about="data")
+    row = led.comparison(
+        "flat", "T", "x", interval=flat, direction="<", evidence="replication", unit="schemes", about="data"
+    )
     eq = led.value(
-        "eq", "T", "x", paper=0.2, margin=0.1, margin_basis="declared", interval=same, evidence="replication",
-        unit="forest runs", about="data",
+        "eq",
+        "T",
+        "x",
+        paper=0.2,
+        margin=0.1,
+        margin_basis="declared",
+        interval=same,
+        evidence="replication",
+        unit="forest runs",
+        about="data",
     )  # 0.3 against 0.2 ± 0.1: exactly at the margin
     led.finalise()
     # p = 0.00995 passes Holm over 1 test; a rerun reaches z = 2.58 against the critical 1.96 with probability 0.67
@@ -220,3 +230,45 @@ def test_a_row_at_the_threshold_flips_whatever_the_rule():
     effects = [_threshold_t(10)]
     dec, flip, opp = _flips(effects, 10, 200, "new")
     assert 0.25 < flip / dec < 0.75 and opp == 0
+
+
+def test_verdict_agreement_counts_the_reruns_own_gate():
+    """A rerun reaches the same *verdict* only when it passes the stability gate again: a row at the gate's edge
+    agrees with a rerun half the time (though its stability is 0.9), one 3 predictive se beyond it in 98% of
+    reruns; on simulated reruns of a notebook the mean agreement is conservative (it takes the true effect as
+    uncertain about the observed one, with a flat prior; these effects are exactly 0 or 9 se)."""
+    c = st.norm.ppf(0.975)
+    edge = c + math.sqrt(2) * st.norm.ppf(0.9)  # stability exactly 0.9
+    assert dc.rerun_probability(_diff(edge, 1.0), dc.CLAIMED, 0.05) == pytest.approx(0.9, abs=1e-9)
+    assert dc.verdict_agreement(_diff(edge, 1.0), dc.CLAIMED, 0.05) == pytest.approx(0.5, abs=1e-6)
+    far = edge + 3 * math.sqrt(2)
+    assert dc.verdict_agreement(_diff(far, 1.0), dc.CLAIMED, 0.05) == pytest.approx(st.norm.cdf(3), abs=1e-6)
+    # an equivalence: inside the band's stable part, the same two-sided form
+    eq = dc.Test(dc.EQUIVALENCE, 0.0, 1.0, math.inf, 24, 0.0, 8.0)
+    b = dc._boundary(eq, dc.EQUIVALENT, 0.05)
+    assert dc.rerun_probability(dc.Test(dc.EQUIVALENCE, b, 1.0, math.inf, 24, 0.0, 8.0), dc.EQUIVALENT, 0.05) == (
+        pytest.approx(0.9, abs=1e-6)
+    )
+    want = st.norm.cdf(b / math.sqrt(2)) - st.norm.cdf(-b / math.sqrt(2))
+    assert dc.verdict_agreement(eq, dc.EQUIVALENT, 0.05) == pytest.approx(want, abs=1e-6)
+    # calibration on simulated reruns (effects at z = 9, n = 24, as 01's strong rows): predicted vs observed changes
+    effects = [0.0] * 14 + [9.0, -9.0, 9.0, 9.0, -9.0, 9.0]
+    predicted, decided, flipped = [], 0, 0
+    for r in range(30):
+        led_a, led_b = (_ledger_run(effects, 24, [r, k]) for k in (0, 1))
+        for x, y in zip(led_a.claims, led_b.claims):
+            if x.verdict in (REPRODUCED, CONTRADICTED):
+                decided += 1
+                flipped += x.verdict != y.verdict
+                predicted.append(1 - x.agreement)
+    assert flipped / decided <= np.mean(predicted) + 0.01 and np.mean(predicted) < 0.1, (flipped, decided, predicted)
+
+
+def _ledger_run(effects, n, seed):
+    rng = np.random.default_rng(seed)
+    led = Ledger(paper="mscr", notebook="99_sim", profile="default")
+    for i, z in enumerate(effects):
+        iv = stats.mean_interval(rng.normal(z / math.sqrt(n), 1.0, n))
+        led.comparison(f"r{i}", "T", "x", interval=iv, evidence="replication", unit="training runs")
+    led.finalise()
+    return led

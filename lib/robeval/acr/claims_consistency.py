@@ -171,7 +171,9 @@ def record_table_consistency(
                 if whole_row
                 else f"{len(bad)} of {len(printed)} printed entries differ while the rest of the row matches the file: "
             )
-            + ", ".join(f"r={q.quantity}: printed {q.paper:.1f}, file {q.recomputed:.2f}{_other(q)}" for _, q in bad.iterrows()),
+            + ", ".join(
+                f"r={q.quantity}: printed {q.paper:.1f}, file {q.recomputed:.2f}{_other(q)}" for _, q in bad.iterrows()
+            ),
             evidence=REANALYSIS,
         )
 

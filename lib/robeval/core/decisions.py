@@ -135,6 +135,9 @@ def test_of(iv, *, kind: str, sign: int = 1, paper: float | None = None, margin:
             return None
         return Test(EQUIVALENCE, t, abs(m - abs(t)) / z, math.inf, int(iv.n), 0.0, m)
     floor = float(getattr(iv, "floor_se", 0.0) or 0.0)
+    boot = getattr(iv, "draws", None)
+    if boot is not None and len(boot) > 0 and kind in (DIFFERENCE, EQUIVALENCE):
+        return _bootstrap_test(iv, boot, kind, sign, paper, margin, floor)
     if kind == DIFFERENCE:
         return Test(DIFFERENCE, sign * float(iv.estimate), float(se), df_of(iv), int(iv.n), floor)
     if kind == EQUIVALENCE:
@@ -142,6 +145,47 @@ def test_of(iv, *, kind: str, sign: int = 1, paper: float | None = None, margin:
             EQUIVALENCE, float(iv.estimate) - float(paper), float(se), df_of(iv), int(iv.n), floor, float(margin)
         )
     raise ValueError(f"kind must be {DIFFERENCE!r} or {EQUIVALENCE!r}, got {kind!r}.")
+
+
+def _bootstrap_p(boot, below: float | None = None, above: float | None = None) -> float:
+    """Two-sided percentile-bootstrap p of "the statistic lies below ``below``" or "above ``above``": twice the
+    share of resamples on the other side, with the +1 of a valid resampling p (never 0: at least 2 / (B + 1))."""
+    import numpy as np
+
+    b = np.asarray(boot, dtype=np.float64)
+    k = len(b)
+    if below is not None:
+        return min(1.0, 2.0 * (float(np.sum(b >= below)) + 1) / (k + 1))
+    return min(1.0, 2.0 * (float(np.sum(b <= above)) + 1) / (k + 1))
+
+
+def _bootstrap_test(iv, boot, kind: str, sign: int, paper, margin, floor: float):
+    """A percentile bootstrap row's :class:`Test`: its p-value read from the resampled statistics (the share of
+    resamples on the other side of 0, or of the margin band), as its percentile interval is, and carried as the
+    se at which the normal test gives that p. A normal approximation with the resamples' sd would call a skewed,
+    bounded statistic (a rank correlation near 1, [0.5, 0.98]) significant at p = 1e-15 where the resamples say
+    about 0.005 — and a rerun with other seeds then loses it (issue 45, item 0)."""
+    est = float(iv.estimate)
+    n = int(iv.n)
+    if kind == DIFFERENCE:
+        t = sign * est
+        if t == 0:
+            return None
+        p = _bootstrap_p(boot, above=0.0) if est > 0 else _bootstrap_p(boot, below=0.0)
+        se = abs(t) / float(st.norm.isf(p / 2)) if p < 1 else max(float(iv.se), abs(t) / 1e-6)
+        return Test(DIFFERENCE, t, se, math.inf, n, min(floor, se))
+    t, m = est - float(paper), float(margin)
+    if math.isclose(abs(t), m, rel_tol=1e-9, abs_tol=1e-12):
+        return None
+    lo, hi = float(paper) - m, float(paper) + m
+    if abs(t) < m:  # inside the band: equivalence, both one-sided bootstrap tests
+        p = max(_bootstrap_p(boot, above=lo), _bootstrap_p(boot, below=hi))
+        gap = m - abs(t)
+    else:  # beyond the band: the share of resamples at or inside its near edge
+        p = _bootstrap_p(boot, above=hi) if t > 0 else _bootstrap_p(boot, below=lo)
+        gap = abs(t) - m
+    se = gap / float(st.norm.isf(p / 2)) if p < 1 else max(float(iv.se), gap / 1e-6)
+    return Test(EQUIVALENCE, t, se, math.inf, n, min(floor, se), m)
 
 
 def p_decision(test: Test, decision: str) -> float:
@@ -248,9 +292,13 @@ def resampler(test, interval, sign: int = 1):
     if test is None or redraw is None or not isinstance(test, Test):
         return None
     base = float(interval.estimate)
+    # a bootstrap row's resamples are judged on its own test's scale (the se its bootstrap p corresponds to)
+    fixed_se = test.se if getattr(interval, "draws", None) is not None else None
 
     def draw(gen, m=None, k=1):
         e, s = redraw(gen, m, k)
+        if fixed_se is not None:
+            s = [fixed_se] * len(e)
         n = test.n if m is None else int(m)
         df = test.df if not math.isfinite(test.df) else max(1.0, (test.df + 1) * n / test.n - 1)
         return test.estimate + sign * (np.asarray(e, dtype=np.float64) - base), np.asarray(s, dtype=np.float64), df
@@ -297,6 +345,64 @@ def resampled_n(draw, decision: str, alpha: float, seed: int, n0: int, target: f
     """The smallest n >= ``n0`` at which :func:`resampled_stability` reaches ``target`` (resamples of n units);
     None when no n up to ``min(n_max, 64 n0)`` does."""
     return _smallest_n(lambda m: resampled_stability(draw, decision, alpha, seed, m) >= target, n0, min(n_max, 64 * n0))
+
+
+def _boundary(test: Test, decision: str, alpha: float) -> float | None:
+    """The |estimate| at which the stability of ``decision`` reaches :data:`STABLE` for ``test``'s se (the edge
+    of the gate): a difference or "different" is stable beyond it, an equivalence within it; None when no estimate
+    is (an equivalence whose band is too narrow for the se)."""
+
+    def stab(e):
+        return rerun_probability(replace(test, estimate=e), decision, alpha)
+
+    if test.kind == DIFFERENCE or decision == DIFFERENT:
+        lo, hi = (0.0 if test.kind == DIFFERENCE else test.margin), max(abs(test.estimate), test.se, 1e-12)
+        while stab(hi) < STABLE:
+            hi *= 2
+            if hi > 1e12:
+                return None
+        return float(brentq(lambda e: stab(e) - STABLE, lo, hi, xtol=1e-12 * hi)) if stab(lo) < STABLE else lo
+    if stab(0.0) < STABLE:
+        return None
+    return float(brentq(lambda e: stab(e) - STABLE, 0.0, test.margin, xtol=1e-12 * max(test.margin, 1e-12)))
+
+
+def verdict_agreement(test: Test, decision: str, alpha: float, draw=None, seed: int = 0) -> float:
+    """The probability that an independent rerun with the same n reaches the same *verdict* — not only p <= alpha
+    but its own stability gate too — when the true effect is uncertain about the observed one (predictive, as
+    :func:`rerun_probability`): the chance that the rerun's estimate lands beyond the gate's edge
+    (:func:`_boundary`). A row just past the gate agrees with a rerun half the time, whatever the gate. With
+    ``draw`` (:func:`resampler`) the share of predictive resamples of the runs that land beyond it as well, and the
+    lower figure is returned."""
+    if decision == NONE:
+        return math.nan
+    b = _boundary(test, decision, alpha)
+    if b is None:
+        return 0.0
+    so = test.own_se * spread_factor(test.df)
+    if so == 0:
+        return 1.0
+    sp = math.sqrt(2.0) * so
+    t = test.estimate
+    if test.kind == DIFFERENCE:
+        v = float(st.norm.cdf((abs(t) - b) / sp))
+    elif decision == EQUIVALENT:
+        v = float(max(0.0, st.norm.cdf((b - t) / sp) - st.norm.cdf((-b - t) / sp)))
+    else:
+        v = float(st.norm.cdf((abs(t) - b) / sp))
+    if draw is not None:
+        import numpy as np
+
+        e, _, _ = draw(np.random.default_rng([int(seed), 46]), None, RESAMPLES)
+        e = e[np.isfinite(e)]
+        if test.kind == DIFFERENCE:
+            hit = (e * np.sign(t) >= b).sum()
+        elif decision == EQUIVALENT:
+            hit = (np.abs(e) <= b).sum()
+        else:
+            hit = (np.abs(e) >= b).sum()
+        v = min(v, float(hit) / RESAMPLES)
+    return v
 
 
 def at_n(test: Test, n: int) -> Test:

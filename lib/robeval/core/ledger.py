@@ -89,6 +89,7 @@ from dataclasses import dataclass, field
 
 from robeval.core import decisions as _decisions
 from robeval.core.ledger_readings import _ReadingsMixin
+from robeval.core.ledger_rules import rerun_agreement, stability_of
 from robeval.core.ledger_store import _StoreMixin, check_saved_ledger, load_claims, load_ledgers
 from robeval.core.ledger_vocab import (
     _DECIDED,
@@ -827,7 +828,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 c._own = (c.verdict, c.decides)  # first finalise, or the row was changed since the last one
             c.verdict, c.decides = c._own
             c.unadjusted, c.family, c.family_size, c.p_adjusted = getattr(c, "_overridden", ""), "", None, None
-            c.stability, c.stable_n = None, None
+            c.stability, c.stable_n, c.agreement = None, None, None
         tests = [c for c in self.claims if getattr(c, "_test", None) is not None and c._p is not None]
         families: dict[str, list[Claim]] = {self.notebook: tests}
         for c in tests:
@@ -846,7 +847,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 continue
             level = alpha / (m - rank + 1)
             decision = _decision_of(c._test, c.verdict)
-            c.stability, c.stable_n = _stability(c, decision, level)
+            c.stability, c.stable_n = stability_of(c, decision, level)
             need = phrase_need(c.stable_n, c.n_runs, c.unit, c.about, getattr(c, "_available", None))
             need = f"stable at {need}" if need.startswith("≈") else f"stable: {need}"
             if p_adj > alpha:
@@ -862,37 +863,13 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                     f"fragile: a rerun at n = {c.n_runs} reaches '{c.unadjusted}' with probability "
                     f"{c.stability:.3f} ({how}; < {_decisions.STABLE}) at Holm level {level:.3g}; {need}"
                 )
+        rerun_agreement(self.notebook, tests, adjusted)
         for c in self.claims:
             if c.kind == "readings" and getattr(c, "_readings", None):
                 self._combine(c)
         for c in self.claims:
             c._final = (c.verdict, c.decides)
         return tests
-
-
-def _stability(claim, decision: str, level: float) -> tuple[float, int | None]:
-    """A decision's stability and the n that makes it stable (:mod:`robeval.core.decisions`): the lower of the
-    predictive closed form and, where the row's interval carries its runs and they are at least
-    :data:`MIN_BOOTSTRAP_N` (fewer give a handful of distinct resamples, many of them without spread), the share
-    of predictive resamples of the runs that reach the decision again; the n is the larger of the two rules'
-    (None when either has none)."""
-    import zlib
-
-    test = claim._test
-    stability = _decisions.decision_stability(test, decision, level)
-    n = _decisions.decision_n(test, decision, level)
-    draw = getattr(claim, "_resample", None)
-    claim._resampled = False
-    degenerate = getattr(claim, "_zero_width", False)  # its resamples cannot vary either: the closed form rates it
-    if draw is not None and int(test.n) >= MIN_BOOTSTRAP_N and not degenerate:  # fewer units: too coarse to rate
-        seed = zlib.crc32(f"{claim.paper}/{claim.id}".encode())
-        resampled = _decisions.resampled_stability(draw, decision, level, seed)
-        if resampled < stability:
-            stability, claim._resampled = resampled, True
-        if resampled < _decisions.STABLE and n is not None:
-            n_res = _decisions.resampled_n(draw, decision, level, seed, max(int(test.n), 2))
-            n = None if n_res is None else max(n, n_res)
-    return round(float(stability), 3), n
 
 
 def check_ledger(ledger) -> Ledger:

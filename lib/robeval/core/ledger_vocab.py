@@ -162,6 +162,7 @@ class Claim:
     noise: float | None = None  # the paper's own noise an erratum must exceed (consistency/value rows)
     noise_basis: str = ""  # what that noise is (NOISE_BASES)
     ambiguity: str = ""  # readings rows: the key of the ambiguity (AMBIGUITIES) whose readings it combines
+    agreement: float | None = None  # P(a rerun with other seeds reaches the same verdict, its own rules included)
 
     def __post_init__(self):
         check_vocabulary(self)

@@ -45,6 +45,9 @@ class Interval:
     # two-sided p-value its units still allow — the sign test over the units for a mean (2 · 2^-n), the
     # bootstrap's resolution for a percentile bootstrap (2 / (B + 1)); 1 for an estimate of 0. None otherwise.
     exact_p: float | None = field(default=None, compare=False, repr=False)
+    # a percentile bootstrap's resampled statistics (finite ones, shape (B,)): the ledger's p-value of a bootstrap
+    # row is read from them, as the interval is, not from a normal approximation with their sd
+    draws: object = field(default=None, compare=False, repr=False)
 
     @property
     def halfwidth(self) -> float:
@@ -192,7 +195,7 @@ def bootstrap_interval(
         floor = float(f_only[np.isfinite(f_only)].std(ddof=1)) if np.isfinite(f_only).sum() > 1 else 0.0
     exact = (1.0 if est == 0 else min(1.0, 2.0 / (len(boot) + 1))) if se == 0 else None  # every resample alike
     return Interval(
-        est, float(lo), float(hi), se, n, level, f"percentile bootstrap over {n} runs", floor, predictive, exact
+        est, float(lo), float(hi), se, n, level, f"percentile bootstrap over {n} runs", floor, predictive, exact, boot
     )
 
 

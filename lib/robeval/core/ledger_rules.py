@@ -1,0 +1,67 @@
+"""Per-row figures of :meth:`robeval.core.ledger.Ledger.finalise` that say how a rerun would judge a decision:
+its stability (:func:`stability_of`, the gate every decision must pass) and its agreement with a rerun
+(:func:`rerun_agreement`, reported only). The rules themselves are :mod:`robeval.core.decisions`."""
+
+from __future__ import annotations
+
+from robeval.core import decisions as _decisions
+from robeval.core.ledger_vocab import _DECIDED, MIN_BOOTSTRAP_N, _decision_of
+
+
+def stability_of(claim, decision: str, level: float) -> tuple[float, int | None]:
+    """A decision's stability and the n that makes it stable (:mod:`robeval.core.decisions`): the lower of the
+    predictive closed form and, where the row's interval carries its runs and they are at least
+    :data:`MIN_BOOTSTRAP_N` (fewer give a handful of distinct resamples, many of them without spread), the share
+    of predictive resamples of the runs that reach the decision again; the n is the larger of the two rules'
+    (None when either has none)."""
+    import zlib
+
+    test = claim._test
+    stability = _decisions.decision_stability(test, decision, level)
+    n = _decisions.decision_n(test, decision, level)
+    draw = getattr(claim, "_resample", None)
+    claim._resampled = False
+    degenerate = getattr(claim, "_zero_width", False)  # its resamples cannot vary either: the closed form rates it
+    if draw is not None and int(test.n) >= MIN_BOOTSTRAP_N and not degenerate:  # fewer units: too coarse to rate
+        seed = zlib.crc32(f"{claim.paper}/{claim.id}".encode())
+        resampled = _decisions.resampled_stability(draw, decision, level, seed)
+        if resampled < stability:
+            stability, claim._resampled = resampled, True
+        if resampled < _decisions.STABLE and n is not None:
+            n_res = _decisions.resampled_n(draw, decision, level, seed, max(int(test.n), 2))
+            n = None if n_res is None else max(n, n_res)
+    return round(float(stability), 3), n
+
+
+def rerun_agreement(notebook: str, tests, adjusted) -> None:
+    """Every decided test row's ``agreement``: the probability that a rerun with other seeds reaches the same
+    verdict, its own rules included (:func:`robeval.core.decisions.verdict_agreement`). It decides nothing: a
+    row just past any gate agrees with a rerun only about half the time, whatever the gate, and a rule that
+    left the least agreeing rows open would make each row's verdict hang on the others' noise (a simulation
+    of reruns changed more verdicts with it, not fewer). Its mean over a notebook's decided rows (exact ones
+    agree always) predicts how many of them a rerun changes, which ``docs/reliability.md`` checks against
+    reruns with other seeds (issue 45, item 0)."""
+    import zlib
+
+    alpha = _decisions.ALPHA
+    for c in tests:
+        c.agreement = None
+        if c.verdict not in _DECIDED:
+            continue
+        name = f"{notebook} / {c._family}" if c._family else notebook
+        _, rank, m = adjusted[name][id(c)]
+        level = alpha / (m - rank + 1)
+        draw = getattr(c, "_resample", None)
+        if (
+            draw is None
+            or int(c._test.n) < MIN_BOOTSTRAP_N
+            or getattr(c, "_zero_width", False)
+            or isinstance(c._test, _decisions.TableTest)
+        ):
+            draw = None
+        test = c._test if not isinstance(c._test, _decisions.TableTest) else None
+        if test is None:
+            c.agreement = c.stability
+            continue
+        seed = zlib.crc32(f"{c.paper}/{c.id}".encode())
+        c.agreement = round(_decisions.verdict_agreement(test, _decision_of(test, c.verdict), level, draw, seed), 3)
