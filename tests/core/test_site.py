@@ -191,7 +191,162 @@ def test_png_size_and_gallery_images_state_their_size(tmp_path):
     with pytest.raises(ValueError, match="not a PNG"):
         site.png_size(tmp_path / "bad.png")
     page = site._gallery([MANIFEST[0]], {}, tmp_path)
-    assert '<img src="figures/m_fig6a.png" alt="m_fig6a" width="150" height="100" loading="lazy">' in page
+    assert (
+        '<img src="figures/m_fig6a.png" alt="Figure reproducing MSCR Fig. 6a (m_fig6a)" width="150" height="100" '
+        'loading="lazy">' in page
+    )
+    # with the caption the figure was drawn with, the gallery's alt text is that caption
+    page = site._gallery([{**MANIFEST[0], "caption": "Clean accuracy vs MSCR"}], {}, tmp_path)
+    assert 'alt="Figure reproducing MSCR Fig. 6a: Clean accuracy vs MSCR"' in page
+
+
+def test_figure_caption_reads_the_titles_a_figure_was_drawn_with():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robeval.core.plotting import figure_caption
+
+    fig, (a, b, c) = plt.subplots(1, 3)
+    fig.suptitle("Siedel et al. Table 2a")
+    a.set_title(r"accuracy, $\epsilon_{train}$ = 0.03")
+    b.set_title("MSCR", loc="left")
+    c.set_title("accuracy, $\\epsilon_{train}$ = 0.03")  # said twice: once in the caption
+    assert figure_caption(fig) == "Siedel et al. Table 2a; accuracy, epsilon_train = 0.03; MSCR"
+    assert figure_caption(fig, limit=20) == "Siedel et al. Table…"
+    plt.close(fig)
+    fig, _ = plt.subplots()
+    assert figure_caption(fig) == ""
+    plt.close(fig)
+
+
+def _png_output(tag: bytes = b"x"):
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + tag).decode()
+    return nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})
+
+
+def test_notebook_images_get_alt_text_from_their_figure_captions():
+    """Issue 47, item 6: every image of a notebook page has alt text — the caption of the figure its cell saves
+    (the figures of a cell in the order it saves them), or the section it is drawn in — never nbconvert's
+    default, and the images stay PNGs."""
+    nb = _toy_notebook()
+    nb.cells[3].outputs = [_png_output(b"t2a")]
+    nb.cells[5].outputs = [_png_output(b"6a"), _png_output(b"extra")]  # a second image this cell saves no name for
+    manifest = [
+        {**MANIFEST[0], "caption": "clean accuracy against MSCR"},  # m_fig6a
+        MANIFEST[2],  # m_t2a, saved before captions were recorded
+    ]
+    site.annotate_notebook(nb, [], manifest)
+    imgs = [
+        (o["data"]["text/html"], o["data"]["text/plain"])
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+    ]
+    alts = [re.search(r'alt="([^"]*)"', h).group(1) for h, _ in imgs]
+    assert alts == [
+        "Figure reproducing MSCR Table 2a (as heatmaps) (m_t2a)",
+        "Figure reproducing MSCR Fig. 6a: clean accuracy against MSCR",
+        "Figure drawn in the section “Fig. 6a — trade-off”",
+    ]
+    assert all(
+        h.startswith('<img class="robeval-output-figure" src="data:image/png;base64,iVBORw0KGg') for h, _ in imgs
+    )
+    assert not any("image/png" in o["data"] for c in nb.cells for o in c.get("outputs", []))
+    assert site.label_images(nb, {}) == 0  # nothing left to label
+    assert site.NBCONVERT_DEFAULT_ALT not in "".join(alts)
+
+
+def test_site_nav_has_at_most_eight_top_level_items():
+    """Issue 47, item 6: reader pages first, developer pages in one section, at most 8 top-level items with the
+    site's ledger, notebooks and gallery (the old flat nav of 13 guides gave 17)."""
+    import yaml
+
+    from robeval.core import paths
+
+    guides = yaml.safe_load((paths.ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    nav = site.site_nav(guides, ["01_x", "02_y"])
+    names = [next(iter(item)) for item in nav]
+    assert len(names) <= site.MAX_TOP_NAV == 8
+    assert names[:5] == ["Home", "Results", "Claims ledger", "Notebooks", "Figure gallery"]
+    assert names[-1] == "For developers" and "Rerun it" in names and names.count("Rerun it") == 1
+    assert nav[3]["Notebooks"] == ["notebooks/01_x.ipynb", "notebooks/02_y.ipynb"]
+    developers = yaml.safe_dump(nav[-1])
+    for page in ("layout.md", "CONVENTIONS.md", "speed.md", "cluster.md", "corruptions.md", "api/core.md"):
+        assert page in developers, page
+    # every page of docs/ is in the nav (mkdocs leaves a page out of it silently)
+    listed = yaml.safe_dump(nav)
+    for page in sorted((paths.ROOT / "docs").rglob("*.md")):
+        assert page.relative_to(paths.ROOT / "docs").as_posix() in listed, page
+    flat = [{"Home": "index.md"}] + [{f"Guide {i}": f"g{i}.md"} for i in range(12)]
+    with pytest.raises(ValueError, match="16 top-level items"):
+        site.site_nav(flat, ["01_x"])
+
+
+def test_rerun_note_opens_the_one_rerun_page():
+    page = site.rerun_note("# Rerun it: commands\n\nHow to rerun.\n", "paper")
+    assert page.startswith("# Rerun it: commands\n\n> **This website shows stored results.**")
+    assert "profile `paper`" in page and page.endswith("How to rerun.\n")
+    assert "OWNER" not in page and "<owner>" not in page and "mybinder.org/v2" not in page
+    with pytest.raises(ValueError, match="title"):
+        site.rerun_note("no title\n", "paper")
+
+
+def test_glossary_defines_the_words_of_the_tables():
+    """Issue 47, item 4: one glossary page defines each verdict, "central", the profiles, Holm and stability (with
+    the thresholds the code applies) and spells out MSCR, MSD, MMD and ACR; the site home and the README's first
+    screen link it."""
+    from robeval.core import decisions, paths
+    from robeval.core.ledger_vocab import VERDICTS
+
+    text = (paths.ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    terms = re.findall(r"^(\S[^\n]*)\n:   ", text, re.M)
+    for verdict in VERDICTS:
+        assert any(verdict in t.split(" / ") for t in terms), verdict
+    for term in ("central", "profile", "Holm's correction", "stability", "MSCR", "MSD", "MMD", "ACR"):
+        assert term in terms, term
+    flat = " ".join(text.split())
+    for profile in paths.PROFILES:
+        assert f"* **{profile}** — " in flat, profile
+    assert f"stability is at least {decisions.STABLE:g}" in flat
+    assert f"adjusted p < {decisions.ALPHA:g}" in flat
+    for spelled in (
+        "Mean statistical corruption robustness",
+        "Minimal sample distance",
+        "mean discrepancy",
+        "Average certified radius",
+    ):
+        assert spelled in flat, spelled
+    home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "](glossary.md)" in home.split("<!-- claims:start", 1)[0], "the home links the glossary above its table"
+    first_screen = "\n".join((paths.ROOT / "README.md").read_text(encoding="utf-8").splitlines()[:12])
+    assert "](docs/glossary.md)" in first_screen
+
+
+def test_the_papers_are_cited_with_their_identifiers_everywhere():
+    """Issue 47, item 7: the arXiv identifier of each paper (and MSCR's DOI) in CITATION.cff, .zenodo.json, the
+    README's and the site home's citations; no placeholder URL (OWNER/REPO) in them."""
+    import yaml
+
+    from robeval.core import paths
+
+    cff = yaml.safe_load((paths.ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    ids = [r["identifiers"][0]["value"] for r in cff["references"]]
+    assert ids == ["arXiv:2206.13405", "arXiv:2102.11273", "arXiv:2204.10046", "arXiv:2410.06895"]
+    assert [r["url"] for r in cff["references"]] == [f"https://arxiv.org/abs/{i[6:]}" for i in ids]
+    assert cff["references"][0]["doi"] == "10.48550/arXiv.2206.13405"
+    zenodo = " ".join(json.loads((paths.ROOT / ".zenodo.json").read_text(encoding="utf-8"))["references"])
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    cite = readme.split("## How to cite", 1)[1]
+    papers = home.split("## The papers and how to cite them", 1)[1]
+    for i in ids:
+        assert i in zenodo, i
+        for text in (cite, papers):
+            assert f"[{i}](https://arxiv.org/abs/{i[6:]})" in text, i
+    for text in (readme, home):
+        assert "OWNER/REPO" not in text and "<owner>" not in text
 
 
 def test_claim_anchor_rejects_empty_ids():
@@ -366,8 +521,12 @@ def test_site_builds_quickly_from_stored_results(smoke_site):
     if os.environ.get("ROBEVAL_STRICT_TIME"):
         assert smoke_site["seconds"] < 180, f"site build took {smoke_site['seconds']:.0f} s"
     root = smoke_site["dir"]
-    for page in ("index.html", "ledger.html", "gallery.html", "rerun.html", "api/core.html", "usage.html"):
+    for page in ("index.html", "ledger.html", "gallery.html", "running.html", "api/core.html", "usage.html"):
         assert (root / page).is_file(), page
+    # one "Rerun it" page: running.md opens with the note on the site's stored results
+    assert not (root / "rerun.html").exists()
+    running = (root / "running.html").read_text(encoding="utf-8")
+    assert "This website shows stored results." in running and "profile <code>smoke</code>" in running
     # the home page opens with the results: the per-paper table of central claims by verdict and the findings
     home = (root / "index.html").read_text(encoding="utf-8")
     assert "central claims" in home and "not run" in home and "Findings that matter" in home
@@ -445,9 +604,11 @@ def test_every_ledger_row_appears_and_its_links_resolve(smoke_site):
     page = (root / "ledger.html").read_text()
     example, n = site.example_filter(data["rows"])
     assert n > 0 and f"ledger.html#{example}" in page.replace("&amp;", "&") and "assets/ledger.csv" in page
-    for html in (root / "index.html", root / "ledger.html", root / "rerun.html"):
+    for html in (root / "index.html", root / "ledger.html", root / "running.html"):
         assert "Built from commit" in html.read_text()
-    assert "<owner>" not in (root / "rerun.html").read_text()
+    assert (
+        "<owner>" not in (root / "running.html").read_text() and "OWNER/REPO" not in (root / "running.html").read_text()
+    )
 
 
 def test_example_filter_and_ledger_csv_by_hand(tmp_path):
@@ -718,6 +879,75 @@ def test_ledger_figure_links_land_on_their_figure_in_a_browser(served_site):
         )
         assert seen["unsized"] == 0, seen
         assert 0 <= seen["top"] < seen["h"] and seen["imgTop"] < seen["h"], f"fig-{name} is not in view: {seen}"
+
+
+class _Images(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.alts = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            a = dict(attrs)
+            self.alts.append((a.get("src", "")[:60], a.get("alt")))
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_nav_images_and_glossary_as_a_reader_in_a_browser(served_site):
+    """Issue 47, items 4, 6 and 8: the navigation bar holds at most 8 top-level items in one row at 1400 px, every
+    image of every page has alt text that is not nbconvert's default, and the glossary is one click from the
+    home page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, root = served_site["driver"], served_site["dir"]
+    missing = []
+    for page in sorted(root.rglob("*.html")):
+        if "mathjax" in page.parts:
+            continue
+        images = _Images()
+        images.feed(re.sub(r"data:image/png;base64,[A-Za-z0-9+/=\s]+", "data:image/png", page.read_text("utf-8")))
+        missing += [
+            (page.relative_to(root).as_posix(), src, alt)
+            for src, alt in images.alts
+            if not (alt or "").strip() or alt == site.NBCONVERT_DEFAULT_ALT
+        ]
+    assert not missing, f"{len(missing)} images without alt text: {missing[:5]}"
+    assert any("robeval-output-figure" in p.read_text("utf-8") for p in (root / "notebooks").glob("*.html"))
+    try:
+        driver.set_window_size(1400, 900)
+        driver.get(f"{served_site['url']}/index.html")
+        items = driver.find_elements(By.CSS_SELECTOR, "#navbar-collapse > ul.navbar-nav:first-child > li")
+        names = [li.find_element(By.CSS_SELECTOR, "a").text.strip() for li in items]
+        assert 0 < len(names) <= site.MAX_TOP_NAV, names
+        assert {"Home", "Results", "Claims ledger", "Notebooks", "Figure gallery", "Rerun it"} <= set(names), names
+        tops = {li.location["y"] for li in items}
+        assert len(tops) == 1, f"the navigation wraps to {len(tops)} rows at 1400 px: {names}"
+        link = driver.find_element(By.CSS_SELECTOR, '[role="main"] a[href="glossary.html"]')
+        driver.get(link.get_attribute("href"))
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        assert driver.find_element(By.TAG_NAME, "h1").text.strip() == "Glossary"
+        terms = [dt.text.strip() for dt in driver.find_elements(By.CSS_SELECTOR, '[role="main"] dt')]
+        for term in (
+            "reproduced",
+            "contradicted",
+            "inconclusive",
+            "not comparable",
+            "consistency",
+            "erratum",
+            "central",
+            "profile",
+            "Holm's correction",
+            "stability",
+            "MSCR",
+            "MSD",
+            "MMD",
+            "ACR",
+        ):
+            assert term in terms, term
+    finally:
+        driver.set_window_size(1280, 900)
 
 
 def test_citation_and_licence_metadata_agree_with_pyproject():

@@ -140,8 +140,29 @@ def savefig(
             "notebook": notebook,
             "data_from": data_from,
             "plotted_by": plotted_by or f"{notebook} (notebook cell)",
+            "caption": figure_caption(fig),
         },
     )
+
+
+def figure_caption(fig, limit: int = 400) -> str:
+    """The figure's own words: its suptitle and its axes' titles (each once, in drawing order), joined by "; ",
+    with TeX markup reduced to plain text (``$\\epsilon_{train}$`` -> ``epsilon_train``); "" for a figure without
+    titles. Recorded as the manifest's ``caption`` (the website's alt text, :func:`robeval.core.site.figure_alt`)."""
+    texts = []
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None:
+        texts.append(sup.get_text())
+    for ax in fig.axes:
+        texts += [ax.get_title(loc) for loc in ("left", "center", "right")]
+    out = []
+    for t in texts:
+        t = re.sub(r"\\([A-Za-z]+)", r"\1", t).replace("$", "").replace("{", "").replace("}", "")
+        t = " ".join(t.split())
+        if t and t not in out:
+            out.append(t)
+    caption = "; ".join(out)
+    return caption if len(caption) <= limit else caption[: limit - 1].rstrip() + "…"
 
 
 def manifest_dir(profile: str):

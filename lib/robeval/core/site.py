@@ -10,7 +10,7 @@ Steps (:func:`build_site`):
    sections that only the dropped compute cells filled (:func:`tidy_sections`: dry-run sections go, others say
    why no code follows), then get anchors (:func:`annotate_notebook`): one per section heading, one per saved
    figure, and after the cell that saves the ledger the short index of its rows, each with the anchor
-   ``claim-<id>``;
+   ``claim-<id>``; every image gets alt text from the caption of the figure it shows (:func:`label_images`);
 3. the ledger rows become ``assets/ledger.json`` for the interactive ledger page (``assets/ledger.js``), the
    figure manifest becomes the gallery, and mkdocs with mkdocs-jupyter renders everything (with the guides and
    the API reference of ``mkdocs.yml``) into ``build/site``.
@@ -143,18 +143,76 @@ _STRING = re.compile(r"""(?P<f>[fF]?)(?P<q>["'])(?P<s>[^"'\n]*)(?P=q)""")
 def figure_cell(nb, name: str) -> int | None:
     """Index of the first code cell that saves figure ``name``: it names it in quotes, or builds it with an
     f-string whose literal parts match (``f"mscr_fig3_dataset_{cfg.dataset}"`` saves ``mscr_fig3_dataset_B``)."""
+    hit = _figure_position(nb, name)
+    return hit[0] if hit is not None else None
+
+
+def _figure_position(nb, name: str) -> tuple[int, int] | None:
+    """(cell index, offset in its source) of the string that names figure ``name`` (:func:`figure_cell`)."""
     for exact in (True, False):
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
             for m in _STRING.finditer(cell.source):
                 if exact and not m["f"] and m["s"] == name:
-                    return i
+                    return i, m.start()
                 if not exact and m["f"] and "{" in m["s"]:
                     parts = re.split(r"\{[^{}]*\}", m["s"])
                     if any(parts) and re.fullmatch("[^/]+?".join(map(re.escape, parts)), name):
-                        return i
+                        return i, m.start()
     return None
+
+
+def figure_alt(entry: dict) -> str:
+    """The alt text of a figure on the website: the paper figure it reproduces and its caption (the titles it was
+    drawn with, the manifest's ``caption``, :func:`robeval.core.plotting.figure_caption`); entries saved before
+    captions were recorded give what they reproduce and their name."""
+    reproduces = (entry.get("reproduces") or "").strip()
+    caption = (entry.get("caption") or "").strip()
+    head = f"Figure reproducing {reproduces}" if reproduces else f"Figure {entry['figure']}"
+    return f"{head}: {caption}" if caption else f"{head} ({entry['figure']})"
+
+
+NBCONVERT_DEFAULT_ALT = "No description has been provided for this image"  # nbconvert's alt for an image without
+
+
+def _png_of(output) -> str | None:
+    data = output.get("data") or {}
+    png = data.get("image/png")
+    if png is None or any(k in data for k in ("text/html", "image/svg+xml")):
+        return None
+    return ("".join(png) if isinstance(png, list) else png).replace("\n", "")
+
+
+def label_images(nb, alts: dict[int, list[str]]) -> int:
+    """Give every PNG output of an executed notebook (in place) alt text: the k-th image of cell ``i`` gets
+    ``alts[i][k]`` (the figures that cell saves, in the order it saves them), any other image the text of the
+    section heading above it. The output becomes an HTML ``<img>`` with that ``alt`` (nbconvert writes its
+    :data:`NBCONVERT_DEFAULT_ALT` on every image output it renders itself). Returns how many images it labelled."""
+    heading, done = "", 0
+    for i, cell in enumerate(nb.cells):
+        head = _heading(cell)
+        if head is not None:
+            heading = re.sub(r"<[^>]+>", "", head.lstrip("#")).strip()
+        if cell.cell_type != "code":
+            continue
+        k = 0
+        for output in cell.get("outputs", []):
+            png = _png_of(output)
+            if png is None:
+                continue
+            named = alts.get(i, [])
+            alt = named[k] if k < len(named) else f"Figure drawn in the section “{heading or 'notebook'}”"
+            k += 1
+            meta = (output.get("metadata") or {}).get("image/png") or {}
+            size = "".join(f' {key}="{int(meta[key])}"' for key in ("width", "height") if meta.get(key))
+            data = {key: v for key, v in output["data"].items() if key != "image/png"}
+            data["text/html"] = (
+                f'<img class="robeval-output-figure" src="data:image/png;base64,{png}" alt="{_attr(alt)}"{size}>'
+            )
+            output["data"] = data
+            done += 1
+    return done
 
 
 INJECTED_TAG = "injected-parameters"  # papermill's tag on the cell it adds with the run's parameters
@@ -224,7 +282,8 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
 
     * each heading cell gets ``<a id="cell-<i>">`` (``i``: its index before annotation);
     * the cell that saves a manifest figure (its source names the figure in quotes) is preceded by a Markdown
-      cell with ``<a id="fig-<name>">``, what it reproduces and the functions that computed and drew it;
+      cell with ``<a id="fig-<name>">``, what it reproduces and the functions that computed and drew it, and its
+      images get alt text (:func:`label_images`: the figure's :func:`figure_alt`);
     * the cell that saves the ledger (``ledger.save()``) is followed by a Markdown cell with the anchor
       ``claims-ledger`` and the short index of its rows (:func:`robeval.core.ledger_view.short_index`), each row
       with the anchor :func:`claim_anchor`; the index that cell displayed itself is dropped.
@@ -249,6 +308,12 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
         }
     before: dict[int, list] = {}
     after: dict[int, list] = {}
+    saved: dict[int, list[tuple[int, str]]] = {}  # cell -> (offset, alt text) of the figures it saves
+    for entry in manifest:
+        where = _figure_position(nb, entry["figure"])
+        if where is not None:
+            saved.setdefault(where[0], []).append((where[1], figure_alt(entry)))
+    label_images(nb, {i: [alt for _, alt in sorted(v)] for i, v in saved.items()})
     for entry in manifest:
         name = entry["figure"]
         hit = figure_cell(nb, name)
@@ -381,24 +446,42 @@ def _install_mathjax(src: Path) -> str:
     return f"../{MATHJAX_DIR}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,local/robeval"
 
 
+MAX_TOP_NAV = 8  # top-level items of the site's navigation bar (issue 47, item 6: one row at 1400 px)
+
+
+def site_nav(guides: list, notebooks: list[str]) -> list:
+    """The site's navigation: ``mkdocs.yml``'s (reader pages first, developer pages in one section) with the
+    claims ledger, the notebooks and the figure gallery after its "Results" section (after "Home" when it has
+    none). "Rerun it" stays the one page ``running.md``: the site's note on its stored results opens it
+    (:func:`rerun_note`). ValueError when the result has more than :data:`MAX_TOP_NAV` top-level items."""
+    site_pages = [
+        {"Claims ledger": "ledger.md"},
+        {"Notebooks": [f"notebooks/{nb}.ipynb" for nb in notebooks]},
+        {"Figure gallery": "gallery.md"},
+    ]
+    names = [next(iter(item)) if isinstance(item, dict) else item for item in guides]
+    at = names.index("Results") + 1 if "Results" in names else (names.index("Home") + 1 if "Home" in names else 0)
+    nav = list(guides[:at]) + site_pages + list(guides[at:])
+    if len(nav) > MAX_TOP_NAV:
+        raise ValueError(
+            f"The site's navigation has {len(nav)} top-level items ({', '.join(map(str, names))} and the site's "
+            f"three); at most {MAX_TOP_NAV} fit one row: group pages into sections in mkdocs.yml's nav."
+        )
+    return nav
+
+
 def _mkdocs_config(
     src: Path, site_dir: Path, notebooks: list[str], mathjax_url: str = MATHJAX_URL, stamp: str = ""
 ) -> Path:
-    """The site's mkdocs config: the project's ``mkdocs.yml`` plus the notebook, ledger, gallery and rerun
-    pages and the mkdocs-jupyter plugin."""
+    """The site's mkdocs config: the project's ``mkdocs.yml`` plus the notebook, ledger and gallery pages
+    (:func:`site_nav`) and the mkdocs-jupyter plugin."""
     import yaml
 
     cfg = yaml.safe_load((project.ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     cfg["docs_dir"] = str(src)
     cfg["site_dir"] = str(site_dir)
     cfg["use_directory_urls"] = False  # pages are plain .html files: links work from a file browser too
-    guides = [item for item in cfg.get("nav", []) if not (isinstance(item, dict) and "Home" in item)]
-    cfg["nav"] = (
-        [{"Home": "index.md"}, {"Claims ledger": "ledger.md"}, {"Figure gallery": "gallery.md"}]
-        + [{"Notebooks": [f"notebooks/{nb}.ipynb" for nb in notebooks]}]
-        + [{"Rerun it": "rerun.md"}]
-        + guides
-    )
+    cfg["nav"] = site_nav(cfg.get("nav", []), notebooks)
     plugins = []
     for p in cfg.get("plugins", []):
         if isinstance(p, dict) and "mkdocstrings" in p:
@@ -470,7 +553,8 @@ def _gallery(manifest: list[dict], links: dict, figures: Path | None = None) -> 
             "",
             f"### {name}",
             "",
-            f'<a href="figures/{name}.png"><img src="figures/{name}.png" alt="{_attr(name)}"{size} loading="lazy"></a>',
+            f'<a href="figures/{name}.png"><img src="figures/{name}.png" alt="{_attr(figure_alt(e))}"{size} '
+            'loading="lazy"></a>',
             "",
             f"**Reproduces** {e.get('reproduces', '')} · **notebook** {where} · "
             f"**data computed by** `{e.get('data_from', '')}` · **drawn by** `{e.get('plotted_by', '')}`",
@@ -495,30 +579,27 @@ and [`assets/ledger.csv`](assets/ledger.csv), one row per line, for a spreadshee
 </div>
 """
 
-_RERUN_PAGE = """# Rerun it
-
-This site shows the **stored** results of profile `{profile}`: `make site` ran every notebook without its
-compute cells (`robeval run --replot`), so nothing was recomputed. To recompute:
-
-```bash
-make reproduce                               # every notebook, profile `default` (43 min measured on 2 CPU cores)
-make reproduce PROFILE=smoke                 # minutes: the CI-sized pipeline
-make reproduce PROFILE=paper NOTEBOOKS=08    # the published protocol (image experiments need a GPU)
-make verify                                  # rebuild every verdict from stored results; fails if one changes
-make site                                    # this website, into build/site (PROFILE=... for another profile)
-```
-
-**Binder**: `binder/` holds the environment. Binder needs the public address of the repository, which is not
-known until the compendium is published: then open `https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=lab/tree/notebooks`
-with OWNER/REPO replaced by the GitHub owner and repository name, and run a notebook with the *Python (robeval)*
-kernel (the `smoke` profile fits Binder's limits; `default` takes about 45 minutes on 2 cores).
-
-**The paper profile** runs the published protocols with the same code: `make reproduce PROFILE=paper`
-(each notebook prints its estimate first; the image experiments need a GPU and full CIFAR-10).
-
-Publishing this site: the GitHub Pages workflow `.github/workflows/site.yml` builds and publishes it on every push
-to `main`; by hand, `make site && make site-deploy` pushes `build/site` to the `gh-pages` branch (ghp-import).
+_RERUN_NOTE = """
+> **This website shows stored results.** Its pages show the **stored** results of profile `{profile}`: `make site`
+> ran every notebook without its compute cells (`robeval run --replot`), so nothing was recomputed. The commands
+> below recompute them; `make site` (with `PROFILE=...` for another profile) builds this website into `build/site`.
+>
+> **Binder**: `binder/` holds the environment. Binder needs the repository's public GitHub address, which does not
+> exist until the compendium is published; to be filled in then: the Binder link of that repository, opened on
+> `notebooks/` with the *Python (robeval)* kernel (the `smoke` profile fits Binder's limits).
+>
+> **Publishing**: the GitHub Pages workflow `.github/workflows/site.yml` builds and publishes this site on every push
+> to `main`; by hand, `make site && make site-deploy` pushes `build/site` to the `gh-pages` branch.
 """
+
+
+def rerun_note(running_md: str, profile: str) -> str:
+    """``docs/running.md`` as the site's one "Rerun it" page: the note on what the site shows (its stored results
+    of ``profile``, Binder, publishing) right below the page's title."""
+    head, sep, rest = running_md.partition("\n")
+    if not head.startswith("# "):
+        raise ValueError("docs/running.md must open with its '# ' title line.")
+    return head + sep + _RERUN_NOTE.format(profile=profile) + rest
 
 
 def build_stamp(profile: str) -> str:
@@ -613,6 +694,7 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
     manifest = [e for e in load_manifest(profile) if e.get("notebook") in names or e.get("notebook") not in stored]
     manifest = [e for e in manifest if (figures_dir(profile) / f"{e['figure']}.png").is_file()]
     executed = _execute(profile, chosen, work) if execute else {n: work / "executed" / f"{n}.ipynb" for n in names}
+    manifest = [_with_fresh_caption(e, work / "figures" / "manifest") for e in manifest]
 
     src = work / "docs"
     if src.exists():
@@ -646,11 +728,21 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
         _LEDGER_PAGE.format(profile=profile, example=example, example_rows=example_rows), encoding="utf-8"
     )
     (src / "gallery.md").write_text(_gallery(manifest, links, src / "figures"), encoding="utf-8")
-    (src / "rerun.md").write_text(_RERUN_PAGE.format(profile=profile), encoding="utf-8")
+    running = src / "running.md"
+    running.write_text(rerun_note(running.read_text(encoding="utf-8"), profile), encoding="utf-8")
     config = _mkdocs_config(src, site_dir, names, mathjax_url=_install_mathjax(src), stamp=build_stamp(profile))
     build(load_config(str(config)))
     _letter_first_ids(site_dir)
     return site_dir
+
+
+def _with_fresh_caption(entry: dict, fresh_dir: Path) -> dict:
+    """A stored manifest entry with the caption of this build's replot (``fresh_dir/<figure>.json``) when the
+    stored one has none (entries saved before captions were recorded)."""
+    fresh = Path(fresh_dir) / f"{entry['figure']}.json"
+    if entry.get("caption") or not fresh.is_file():
+        return entry
+    return {**entry, "caption": json.loads(fresh.read_text(encoding="utf-8")).get("caption", "")}
 
 
 _DIGIT_ID = re.compile(r'(\sid="|\shref="[^"#:]*#)(\d)')
