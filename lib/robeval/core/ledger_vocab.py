@@ -162,6 +162,7 @@ class Claim:
     noise: float | None = None  # the paper's own noise an erratum must exceed (consistency/value rows)
     noise_basis: str = ""  # what that noise is (NOISE_BASES)
     ambiguity: str = ""  # readings rows: the key of the ambiguity (AMBIGUITIES) whose readings it combines
+    depends: tuple = ()  # the ambiguities (AMBIGUITIES keys) the row's computation rests on (depends=)
 
     def __post_init__(self):
         check_vocabulary(self)
@@ -264,7 +265,8 @@ def holm(p_values, alpha: float) -> list[bool]:
     return rejected
 
 
-_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available")
+_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available",
+           "depends")  # fmt: skip
 _DECIDED = (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
 
 
