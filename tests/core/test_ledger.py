@@ -687,6 +687,65 @@ def test_rows_that_depend_on_an_ambiguity_are_tested_under_every_reading():
         led.under_readings("realworld_fig3_axis", {"x": 1}, rows)
 
 
+def test_a_row_declaring_an_ambiguity_must_be_a_readings_row_for_it_whatever_its_id(tmp_results):
+    # the row's id matches no pattern of the registry: only its depends= label ties it to the ambiguity
+    def led():
+        return Ledger(paper="realworld", notebook="99_test", profile="default")
+
+    def row(lg, est, **kw):
+        return [lg.comparison("any-name", "Fig. 5", "x", interval=_iv(est, est - 0.1, est + 0.1, n=30), direction=">",
+                              depends=("realworld_fig3_axis",), **R, **kw)]  # fmt: skip
+
+    # recorded under one reading only: refused whatever its id, naming the row and the ambiguity
+    one = led()
+    row(one, 0.5)
+    assert one.get("any-name").depends == ("realworld_fig3_axis",)
+    with pytest.raises(ValueError, match=r"under every reading.*realworld_fig3_axis.*any-name"):
+        one.save()
+    assert not one.path.exists()
+    # under every reading: accepted; all readings reproduce -> decided
+    axis = ("identity-std", "identity-variance", "trace1-std", "trace1-variance")
+    agree = led()
+    (c,) = agree.under_readings("realworld_fig3_axis", dict.fromkeys(axis, 0.5), row)
+    saved = json.loads(agree.save().read_text(encoding="utf-8"))["claims"]
+    assert {r["id"]: r["depends"] for r in saved}["any-name"] == ["realworld_fig3_axis"]
+    assert c.verdict == REPRODUCED and c.kind == "readings" and c.depends == ("realworld_fig3_axis",)
+    assert [agree.get(f"any-name.{a}").verdict for a in axis] == [REPRODUCED] * 4
+    # one reading contradicts: the readings disagree -> inconclusive, naming the ambiguity
+    split = led()
+    (c,) = split.under_readings("realworld_fig3_axis", {**dict.fromkeys(axis, 0.5), "trace1-std": -0.5}, row)
+    split.check_ambiguities()
+    split.finalise()
+    assert split.get("any-name.trace1-std").verdict == CONTRADICTED
+    assert c.verdict == INCONCLUSIVE and "intended reading" in c.decides and "per-feature variance" in c.decides
+    # a row resting on two ambiguities: readings of one whose parts are readings of the other (nested)
+    two = led()
+    pairs = ("setosa-versicolor", "setosa-virginica", "versicolor-virginica")
+
+    def both(lg, est):
+        return [lg.comparison("two", "Fig. 5", "x", interval=_iv(est, est - 0.1, est + 0.1, n=30), direction=">",
+                              depends=("realworld_fig3_axis", "realworld_iris_pair"), **R)]  # fmt: skip
+
+    def inner(lg, est):
+        return lg.under_readings("realworld_iris_pair", dict.fromkeys(pairs, est), both)
+
+    (c,) = two.under_readings("realworld_fig3_axis", dict.fromkeys(axis, 0.5), inner)
+    two.check_ambiguities()
+    assert two.get("two.trace1-std.setosa-virginica").part_of == "two.trace1-std"
+    assert two.get("two.trace1-std").ambiguity == "realworld_iris_pair" and two.get("two.trace1-std").part_of == "two"
+    assert c.id == "two" and c.verdict == REPRODUCED and len([r for r in two.claims if r.id.startswith("two")]) == 17
+    # readings of one ambiguity only: the other is not covered
+    flat = led()
+    flat.under_readings("realworld_fig3_axis", dict.fromkeys(axis, 0.5), both)
+    with pytest.raises(ValueError, match=r"'two': \['realworld_iris_pair'\]"):
+        flat.check_ambiguities()
+    # an unknown key, or one of another paper, is refused when the row is recorded, naming the known ones
+    with pytest.raises(ValueError, match=r"unknown ambiguity key.*realworld_iris_pair"):
+        led().fact("f", "T", "x", holds=True, basis="b", depends=("iris_pair",), **X)
+    with pytest.raises(ValueError, match="another paper"):
+        led().fact("f", "T", "x", holds=True, basis="b", depends="mscr_noise_mode", **X)
+
+
 def test_a_ledger_file_outside_the_vocabulary_is_refused_naming_file_and_row(tmp_results):
     from robeval.core.ledger import load_ledgers
 

@@ -149,8 +149,32 @@ def test_notebook_runs_in_smoke_profile(path):
     for cid in KNOWN_ERRATA.get(path.stem, ()):
         assert verdicts.get(cid) == claims.ERRATUM, f"{path.name}: {cid} should be an erratum, got {verdicts.get(cid)}"
     assert all(c.get("evidence") in claims.EVIDENCE for c in recorded), f"{path.name}: a row without evidence class"
+    _check_nested_readings(path.stem, recorded)
     if os.environ.get("ROBEVAL_STRICT_TIME"):
         assert elapsed < SMOKE_BUDGET_S
+
+
+# rows that rest on two ambiguities: readings of the outer one whose every part is a readings row of the inner one
+NESTED_READINGS = {
+    "05_realworld_iris_ionosphere": {
+        "fig5-iris-differs": ("realworld_fig3_axis", "realworld_iris_pair"),
+        "fig5-iris-vs-ionosphere": ("realworld_fig3_axis", "realworld_iris_pair"),
+    },
+}
+
+
+def _check_nested_readings(stem, recorded):
+    from robeval.core.ambiguities import AMBIGUITIES
+
+    rows = {c["id"]: c for c in recorded}
+    for cid, (outer, inner) in NESTED_READINGS.get(stem, {}).items():
+        row = rows[cid]
+        assert row["kind"] == "readings" and row["ambiguity"] == outer and set(row["depends"]) == {outer, inner}
+        for r in AMBIGUITIES[outer].readings:
+            part = rows[f"{cid}.{r}"]
+            assert part["part_of"] == cid and part["ambiguity"] == inner, part["id"]
+            for q in AMBIGUITIES[inner].readings:
+                assert rows[f"{cid}.{r}.{q}"]["part_of"] == part["id"]
 
 
 def _comparable(claim) -> tuple:

@@ -427,6 +427,32 @@ def test_sec41_grid_configuration():
     assert [c["dataset"] for c in sec41_cells(2)] == ["ionosphere", "ionosphere", "iris", "iris"]
     with pytest.raises(ValueError, match="n_runs"):
         sec41_cells(0)
+    # Fig. 5 under the other Iris class pairs: one cell per pair and run after the main runs
+    extra = sec41_cells(2, [1, 2])[4:]
+    assert extra == [{"dataset": "iris", "run": r, "pair": p} for p in ("setosa-versicolor", "setosa-virginica")
+                     for r in (0, 1)]  # fmt: skip
+    assert config["reading_samples"] == cfg["sweep_samples"]
+
+
+def test_fig5_pair_run_under_every_covariance_reading():
+    from robeval.core.seeding import keyed
+    from robeval.realworld.experiments import COV_READINGS, fig5_pair_run, iris_pair_name, own_cov_reading
+
+    kw = dict(classes=(0, 1), scale=0.43, n_random_cov=2, cov_trace="features", n_samples=400, reading_samples=200,
+              max_test_points=8)  # fmt: skip
+    a = fig5_pair_run(keyed(0, "iris", 0, "pair", "x"), **kw)
+    assert a.equals(fig5_pair_run(keyed(0, "iris", 0, "pair", "x"), **kw))  # seeded
+    assert set(a["pair"]) == {"setosa-versicolor"} and list(a["reading"].unique()) == list(COV_READINGS)
+    assert len(a) == 4 * 8 and {"rw_identity", "rw_identity2", "rw_random0", "rw_random1"} <= set(a.columns)
+    n = a.groupby("reading")["n_samples"].first()
+    assert n[own_cov_reading("features")] == 400 and n["trace1-std"] == 200  # our reading at n_samples
+    p = a.set_index("reading")
+    assert ((p[["rw_identity", "rw_random0"]] >= 0) & (p[["rw_identity", "rw_random0"]] <= 1)).all().all()
+    # the smallest per-feature variance (0.43^2 / 4) flips fewer labels than the largest (0.43)
+    assert p.loc["trace1-std", "rw_identity"].mean() >= p.loc["identity-variance", "rw_identity"].mean()
+    assert iris_pair_name([2, 1]) == "versicolor-virginica"
+    with pytest.raises(ValueError, match="two different labels"):
+        iris_pair_name((1, 1))
 
 
 # ---------------------------------------------------------------- adaptive sample sizes (n_samples="auto")

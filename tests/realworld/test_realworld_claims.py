@@ -278,19 +278,109 @@ def test_fig3_range_readings_decide_only_when_every_reading_agrees():
     assert v["fig3a-range"] == NOT_COMPARABLE
 
 
-def test_covariance_claims_reproduce_and_flip():
-    by = {"iris": _stats(), "ionosphere": _stats(d_random=[0.004, 0.0045, 0.0042])}
+PAIRS = ("setosa-versicolor", "setosa-virginica", "versicolor-virginica")
+
+
+def _fig5_stats(n=3, iris=(0.03, 0.035, 0.028), iono=(0.004, 0.0045, 0.0042), noise=0.002, change=None, skip=()):
+    """Hand-made fig5_statistics tables: every covariance reading (and Iris class pair) with per-run d_random
+    ``iris`` / ``iono`` over Monte-Carlo noise ``noise``; ``change``: {(reading, pair): Iris d_random} for one
+    reading; ``skip``: (reading, pair) left out (not run)."""
+    change = change or {}
+
+    def rows(d_random, **keys):
+        return [{**keys, "run": r, "n_samples": 10000, "d_random": d_random[r], "d_noise": noise,
+                 "excess": d_random[r] - noise} for r in range(n)]  # fmt: skip
+
+    ir = [row for rd in RC.FIG3_READINGS for pr in PAIRS if (rd, pr) not in skip
+          for row in rows(change.get((rd, pr), iris), reading=rd, pair=pr)]  # fmt: skip
+    io = [row for rd in RC.FIG3_READINGS for row in rows(iono, reading=rd)]
+    return {"iris": pd.DataFrame(ir), "ionosphere": pd.DataFrame(io)}
+
+
+def test_covariance_claims_are_decided_only_when_every_reading_and_class_pair_agrees():
     scales = {"iris": 0.07, "ionosphere": 0.07}
-    out = labelled(RC.record_covariance_claims(ledger(), by, scale_by_dataset=scales))
+    led = ledger()
+    out = labelled(RC.record_covariance_claims(led, _fig5_stats(), scale_by_dataset=scales))
     assert [c.id for c in out] == ["fig5-iris-differs", "fig5-iris-vs-ionosphere"]
-    assert [c.unit for c in out] == ["forest runs", "training runs"]
     assert set(verdicts(out).values()) == {REPRODUCED} and all(c.central for c in out)
-    # Iris: random covariance within MC noise; Ionosphere: the covariance matters more
-    flipped = {"iris": _stats(d_random=[0.0015, 0.0016, 0.0014]), "ionosphere": _stats()}
-    out = RC.record_covariance_claims(ledger(), flipped, scale_by_dataset=scales)
-    assert set(verdicts(out).values()) == {CONTRADICTED}
+    # readings of the covariance whose parts are readings of the class pair: 12 leaves, 4 + 1 combined rows each
+    assert len(led.claims) == 2 * (12 + 4 + 1)
+    assert {c.ambiguity for c in out} == {"realworld_fig3_axis"}
+    inner = led.get("fig5-iris-differs.trace1-std")
+    assert inner.ambiguity == "realworld_iris_pair" and inner.part_of == "fig5-iris-differs" and not inner.central
+    leaf = led.get("fig5-iris-differs.trace1-std.setosa-virginica")
+    assert leaf.part_of == "fig5-iris-differs.trace1-std" and leaf.unit == "forest runs"
+    assert leaf.depends == ("realworld_fig3_axis", "realworld_iris_pair")
+    assert led.get("fig5-iris-vs-ionosphere.identity-std.setosa-versicolor").unit == "training runs"
+    led.check_ambiguities()  # every Fig. 5 row is a readings row for both ambiguities
+    # one class pair under one covariance reading: Iris within Monte-Carlo noise -> the readings disagree
+    split = RC.record_covariance_claims(
+        ledger(), _fig5_stats(change={("trace1-std", "setosa-virginica"): (0.0015, 0.0016, 0.0014)}),
+        scale_by_dataset=scales,
+    )  # fmt: skip
+    assert verdicts(split) == {"fig5-iris-differs": INCONCLUSIVE, "fig5-iris-vs-ionosphere": INCONCLUSIVE}
+    assert "intended reading" in split[0].decides
+    # every reading: Iris within Monte-Carlo noise, the covariance matters more for Ionosphere -> contradicted
+    flipped = _fig5_stats(iris=(0.0015, 0.0016, 0.0014), iono=(0.03, 0.035, 0.028))
+    assert set(verdicts(RC.record_covariance_claims(ledger(), flipped, scale_by_dataset=scales)).values()) == {
+        CONTRADICTED
+    }
+    # a class pair not run under one reading leaves the rows open, naming it
+    gap = RC.record_covariance_claims(
+        ledger(), _fig5_stats(skip={("identity-std", "setosa-versicolor")}), scale_by_dataset=scales
+    )
+    assert set(verdicts(gap).values()) == {INCONCLUSIVE}
     with pytest.raises(ValueError, match="ionosphere"):
-        RC.record_covariance_claims(ledger(), {"iris": _stats()}, scale_by_dataset=scales)
+        RC.record_covariance_claims(ledger(), {"iris": _fig5_stats()["iris"]}, scale_by_dataset=scales)
+    bad = _fig5_stats()
+    bad["iris"].loc[0, "pair"] = "setosa-setosa"
+    with pytest.raises(ValueError, match="unknown readings"):
+        RC.record_covariance_claims(ledger(), bad, scale_by_dataset=scales)
+
+
+def test_fig5_statistics_hand_computed():
+    # one run, two points, our pair (attacked) under two readings and another pair under one
+    fig5 = pd.DataFrame(
+        {
+            "pair": ["versicolor-virginica"] * 4 + ["setosa-versicolor"] * 2,
+            "reading": ["identity-variance"] * 2 + ["trace1-std"] * 2 + ["identity-variance"] * 2,
+            "run": 0,
+            "point": [0, 1, 0, 1, 0, 1],
+            "n_samples": [10000, 10000, 2000, 2000, 10000, 10000],
+            "rw_identity": [0.8, 1.0, 0.95, 1.0, 1.0, 1.0],
+            "rw_identity2": [0.82, 1.0, 0.95, 1.0, 1.0, 1.0],
+            "rw_random0": [0.6, 0.9, 0.95, 1.0, 1.0, 1.0],
+            "rw_random1": [0.8, 1.0, 0.85, 1.0, 1.0, 1.0],
+        }
+    )
+    points = pd.DataFrame({"run": 0, "point": [0, 1], "adv_success": [True, True], "adv_robustness": [0.2, 0.95]})
+    st = RX.fig5_statistics(fig5, points, attacked_pair="versicolor-virginica").set_index(["pair", "reading"])
+    ours = st.loc[("versicolor-virginica", "identity-variance")]
+    # random 0: |0.8-0.6|, |1-0.9| -> 0.15; random 1: 0 -> d_random 0.075; noise |0.8-0.82| / 2
+    assert ours["d_random"] == pytest.approx(0.075) and ours["d_noise"] == pytest.approx(0.01)
+    assert ours["excess"] == pytest.approx(0.065) and ours["n_samples"] == 10000
+    assert ours["frac_rw_09"] == pytest.approx(0.5) and ours["frac_adv_09"] == pytest.approx(0.5)
+    std = st.loc[("versicolor-virginica", "trace1-std")]
+    assert std["d_random"] == pytest.approx(0.025) and std["d_noise"] == 0 and std["frac_rw_09"] == 1.0
+    other = st.loc[("setosa-versicolor", "identity-variance")]
+    assert other["excess"] == 0 and np.isnan(other["frac_rw_09"])  # not attacked: no dense-near-1 fractions
+    with pytest.raises(ValueError, match="rw_random"):
+        RX.fig5_statistics(fig5.drop(columns=["rw_random0", "rw_random1"]))
+
+
+def test_dense_near_1_under_every_covariance_reading():
+    by = {r: _stats().reset_index() for r in RC.FIG3_READINGS}
+    led = ledger()
+    out = RC.record_sec41_claims(led, "iris", _stats(), scatter_scale=0.07, n_samples=10000, dense_by_reading=by)
+    row = {c.id: c for c in out}["iris-dense-near-1"]
+    assert row.kind == "readings" and row.ambiguity == "realworld_fig3_axis" and row.verdict == REPRODUCED
+    assert led.get("iris-dense-near-1.trace1-std").depends == ("realworld_fig3_axis",)
+    led.check_ambiguities()
+    # under the std readings P_r is not dense near 1 in these numbers: the readings disagree
+    low = _stats(frac_rw_09=[0.01, 0.02, 0.01]).reset_index()
+    out = RC.record_sec41_claims(ledger(), "iris", _stats(), scatter_scale=0.07, n_samples=10000,
+                                 dense_by_reading={**by, "identity-std": low, "trace1-std": low})  # fmt: skip
+    assert {c.id: c for c in out}["iris-dense-near-1"].verdict == INCONCLUSIVE
 
 
 def test_sec41_consistency_rows_are_errata_at_every_profile():
@@ -329,6 +419,26 @@ def _write_sec41_files(folder, n_runs=3):
         runs.to_csv(folder / f"{dataset}_runs.csv", index=False)
 
 
+def _write_fig5_files(folder, n_runs=3):
+    """``<dataset>_fig5.csv`` for the hand-made points of :func:`_write_sec41_files`: every covariance reading and
+    (Iris) class pair, the random covariance moving P_r on Iris only."""
+    for dataset in RX.SEC41_DATASETS:
+        rows = []
+        for pair in PAIRS if dataset == "iris" else ("",):
+            for reading in RC.FIG3_READINGS:
+                for r in range(n_runs):
+                    p = _points_table(run=r)
+                    t = pd.DataFrame({"pair": pair, "reading": reading, "run": r, "point": p["point"],
+                                      "n_samples": 2000, "rw_identity": p["rw_identity_0.07"],
+                                      "rw_identity2": p["rw_identity2_0.07"] - 0.001 * r})  # fmt: skip
+                    shift = (0.05 + 0.01 * r) if dataset == "iris" else 0.001 * r
+                    t["rw_random0"] = (t["rw_identity"] - shift).clip(0, 1)
+                    rows.append(t)
+        table = pd.concat(rows)
+        (table if dataset == "iris" else table.drop(columns=["pair"])).to_csv(folder / f"{dataset}_fig5.csv",
+                                                                               index=False)  # fmt: skip
+
+
 def test_evaluate_sec41_covers_the_index(tmp_path):
     _write_sec41_files(tmp_path)
     cfg = {
@@ -336,13 +446,35 @@ def test_evaluate_sec41_covers_the_index(tmp_path):
         "ionosphere_scatter_scales": [0.07, 0.43],
         "n_samples": 10000,
         "cov_trace": "features",
+        "iris_classes": [1, 2],
     }
+    # result files written before the readings: our reading and class pair only, the others left open
     led = ledger()
     out = labelled(RC.evaluate_sec41(led, cfg, tmp_path))
-    assert len(out) == 2 * 4 + 2 * (4 + 1) + 1 + 2 + 2  # Fig. 3a/3b: four readings and their combination each
+    # Fig. 3a/3b: four readings and their combination each; dense-near-1: our reading and its combination;
+    # Fig. 5: our reading and pair, combined over the pairs and over the readings
+    assert len(out) == 2 * 4 + 2 * (4 + 1) + 1 + 2 + 2  # the rows that count (readings parts are left out)
+    assert len(led.claims) == 2 * (4 + 1) + 2 * (4 + 1) + 1 + 2 * 3 + 2
     led.cover(RC.INDEX_05)
     led.check_coverage()  # every row in the index, every pattern matched
+    led.check_ambiguities()
     assert sum(c.central for c in out) == 4
+    by = {c.id: c for c in out}
+    assert by["fig5-iris-differs"].verdict == INCONCLUSIVE and led.get("fig5-iris-differs")._readings[3]  # missing
+    # with the Fig. 5 files: every covariance reading and class pair; both Fig. 5 rows are readings rows of both
+    _write_fig5_files(tmp_path)
+    led = ledger()
+    out = labelled(RC.evaluate_sec41(led, cfg, tmp_path))
+    assert len(led.claims) == 2 * (4 + 4) + 2 * (4 + 1) + 1 + 2 * (12 + 4 + 1) + 2
+    led.cover(RC.INDEX_05)
+    led.check_coverage()
+    led.check_ambiguities()
+    for cid in ("fig5-iris-differs", "fig5-iris-vs-ionosphere"):
+        row = led.get(cid)
+        assert row.ambiguity == "realworld_fig3_axis" and row.depends == ("realworld_fig3_axis", "realworld_iris_pair")
+        assert all(led.get(f"{cid}.{r}").ambiguity == "realworld_iris_pair" for r in RC.FIG3_READINGS)
+        assert row.verdict == REPRODUCED, row.decides
+    assert led.get("iris-dense-near-1").ambiguity == "realworld_fig3_axis"
 
 
 # ================================================================== notebook 06

@@ -213,7 +213,9 @@ class Ledger(_ReadingsMixin, _StoreMixin):
     100k"), ``full_scale`` (this row's computation is not touched by the profile's scaling, e.g. an exact
     statistic of the whole dataset: it stays a ``replication``), ``about`` (what the claim is about, :data:`ABOUT`;
     sampled statements default to ``"models"``: decided only over >= 3 independent trainings), ``family`` (a
-    table or figure whose tests are Holm-corrected together, non-central rows only).
+    table or figure whose tests are Holm-corrected together, non-central rows only), ``depends`` (the keys of
+    :data:`robeval.core.ambiguities.AMBIGUITIES` the row's computation rests on: :meth:`save` refuses the row
+    unless it is a readings row for each, :meth:`check_ambiguities`).
     """
 
     paper: str
@@ -657,7 +659,10 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             raise TypeError(
                 f"{id}: available= must be the number of {unit} that exist (an int >= 1), got {available!r}."
             )
+        from robeval.core.ambiguities import check_depends
+
         return dict(
+            depends=check_depends(labels.get("depends", ()), self.paper),
             available=available,
             evidence=evidence,
             unit=unit,
@@ -793,7 +798,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             decides=decides, central=bool(central), profile=self.profile, notebook=self.notebook, note=note,
             evidence=evidence, unit=lab["unit"], scaling=scaling, mechanism=mechanism,
             p_value=None if pv is None else float(f"{pv:.4g}"), about=lab["about"],
-            noise=None if noise is None else _round(noise), noise_basis=noise_basis,
+            noise=None if noise is None else _round(noise), noise_basis=noise_basis, depends=lab["depends"],
         )  # fmt: skip
         # a decision of the row's own test that a rule above made inconclusive (too few trainings, a bootstrap at
         # small n, no standard error, an erratum without a noise test): finalise keeps it as ``unadjusted``

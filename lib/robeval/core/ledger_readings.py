@@ -64,10 +64,11 @@ class _ReadingsMixin:
             verdict=INCONCLUSIVE, decides="", central=bool(central), profile=self.profile, notebook=self.notebook,
             note=note, evidence=evidence.pop(), unit=units.pop() if len(units) == 1 else None,
             scaling=parts[0].scaling, mechanism=parts[0].mechanism, about=parts[0].about, ambiguity=key,
+            depends=tuple(sorted({k for p in parts for k in p.depends} | ({key} if key else set()))),
         )  # fmt: skip
         claim._readings = (ambiguity, [p.id for p in parts], contradiction_needs, missing)
         for p in parts:
-            p.part_of = id
+            p.part_of = claim.id  # with the suffix of an enclosing under_readings
         self._combine(claim)
         self.claims.append(claim)
         return claim
@@ -110,7 +111,11 @@ class _ReadingsMixin:
         each of its readings: ``runs`` maps each reading to the data ``record(ledger, data)`` needs (None: the
         reading was not run at this profile), and ``record`` records the rows (their ids get ``.<reading>``).
         Each row is then combined across readings into a readings row with the plain id, decided only when
-        every reading agrees; a reading that was not run leaves it inconclusive. Returns the combined rows."""
+        every reading agrees; a reading that was not run leaves it inconclusive. Returns the combined rows.
+
+        Rows that depend on several ambiguities nest the calls: ``record`` may itself call
+        :meth:`under_readings` for another key, so that ``<id>.<reading>.<other reading>`` are the leaves,
+        ``<id>.<reading>`` combines the other ambiguity's readings and ``<id>`` this one's."""
         from robeval.core.ambiguities import AMBIGUITIES
 
         amb = AMBIGUITIES.get(key)
@@ -123,19 +128,21 @@ class _ReadingsMixin:
         done = {name: data for name, data in runs.items() if data is not None}
         if not done:
             raise ValueError(f"{key}: no reading was run; record nothing, or run at least one reading.")
+        outer = getattr(self, "_suffix", "")  # the readings of an enclosing under_readings call
         parts: dict[str, list[Claim]] = {}
         for name, data in done.items():
             n0 = len(self.claims)
-            self._suffix = f".{name}"
+            self._suffix = f"{outer}.{name}"
             try:
                 record(self, data)
             finally:
-                self._suffix = ""
-            parts[name] = self.claims[n0:]
+                self._suffix = outer
+            # the rows this reading recorded (a nested call's parts are left to its combined rows)
+            parts[name] = [c for c in self.claims[n0:] if not c.part_of]
         first = next(iter(parts))
-        bases = [c.id[: -len(first) - 1] for c in parts[first]]
+        bases = [c.id[: -len(outer) - len(first) - 1] for c in parts[first]]
         for name, rows in parts.items():
-            got = [c.id[: -len(name) - 1] for c in rows]
+            got = [c.id[: -len(outer) - len(name) - 1] for c in rows]
             if got != bases:
                 raise ValueError(
                     f"{key}: the readings recorded different rows ({first}: {bases[:5]}, {name}: {got[:5]})."
@@ -155,25 +162,42 @@ class _ReadingsMixin:
             )  # fmt: skip
         return out
 
+    def _covers(self, row: Claim, key: str) -> bool:
+        """Whether ``row`` is tested under every reading of the ambiguity ``key``: it is a readings row for
+        ``key``, or a readings row (for another key) whose every part is tested under every reading of ``key``."""
+        if row.ambiguity == key:
+            return True
+        ids = (getattr(row, "_readings", None) or (None, ()))[1]
+        return bool(ids) and all(self._covers(self.get(i), key) for i in ids)
+
     def check_ambiguities(self) -> None:
-        """ValueError unless every row that depends on an ambiguity of this paper (its id matches a pattern of
-        :data:`robeval.core.ambiguities.AMBIGUITIES` for this notebook) is a readings row for that ambiguity,
-        and every such pattern matches a recorded row."""
+        """ValueError unless every row that depends on an ambiguity of this paper — it declares it
+        (``depends=``) or its id matches a pattern of :data:`robeval.core.ambiguities.AMBIGUITIES` for this
+        notebook — is tested under every reading of it (:meth:`_covers`), and every such pattern matches a
+        recorded row. The parts of a readings row carry their one reading and are left to their combined row."""
         from fnmatch import fnmatchcase
 
-        from robeval.core.ambiguities import for_notebook
+        from robeval.core.ambiguities import AMBIGUITIES, for_notebook
 
+        rows = [c for c in self.claims if not c.part_of]
+        needs = {c.id: set(c.depends) for c in rows}
+        dead = []
         for amb in for_notebook(self.paper, self.notebook):
             pats = amb.rows[self.notebook]
-            rows = [c for c in self.claims if not c.part_of]
-            dead = [p for p in pats if not any(fnmatchcase(c.id, p) for c in rows)]
-            single = [c.id for c in rows if any(fnmatchcase(c.id, p) for p in pats) and c.ambiguity != amb.key]
-            if dead or single:
-                raise ValueError(
-                    f"{self.notebook}: rows that depend on the ambiguity {amb.key!r} ({amb.statement[:80]}...) must "
-                    f"be tested under every reading: recorded under one reading only {single[:8]}; patterns matching "
-                    f"no row {dead}. Record them with Ledger.under_readings({amb.key!r}, ...)."
-                )
+            dead += [f"{amb.key}: {p}" for p in pats if not any(fnmatchcase(c.id, p) for c in rows)]
+            for c in rows:
+                if any(fnmatchcase(c.id, p) for p in pats):
+                    needs[c.id].add(amb.key)
+        single = {c.id: sorted(k for k in needs[c.id] if not self._covers(c, k)) for c in rows}
+        single = {i: keys for i, keys in single.items() if keys}
+        if dead or single:
+            keys = sorted({k for ks in single.values() for k in ks})
+            what = "; ".join(f"{k!r} ({AMBIGUITIES[k].statement[:80]}...)" for k in keys)
+            raise ValueError(
+                f"{self.notebook}: rows that depend on an ambiguity must be tested under every reading of it ({what}): "
+                f"recorded under one reading only {dict(list(single.items())[:8])}; patterns matching no row {dead}. "
+                f"Record them with Ledger.under_readings(key, ...) (nested for several keys) or Ledger.readings(key=...)."
+            )
 
     def _central_rows(self) -> dict:
         """Registered central statement key -> the rows of this ledger that test it

@@ -163,6 +163,7 @@ class Claim:
     noise_basis: str = ""  # what that noise is (NOISE_BASES)
     ambiguity: str = ""  # readings rows: the key of the ambiguity (AMBIGUITIES) whose readings it combines
     agreement: float | None = None  # P(a rerun with other seeds reaches the same verdict, its own rules included)
+    depends: tuple = ()  # the ambiguities (AMBIGUITIES keys) the row's computation rests on (depends=)
 
     def __post_init__(self):
         check_vocabulary(self)
@@ -265,7 +266,8 @@ def holm(p_values, alpha: float) -> list[bool]:
     return rejected
 
 
-_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available")
+_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available",
+           "depends")  # fmt: skip
 _DECIDED = (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
 
 

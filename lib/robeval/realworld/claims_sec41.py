@@ -17,6 +17,7 @@ import numpy as np
 from robeval.core.ledger import EXACT, ROUNDING, Claim
 from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.core.validation import check_frame as _check_frame
+from robeval.realworld import experiments as _rx
 from robeval.realworld.claim_stats import (
     CONVERGENCE,
     FIG3_AXIS_FLOOR,
@@ -117,15 +118,20 @@ INDEX_05 = [
 ]
 
 
-def record_sec41_claims(ledger, dataset: str, stats, *, scatter_scale: float, n_samples: int) -> list[Claim]:
+def record_sec41_claims(
+    ledger, dataset: str, stats, *, scatter_scale: float, n_samples: int, dense_by_reading=None
+) -> list[Claim]:
     """Sec. 4.1.3 for one dataset, from its per-run statistics
-    (:func:`robeval.realworld.experiments.sec41_statistics`; one row per run).
+    (:func:`robeval.realworld.experiments.sec41_statistics`; one row per run). ``dense_by_reading``: covariance
+    reading (:data:`FIG3_READINGS`) -> per-run ``frac_rw_09`` / ``frac_adv_09`` at the scatter scale under that
+    reading (:func:`robeval.realworld.experiments.fig5_statistics`); with it ``<dataset>-dense-near-1`` is a
+    readings row of ``realworld_fig3_axis`` (a reading absent from it was not run: the row stays open).
 
     * ``<dataset>-ranking-differs`` (central): at the scale where adversarial robustness ranks points most like
       P_r, its Spearman correlation with P_r stays below the correlation of two independent Monte-Carlo
       estimates of P_r (the ceiling of a score with the same ranking): paired interval over runs > 0.
     * ``<dataset>-dense-near-1``: more points have P_r > 0.9 than adversarial robustness > 0.9 (panel a's scale):
-      paired interval over runs > 0.
+      paired interval over runs > 0; under every covariance reading with ``dense_by_reading``.
     * ``<dataset>-corr-peak``: the Pearson correlation has an interior maximum over the scales (leave-one-out
       peak, :func:`robeval.realworld.experiments.interior_peak_margins`): interval over runs > 0.
     * ``<dataset>-mc-convergence``: the minimum pairwise correlation of the repeated estimates exceeds 0.999:
@@ -179,23 +185,36 @@ def record_sec41_claims(ledger, dataset: str, stats, *, scatter_scale: float, n_
     )
     out.append(_too_few(c, iv))
 
-    iv, drop = run_interval(stats["frac_rw_09"], paired_with=stats["frac_adv_09"])
-    c = ledger.comparison(
-        f"{dataset}-dense-near-1",
-        "Sec. 4.1.3",
-        f"{dataset}: fraction of test points with real-world robustness > 0.9 minus the fraction with adversarial "
-        f"robustness > 0.9 (scale {scatter_scale:g})",
-        interval=iv,
-        direction=">",
-        paper="real-world robustness dense close to 1",
-        **models,
-        note=_note(
-            f"mean fractions {np.nanmean(stats['frac_rw_09']):.2f} (P_r) vs {np.nanmean(stats['frac_adv_09']):.2f} "
-            "(adversarial)",
-            smoke,
-        ),
-    )
-    out.append(_too_few(c, iv))
+    def dense(lg, data):
+        st, reading = data
+        iv, drop = run_interval(st["frac_rw_09"], paired_with=st["frac_adv_09"])
+        c = lg.comparison(
+            f"{dataset}-dense-near-1",
+            "Sec. 4.1.3",
+            f"{dataset}: fraction of test points with real-world robustness > 0.9 minus the fraction with "
+            f"adversarial robustness > 0.9 (scale {scatter_scale:g}"
+            + (f", covariance reading '{reading}')" if reading else ")"),
+            interval=iv,
+            direction=">",
+            paper="real-world robustness dense close to 1",
+            depends=(COV_KEY,) if reading else (),
+            **models,
+            note=_note(
+                f"mean fractions {np.nanmean(st['frac_rw_09']):.2f} (P_r) vs {np.nanmean(st['frac_adv_09']):.2f} "
+                "(adversarial)",
+                f"P_r from N = {int(st['n_samples'].iloc[0])} samples per point" if "n_samples" in st else "",
+                "our Iris class pair only (the other pairs are not attacked)" if reading and dataset == "iris" else "",
+                smoke,
+            ),
+        )
+        return [_too_few(c, iv)]
+
+    if dense_by_reading is None:
+        out += dense(ledger, (stats, ""))
+    else:
+        # P_r at the scatter scale depends on what the scale means: one row per covariance reading
+        runs = {r: ((dense_by_reading[r], r) if r in dense_by_reading else None) for r in FIG3_READINGS}
+        out += ledger.under_readings(COV_KEY, runs, dense)
 
     iv, drop = run_interval(stats["interior_peak_margin"])
     c = ledger.comparison(
@@ -243,12 +262,8 @@ def record_sec41_claims(ledger, dataset: str, stats, *, scatter_scale: float, n_
 # or with unit diagonal (trace d; row sec41-trace-normalisation), and s a multiplier of the variance or of the
 # standard deviation. "identity-variance" is what our runs use at the scatter scales (setting cov_trace =
 # "features"); the others are read off the scale sweep.
-FIG3_READINGS = {
-    "identity-variance": lambda s, d: s,
-    "trace1-variance": lambda s, d: s / d,
-    "identity-std": lambda s, d: s**2,
-    "trace1-std": lambda s, d: s**2 / d,
-}
+FIG3_READINGS = _rx.COV_READINGS
+COV_KEY, PAIR_KEY = "realworld_fig3_axis", "realworld_iris_pair"  # robeval.core.ambiguities
 FIG3_AMBIGUITY = (
     "the covariance is 'normalized to a trace of 1' yet the identity has 'all diagonal terms 1' (trace d; row "
     "sec41-trace-normalisation); 'scale' may multiply the variance or the standard deviation; the Iris class pair is "
@@ -399,31 +414,20 @@ def record_fig3_range_claims(
     return out
 
 
-def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> list[Claim]:
-    """Fig. 5: identity vs random covariance of the same trace.
-
-    * ``fig5-iris-differs`` (central): on Iris the random covariances move P_r by more than Monte-Carlo noise:
-      paired interval over runs of ``d_random − d_noise`` > 0 (mean |ΔP_r| over points).
-    * ``fig5-iris-vs-ionosphere`` (central): that excess is larger for Iris than for Ionosphere ("very
-      similar"): interval over run pairs (run ``r`` of each dataset) of ``excess_iris − excess_ionosphere`` > 0.
-
-    stats_by_dataset : {"iris": stats, "ionosphere": stats} with columns d_random, d_noise, excess.
-    """
-    ledger = _check_ledger(ledger)
-    missing = [d for d in ("iris", "ionosphere") if d not in stats_by_dataset]
-    if missing:
-        raise ValueError(f"stats_by_dataset lacks {missing}.")
-    iris = _check_frame(stats_by_dataset["iris"], ("d_random", "d_noise", "excess"), "iris stats")
-    iono = _check_frame(stats_by_dataset["ionosphere"], ("d_random", "d_noise", "excess"), "ionosphere stats")
+def _fig5_rows(ledger, iris, iono, *, s_iris: float, s_iono: float, reading: str, pair: str) -> list[Claim]:
+    """The two Fig. 5 rows under one covariance reading and one Iris class pair (the leaves of
+    :func:`record_covariance_claims`); ``iris`` / ``iono``: per-run ``d_random``, ``d_noise``, ``excess``."""
     smoke = SMOKE_NOTE if ledger.profile == "smoke" else ""
-    s_iris, s_iono = scale_by_dataset["iris"], scale_by_dataset["ionosphere"]
+    n = f"N = {int(iris['n_samples'].iloc[0])} samples per point" if "n_samples" in iris else ""
+    depends = (COV_KEY, PAIR_KEY)
     out = []
     iv, _ = run_interval(iris["d_random"], paired_with=iris["d_noise"])
     c = ledger.comparison(
         "fig5-iris-differs",
         "Sec. 4.1.3 / Fig. 5a",
-        f"Iris (scale {s_iris:g}): mean |P_r(identity) − P_r(random covariance)| minus mean |P_r − P_r'| of two "
-        "identity estimates (Monte-Carlo noise) — > 0 when the assumed covariance changes real-world robustness",
+        f"Iris {pair} (scale {s_iris:g}, covariance reading '{reading}'): mean |P_r(identity) − P_r(random "
+        "covariance)| minus mean |P_r − P_r'| of two identity estimates (Monte-Carlo noise) — > 0 when the assumed "
+        "covariance changes real-world robustness",
         interval=iv,
         direction=">",
         paper="different robustness estimations",
@@ -431,20 +435,23 @@ def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> l
         evidence="replication",
         unit="forest runs",
         about="models",
+        depends=depends,
         note=_note(
             f"mean |ΔP_r| {np.nanmean(iris['d_random']):.4f} vs noise {np.nanmean(iris['d_noise']):.4f}",
             "each run draws its own random covariances A^T A (Eq. 5)",
+            n,
             smoke,
         ),
     )
     out.append(_too_few(c, iv))
-    n = min(len(iris), len(iono))
-    iv, _ = run_interval(iris["excess"].to_numpy()[:n], paired_with=iono["excess"].to_numpy()[:n])
+    k = min(len(iris), len(iono))
+    iv, _ = run_interval(iris["excess"].to_numpy()[:k], paired_with=iono["excess"].to_numpy()[:k])
     c = ledger.comparison(
         "fig5-iris-vs-ionosphere",
         "Sec. 4.1.3 / Fig. 5",
-        f"excess of mean |P_r(identity) − P_r(random)| over Monte-Carlo noise, Iris (scale {s_iris:g}) minus "
-        f"Ionosphere (scale {s_iono:g}) — > 0 when the covariance matters more for Iris than for Ionosphere",
+        f"excess of mean |P_r(identity) − P_r(random)| over Monte-Carlo noise, Iris {pair} (scale {s_iris:g}) "
+        f"minus Ionosphere (scale {s_iono:g}), covariance reading '{reading}' — > 0 when the covariance matters more "
+        "for Iris than for Ionosphere",
         interval=iv,
         direction=">",
         paper="Ionosphere very similar, Iris different",
@@ -452,15 +459,95 @@ def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> l
         evidence="replication",
         unit="training runs",
         about="models",
+        depends=depends,
         note=_note(
             f"mean excess Iris {np.nanmean(iris['excess']):.4f}, Ionosphere {np.nanmean(iono['excess']):.4f}",
             "runs of the two datasets are independent; paired by run index (a forest run of Iris with an MLP "
             "training run of Ionosphere)",
+            n,
             smoke,
         ),
     )
     out.append(_too_few(c, iv))
     return out
+
+
+def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> list[Claim]:
+    """Fig. 5: identity vs random covariance of the same trace, under every reading of the covariance
+    (``realworld_fig3_axis``: what the scale means) and of the Iris class pair (``realworld_iris_pair``).
+
+    * ``fig5-iris-differs`` (central): on Iris the random covariances move P_r by more than Monte-Carlo noise:
+      paired interval over runs of ``d_random − d_noise`` > 0 (mean |ΔP_r| over points).
+    * ``fig5-iris-vs-ionosphere`` (central): that excess is larger for Iris than for Ionosphere ("very
+      similar"): interval over run pairs (run ``r`` of each dataset) of ``excess_iris − excess_ionosphere`` > 0.
+
+    Each is recorded per covariance reading and class pair (``<id>.<reading>.<pair>``), combined over the class
+    pairs (``<id>.<reading>``) and then over the covariance readings (``<id>``): decided only when every reading
+    of both agrees (:meth:`robeval.core.ledger.Ledger.under_readings`, nested). A reading or pair absent from the
+    tables was not run: the rows stay open.
+
+    stats_by_dataset : {"iris": table, "ionosphere": table} of
+        :func:`robeval.realworld.experiments.fig5_statistics` — columns ``reading``, ``run``, ``d_random``,
+        ``d_noise``, ``excess`` (and ``pair`` for Iris), one row per (pair,) reading and run.
+    scale_by_dataset : {"iris": s, "ionosphere": s}, panel a's scale of each dataset.
+    """
+    ledger = _check_ledger(ledger)
+    missing = [d for d in ("iris", "ionosphere") if d not in stats_by_dataset]
+    if missing:
+        raise ValueError(f"stats_by_dataset lacks {missing}.")
+    cols = ("reading", "run", "d_random", "d_noise", "excess")
+    iris = _check_frame(stats_by_dataset["iris"], cols + ("pair",), "iris stats")
+    iono = _check_frame(stats_by_dataset["ionosphere"], cols, "ionosphere stats")
+    from robeval.core.ambiguities import AMBIGUITIES
+
+    pairs = list(AMBIGUITIES[PAIR_KEY].readings)
+    unknown = sorted(set(iris["pair"]) - set(pairs)) + sorted(
+        (set(iris["reading"]) | set(iono["reading"])) - set(FIG3_READINGS)
+    )
+    if unknown:
+        raise ValueError(f"the Fig. 5 tables name unknown readings {unknown}; known: {pairs}, {list(FIG3_READINGS)}.")
+    s_iris, s_iono = scale_by_dataset["iris"], scale_by_dataset["ionosphere"]
+
+    def by_run(t):
+        return t.sort_values("run").reset_index(drop=True)
+
+    def per_reading(reading):
+        io = iono[iono["reading"] == reading]
+        ir = {p: iris[(iris["reading"] == reading) & (iris["pair"] == p)] for p in pairs}
+        if io.empty or all(t.empty for t in ir.values()):
+            return None
+        return {p: None if t.empty else (by_run(t), by_run(io), reading, p) for p, t in ir.items()}
+
+    def leaf(lg, data):
+        ir, io, reading, pair = data
+        return _fig5_rows(lg, ir, io, s_iris=s_iris, s_iono=s_iono, reading=reading, pair=pair)
+
+    runs = {r: per_reading(r) for r in FIG3_READINGS}
+    if all(v is None for v in runs.values()):
+        raise ValueError("the Fig. 5 tables hold no reading with both Iris and Ionosphere runs.")
+    return ledger.under_readings(COV_KEY, runs, lambda lg, by_pair: lg.under_readings(PAIR_KEY, by_pair, leaf))
+
+
+def fig5_tables(tables, stats, *, cov_trace: str, iris_classes) -> tuple[dict, dict]:
+    """The Fig. 5 and dense-near-1 inputs of :func:`evaluate_sec41` from the result tables of each dataset
+    (:func:`robeval.realworld.experiments.load_sec41_results`) and their per-run statistics ``stats``
+    (:func:`~robeval.realworld.experiments.sec41_statistics`): ``({dataset: fig5_statistics table},
+    {dataset: {reading: per-run table}})``. A result folder without ``<dataset>_fig5.csv`` (written before the
+    readings) gives our reading and class pair only, from the points table: the others stay open."""
+
+    ours, our_pair = _rx.own_cov_reading(cov_trace), _rx.iris_pair_name(iris_classes)
+    fig5, dense = {}, {}
+    for dataset, t in tables.items():
+        pair = our_pair if dataset == "iris" else ""
+        if "fig5" in t:
+            st = _rx.fig5_statistics(t["fig5"], t["points"], attacked_pair=pair)
+        else:
+            st = stats[dataset].reset_index()[["run", "d_random", "d_noise", "excess", "frac_rw_09", "frac_adv_09"]]
+            st = st.assign(pair=pair, reading=ours)
+        fig5[dataset] = st
+        mine = st[st["pair"] == pair]
+        dense[dataset] = {r: g.sort_values("run").reset_index(drop=True) for r, g in mine.groupby("reading")}
+    return fig5, dense
 
 
 def record_sec41_consistency(ledger, *, cov_trace: str, printed=PRINTED) -> list[Claim]:
@@ -519,9 +606,9 @@ def evaluate_sec41(ledger, cfg, out_dir) -> list[Claim]:
     from robeval.realworld import experiments as rx
 
     ledger = _check_ledger(ledger)
-    stats, scales, sweeps = {}, {}, {}
+    stats, scales, sweeps, tables_by = {}, {}, {}, {}
     for dataset in rx.SEC41_DATASETS:
-        tables = rx.load_sec41_results(out_dir, dataset)
+        tables = tables_by[dataset] = rx.load_sec41_results(out_dir, dataset)
         sweeps[dataset] = tables["sweep"]
         if dataset == "iris":
             n_features = int(tables["runs"]["n_features"].iloc[0]) if "n_features" in tables["runs"] else 4
@@ -529,11 +616,13 @@ def evaluate_sec41(ledger, cfg, out_dir) -> list[Claim]:
         stats[dataset] = rx.sec41_statistics(tables["points"], tables["sweep"], tables["runs"], scatter)
         stats[dataset].attrs["n_repeats"] = int(tables["runs"]["n_repeats"].iloc[0])
         scales[dataset] = float(scatter[0])
+    fig5, dense = fig5_tables(tables_by, stats, cov_trace=cfg["cov_trace"], iris_classes=cfg["iris_classes"])
     out = []
     for dataset in rx.SEC41_DATASETS:
         out += record_sec41_claims(
-            ledger, dataset, stats[dataset], scatter_scale=scales[dataset], n_samples=int(cfg["n_samples"])
-        )
+            ledger, dataset, stats[dataset], scatter_scale=scales[dataset], n_samples=int(cfg["n_samples"]),
+            dense_by_reading=dense[dataset],
+        )  # fmt: skip
     out += record_fig3_range_claims(
         ledger,
         stats["iris"],
@@ -542,6 +631,6 @@ def evaluate_sec41(ledger, cfg, out_dir) -> list[Claim]:
         n_features=n_features,
         cov_trace=cfg["cov_trace"],
     )
-    out += record_covariance_claims(ledger, stats, scale_by_dataset=scales)
+    out += record_covariance_claims(ledger, fig5, scale_by_dataset=scales)
     out += record_sec41_consistency(ledger, cov_trace=cfg["cov_trace"])
     return out

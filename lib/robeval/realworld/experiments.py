@@ -46,6 +46,12 @@ __all__ = [
     "convergence_check",
     "SEC41_DATASETS",
     "sec41_run",
+    "fig5_readings",
+    "fig5_pair_run",
+    "COV_READINGS",
+    "own_cov_reading",
+    "iris_pair_name",
+    "fig5_statistics",
     "sec41_cell",
     "sec41_scales",
     "sec41_config",
@@ -69,6 +75,35 @@ __all__ = [
 ]
 
 SEC41_DATASETS = ("iris", "ionosphere")
+
+# The readings of "perturbation scale s" that Sec. 4.1 leaves open (robeval.core.ambiguities,
+# "realworld_fig3_axis"), as the per-feature variance each gives at scale s on d-dimensional data: the covariance
+# with unit diagonal (trace d) or normalised to trace 1, and s a multiplier of the variance or of the standard
+# deviation. Our runs use one of the two variance readings (setting cov_trace, :func:`own_cov_reading`).
+COV_READINGS = {
+    "identity-variance": lambda s, d: s,
+    "trace1-variance": lambda s, d: s / d,
+    "identity-std": lambda s, d: s**2,
+    "trace1-std": lambda s, d: s**2 / d,
+}
+IRIS_CLASSES = ("setosa", "versicolor", "virginica")  # the Iris labels 0, 1, 2
+
+
+def own_cov_reading(cov_trace: str) -> str:
+    """The reading of :data:`COV_READINGS` that the setting ``cov_trace`` runs: "features" (covariance ``s * C``
+    with ``trace(C) = d``) is "identity-variance", "one" (``trace(C) = 1``) is "trace1-variance"."""
+    if cov_trace not in ("features", "one"):
+        raise ValueError(f"cov_trace must be 'features' or 'one'; got {cov_trace!r}.")
+    return "identity-variance" if cov_trace == "features" else "trace1-variance"
+
+
+def iris_pair_name(classes) -> str:
+    """The reading name of an Iris class pair (robeval.core.ambiguities, "realworld_iris_pair"), e.g. (1, 2) ->
+    "versicolor-virginica"."""
+    a, b = sorted(int(c) for c in classes)
+    if a == b or not 0 <= a < b <= 2:
+        raise ValueError(f"an Iris class pair is two different labels in 0..2; got {classes!r}.")
+    return f"{IRIS_CLASSES[a]}-{IRIS_CLASSES[b]}"
 
 
 @dataclass(frozen=True)
@@ -344,6 +379,7 @@ def sec41_run(
     cov_trace: str = "features",
     iris_classes=(1, 2),
     max_test_points: int | None = None,
+    reading_samples: int | None = None,
     progress: bool = False,
 ) -> dict:
     """One independent run of Sec. 4.1 for ``dataset`` ("iris" or "ionosphere"); nothing is written.
@@ -371,12 +407,15 @@ def sec41_run(
     also that the identity has "all diagonal terms 1" and that the random covariance has "the same trace" as the
     identity. ``"features"``: covariance at scale ``s`` is ``s * C`` with ``trace(C) = d`` (identity with unit
     diagonal; per-feature variance ``s``); ``"one"``: ``trace(C) = 1`` (per-feature variance ``s / d``).
-    ``max_test_points`` (smoke runs) keeps an evenly spaced subset of the test points.
+    ``max_test_points`` (smoke runs) keeps an evenly spaced subset of the test points. With ``reading_samples``,
+    the Fig. 5 estimates are also made under every other reading of the covariance (:data:`COV_READINGS`,
+    ``reading_samples`` samples per point; :func:`fig5_readings`).
 
     Returns
     -------
-    dict with ``points`` (DataFrame, one row per test point), ``sweep`` (one row per scale) and ``summary``
-    (dict: test accuracy, attack success rate, peak scale, convergence check, ...).
+    dict with ``points`` (DataFrame, one row per test point), ``sweep`` (one row per scale), ``summary``
+    (dict: test accuracy, attack success rate, peak scale, convergence check, ...) and, with ``reading_samples``,
+    ``fig5`` (:func:`fig5_readings`; column ``pair`` the Iris class pair, "" for Ionosphere).
     """
     import pandas as pd
 
@@ -455,9 +494,16 @@ def sec41_run(
         points[f"rw_identity2_{first:g}"] = repeats[1]
         for s in scatter_scales[1:]:
             points[f"rw_identity_{s:g}"] = estimate(eye, s, "identity", s, 0)
-        for k in range(int(n_random_cov)):
-            cov_k = random_covariance(d, keyed(seed, "random_cov", k))
+        covs = [random_covariance(d, keyed(seed, "random_cov", k)) for k in range(int(n_random_cov))]
+        for k, cov_k in enumerate(covs):
             points[f"rw_random{k}_{first:g}"] = estimate(cov_k, first, "random", first, k)
+        if reading_samples is not None:
+            own = [repeats[0], repeats[1]] + [points[f"rw_random{k}_{first:g}"].to_numpy() for k in range(len(covs))]
+            fig5 = fig5_readings(
+                predict, X, covs, mc, scale=first, cov_trace=cov_trace, own=own, n_samples=n_samples,
+                reading_samples=reading_samples,
+            )  # fmt: skip
+            fig5.insert(0, "pair", iris_pair_name(iris_classes) if dataset == "iris" else "")
 
     summary = {
         "n_test": int(len(X)),
@@ -471,7 +517,84 @@ def sec41_run(
         "n_samples": int(n_samples),
         "min_pairwise_corr": min_corr,
     }
-    return {"points": points, "sweep": sweep, "summary": summary}
+    out = {"points": points, "sweep": sweep, "summary": summary}
+    if reading_samples is not None:
+        out["fig5"] = fig5
+    return out
+
+
+def fig5_readings(
+    predict, X, covs, mc, *, scale: float, cov_trace: str, n_samples: int, reading_samples: int, own=None
+) -> pandas.DataFrame:
+    """Fig. 5's estimates of one run under every reading of the covariance (:data:`COV_READINGS`).
+
+    For each reading, at the scale ``scale`` (panel a's), with per-feature variance ``v = COV_READINGS[r](scale,
+    d)``: two independent estimates of P_r with the identity covariance ``v * I`` (``rw_identity``,
+    ``rw_identity2``: their difference is the Monte-Carlo noise) and one with each random covariance of ``covs``
+    rescaled to the same trace ``v * d`` (``rw_random<k>``). The run's own reading (:func:`own_cov_reading` of
+    ``cov_trace``) uses ``n_samples`` samples per point — or ``own``, the arrays the run already estimated, in the
+    column order above —, the other readings ``reading_samples`` (every estimate of a reading at one N, so its
+    noise and its covariance effect are measured alike).
+
+    predict : the classifier; X : (n, d) test points; covs : list of (d, d) random covariances (any trace);
+    mc : the run's Monte-Carlo SeedSequence (each reading draws from its own child). Returns a DataFrame with one
+    row per reading and point: ``reading``, ``point``, ``n_samples``, ``rw_identity``, ``rw_identity2``,
+    ``rw_random<k>`` (P_r in [0, 1]).
+    """
+    import pandas as pd
+
+    from robeval.realworld.robustness import identity_covariance
+
+    X = np.asarray(X, dtype=np.float64)
+    d = X.shape[1]
+    ours = own_cov_reading(cov_trace)
+    cols = ["rw_identity", "rw_identity2"] + [f"rw_random{k}" for k in range(len(covs))]
+    tables = []
+    for reading, variance in COV_READINGS.items():
+        total = float(variance(float(scale), d)) * d  # trace of the covariance: per-feature variance times d
+        if reading == ours and own is not None:
+            if len(own) != len(cols):
+                raise ValueError(f"own must hold {len(cols)} arrays ({cols}), got {len(own)}.")
+            values, n = [np.asarray(a, dtype=np.float64) for a in own], int(n_samples)
+        else:
+            n = int(n_samples) if reading == ours else int(reading_samples)
+            keys = [("identity", 0), ("identity", 1)] + [("random", k) for k in range(len(covs))]
+            mats = [identity_covariance(d), identity_covariance(d)] + list(covs)
+            values = [
+                real_world_robustness(
+                    predict, X, cov=trace_normalized(m, total), n_samples=n, rng=keyed(mc, "reading", reading, *key)
+                )
+                for m, key in zip(mats, keys)
+            ]
+        t = pd.DataFrame(dict(zip(cols, values)))
+        t.insert(0, "n_samples", n)
+        t.insert(0, "point", np.arange(len(X)))
+        t.insert(0, "reading", reading)
+        tables.append(t)
+    return pd.concat(tables, ignore_index=True)
+
+
+def fig5_pair_run(
+    seed, *, classes, scale: float, n_random_cov: int, cov_trace: str, n_samples: int, reading_samples: int,
+    max_test_points: int | None = None,
+) -> pandas.DataFrame:  # fmt: skip
+    """Fig. 5 on Iris with another class pair (robeval.core.ambiguities, "realworld_iris_pair"): the run's split
+    of the two ``classes`` and its random forest (as in :func:`sec41_run`), its ``n_random_cov`` random
+    covariances, and :func:`fig5_readings` under every covariance reading. No attack and no scale sweep: only the
+    Fig. 5 rows read this pair. Returns the :func:`fig5_readings` table with a column ``pair``."""
+    from robeval.realworld.robustness import random_covariance
+
+    seed = as_seed_sequence(seed)
+    split = _subset(iris_split(int_seed(seed, "split"), classes=tuple(classes)), max_test_points)
+    model = fit_iris_forest(split, seed=int_seed(seed, "model"))
+    d = split.X_test.shape[1]
+    covs = [random_covariance(d, keyed(seed, "random_cov", k)) for k in range(int(n_random_cov))]
+    out = fig5_readings(
+        model.predict, split.X_test, covs, keyed(seed, "mc"), scale=scale, cov_trace=cov_trace,
+        n_samples=n_samples, reading_samples=reading_samples,
+    )  # fmt: skip
+    out.insert(0, "pair", iris_pair_name(classes))
+    return out
 
 
 def sec41_scales(cfg) -> np.ndarray:
@@ -485,7 +608,8 @@ def sec41_config(cfg) -> dict:
     """The grid configuration of notebook 05 from the settings of ``realworld_iris_ionosphere``: everything
     that changes a run's results (``n_runs`` and ``n_jobs`` do not). Keys: ``seed``, ``n_samples``,
     ``sweep_samples``, ``scales`` (:func:`sec41_scales`), ``n_repeats``, ``n_random_cov``, ``cov_trace``,
-    ``max_test_points``, and per dataset (``iris`` / ``ionosphere``) the keyword arguments of :func:`sec41_run`
+    ``max_test_points``, ``reading_samples`` (Fig. 5 under the other covariance readings: ``sweep_samples``), and
+    per dataset (``iris`` / ``ionosphere``) the keyword arguments of :func:`sec41_run`
     that differ: scatter scales, attack and its settings, model settings, Iris classes."""
     attack = cfg["ionosphere_attack"]
     return {
@@ -497,6 +621,8 @@ def sec41_config(cfg) -> dict:
         "n_random_cov": int(cfg["n_random_cov"]),
         "cov_trace": cfg["cov_trace"],
         "max_test_points": int(cfg["max_test_points"]),
+        # Fig. 5 under the covariance readings other than ours: N per point (robeval.core.ambiguities)
+        "reading_samples": int(cfg["sweep_samples"]),
         "iris": {
             "scatter_scales": [float(s) for s in cfg["iris_scatter_scales"]],
             "attack": "ceml",
@@ -517,21 +643,37 @@ def sec41_config(cfg) -> dict:
     }
 
 
-def sec41_cells(n_runs: int) -> list[dict]:
+def sec41_cells(n_runs: int, iris_classes=None) -> list[dict]:
     """The grid cells ``{"dataset", "run"}``: Ionosphere first (its runs are the long ones, so parallel
-    workers start with them and finish with the short Iris runs)."""
+    workers start with them and finish with the short Iris runs); with ``iris_classes`` (our pair), then the Fig. 5
+    cells ``{"dataset": "iris", "run", "pair"}`` of every other Iris class pair (:func:`fig5_pair_run`)."""
     if int(n_runs) < 1:
         raise ValueError(f"n_runs must be >= 1; got {n_runs!r}.")
-    return [{"dataset": d, "run": r} for d in ("ionosphere", "iris") for r in range(int(n_runs))]
+    cells = [{"dataset": d, "run": r} for d in ("ionosphere", "iris") for r in range(int(n_runs))]
+    if iris_classes is not None:
+        ours = iris_pair_name(iris_classes)
+        pairs = [iris_pair_name(p) for p in ((0, 1), (0, 2), (1, 2)) if iris_pair_name(p) != ours]
+        cells += [{"dataset": "iris", "run": r, "pair": p} for p in pairs for r in range(int(n_runs))]
+    return cells
 
 
 def sec41_cell(cell: dict, config: dict) -> list[dict]:
     """Grid cell of notebook 05: run ``cell["run"]`` of ``cell["dataset"]`` (:func:`sec41_run`, seeded by
-    ``keyed(config["seed"], dataset, run)``), as rows tagged ``table`` = "points", "sweep" or "summary"."""
+    ``keyed(config["seed"], dataset, run)``), as rows tagged ``table`` = "points", "sweep", "summary" or "fig5";
+    a cell with ``pair`` (another Iris class pair) is :func:`fig5_pair_run` only (rows tagged "fig5")."""
     dataset, run = cell["dataset"], int(cell["run"])
     if dataset not in SEC41_DATASETS:
         raise ValueError(f"dataset must be one of {SEC41_DATASETS}; got {dataset!r}.")
     per = config[dataset]
+    if cell.get("pair"):  # Fig. 5 with another Iris class pair: its own stream, keyed by the pair
+        classes = [IRIS_CLASSES.index(c) for c in cell["pair"].split("-")]
+        fig5 = fig5_pair_run(
+            keyed(config["seed"], dataset, run, "pair", cell["pair"]), classes=classes,
+            scale=per["scatter_scales"][0], n_random_cov=config["n_random_cov"], cov_trace=config["cov_trace"],
+            n_samples=config["n_samples"], reading_samples=config["reading_samples"],
+            max_test_points=config["max_test_points"] or None,
+        )  # fmt: skip
+        return [{"table": "fig5", **r} for r in fig5.to_dict(orient="records")]
     out = sec41_run(
         dataset,
         keyed(config["seed"], dataset, run),
@@ -547,8 +689,11 @@ def sec41_cell(cell: dict, config: dict) -> list[dict]:
         cov_trace=config["cov_trace"],
         iris_classes=per.get("iris_classes", (1, 2)),
         max_test_points=config["max_test_points"] or None,
+        reading_samples=config.get("reading_samples"),
     )
     rows = [{"table": "points", **r} for r in out["points"].to_dict(orient="records")]
+    if "fig5" in out:
+        rows += [{"table": "fig5", **r} for r in out["fig5"].to_dict(orient="records")]
     rows += [{"table": "sweep", **r} for r in out["sweep"].to_dict(orient="records")]
     rows.append({"table": "summary", **out["summary"]})
     return rows
@@ -577,8 +722,9 @@ def run_sec41_grid(cfg, out_dir, *, progress: bool = True) -> dict:
     """Notebook 05's computation: ``n_runs`` runs of each dataset as a resumable run grid
     (:func:`robeval.core.runs.run_grid` with :func:`sec41_cell`, ``n_jobs`` workers; cells cached under
     ``results/<profile>/grids/realworld_sec41`` by configuration and code), then the result files
-    ``<dataset>_points.csv``, ``<dataset>_sweep.csv`` and ``<dataset>_runs.csv`` written into ``out_dir``
-    (one row per run, point / scale / run; column ``run``). Returns ``{dataset: {table: DataFrame}}``.
+    ``<dataset>_points.csv``, ``<dataset>_sweep.csv``, ``<dataset>_runs.csv`` and ``<dataset>_fig5.csv`` written
+    into ``out_dir`` (one row per run and point / scale / run / class pair, covariance reading and point; column
+    ``run``). Returns ``{dataset: {table: DataFrame}}``.
     """
     from pathlib import Path
 
@@ -588,7 +734,7 @@ def run_sec41_grid(cfg, out_dir, *, progress: bool = True) -> dict:
     out_dir = Path(out_dir)
     df = run_grid(
         sec41_cell,
-        sec41_cells(cfg["n_runs"]),
+        sec41_cells(cfg["n_runs"], cfg["iris_classes"]),
         store=grid_store(cfg.profile, "realworld_sec41"),
         config=sec41_config(cfg),
         n_jobs=int(cfg["n_jobs"]),
@@ -599,9 +745,15 @@ def run_sec41_grid(cfg, out_dir, *, progress: bool = True) -> dict:
     for dataset in SEC41_DATASETS:
         part = df[df["dataset"] == dataset]
         tables[dataset] = {}
-        for table, name in (("points", "points"), ("sweep", "sweep"), ("summary", "runs")):
-            t = tidy_table(part[part["table"] == table].drop(columns=["table", "dataset"]))
-            t = t.sort_values(["run"] + (["point"] if table == "points" else ["scale"] if table == "sweep" else []))
+        for table, name in (("points", "points"), ("sweep", "sweep"), ("summary", "runs"), ("fig5", "fig5")):
+            t = part[part["table"] == table].drop(columns=["table", "dataset"])
+            if table != "fig5":
+                t = t.drop(columns=["pair"], errors="ignore")
+            t = tidy_table(t)
+            if table == "fig5" and dataset != "iris":
+                t = t.drop(columns=["pair"], errors="ignore")  # one Ionosphere dataset: no class pair
+            order = {"points": ["point"], "sweep": ["scale"], "summary": [], "fig5": ["pair", "reading", "point"]}
+            t = t.sort_values(["run"] + [c for c in order[table] if c in t.columns])
             t = t.reset_index(drop=True)
             io.save_frame(t, out_dir / f"{dataset}_{name}.csv")
             tables[dataset][name] = t
@@ -610,7 +762,8 @@ def run_sec41_grid(cfg, out_dir, *, progress: bool = True) -> dict:
 
 def load_sec41_results(out_dir, dataset: str) -> dict:
     """The result files :func:`run_sec41_grid` wrote for ``dataset``: ``{"points", "sweep", "runs"}``
-    DataFrames (column ``run`` in each)."""
+    DataFrames (column ``run`` in each), and ``"fig5"`` (Fig. 5 under every covariance reading and, for Iris,
+    class pair) where the folder has it."""
     from pathlib import Path
 
     from robeval.core import io
@@ -618,7 +771,10 @@ def load_sec41_results(out_dir, dataset: str) -> dict:
     if dataset not in SEC41_DATASETS:
         raise ValueError(f"dataset must be one of {SEC41_DATASETS}; got {dataset!r}.")
     out_dir = Path(out_dir)
-    return {name: io.load_frame(out_dir / f"{dataset}_{name}.csv") for name in ("points", "sweep", "runs")}
+    out = {name: io.load_frame(out_dir / f"{dataset}_{name}.csv") for name in ("points", "sweep", "runs")}
+    if (out_dir / f"{dataset}_fig5.csv").exists():  # absent in result folders written before the readings
+        out["fig5"] = io.load_frame(out_dir / f"{dataset}_fig5.csv")
+    return out
 
 
 def fraction_above(values, threshold: float) -> float:
@@ -728,6 +884,47 @@ def sec41_statistics(points, sweep, runs, scatter_scales) -> pandas.DataFrame:
             }
         )
     return pd.DataFrame(rows).set_index("run")
+
+
+def fig5_statistics(fig5, points=None, attacked_pair: str = "") -> pandas.DataFrame:
+    """Per Iris class pair, covariance reading and run: the Fig. 5 quantities of :func:`sec41_statistics`
+    (``d_random``, ``d_noise``, ``excess``) from a ``<dataset>_fig5.csv`` table (:func:`fig5_readings`; column
+    ``pair`` absent or "" for Ionosphere), and with ``points`` (the dataset's points table: ``run``, ``point``,
+    ``adv_success``, ``adv_robustness``) the fractions ``frac_rw_09`` / ``frac_adv_09`` of the points whose attack
+    succeeded with P_r / adversarial robustness above 0.9, for ``attacked_pair``, the pair the points were attacked
+    with ("" for Ionosphere; NaN for the other pairs). Returns a DataFrame with columns ``pair``, ``reading``, ``run``, ``n_samples`` and those,
+    one row per (pair, reading, run)."""
+    import pandas as pd
+
+    _check_frame(fig5, ("run", "reading", "point", "rw_identity", "rw_identity2"), "fig5")
+    fig5 = fig5.copy()
+    fig5["pair"] = fig5["pair"].fillna("").astype(str) if "pair" in fig5 else ""
+    check_unique_runs(fig5, ("pair", "reading", "run", "point"), "fig5", hint="One row per pair, reading and point.")
+    random_cols = [c for c in fig5.columns if c.startswith("rw_random")]
+    if not random_cols:
+        raise ValueError("fig5 has no random-covariance column rw_random<k> (Fig. 5).")
+    adv = None
+    if points is not None:
+        _check_frame(points, ("run", "point", "adv_success", "adv_robustness"), "points")
+        adv = points.set_index(["run", "point"])[["adv_success", "adv_robustness"]]
+    rows = []
+    for (pair, reading, run), t in fig5.groupby(["pair", "reading", "run"], sort=True):
+        ident = t["rw_identity"].to_numpy(np.float64)
+        d_random = float(np.mean([np.mean(np.abs(ident - t[c].to_numpy(np.float64))) for c in random_cols]))
+        d_noise = float(np.mean(np.abs(ident - t["rw_identity2"].to_numpy(np.float64))))
+        row = {"pair": pair, "reading": reading, "run": run, "n_samples": int(t["n_samples"].iloc[0]),
+               "d_random": d_random, "d_noise": d_noise, "excess": d_random - d_noise,
+               "frac_rw_09": np.nan, "frac_adv_09": np.nan}  # fmt: skip
+        keys = pd.MultiIndex.from_arrays([t["run"].to_numpy(), t["point"].to_numpy()])
+        if adv is not None and pair == attacked_pair:
+            if not keys.isin(adv.index).all():
+                raise ValueError(f"fig5 run {run} has points the points table lacks; pass the points of its runs.")
+            a = adv.loc[keys]
+            ok = a["adv_success"].astype(bool).to_numpy()
+            row["frac_rw_09"] = fraction_above(ident[ok], 0.9)
+            row["frac_adv_09"] = fraction_above(a["adv_robustness"].to_numpy(np.float64)[ok], 0.9)
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------------------
