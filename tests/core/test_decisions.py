@@ -60,14 +60,15 @@ def test_stability_is_the_predictive_probability_of_the_same_decision():
     assert dc.rerun_probability(_diff(z90, 1.0), dc.CLAIMED, 0.05) == pytest.approx(0.9, abs=1e-9)
     # the row the power at the observed effect (the rule before) rated 0.9 is reached again with Phi(1.28 / sqrt 2)
     assert dc.rerun_probability(_diff(c + st.norm.ppf(0.9), 1.0), dc.CLAIMED, 0.05) == pytest.approx(0.8176, abs=1e-4)
-    # t with 2 df: the spread at its upper 80% confidence bound, sqrt(2 / chi2.ppf(0.2, 2)) = 2.117 times the
+    # t with 2 df: the spread at its upper 95% confidence bound, sqrt(2 / chi2.ppf(0.05, 2)) = 4.415 times the
     # observed, and the t critical value
     t2 = _diff(10.0, 1.0, n=3, df=2)
-    k = np.sqrt(2 / st.chi2.ppf(0.2, 2))
-    assert dc.spread_factor(2) == pytest.approx(k) and k == pytest.approx(2.1169, abs=1e-4)
+    k = np.sqrt(2 / st.chi2.ppf(0.05, 2))
+    assert dc.spread_factor(2) == pytest.approx(k) and k == pytest.approx(4.4154, abs=1e-4)
     want = st.norm.cdf((10.0 - st.t.ppf(0.975, 2) * k) / (math.sqrt(2) * k))
     assert dc.rerun_probability(t2, dc.CLAIMED, 0.05) == pytest.approx(want, rel=1e-12)
-    assert dc.spread_factor(math.inf) == 1.0 and dc.spread_factor(1199) == pytest.approx(1.0177, abs=1e-4)
+    assert dc.spread_factor(math.inf) == 1.0 and dc.spread_factor(1199) == pytest.approx(1.0348, abs=1e-4)
+    assert dc.spread_factor(23) == pytest.approx(1.3255, abs=1e-4)
     # with a floor (a published value's se) only our part is redrawn: se 1 of which floor 0.6 -> own 0.8
     fl = dc.Test(dc.EQUIVALENCE, 0.0, 1.0, math.inf, 24, 0.6, 3.0)
     room, sp = 3.0 - c, math.sqrt(2) * 0.8
@@ -105,13 +106,13 @@ def _resampled(iv, sign=1, alpha=0.05, seed=0):
 
 def test_resampled_stability_agrees_with_the_closed_form_on_normal_runs():
     """24 normal runs: the predictive resamples of the runs rate the decision a little above the closed form,
-    whose spread is taken at its upper 80% bound (1.16 times the observed at 23 df), in both directions of the
+    whose spread is taken at its upper 95% bound (1.33 times the observed at 23 df), in both directions of the
     claim; the figure is seeded (the same on every call)."""
     rng = np.random.default_rng(3)
     v = rng.normal(0.0, 1.0, 24)
     v = (v - v.mean()) / v.std(ddof=1) + 0.75  # mean 0.75, sd 1: t = 3.67, well past the critical value
     closed, resampled = _resampled(stats.mean_interval(v))
-    assert 0.7 < closed < 0.9 and closed <= resampled <= closed + 0.15
+    assert 0.5 < closed < 0.8 and closed <= resampled <= closed + 0.3
     closed_neg, resampled_neg = _resampled(stats.mean_interval(-v), sign=-1)
     assert closed_neg == pytest.approx(closed) and resampled_neg == pytest.approx(resampled, abs=0.05)
     assert _resampled(stats.mean_interval(v))[1] == resampled
@@ -261,7 +262,7 @@ def test_verdict_agreement_counts_the_reruns_own_gate():
                 decided += 1
                 flipped += x.verdict != y.verdict
                 predicted.append(1 - x.agreement)
-    assert flipped / decided <= np.mean(predicted) + 0.01 and np.mean(predicted) < 0.1, (flipped, decided, predicted)
+    assert flipped / decided <= np.mean(predicted) + 0.01 and np.mean(predicted) < 0.2, (flipped, decided, predicted)
 
 
 def _ledger_run(effects, n, seed):

@@ -448,17 +448,16 @@ def test_holm_covers_every_test_of_the_notebook_and_central_rows_stay_in_it():
 
 def test_a_decision_stands_only_when_a_rerun_would_reach_it_again():
     """Stability: p = 0.039 alone (t = 4.90 over 3 runs, 2 df) passes the test, but a rerun at n = 3 reaches it
-    with probability 0.080 (predictive, the spread at its upper 80% bound, 2.117 times the observed, critical t
-    4.30: Phi((4.90 − 4.30 · 2.117) / (sqrt 2 · 2.117))); the predictive resamples of the 3 runs say 0.675, and
-    the lower figure stands: fragile, inconclusive, naming the n that would make it stable under both rules (6
-    runs)."""
+    with probability 0.012 (predictive, the spread at its upper 95% bound, 4.415 times the observed, critical t
+    4.30: Phi((4.90 − 4.30 · 4.415) / (sqrt 2 · 4.415))); 3 runs are too few to resample (the closed form
+    alone): fragile, inconclusive, naming the n that would make it stable (8 runs)."""
     led = ledger()
     iv = stats.mean_interval([5.2, 3.4, 7.1])
     row = led.comparison("a", "T1", "gain > 0", interval=iv, central=True, **R)
     assert row.verdict == REPRODUCED and row.p_value == pytest.approx(0.0392, abs=1e-4)
     led.finalise()
     assert row.verdict == INCONCLUSIVE and row.decides.startswith("fragile")
-    assert row.stability == pytest.approx(0.080, abs=0.001) and row.stable_n == 6
+    assert row.stability == pytest.approx(0.012, abs=0.001) and row.stable_n == 8
     strong = stats.mean_interval(np.linspace(4.0, 6.0, 12))
     s = led.comparison("b", "T1", "gain > 0", interval=strong, central=True, **R)
     led.finalise()
