@@ -103,6 +103,8 @@ class _ReadingsMixin:
         claim.verdict, claim.decides = verdict, decides
         stab = [p.stability for p in parts if p.stability is not None]
         claim.stability = min(stab) if stab and verdict in _DECIDED else None
+        agree = [p.agreement for p in parts if getattr(p, "agreement", None) is not None]
+        claim.agreement = min(agree) if agree and verdict in _DECIDED else None  # every reading must hold again
         bases = {p.noise_basis for p in parts}
         claim.noise_basis = bases.pop() if len(bases) == 1 else ""
 
