@@ -154,7 +154,8 @@ def _bootstrap_test(iv, boot, kind: str, sign: int, paper, margin, floor: float)
     exactly when the interval excludes 0 (or lies inside, or beyond, the band), and the tail beyond the
     resamples is extrapolated with the spread facing the null. A normal approximation with the resamples' overall
     sd called a skewed, bounded statistic (a rank correlation of 0.97 with interval [0.50, 0.98]) significant at
-    p = 1e-15, and a rerun with other seeds lost it (issue 45, item 0). A side with no spread (every resample on
+    p = 1e-15, and a rerun with other seeds lost it (issue 45, item 0). A discrete statistic whose estimate is its
+    own percentile bound takes the resamples' sd on that side; an interval with no spread at all (every resample on
     one value) gets the bootstrap's resolution, 2 / (B + 1), never 0. The p is carried as the se at which the
     normal test gives it."""
     est, lo, hi = float(iv.estimate), float(iv.low), float(iv.high)
@@ -162,33 +163,35 @@ def _bootstrap_test(iv, boot, kind: str, sign: int, paper, margin, floor: float)
     z = float(st.norm.isf((1 - float(iv.level)) / 2))
     floor_p = min(1.0, 2.0 / (len(boot) + 1))
 
-    def p_beyond(distance: float, spread: float) -> float:  # two-sided p of the estimate lying beyond a point
-        if distance <= 0:
-            return 1.0
-        return max(floor_p, 2 * float(st.norm.sf(distance / spread))) if spread > 0 else floor_p
-
-    def as_se(distance: float, p: float) -> float:
-        return distance / float(st.norm.isf(p / 2)) if p < 1 else max(float(iv.se), distance * 1e6, 1e-300)
+    def se_beyond(distance: float, spread: float) -> float:
+        """The se of a normal test of "the statistic lies beyond a point ``distance`` away", on that side's spread
+        (the resamples' sd where the estimate is its own percentile bound; the bootstrap's resolution where the
+        resamples have no spread at all)."""
+        if spread <= 0:
+            spread = float(iv.se) if float(iv.se) > 0 else 0.0
+        if spread > 0:
+            return spread
+        return distance / float(st.norm.isf(floor_p / 2))
 
     if kind == DIFFERENCE:
         t = sign * est
         if t == 0:
             return None
-        p = p_beyond(abs(est), (est - lo) / z if est > 0 else (hi - est) / z)
-        se = as_se(abs(t), p)
+        se = se_beyond(abs(est), (est - lo) / z if est > 0 else (hi - est) / z)
         return Test(DIFFERENCE, t, se, math.inf, n, min(floor, se))
     t, m = est - float(paper), float(margin)
     if math.isclose(abs(t), m, rel_tol=1e-9, abs_tol=1e-12):
         return None
     edge_lo, edge_hi = float(paper) - m, float(paper) + m
-    if abs(t) < m:  # inside the band: both one-sided tests (TOST), each with the spread facing its edge
-        p = max(p_beyond(est - edge_lo, (est - lo) / z), p_beyond(edge_hi - est, (hi - est) / z))
-        gap = m - abs(t)
-    elif t > 0:  # beyond the upper edge
-        p, gap = p_beyond(est - edge_hi, (est - lo) / z), t - m
+    if abs(t) < m:  # inside the band: both one-sided tests (TOST); the se of the binding side
+        s_lo, s_hi = se_beyond(est - edge_lo, (est - lo) / z), se_beyond(edge_hi - est, (hi - est) / z)
+        se = s_lo if (est - edge_lo) / s_lo < (edge_hi - est) / s_hi else s_hi
+        # the binding side's z, on the distance to the nearer edge the Test measures
+        se = (m - abs(t)) * se / (est - edge_lo if se is s_lo else edge_hi - est)
+    elif t > 0:  # beyond the upper edge: the spread facing it
+        se = se_beyond(t - m, (est - lo) / z)
     else:
-        p, gap = p_beyond(edge_lo - est, (hi - est) / z), -t - m
-    se = as_se(gap, p)
+        se = se_beyond(-t - m, (hi - est) / z)
     return Test(EQUIVALENCE, t, se, math.inf, n, min(floor, se), m)
 
 
