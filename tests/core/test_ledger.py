@@ -605,8 +605,11 @@ def test_the_seven_rows_a_gpu_rerun_flipped_are_flagged_on_the_cpu_ledgers():
             assert r["verdict"] == INCONCLUSIVE, (nb, cid, r["verdict"])
             assert r["family"] == nb and r["family_size"] >= 4 and r["p_adjusted"] > 0.05
             if cid in was_decided:
-                assert r["unadjusted"] == REPRODUCED and r["stable_n"] > r["n_runs"]
-                assert r["decides"].startswith(("Holm:", "fragile:")) and f"≈{r['stable_n']}" in r["decides"]
+                assert r["unadjusted"] == REPRODUCED and r["decides"].startswith(("Holm:", "fragile:"))
+                if r["stable_n"] is None:  # no n within reach (the resampled rule up to 64x the runs): says so
+                    assert "no number of our" in r["decides"]
+                else:
+                    assert r["stable_n"] > r["n_runs"] and f"≈{r['stable_n']}" in r["decides"]
 
 
 def test_every_committed_decision_passes_the_rules():
