@@ -117,7 +117,8 @@ KNOWN_ERRATA = {
     "08_acr_published_certifications": {
         "B1_plugin_is_expectation",  # the ECDF plug-in is not the expected certified accuracy near the largest radius
         "S51_share_below_half_s1.0",  # 49-61% of test points, not 20-50%, have p_A < 1/2 at sigma = 1.0
-        "B3_strict_orders_1",  # Ours is not above CAT-RS on all of x in [0.5, 1] at any sigma
+        # B3_strict_orders_1 (Ours not above CAT-RS on all of x in [0.5, 1]) is an erratum by its own test but
+        # fragile since issue 45's stability rule (0.835 < 0.9 at 10,000 images): inconclusive, kept as unadjusted
     },
 }
 

@@ -475,7 +475,12 @@ def evaluate_rs_training(ledger, cfg, out_dir) -> None:
         f"{ledger.profile} profile: {cfg.arch}, {cfg.n_train} training images, {cfg.epochs} epochs, "
         f"{len(cfg.seeds)} seeds, {cfg.n_test} test images, N={cfg.cert_n}"
     )
-    record_table5_claims(ledger, cert, cert_n=cfg.cert_n, cert_alpha=cfg.cert_alpha, setup=setup)
+    # one central row per statement (issue 47, item 3): the fixed-N rows where the budget keeps the mechanism at
+    # every sigma, else the sequential rows (record_table5_sequential_claims); the other analysis stays, not central
+    fixed_ok = all(
+        radius_mechanism(int(cfg.cert_n), float(cfg.cert_alpha), float(s))[0] for s in set(cert["sigma"].astype(float))
+    )
+    record_table5_claims(ledger, cert, cert_n=cfg.cert_n, cert_alpha=cfg.cert_alpha, setup=setup, central=fixed_ok)
     seq_file = out / "certifications_sequential.csv"
     if not seq_file.is_file():
         raise FileNotFoundError(

@@ -307,9 +307,9 @@ def resampler(test, interval, sign: int = 1):
 
     def draw(gen, m=None, k=1):
         e, s = redraw(gen, m, k)
-        if fixed_se is not None:
-            s = [fixed_se] * len(e)
         n = test.n if m is None else int(m)
+        if fixed_se is not None:  # shrinking as 1/sqrt(n) for a rerun of another size
+            s = [fixed_se * math.sqrt(test.n / n)] * len(e)
         df = test.df if not math.isfinite(test.df) else max(1.0, (test.df + 1) * n / test.n - 1)
         return test.estimate + sign * (np.asarray(e, dtype=np.float64) - base), np.asarray(s, dtype=np.float64), df
 
