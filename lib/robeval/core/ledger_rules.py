@@ -8,22 +8,32 @@ from robeval.core import decisions as _decisions
 from robeval.core.ledger_vocab import _DECIDED, MIN_BOOTSTRAP_N, _decision_of
 
 
+def _resampling(claim):
+    """``(draw, seed)``: the row's predictive resampler (:func:`robeval.core.decisions.resampler`) and its seed
+    (from the row's paper and id), or ``(None, seed)`` where resamples cannot rate it: no runs carried (a table, a
+    derived interval), fewer than :data:`MIN_BOOTSTRAP_N` of them (a handful of distinct resamples, many without
+    spread), or a zero-width interval (its resamples cannot vary either: the closed form rates it)."""
+    import zlib
+
+    seed = zlib.crc32(f"{claim.paper}/{claim.id}".encode())
+    draw = getattr(claim, "_resample", None)
+    if draw is None or int(claim._test.n) < MIN_BOOTSTRAP_N or getattr(claim, "_zero_width", False):
+        return None, seed
+    return draw, seed
+
+
 def stability_of(claim, decision: str, level: float) -> tuple[float, int | None]:
     """A decision's stability and the n that makes it stable (:mod:`robeval.core.decisions`): the lower of the
     predictive closed form and, where the row's interval carries its runs and they are at least
     :data:`MIN_BOOTSTRAP_N` (fewer give a handful of distinct resamples, many of them without spread), the share
     of predictive resamples of the runs that reach the decision again; the n is the larger of the two rules'
     (None when either has none)."""
-    import zlib
-
     test = claim._test
     stability = _decisions.decision_stability(test, decision, level)
     n = _decisions.decision_n(test, decision, level)
-    draw = getattr(claim, "_resample", None)
+    draw, seed = _resampling(claim)
     claim._resampled = False
-    degenerate = getattr(claim, "_zero_width", False)  # its resamples cannot vary either: the closed form rates it
-    if draw is not None and int(test.n) >= MIN_BOOTSTRAP_N and not degenerate:  # fewer units: too coarse to rate
-        seed = zlib.crc32(f"{claim.paper}/{claim.id}".encode())
+    if draw is not None:
         resampled = _decisions.resampled_stability(draw, decision, level, seed)
         if resampled < stability:
             stability, claim._resampled = resampled, True
@@ -41,8 +51,6 @@ def rerun_agreement(notebook: str, tests, adjusted) -> None:
     of reruns changed more verdicts with it, not fewer). Its mean over a notebook's decided rows (exact ones
     agree always) predicts how many of them a rerun changes, which ``docs/reliability.md`` checks against
     reruns with other seeds (issue 45, item 0)."""
-    import zlib
-
     alpha = _decisions.ALPHA
     for c in tests:
         c.agreement = None
@@ -51,17 +59,9 @@ def rerun_agreement(notebook: str, tests, adjusted) -> None:
         name = f"{notebook} / {c._family}" if c._family else notebook
         _, rank, m = adjusted[name][id(c)]
         level = alpha / (m - rank + 1)
-        draw = getattr(c, "_resample", None)
-        if (
-            draw is None
-            or int(c._test.n) < MIN_BOOTSTRAP_N
-            or getattr(c, "_zero_width", False)
-            or isinstance(c._test, _decisions.TableTest)
-        ):
-            draw = None
-        test = c._test if not isinstance(c._test, _decisions.TableTest) else None
-        if test is None:
+        test = c._test
+        if isinstance(test, _decisions.TableTest):
             c.agreement = c.stability
             continue
-        seed = zlib.crc32(f"{c.paper}/{c.id}".encode())
+        draw, seed = _resampling(c)
         c.agreement = round(_decisions.verdict_agreement(test, _decision_of(test, c.verdict), level, draw, seed), 3)
