@@ -698,6 +698,12 @@ def test_record_appb3_claims_flip():
     led = ledger()
     acl.record_appb3_claims(led, both, N, ALPHA, stated=stated[:1])
     assert verdicts(led)["B3_ours_worst_below_075"] == CONSISTENCY and "best sigma: 0.5" in led.claims[2].note
+    # the sigma is chosen by the data: the parts of each option pay Bonferroni over the two sigmas as well
+    one = ledger()
+    acl.record_appb3_claims(one, frames_at({**spec, "ours": (200, R_MAX)}), N, ALPHA, stated=stated[:1])
+    assert 1 - led.get("B3_ours_worst_below_075").level == pytest.approx(
+        (1 - one.get("B3_ours_worst_below_075").level) / 2
+    )
 
 
 def test_record_sec7_claims_flip():

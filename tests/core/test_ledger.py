@@ -970,3 +970,43 @@ def test_default_and_paper_ledgers_never_decide_a_row_two_ways():
         if a["verdict"] in decided and b["verdict"] == INCONCLUSIVE and b.get("unadjusted") == a["verdict"]:
             clashes.append((key, a["verdict"], f"paper: {b['decides'][:60]}"))
     assert clashes == []
+
+
+def test_an_erratum_against_the_papers_run_spread_is_a_test_in_the_family():
+    """Issue 45, item 3: a gap judged against the paper's run-to-run spread joins the notebook's Holm family (its
+    noise as a 95% band, se = noise / 1.96) and an erratum stands only if it passes; a gap within the noise stays
+    consistency, counted in the family; a rounding or exact check is no sampling test and carries none."""
+    from scipy import stats as sst
+
+    def led(gap):
+        lg = Ledger(paper="acr", notebook="t", profile="default")
+        lg.consistency("far", "T", "a gap far beyond the spread", discrepancy=5.0, noise=1.0, noise_basis=RUN_SPREAD,
+                       check="c")  # fmt: skip
+        lg.consistency("near", "T", "a gap just beyond it", discrepancy=gap, noise=1.0, noise_basis=RUN_SPREAD,
+                       check="c")  # fmt: skip
+        lg.consistency("within", "T", "a gap within it", discrepancy=0.5, noise=1.0, noise_basis=RUN_SPREAD,
+                       check="c")  # fmt: skip
+        lg.consistency("printed", "T", "printed twice", discrepancy=0.002, noise=0.0005, noise_basis=ROUNDING,
+                       check="c")  # fmt: skip
+        lg.consistency("text", "T", "the text", holds=False, noise_basis=EXACT, check="c")
+        for i in range(4):  # other tests of the notebook
+            lg.comparison(
+                f"c{i}",
+                "T",
+                "x",
+                interval=stats.mean_interval([0.1, 0.2, 0.3, 0.25, 0.15]),
+                evidence="replication",
+                unit="forest runs",
+                about="data",
+            )
+        lg.finalise()
+        return {c.id: c for c in lg.claims}
+
+    got = led(1.05)  # z = 1.05 * 1.96 = 2.06, p = 0.040: beyond the noise, but fails Holm over the 7 tests
+    assert got["far"].verdict == ERRATUM and got["far"].family_size == 7 and got["far"].stability == 1.0
+    assert got["far"].p_value == pytest.approx(2 * sst.norm.sf(5.0 * 1.959964), rel=1e-3)
+    assert got["near"].verdict == INCONCLUSIVE and got["near"].unadjusted == ERRATUM and "Holm" in got["near"].decides
+    assert got["within"].verdict == CONSISTENCY and got["within"].p_adjusted is not None  # counted, not gated
+    assert got["printed"].verdict == ERRATUM and got["printed"].p_adjusted is None  # rounding: exact bounds
+    assert got["text"].verdict == ERRATUM and not got["text"].family
+    assert led(2.5)["near"].verdict == ERRATUM  # p = 1e-6: passes

@@ -108,3 +108,75 @@ def test_bad_input():
         stats.mean_interval([1.0, math.nan])
     with pytest.raises(ValueError, match="successes"):
         stats.proportion_interval(5, 3)
+
+
+# --- a comparator chosen from the data (issue 45, item 1) ------------------------------------------------------
+
+
+def _p_of(iv) -> float:
+    """The two-sided p the ledger's test reads from an interval's se (a t-test over n − 1 df)."""
+    return float(2 * sst.t.sf(abs(iv.estimate) / iv.se, iv.n - 1))
+
+
+def test_best_contrast_reproduces_by_the_weakest_pair_without_correction():
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 1, (12, 4)) + np.array([3.0, 0.0, 2.2, 0.0])
+    iv, a, b = stats.best_contrast_interval(x, [0], [1, 2, 3])
+    assert a == 0 and b == 2  # the weakest comparator decides "column 0 beats every other column"
+    one = [sst.ttest_rel(x[:, 0], x[:, j], alternative="greater").pvalue for j in (1, 2, 3)]
+    assert _p_of(iv) == pytest.approx(2 * max(one), rel=1e-9)  # intersection-union: no factor
+    assert iv.estimate == pytest.approx(np.mean(x[:, 0] - x[:, 2]))
+    plain = stats.paired_interval(x[:, 0], x[:, 2])
+    assert iv.low <= plain.low + 1e-12 and iv.high >= plain.high - 1e-12  # never narrower than the pair's own
+
+
+def test_best_contrast_contradiction_pays_for_the_choice_of_comparator():
+    # column 0 against 4 others: one of them beats it at an uncorrected two-sided p of ~0.02, not after x4
+    rng = np.random.default_rng(3)
+    n = 15
+    base = rng.normal(0, 1, (n, 5))
+    d = rng.normal(0, 1, n)
+    d = (d - d.mean()) / d.std(ddof=1)  # a paired difference with sd 1 and mean set below
+    x = base.copy()
+    x[:, 1] = x[:, 0] + 0.66 + d  # column 1 beats column 0
+    x[:, 2:] = x[:, 0:1] - 3 + 0.1 * base[:, 2:]  # the rest are far below
+    raw = sst.ttest_rel(x[:, 1], x[:, 0]).pvalue
+    assert 0.01 < raw < 0.05
+    iv, a, b = stats.best_contrast_interval(x, [0], [1, 2, 3, 4])
+    assert (a, b) == (0, 1) and iv.estimate < 0
+    assert _p_of(iv) == pytest.approx(min(1.0, 4 * raw), rel=1e-6)  # Bonferroni over the 4 candidates
+    assert iv.high > 0  # not contradicted, while the plain runner-up interval was
+    assert stats.paired_interval(x[:, 0], x[:, 1]).high < 0
+
+
+def test_best_contrast_keeps_its_error_rate_where_the_runner_up_by_mean_does_not():
+    # six equal columns, column 0 named in advance: how often is "column 0 is the best" contradicted at 5%?
+    rng = np.random.default_rng(11)
+    hits_corrected = hits_runner_up = 0
+    sims = 600
+    for _ in range(sims):
+        x = rng.normal(0, 1, (10, 6))
+        iv, _, _ = stats.best_contrast_interval(x, [0], [1, 2, 3, 4, 5])
+        hits_corrected += iv.high < 0
+        r = 1 + int(np.argmax(x[:, 1:].mean(axis=0)))
+        hits_runner_up += stats.paired_interval(x[:, 0], x[:, r]).high < 0
+    # one side of a 95% interval: 2.5% nominal (Monte-Carlo se 0.64% at 600 draws)
+    assert hits_corrected / sims <= 0.025 + 2 * 0.0064
+    assert hits_runner_up / sims > 0.05  # the uncorrected choice contradicts a true null twice as often or more
+
+
+def test_best_contrast_of_two_groups_and_its_redraw():
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 1, (20, 5)) + np.array([0.0, 4.0, 0.5, 0.0, 0.2])
+    iv, a, b = stats.best_contrast_interval(x, [0, 1], [2, 3, 4])
+    one = [sst.ttest_rel(x[:, 1], x[:, j], alternative="greater").pvalue for j in (2, 3, 4)]
+    assert (a, b) == (1, (2, 3, 4)[int(np.argmax(one))]) and iv.low > 0
+    assert _p_of(iv) == pytest.approx(min(1.0, 2 * 2 * max(one)), rel=1e-6)  # union over |A| = 2
+    est, se = iv.redraw(np.random.default_rng(0), None, 50)
+    assert est.shape == se.shape == (50,) and np.all(se > 0) and np.all(est > 2)
+    with pytest.raises(ValueError, match="disjoint"):
+        stats.best_contrast_interval(x, [0, 1], [1, 2])
+    with pytest.raises(ValueError, match="0..4"):
+        stats.best_contrast_interval(x, [0], [7])
+    one_run, _, _ = stats.best_contrast_interval(x[:1], [1], [0, 2])
+    assert math.isinf(one_run.low) and one_run.n == 1

@@ -95,7 +95,10 @@ def weakest(parts, **rule) -> tuple:
 
 def best_of(options) -> tuple:
     """The option that decides a "holds for some option" statement (e.g. "at some sigma"): a reproduced option
-    if any, else an inconclusive one, else a contradicted one.
+    if any, else an inconclusive one, else a contradicted one. The option is chosen by the data, so each
+    option's intervals must already be corrected for the choice (their Bonferroni level counts the options as
+    well as the parts): a reproduction by some option is then a union test at the family's level, and a
+    contradiction needs every option contradicted (an intersection: no further correction).
 
     Parameters
     ----------

@@ -143,6 +143,8 @@ from robeval.core.ledger_vocab import (
 from robeval.core.paths import PROFILES, check_profile
 from robeval.core.validation import check_fact_types as _check_types
 
+_Z95 = 1.959963984540054  # the normal 97.5% quantile: a 95% band is 1.96 standard errors
+
 # the public API, unchanged by the split into ledger_vocab, ledger_readings and ledger_store
 __all__ = [
     "ABOUT",
@@ -556,6 +558,22 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             holds = abs(d) <= tol
             check = f"{check}; erratum only beyond the paper's own noise ({noise_basis}): |{d:.4g}| vs {tol:.4g}"
             estimate = d if estimate is None else estimate
+            if noise_basis == RUN_SPREAD and tol > 0:
+                # the paper's run-to-run spread is sampling noise: the gap is a test like every other decision's
+                # (issue 45, item 3), with the noise as its 95% band (se = noise / 1.96); it joins the notebook's
+                # Holm family and an erratum stands only if it passes it. The numbers are the paper's, so the whole
+                # se is theirs (floor_se): a rerun of ours recomputes the same gap, and more runs of ours cannot
+                # narrow it. A gap within the noise is consistency without a test's gate (it finds no erratum).
+                se = tol / _Z95
+                test = _decisions.Test(_decisions.DIFFERENCE, -abs(d), se, math.inf, 1, se)
+                return self._gated(
+                    self._record(
+                        id, source, description, "consistency", paper, estimate, None, None, None, None, check,
+                        None, CONSISTENCY if holds else ERRATUM, "", comparable_at, central, note,
+                        {"evidence": REANALYSIS, **labels}, noise=noise, noise_basis=noise_basis,
+                        discrepancy=abs(d), test=test,
+                    )  # fmt: skip
+                )
         elif holds is None:
             raise ValueError("consistency needs holds= (or discrepancy= and noise=).")
         else:
@@ -566,6 +584,13 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             CONSISTENCY if bool(holds) else ERRATUM, "", comparable_at, central, note, labels,
             noise=noise, noise_basis=noise_basis, discrepancy=None if discrepancy is None else abs(discrepancy),
         )  # fmt: skip
+
+    @staticmethod
+    def _gated(claim: Claim) -> Claim:
+        """A consistency row tested against the paper's run-to-run spread: only an erratum is a decision of its
+        test (gated by Holm and stability in :meth:`finalise`); consistency means the test found no erratum."""
+        claim._gates = (ERRATUM,)
+        return claim
 
     def unavailable(
         self,
@@ -736,7 +761,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                     )
             if verdict == ERRATUM:
                 # one standard for errata: beyond the paper's own noise, whatever the code path
-                if test is not None:
+                if test is not None and noise_basis != RUN_SPREAD:
                     noise_basis = SAMPLING
                 elif evidence == DERIVATION and not noise_basis:
                     noise_basis = EXACT  # a closed form against the paper's statement of it: no noise
@@ -848,7 +873,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             name = f"{self.notebook} / {c._family}" if c._family else self.notebook
             p_adj, rank, m = adjusted[name][id(c)]
             c.family, c.family_size, c.p_adjusted = name, m, float(f"{p_adj:.4g}")
-            if c.verdict not in _DECIDED:
+            if c.verdict not in _DECIDED or c.verdict not in getattr(c, "_gates", _DECIDED):
                 continue
             level = alpha / (m - rank + 1)
             decision = _decision_of(c._test, c.verdict)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from robeval.core.ledger_vocab import (
     _DECIDED,
-    CONTRADICTED,
     INCONCLUSIVE,
     NOT_COMPARABLE,
     Claim,
@@ -28,7 +27,6 @@ class _ReadingsMixin:
         parts,
         ambiguity: str,
         key: str = "",
-        contradiction_needs: str = "",
         missing=(),
         central: bool = False,
         note: str = "",
@@ -37,9 +35,9 @@ class _ReadingsMixin:
         every reasonable reading agrees: ``parts`` are the rows already recorded, one per reading (their ids,
         or the Claims). The combined row takes their common verdict (recombined by :meth:`finalise`, after the
         family rules); when the readings disagree it is inconclusive and names the ambiguity. ``key`` names the
-        ambiguity in :data:`robeval.core.ambiguities.AMBIGUITIES`; ``contradiction_needs``: when the readings
-        we can run all contradict but the statement could only be refuted with more (e.g. other class pairs
-        the paper leaves open), the row is inconclusive and says so — a contradiction under one of our own choices only is none. The
+        ambiguity in :data:`robeval.core.ambiguities.AMBIGUITIES`; ``missing``: readings not run (e.g. class
+        pairs the paper leaves open): the row then decides in neither direction (a rule that blocked only the
+        contradiction while a reproduction under the same single choice stood could fail one way only). The
         parts are marked ``part_of`` = ``id`` and left out of the verdict tallies (the combined row counts)."""
         parts = [p if isinstance(p, Claim) else self.get(p) for p in parts]
         missing = list(missing)
@@ -66,7 +64,7 @@ class _ReadingsMixin:
             scaling=parts[0].scaling, mechanism=parts[0].mechanism, about=parts[0].about, ambiguity=key,
             depends=tuple(sorted({k for p in parts for k in p.depends} | ({key} if key else set()))),
         )  # fmt: skip
-        claim._readings = (ambiguity, [p.id for p in parts], contradiction_needs, missing)
+        claim._readings = (ambiguity, [p.id for p in parts], missing)
         for p in parts:
             p.part_of = claim.id  # with the suffix of an enclosing under_readings
         self._combine(claim)
@@ -75,7 +73,7 @@ class _ReadingsMixin:
 
     def _combine(self, claim: Claim) -> None:
         """A readings row's verdict from its parts' current verdicts: their common verdict, else inconclusive."""
-        ambiguity, ids, contradiction_needs, missing = claim._readings
+        ambiguity, ids, missing = claim._readings
         parts = [self.get(i) for i in ids]
         verdicts = {p.verdict for p in parts}
         verdict = verdicts.pop() if len(verdicts) == 1 else INCONCLUSIVE
@@ -84,10 +82,6 @@ class _ReadingsMixin:
         if missing and verdict in _DECIDED:
             claim.verdict = INCONCLUSIVE
             claim.decides = f"runs under the reading(s) {', '.join(missing)} too (not run at this profile; {ambiguity})"
-            return
-        if verdict == CONTRADICTED and contradiction_needs:
-            # every reading we could run contradicts, but the statement can only be refuted with more
-            claim.verdict, claim.decides = INCONCLUSIVE, contradiction_needs
             return
         if verdict == INCONCLUSIVE:
             decided = [p for p in parts if p.verdict in _DECIDED]

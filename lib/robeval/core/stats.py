@@ -277,3 +277,158 @@ def power_to_confirm(margin: float, se: float, level: float = 0.95) -> float | N
         return None
     z = float(stats.norm.ppf(0.5 + level / 2))
     return float(max(0.0, 2 * stats.norm.cdf(margin / se - z) - 1))
+
+
+def _side_p(m: np.ndarray, s: np.ndarray, n: int) -> np.ndarray:
+    """One-sided p-values of "mean > 0" for paired means ``m`` with standard errors ``s`` over ``n`` runs (same
+    shapes): the t-test's, and where a difference did not vary over the runs the sign test's (0.5^n for a mean
+    above 0, 1 otherwise)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = stats.t.sf(m / np.where(s > 0, s, 1.0), n - 1)
+    return np.where(s > 0, p, np.where(m > 0, 0.5**n, 1.0))
+
+
+def _sides_of_contrast(x: np.ndarray, group_a, group_b):
+    """Both sides of :func:`best_contrast_interval` on runs ``x`` of shape (k, n, columns) (k sets of n runs):
+    the pairs' mean differences ``m`` and ses ``s`` (k, |A|, |B|), and per side the corrected one-sided p with
+    its deciding pair (positions into the groups), each (k,)."""
+    k, n = x.shape[0], x.shape[1]
+    d = x[:, :, group_a][:, :, :, None] - x[:, :, group_b][:, :, None, :]  # (k, n, |A|, |B|)
+    m = d.mean(axis=1)
+    s = d.std(axis=1, ddof=1) / math.sqrt(n)
+    up, down = _side_p(m, s, n), _side_p(-m, s, n)
+    rows = np.arange(k)
+    # claimed side, A beats B: some a beats every b — the union over a (Bonferroni, |A|) of an intersection over b
+    worst_b = up.max(axis=2)  # (k, |A|)
+    a_up = worst_b.argmin(axis=1)
+    b_up = up[rows, a_up].argmax(axis=1)
+    p_up = np.minimum(1.0, len(group_a) * worst_b[rows, a_up])
+    # other side, B beats A: every a is beaten by some b — an intersection over a of a union over b (Bonferroni, |B|)
+    best_b = np.minimum(1.0, len(group_b) * down.min(axis=2))  # (k, |A|)
+    a_dn = best_b.argmax(axis=1)
+    b_dn = down[rows, a_dn].argmin(axis=1)
+    p_dn = best_b[rows, a_dn]
+    return m, s, (p_up, a_up, b_up), (p_dn, a_dn, b_dn)
+
+
+def _choose_contrast(x: np.ndarray, groups):
+    """The corrected decision of :func:`rows_contrast_interval` on runs ``x`` of shape (k, n, rows, columns):
+    per set of runs the deciding row's chosen pair — its mean difference, se, the corrected two-sided p, the
+    row, the pair's column positions, and the Bonferroni factor of the side taken — each of shape (k,)."""
+    k = x.shape[0]
+    ks = np.arange(k)
+    per = [_sides_of_contrast(x[:, :, r, :], a, b) for r, (a, b) in enumerate(groups)]
+    p_up = np.stack([u[0] for _, _, u, _ in per])  # (rows, k)
+    p_dn = np.stack([d[0] for _, _, _, d in per])
+    # the claimed side holds in every row (intersection-union: the weakest row decides); the other side in some
+    # row (Bonferroni over the rows)
+    r_up, r_dn = p_up.argmax(axis=0), p_dn.argmin(axis=0)
+    side_up = p_up[r_up, ks]
+    side_dn = np.minimum(1.0, len(groups) * p_dn[r_dn, ks])
+    pick_up = side_up <= side_dn
+    row = np.where(pick_up, r_up, r_dn)
+    est, se, col_a, col_b, factor = (np.empty(k) for _ in range(5))
+    for j in range(k):
+        r = int(row[j])
+        m, s, up, dn = per[r]
+        side, f = (up, len(groups[r][0])) if pick_up[j] else (dn, len(groups[r][1]) * len(groups))
+        a, b = int(side[1][j]), int(side[2][j])
+        est[j], se[j] = m[j, a, b], s[j, a, b]
+        col_a[j], col_b[j], factor[j] = groups[r][0][a], groups[r][1][b], f
+    p = np.minimum(1.0, 2 * np.where(pick_up, side_up, side_dn))
+    return est, se, p, row.astype(int), col_a.astype(int), col_b.astype(int), factor
+
+
+def _corrected_se(est: np.ndarray, s: np.ndarray, p: np.ndarray, factor: np.ndarray, df: float, level: float):
+    """The se at which a t-test over ``df`` degrees of freedom gives the corrected two-sided ``p`` for ``est``
+    (so the ledger's test, read from the se, gives exactly that p); where p is 1 or the estimate 0, the
+    Bonferroni-widened se of the pair (``factor`` choices), which decides nothing at any level that matters."""
+    q = float(stats.t.ppf(0.5 + level / 2, df))
+    fallback = s * stats.t.ppf(1 - (1 - level) / (2 * factor), df) / q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exact = np.abs(est) / stats.t.isf(p / 2, df)
+    ok = (p < 1) & (est != 0) & np.isfinite(exact)
+    return np.where(ok, np.maximum(exact, s), fallback)
+
+
+def _check_groups(x: np.ndarray, group_a, group_b) -> tuple[list[int], list[int]]:
+    ga, gb = [int(i) for i in group_a], [int(i) for i in group_b]
+    if not ga or not gb or set(ga) & set(gb):
+        raise ValueError(f"need two disjoint, non-empty groups of columns, got {ga} and {gb}.")
+    if min(ga + gb) < 0 or max(ga + gb) >= x.shape[-1]:
+        raise ValueError(f"column positions must lie in 0..{x.shape[-1] - 1}, got {ga} and {gb}.")
+    if not np.all(np.isfinite(x[..., ga + gb])):
+        raise ValueError("runs must be finite in the compared columns.")
+    return ga, gb
+
+
+def rows_contrast_interval(runs, groups, level: float = 0.95) -> tuple[Interval, int, int, int]:
+    """ "In every row the optimum lies in that row's group A": :func:`best_contrast_interval` per row, combined
+    over the rows — the claimed side must hold in every row (intersection-union: the weakest row decides, no
+    correction), the other side in some row (Bonferroni over the rows).
+
+    ``runs``: shape (n runs, rows, columns), paired over runs; ``groups``: per row ``(group_a, group_b)``,
+    disjoint lists of column positions. Returns ``(interval, row, a, b)``: the deciding row and pair, the
+    interval that pair's paired t-interval widened so that its se gives the corrected p (never narrower than
+    the pair's own); ``redraw`` reruns every choice on predictive resamples of the runs. One run gives an
+    unbounded interval."""
+    check_probability(level, "level")
+    x = np.asarray(runs, dtype=np.float64)
+    if x.ndim != 3 or x.shape[1] != len(groups) or not len(groups):
+        raise ValueError(f"runs must have shape (runs, {len(groups)} rows, columns), got {x.shape}.")
+    groups = [_check_groups(x[:, r, :], a, b) for r, (a, b) in enumerate(groups)]
+    n = len(x)
+    if n < 2:
+        means = x.mean(axis=0)
+        gaps = [means[r, a].max() - means[r, b].max() for r, (a, b) in enumerate(groups)]
+        r = int(np.argmin(gaps))
+        a, b = (
+            groups[r][0][int(np.argmax(means[r, groups[r][0]]))],
+            groups[r][1][int(np.argmax(means[r, groups[r][1]]))],
+        )
+        iv = Interval(float(gaps[r]), -math.inf, math.inf, math.nan, n, level, "one run: no interval (needs >= 2)")
+        return iv, r, a, b
+    df = float(n - 1)
+    m, s, p, row, ca, cb, factor = _choose_contrast(x[None], groups)
+    se = float(_corrected_se(m, s, p, factor, df, level)[0])
+    est = float(m[0])
+    q = float(stats.t.ppf(0.5 + level / 2, df))
+
+    def redraw(gen, mm=None, k=1):
+        idx = predictive_indices(gen, n, mm, k)
+        e, sr, pr, _, _, _, fr = _choose_contrast(x[idx], groups)
+        return e, _corrected_se(e, sr, pr, fr, float(idx.shape[1] - 1), level)
+
+    over = f"{len(groups)} rows, " if len(groups) > 1 else ""
+    method = (
+        f"paired t-interval over {n} runs, corrected for choosing the pair from the data ({over}best of "
+        f"{len(groups[int(row[0])][0])} vs best of {len(groups[int(row[0])][1])} columns: intersection-union for "
+        "one side, Bonferroni for the other)"
+    )
+    iv = Interval(est, est - q * se, est + q * se, se, n, level, method, 0.0, redraw)
+    return iv, int(row[0]), int(ca[0]), int(cb[0])
+
+
+def best_contrast_interval(runs, group_a, group_b, level: float = 0.95) -> tuple[Interval, int, int]:
+    """The paired difference between the best column of ``group_a`` and the best of ``group_b``, corrected for
+    choosing both from the data.
+
+    ``runs``: shape (n runs, columns), the columns measured on the same runs (paired); ``group_a``,
+    ``group_b``: disjoint lists of column positions. The statement "the optimum lies in A" (max over A of the
+    means > max over B) is decided by two tests, each valid for the choice it makes:
+
+    * for A: some column a of A beats every column b of B — an intersection over b (no correction: every pair
+      must pass, the weakest decides) inside a union over a (Bonferroni over |A|);
+    * against A: every a is beaten by some b — a union over b (Bonferroni over |B|) inside an intersection over
+      a (no correction).
+
+    The side with the smaller corrected p is reported, with the pair that decides it: the interval is that
+    pair's paired t-interval widened so that its se gives the corrected p (never narrower than the pair's own).
+    ``redraw`` reruns the whole choice on predictive resamples of the runs. With |A| = 1 this is "column a is
+    the best": against every other column, no correction to reproduce, Bonferroni over the others to
+    contradict. Returns ``(interval, a, b)``, the chosen columns. One run gives an unbounded interval."""
+    x = np.asarray(runs, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"runs must have shape (runs, columns), got {x.shape}.")
+    iv, _, a, b = rows_contrast_interval(x[:, None, :], [(group_a, group_b)], level)
+    return iv, a, b

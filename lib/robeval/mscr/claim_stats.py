@@ -226,45 +226,50 @@ def _boot(statistic, *samples, n_boot: int, seed: int = 0, fixed=(), fixed_se=No
 
 
 def best_vs_runner_up(acc_row_runs, j: int) -> tuple[stats.Interval, int]:
-    """Paired difference ``column j − runner-up`` over runs for one row of a run cube (``acc_row_runs``:
-    (runs, columns)); the runner-up is the column with the highest mean other than ``j``. Returns
-    ``(interval, runner-up position)``: > 0 says column ``j`` beats every other column."""
+    """ "Column ``j`` beats every other column" for one row of a run cube (``acc_row_runs``: (runs, columns)),
+    ``j`` fixed in advance (the paper's best): :func:`robeval.core.stats.best_contrast_interval` with A = {j}
+    and B = every other column — reproduced only when ``j`` beats each of them (the weakest pair decides, no
+    correction), contradicted only when some column beats ``j`` after Bonferroni over the other columns (the
+    comparator is chosen from our data). Returns ``(interval, the deciding column)``: > 0 says ``j`` is best."""
     a = np.asarray(acc_row_runs, dtype=np.float64)
-    means = a.mean(axis=0)
     others = [i for i in range(a.shape[1]) if i != j]
-    r = others[int(np.argmax(means[others]))]
-    return _paired(a[:, j], a[:, r]), r
+    iv, _, r = stats.best_contrast_interval(a, [j], others)
+    return iv, r
 
 
 def group_contrast(acc_row_runs, group_a, group_b) -> tuple[stats.Interval, int, int]:
-    """Paired difference over runs between the best column (by mean) of ``group_a`` and the best of
-    ``group_b`` (positions in one row): > 0 says the optimum lies in group A. Returns ``(interval, a, b)``."""
+    """ "The optimum lies in group A": the best column of ``group_a`` against the best of ``group_b`` (positions
+    in one row of a run cube, (runs, columns)), both chosen from our data and corrected for it
+    (:func:`robeval.core.stats.best_contrast_interval`). Returns ``(interval, a, b)``: the deciding pair."""
     a = np.asarray(acc_row_runs, dtype=np.float64)
     if not group_a or not group_b:
         raise ValueError("both groups need at least one column")
-    means = a.mean(axis=0)
-    ia = group_a[int(np.argmax(means[group_a]))]
-    ib = group_b[int(np.argmax(means[group_b]))]
-    return _paired(a[:, ia], a[:, ib]), ia, ib
+    return stats.best_contrast_interval(a, list(group_a), list(group_b))
+
+
+def _sides(cube: RunCube, e: float, above: bool) -> tuple[list[int], list[int]]:
+    """The columns on the claimed side of row ``e``'s diagonal and the rest: eps_train > eps_test against
+    eps_train <= eps_test (``above``), or eps_train < eps_test against eps_train >= eps_test."""
+    if above:
+        up = [j for j, t in enumerate(cube.eps_train) if t > e + 1e-12]
+        down = [j for j, t in enumerate(cube.eps_train) if t <= e + 1e-12]
+    else:
+        up = [j for j, t in enumerate(cube.eps_train) if t < e - 1e-12]
+        down = [j for j, t in enumerate(cube.eps_train) if t >= e - 1e-12]
+    if not up or not down:
+        raise ValueError(f"row eps_test = {e} has no column on one side of the diagonal")
+    return up, down
 
 
 def _pooled_contrast(cube: RunCube, rows, above: bool):
-    """Per-run mean over ``rows`` (eps_test values) of the contrast 'best column above the diagonal − best column
-    at or below it' (``above``) or 'best column below the diagonal − best at or above it' (not ``above``)."""
-    diffs, parts = [], []
-    for e in rows:
-        i = cube.row(e)
-        up = [j for j, t in enumerate(cube.eps_train) if t > e + 1e-12]
-        down = [j for j, t in enumerate(cube.eps_train) if t <= e + 1e-12]
-        if not above:
-            up = [j for j, t in enumerate(cube.eps_train) if t < e - 1e-12]
-            down = [j for j, t in enumerate(cube.eps_train) if t >= e - 1e-12]
-        if not up or not down:
-            raise ValueError(f"row eps_test = {e} has no column on one side of the diagonal")
-        _, ia, ib = group_contrast(cube.acc[:, i, :], up, down)
-        diffs.append(cube.acc[:, i, ia] - cube.acc[:, i, ib])
-        parts.append((e, cube.eps_train[ia], cube.eps_train[ib]))
-    return np.mean(diffs, axis=0), parts
+    """ "In every row of ``rows`` (eps_test values) the best column lies on the claimed side of the diagonal"
+    (:func:`_sides`): :func:`robeval.core.stats.rows_contrast_interval` — each row's best columns chosen from our
+    runs and corrected for it, the rows combined (every row must hold: the weakest decides; a contradiction in
+    some row pays Bonferroni over the rows). Returns ``(interval, (eps_test, eps_train a, eps_train b))`` of the
+    deciding row and pair."""
+    idx = [cube.row(e) for e in rows]
+    iv, r, a, b = stats.rows_contrast_interval(cube.acc[:, idx, :], [_sides(cube, e, above) for e in rows])
+    return iv, (rows[r], cube.eps_train[a], cube.eps_train[b])
 
 
 def regret(mean_matrix, optima) -> float:

@@ -22,6 +22,7 @@ from robeval.mscr.claim_stats import (
     _paired,
     _pick,
     _pooled_contrast,
+    _sides,
     _trend,
     best_vs_runner_up,
     group_contrast,
@@ -223,32 +224,38 @@ def record_diagonal(
     ):
         if not len(rows):
             continue
-        pooled, parts = _pooled_contrast(cube, rows, above)
+        pooled, (e_r, a_r, b_r) = _pooled_contrast(cube, rows, above)
         out.append(
             _fix_single(
                 ledger.comparison(
                     f"{prefix}_{tag}",
                     source,
-                    f"{text} for eps_test in {{{', '.join(level_name(e, eps_min) for e in rows)}}}",
-                    interval=_paired(pooled, np.zeros_like(pooled)),
+                    f"{text} for every eps_test in {{{', '.join(level_name(e, eps_min) for e in rows)}}}",
+                    interval=pooled,
                     central=central,
                     comparable_at=comparable_at,
                     **lab,
-                    note="per run, the mean over these rows of (best column on the claimed side − best on the other side)",
+                    note=f"every row must hold: the weakest row decides (here eps_test = {level_name(e_r, eps_min)}, "
+                    f"eps_train = {level_name(a_r, eps_min)} vs {level_name(b_r, eps_min)}); each row's best columns "
+                    "chosen from our runs and corrected for the choice, a contradiction in some row Bonferroni over "
+                    "the rows (robeval.core.stats.rows_contrast_interval)",
                 )
             )
         )
-        for e, a, b in parts:
-            d, _ = _pooled_contrast(cube, [e], above)
+        for e in rows:
+            up, down = _sides(cube, e, above)
+            iv, a, b = group_contrast(cube.acc[:, cube.row(e), :], up, down)
             out.append(
                 _fix_single(
                     ledger.comparison(
                         f"{prefix}_{tag}_{level_name(e, eps_min)}",
                         source,
-                        f"eps_test = {level_name(e, eps_min)}: eps_train = {level_name(a, eps_min)} beats the best "
-                        f"column on the other side of the diagonal ({level_name(b, eps_min)})",
-                        interval=_paired(d, np.zeros_like(d)),
+                        f"eps_test = {level_name(e, eps_min)}: {text} (deciding pair: eps_train = "
+                        f"{level_name(cube.eps_train[a], eps_min)} vs {level_name(cube.eps_train[b], eps_min)})",
+                        interval=iv,
                         comparable_at=comparable_at,
+                        note="the best column on each side chosen from our runs, corrected for the choice "
+                        "(intersection-union / Bonferroni, robeval.core.stats.best_contrast_interval)",
                         **lab,
                     )
                 )
