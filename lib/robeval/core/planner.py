@@ -366,3 +366,33 @@ def parse_also(items) -> tuple:
                 f"--also {item!r} is not MIN@SLOWDOWN; write e.g. --also 60@1.75 (60 minutes on a 1.75x slower machine)."
             ) from None
     return tuple(out)
+
+
+_MARKED = re.compile(r"(<!-- plan:begin (?P<args>[^>]*?) -->\n)(?P<body>.*?)(<!-- plan:end -->)", re.S)
+
+
+def render_marked(text: str, **kwargs) -> str:
+    """``text`` with every ``<!-- plan:begin --budget-min 45 [--slowdown S] [--also MIN@S] -->`` … ``<!-- plan:end
+    -->`` block replaced by :meth:`Plan.table` of those arguments (``kwargs`` go to :func:`plan`)."""
+
+    def one(m) -> str:
+        words = m.group("args").split()
+        opts = {w: words[i + 1] for i, w in enumerate(words[:-1]) if w.startswith("--")}
+        unknown = set(opts) - {"--budget-min", "--slowdown", "--also"}
+        if "--budget-min" not in opts or unknown:
+            raise ValueError(f"plan marker {m.group(0)[:60]!r}: write '<!-- plan:begin --budget-min 45 -->' "
+                             "(optionally --slowdown S and --also MIN@S).")  # fmt: skip
+        also = parse_also([words[i + 1] for i, w in enumerate(words[:-1]) if w == "--also"])
+        p = plan(float(opts["--budget-min"]), slowdown=float(opts.get("--slowdown", 1.0)), also=also, **kwargs)
+        return m.group(1) + p.table() + m.group(4)
+
+    return _MARKED.sub(one, text)
+
+
+def update_docs(path=None) -> Path:
+    """Rewrite the plan tables of ``docs/running.md`` (or ``path``) from the committed ledgers (atomically)."""
+    from robeval.core.io import atomic_write_text
+    from robeval.core.paths import find_root
+
+    path = Path(path) if path else Path(find_root() or ".") / "docs" / "running.md"
+    return atomic_write_text(path, render_marked(path.read_text(encoding="utf-8")))
