@@ -1,4 +1,4 @@
-"""Command line: ``python -m robeval run|verify|report|compare|site|data|strip|corrupt|adopt|grids`` (also installed as ``robeval``)."""
+"""Command line: ``python -m robeval run|verify|report|compare|plan|site|data|strip|corrupt|adopt|grids`` (also installed as ``robeval``)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     cmp.add_argument("other", help="the other run's ledger folder, e.g. /tmp/clone/results/default/claims")
     cmp.add_argument("--profile", default="default", help="smoke, default, gpu or paper (this checkout's ledgers)")
+    pl = sub.add_parser(
+        "plan",
+        help="what a time budget decides: runs per notebook that decide the most central claims "
+        "(robeval.core.planner; a markdown table, then one JSON line)",
+    )
+    pl.add_argument("--budget-min", type=float, required=True, help="wall minutes of make reproduce, e.g. 45")
+    pl.add_argument("--cores", type=int, default=2, help="CPU cores of the machine (default: 2, as measured)")
+    pl.add_argument("--profile", default="default", help="whose ledgers and measured minutes (default: default)")
+    pl.add_argument("--slowdown", type=float, default=1.0, help="its minutes per measured minute (default: 1.0)")
+    pl.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="MIN@SLOWDOWN",
+        help="another budget the plan must fit too, e.g. 60@1.75 (a 1.75x slower machine in 60 minutes)",
+    )
     st = sub.add_parser(
         "site",
         help="build the website (executed notebooks, claims ledger, figures) from stored results into build/site",
@@ -138,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "strip", "site", "adopt", "grids")
+CHECKOUT_COMMANDS = ("run", "verify", "report", "compare", "plan", "strip", "site", "adopt", "grids")
 # the extra of pyproject.toml that installs a missing optional module
 EXTRAS = {
     "papermill": "notebooks",
@@ -399,6 +415,12 @@ def _main(args) -> int:
             )
         print(f"robeval compare: {len(diffs)} verdict(s) differ")
         return 1 if diffs else 0
+    elif args.cmd == "plan":
+        from robeval.core.planner import parse_also, plan, plan_json
+
+        p = plan(args.budget_min, args.cores, args.profile, args.slowdown, also=parse_also(args.also))
+        print(p.table())
+        print(plan_json(p))
     elif args.cmd == "site":
         from robeval.core.notebooks import NotebookFailed
         from robeval.core.site import build_site
