@@ -206,6 +206,9 @@ COST_MODELS: dict[str, Callable[[Mapping[str, Any]], dict[str, float]]] = {
 
 
 # --------------------------------------------------------------------------------------------- measurements
+CPU_WARMUP_BATCH = 8  # inputs of a CPU warm-up step (train_step_seconds)
+
+
 def train_step_seconds(
     arch: str,
     batch_size: int,
@@ -223,7 +226,9 @@ def train_step_seconds(
     default CUDA when present, else CPU. On CUDA with ``mixed_precision`` the step is
     :func:`robeval.core.training.train`'s: channels-last activations and the forward pass under bf16 autocast;
     without it, float32 in the default memory format (notebook 09's ``train_rs``). Defaults on CUDA: 3 warm-up
-    and 5 timed steps; on the CPU 1 and 1."""
+    and 5 timed steps; on the CPU 1 and 1, the warm-up on a batch of at most :data:`CPU_WARMUP_BATCH` inputs (the
+    first call's one-off costs do not grow with the batch: WRN-28-10's timed step at batch 128 took 39 s after a
+    warm-up at 8 as after one at 128, and 47 s cold; the full-batch warm-up cost a step of 40 s more)."""
     import torch
     import torch.nn.functional as F
 
@@ -256,8 +261,15 @@ def train_step_seconds(
             torch.cuda.synchronize()
 
     with training.fixed_threads(threads or training.train_threads()):
-        for _ in range(warmup):
-            step()
+        if warmup and not cuda:
+            x_full, y_full = x, y
+            x, y = x[:CPU_WARMUP_BATCH], y[:CPU_WARMUP_BATCH]
+            for _ in range(warmup):
+                step()
+            x, y = x_full, y_full
+        else:
+            for _ in range(warmup):
+                step()
         return time_call(step, repeats=steps)
 
 

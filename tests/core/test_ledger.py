@@ -1010,3 +1010,29 @@ def test_an_erratum_against_the_papers_run_spread_is_a_test_in_the_family():
     assert got["printed"].verdict == ERRATUM and got["printed"].p_adjusted is None  # rounding: exact bounds
     assert got["text"].verdict == ERRATUM and not got["text"].family
     assert led(2.5)["near"].verdict == ERRATUM  # p = 1e-6: passes
+
+
+def test_the_readings_of_one_statement_count_once_in_the_family():
+    """Intersection-union: a statement decided only when all its readings agree is one test of the notebook's
+    family with the largest of its readings' p; the other rows' Holm correction does not grow with the number of
+    readings, and each reading is judged at its statement's Holm level."""
+
+    def family(k):
+        led = ledger()
+        for i in range(k):
+            led.comparison(f"r.x{i}", "T", "x", interval=stats.mean_interval([1.0, 1.2, 0.9, 1.1, 1.3] if i else [1.0, 1.4, 0.7, 1.2, 0.2]), **R)  # fmt: skip
+        led.readings("r", "T", "x", parts=[f"r.x{i}" for i in range(k)], ambiguity="which reading")
+        other = led.comparison("o", "T", "x", interval=stats.mean_interval([0.3, 0.5, 0.2, 0.6, 0.4]), **R)
+        led.finalise()
+        return led, other
+
+    two, o2 = family(2)
+    six, o6 = family(6)
+    assert o2.family_size == o6.family_size == 2  # the statement and the other row
+    assert o2.p_adjusted == o6.p_adjusted
+    parts = [six.get(f"r.x{i}") for i in range(6)]
+    weakest = max(c.p_value for c in parts)
+    assert {c.family_size for c in parts} == {2}
+    rank = 2 if weakest > o6.p_value else 1  # the statement's rank in the family of two
+    want = min(1.0, max(o6.p_adjusted if rank == 2 else 0.0, weakest * (2 - rank + 1)))
+    assert max(c.p_adjusted for c in parts) == pytest.approx(want, rel=1e-3)

@@ -462,7 +462,7 @@ def test_evaluate_sec41_covers_the_index(tmp_path):
     led.check_ambiguities()
     assert sum(c.central for c in out) == 4
     by = {c.id: c for c in out}
-    assert by["fig5-iris-differs"].verdict == INCONCLUSIVE and led.get("fig5-iris-differs")._readings[3]  # missing
+    assert by["fig5-iris-differs"].verdict == INCONCLUSIVE and led.get("fig5-iris-differs")._readings[2]  # missing
     # with the Fig. 5 files: every covariance reading and class pair; both Fig. 5 rows are readings rows of both
     _write_fig5_files(tmp_path)
     led = ledger()

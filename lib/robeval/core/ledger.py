@@ -568,10 +568,28 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 test = _decisions.Test(_decisions.DIFFERENCE, -abs(d), se, math.inf, 1, se)
                 return self._gated(
                     self._record(
-                        id, source, description, "consistency", paper, estimate, None, None, None, None, check,
-                        None, CONSISTENCY if holds else ERRATUM, "", comparable_at, central, note,
-                        {"evidence": REANALYSIS, **labels}, noise=noise, noise_basis=noise_basis,
-                        discrepancy=abs(d), test=test,
+                        id,
+                        source,
+                        description,
+                        "consistency",
+                        paper,
+                        estimate,
+                        None,
+                        None,
+                        None,
+                        None,
+                        check,
+                        None,
+                        CONSISTENCY if holds else ERRATUM,
+                        "",
+                        comparable_at,
+                        central,
+                        note,
+                        {"evidence": REANALYSIS, **labels},
+                        noise=noise,
+                        noise_basis=noise_basis,
+                        discrepancy=abs(d),
+                        test=test,
                     )  # fmt: skip
                 )
         elif holds is None:
@@ -845,7 +863,8 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         * Families: every row with a test (an interval with a standard error, not ``not comparable``) belongs
           to its notebook's family, which holds every test of the notebook; a non-central row may name a smaller
           family (a table or figure: ``family=``) and is corrected within it. Central rows are always corrected
-          in the notebook's family. The family's size counts every test in it, decided or not.
+          in the notebook's family. The family's size counts every test in it, decided or not; the readings of
+          one ambiguous statement count once (an intersection-union test, :func:`_family_adjusted`).
         * A decision (reproduced, contradicted, consistency, erratum) stands only if its Holm-adjusted p is
           <= :data:`robeval.core.decisions.ALPHA` and an independent rerun at the same n would reach it again
           at the row's Holm level with probability >= :data:`robeval.core.decisions.STABLE` (the lower of the
@@ -866,8 +885,8 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 families.setdefault(f"{self.notebook} / {c._family}", []).append(c)
         adjusted: dict[str, dict[int, tuple[float, int, int]]] = {}
         for name, rows in families.items():
-            adj = _decisions.holm_adjusted([c._p for c in rows])
-            adjusted[name] = {id(c): (a[0], a[1], len(rows)) for c, a in zip(rows, adj)}
+            every = {c.id: c for c in self.claims} if name == self.notebook else None
+            adjusted[name] = _family_adjusted(rows, every)
         alpha = _decisions.ALPHA
         for c in tests:
             name = f"{self.notebook} / {c._family}" if c._family else self.notebook
@@ -900,6 +919,44 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         for c in self.claims:
             c._final = (c.verdict, c.decides)
         return tests
+
+
+def _reading_root(c: Claim, by_id: dict) -> str:
+    """The id of the outermost readings row that ``c`` is (through nested readings) one reading of."""
+    root, seen = c.part_of, set()
+    while root in by_id and by_id[root].part_of and root not in seen:
+        seen.add(root)
+        root = by_id[root].part_of
+    return root
+
+
+def _family_adjusted(rows: list, every: dict | None) -> dict:
+    """Holm over one family: ``{id(row): (adjusted p, rank, family size)}``.
+
+    In the notebook's family (``every``: the notebook's rows by id) the readings of one ambiguous statement count
+    as one test: the statement is decided only when every reading reaches the same decision, an
+    intersection-union test whose p is the largest of its readings' (no correction among them, and none of the
+    family's other tests pays for the readings). Each reading is then judged at its statement's Holm level: its adjusted p is its own p times the
+    number of hypotheses left at that rank, never below the adjusted p of the rank before. A table or figure
+    family (``every`` None) keeps every row as a test of its own."""
+    if every is None:
+        adj = _decisions.holm_adjusted([c._p for c in rows])
+        return {id(c): (a[0], a[1], len(rows)) for c, a in zip(rows, adj)}
+    entries: dict[str, list] = {}
+    for c in rows:  # a readings row carries no test itself; nested readings chain their part_of ids through them
+        key = _reading_root(c, every) if c.part_of else f"\0{id(c)}"
+        entries.setdefault(key, []).append(c)
+    groups = list(entries.values())
+    adj = _decisions.holm_adjusted([max(c._p for c in g) for g in groups])
+    m = len(groups)
+    before = {rank: a for a, rank in adj}  # the adjusted p at each rank
+    out = {}
+    for g, (a, rank) in zip(groups, adj):
+        floor = before.get(rank - 1, 0.0)
+        for c in g:
+            p = a if len(g) == 1 else min(1.0, max(floor, c._p * (m - rank + 1)))
+            out[id(c)] = (p, rank, m)
+    return out
 
 
 def check_ledger(ledger) -> Ledger:
