@@ -8,8 +8,10 @@ from robeval.core import paths
 from robeval.core.ledger import load_ledgers
 from robeval.core.report import README_END, README_START, readme_block
 
-# "(ledger: `nb/id` — verdict)" refers to the default profile's ledger, "(paper ledger: ...)" to the paper profile's
-FINDING = re.compile(r"\((paper )?ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)\)")
+# "(default ledger: `nb/id` — verdict)" refers to the default profile's ledger, "(paper ledger: ...)" to the paper
+# profile's: every finding names its profile (issue 47, item 1)
+FINDING = re.compile(r"\((default|paper|gpu) ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)\)")
+UNNAMED = re.compile(r"(?<![a-z] )\bledger: `")  # a reference without its profile
 
 
 def _readme() -> str:
@@ -104,8 +106,9 @@ def _check_findings(text: str) -> None:
     for b in bullets:
         refs = FINDING.findall(b)
         assert refs, f"finding without a ledger reference: {b[:80]}"
-        for paper, notebook, cid, verdict in refs:
-            key = ("paper" if paper else "default", notebook, cid)
+        assert not UNNAMED.search(b), f"a ledger reference without its profile: {b[:80]}"
+        for profile, notebook, cid, verdict in refs:
+            key = (profile, notebook, cid)
             assert verdicts.get(key) == verdict, (
                 f"{key[0]} {notebook}/{cid}: ledger says {verdicts.get(key)!r}, README {verdict!r}"
             )
@@ -170,3 +173,21 @@ def test_readme_paper_profile_row_of_notebook_01_counts_its_ledgers():
     (led,) = [d for d in load_ledgers("paper") if d["notebook"] == "01_mscr_2d"]
     shared = [c for c in led["claims"] if c["id"].startswith("T2a_best_") and c["id"].endswith(".shared")]
     assert len(shared) == 9 and n(shared, "reproduced") == 4 and "decide four of the nine bold cells" in text
+
+
+def test_committed_listings_have_no_dead_links():
+    """Issue 47, item 1: FIGURES.md and CLAIMS.md of every committed profile link files a clone has (the paper
+    profile's figures are build output; its listings link the PNG copies beside its figure manifest)."""
+    listings = [paths.RESULTS_DIR / "FIGURES.md", paths.RESULTS_DIR / "CLAIMS.md"]
+    listings += sorted(paths.RESULTS_DIR.glob("*/FIGURES.md")) + sorted(paths.RESULTS_DIR.glob("*/CLAIMS.md"))
+    checked = 0
+    for listing in listings:
+        for target in re.findall(r"\]\(([^)\s]+)\)", listing.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = (listing.parent / target.split("#")[0]).resolve()
+            assert not path.is_relative_to(paths.BUILD_DIR.resolve()), f"{listing.name} links build output {target}"
+            assert path.is_file(), f"{listing.relative_to(paths.ROOT)}: dead link {target}"
+            checked += 1
+    assert checked >= 40
+
