@@ -191,3 +191,42 @@ def test_committed_listings_have_no_dead_links():
             checked += 1
     assert checked >= 40
 
+
+def test_the_profiles_table_is_generated_from_the_settings():
+    """Issue 47, item 5: one table of profiles (command, what it scales down, time on named hardware, executed
+    or not), generated from the settings and the committed ledgers, word for word in the README and
+    docs/running.md (the website's rerun page); the times agree everywhere."""
+    from robeval.core.profiles import (
+        PROFILES_END,
+        PROFILES_START,
+        defines,
+        experiments,
+        load_table,
+        measured_seconds,
+        profile_block,
+        profile_table,
+    )
+
+    block = profile_block()
+    for name in ("README.md", "docs/running.md"):
+        text = (paths.ROOT / name).read_text(encoding="utf-8")
+        assert PROFILES_START + text.split(PROFILES_START, 1)[1].split(PROFILES_END, 1)[0] + PROFILES_END == block, (
+            f"{name}: run `robeval report` to regenerate the table of profiles"
+        )
+    table = profile_table()
+    for profile in ("smoke", "default", "gpu", "paper"):
+        assert f"`make reproduce PROFILE={profile}`" in table or profile == "default"
+    # the default total is the sum of the notebooks' measured times, the same number wherever a time is given
+    total = sum(measured_seconds(e) or 0 for e in experiments())
+    assert f"**measured {total / 60:.1f} min** ({total} s)" in table
+    assert "estimated ~39 min** on one H100/H200" in table and "no (defined for 02, 03, 04, 09)" in table
+    assert "notebooks 00, 01, 05, 06, 07, 08 of 10" in table
+    for name in ("README.md", "docs/running.md", "docs/index.md", "docs/layout.md"):
+        text = " ".join((paths.ROOT / name).read_text(encoding="utf-8").split())
+        for other in re.findall(r"(\d+(?:\.\d+)?) min (?:on 2 CPU cores|for all notebooks|for `make reproduce`)", text):
+            assert float(other) in (round(total / 60, 1), 44.6), f"{name}: a stray total {other} min"
+        assert "about an hour" not in text, name
+    # made-up executed state: a profile with every notebook executed reads so
+    assert "yes: all 10 notebooks (`results/gpu/`)" not in profile_table()
+    gpu = sorted(load_table(e)["meta"]["notebook"] for e in experiments() if defines(e, "gpu"))
+    assert "yes: all 4 notebooks (`results/gpu/`)" in profile_table({"gpu": gpu})

@@ -490,6 +490,26 @@ def update_readme(profile: str = "default", path=None) -> bool:
                 atomic_write_text(index, new)
         if profile == "default":
             _replace_block(paths.ROOT / "docs" / "results.md", readme_block(profile))
+        update_profile_tables()
+    return changed
+
+
+def update_profile_tables() -> list:
+    """Regenerate the table of profiles (:func:`robeval.core.profiles.profile_block`) between its markers in the
+    README and ``docs/running.md`` (the site's rerun page); returns the files that changed."""
+    from robeval.core import paths
+    from robeval.core.profiles import PROFILES_END, PROFILES_START, profile_block
+
+    block, changed = profile_block(), []
+    for path in (paths.ROOT / "README.md", paths.ROOT / "docs" / "running.md"):
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if PROFILES_START not in text or PROFILES_END not in text:
+            continue
+        head, rest = text.split(PROFILES_START, 1)
+        new = head + block + rest.split(PROFILES_END, 1)[1]
+        if new != text:
+            atomic_write_text(path, new)
+            changed.append(path)
     return changed
 
 
