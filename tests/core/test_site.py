@@ -1086,3 +1086,104 @@ def test_cli_site_reports_a_bad_profile(capsys):
 
     assert main(["site", "--profile", "nope"]) == 2
     assert "Unknown profile 'nope'" in capsys.readouterr().err
+
+
+def test_site_check_finds_what_a_reader_would_meet(tmp_path):
+    """The non-browser reader check (issue 47, item 8) on a hand-made site: a dead link, a missing anchor, an image
+    without alt text, a table that widens its page and a profile whose ledger the home page does not link."""
+    from robeval.core.site_check import check_site, unscrolled_tables
+
+    (tmp_path / "assets").mkdir()
+    rows = [{"id": "a", "profile": "default"}, {"id": "b", "profile": "paper"}]
+    (tmp_path / "assets" / "ledger.json").write_text(
+        json.dumps({"profile": "default", "profiles": ["default", "paper"], "rows": rows})
+    )
+    (tmp_path / "ledger.html").write_text('<div id="ledger-app"></div>')
+    (tmp_path / "index.html").write_text(
+        '<a href="ledger.html#profile=default">d</a> <a href="gone.html">x</a> <a href="ledger.html#nope">y</a>'
+        '<img src="a.png"> <img src="b.png" alt="No description has been provided for this image">'
+        '<table><tr><td>wide</td></tr></table><div class="robeval-table-scroll"><table><tr><td><table></table></td></tr></table></div>'
+    )
+    problems = check_site(tmp_path)
+    assert "index.html: dead link gone.html" in problems
+    assert "index.html: link ledger.html#nope: no #nope on ledger.html" in problems
+    assert sum("without alt text" in p for p in problems) == 2
+    assert "index.html: 1 tables do not scroll inside themselves" in problems
+    assert "index.html does not link the ledger of profile paper" in problems and len(problems) == 6
+    assert unscrolled_tables('<div class="ledger-scroll"><table></table></div>') == 0
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_site_reads_as_a_reader_without_a_browser(smoke_site):
+    """Issue 47, items 1, 6 and 8 on the built smoke site (with the paper profile beside it): every internal link and
+    anchor resolves, every image has alt text, every table scrolls inside itself, the home page links every
+    profile's ledger; notebook pages open with their profile switch and verdicts, their code folded."""
+    from robeval.core.site_check import check_site
+
+    root = smoke_site["dir"]
+    assert check_site(root) == []
+    for nb in SITE_NOTEBOOKS:
+        for name in (f"{nb}.html", f"{nb}.paper.html"):
+            text = (root / "notebooks" / name).read_text(encoding="utf-8")
+            head = text.index("robeval-page-head")
+            assert head < text.index("jp-CodeCell"), f"{name}: the verdicts come after code"
+            assert "Verdicts at profile" in text[head : head + 3000]
+            assert text.count('<details class="robeval-code">') > 0, name
+            assert not re.search(r'jp-CodeCell[^>]*>\s*<div class="jp-Cell-inputWrapper"', text), (
+                f"{name}: code unfolded"
+            )
+    gallery = (root / "gallery.html").read_text(encoding="utf-8")
+    assert gallery.index("Scher") < gallery.index("ACR is a poor metric")  # grouped by paper, in the ledger's order
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_home_ledgers_and_pages_as_a_reader_at_1400_and_390_px(served_site):
+    """Issue 47, item 8: at 1400 px and on a phone (390 px) no table or other element sticks out of the text
+    column of the home page, the ledger page or a notebook page of each profile (wide tables scroll inside
+    themselves), every image has alt text, every link of the home page resolves, and every profile's ledger is one
+    click from the home page and shows that profile's rows."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, url = served_site["driver"], served_site["url"]
+    profiles = json.loads((served_site["dir"] / "assets" / "ledger.json").read_text())["profiles"]
+    pages = ["index.html", "ledger.html", "gallery.html"]
+    pages += [f"notebooks/{SITE_NOTEBOOKS[-1]}.html", f"notebooks/{SITE_NOTEBOOKS[-1]}.paper.html"]
+    try:
+        for width in (1400, 390):
+            driver.set_window_size(width, 900)
+            for page in pages:
+                driver.get(f"{url}/{page}")
+                WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+                if page == "ledger.html":
+                    WebDriverWait(driver, 30).until(
+                        lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready")
+                    )
+                res = driver.execute_script(_OVERFLOW_JS)
+                assert res["count"] == 0, f"{page} at {width} px: {res['count']} elements stick out: {res['over']}"
+                assert res["pageWidth"] <= res["viewWidth"], f"{page} at {width} px scrolls sideways: {res}"
+                no_alt = driver.execute_script(
+                    "return [...document.images].filter(i => !(i.getAttribute('alt') || '').trim()).length"
+                )
+                assert no_alt == 0, f"{page} at {width} px: {no_alt} images without alt text"
+        driver.set_window_size(1400, 900)
+        driver.get(f"{url}/index.html")
+        broken = driver.execute_script(
+            "return [...document.querySelectorAll('a[href]')].map(a => a.href)"
+            ".filter(h => h.startsWith(location.origin)).filter(h => {"
+            " const r = new XMLHttpRequest(); r.open('HEAD', h.split('#')[0], false); r.send(); return r.status !== 200; })"
+        )
+        assert not broken, broken
+        for profile in profiles:
+            driver.get(f"{url}/index.html")
+            link = driver.find_element(By.CSS_SELECTOR, f'a[href="ledger.html#profile={profile}"]')
+            driver.get(link.get_attribute("href"))
+            WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready"))
+            assert driver.find_element(By.ID, "filter-profile").get_attribute("value") == profile
+            assert int(driver.find_element(By.ID, "ledger-count").get_attribute("data-count")) > 0, profile
+            shown = driver.find_elements(By.CSS_SELECTOR, "#ledger-table tbody tr:not([hidden])")
+            assert shown and all(tr.get_attribute("data-profile") == profile for tr in shown[:20]), profile
+    finally:
+        driver.set_window_size(1280, 900)
