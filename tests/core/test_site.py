@@ -583,9 +583,10 @@ def smoke_site(tmp_path_factory):
     for entry in paths.ROOT.iterdir():
         if entry.name not in ("build", ".venv"):
             (root / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
-    stored = os.environ.get("ROBEVAL_SITE_SMOKE_RESULTS")
-    if stored:  # opt-in: smoke results stored earlier (a build/smoke/results folder), copied instead of rerun
-        shutil.copytree(stored, root / "build" / "smoke" / "results")
+    stored = os.environ.get("ROBEVAL_SITE_SMOKE_BUILD")
+    if stored:  # opt-in: a build/smoke folder stored earlier (results and figures), copied instead of rerun
+        for sub in ("results", "figures"):
+            shutil.copytree(Path(stored) / sub, root / "build" / "smoke" / sub)
     mp = pytest.MonkeyPatch()
     mp.setenv("ROBEVAL_ROOT", str(root))  # for the module's tests too: they read the smoke results the site shows
     for path in notebook_paths(list(SITE_NOTEBOOKS)):
@@ -1127,7 +1128,7 @@ def test_site_reads_as_a_reader_without_a_browser(smoke_site):
         for name in (f"{nb}.html", f"{nb}.paper.html"):
             text = (root / "notebooks" / name).read_text(encoding="utf-8")
             head = text.index("robeval-page-head")
-            assert head < text.index("jp-CodeCell"), f"{name}: the verdicts come after code"
+            assert head < text.index('class="jp-Cell jp-CodeCell'), f"{name}: the verdicts come after code"
             assert "Verdicts at profile" in text[head : head + 3000]
             assert text.count('<details class="robeval-code">') > 0, name
             assert not re.search(r'jp-CodeCell[^>]*>\s*<div class="jp-Cell-inputWrapper"', text), (
