@@ -70,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
     st.add_argument("--profile", default="default", help="smoke, default, gpu or paper (whose stored results)")
     st.add_argument("--only", default=None, help="comma-separated notebook numbers or names (default: all)")
     st.add_argument("--site-dir", default=None, help="output folder (default: build/site)")
+    st.add_argument(
+        "--also",
+        default=None,
+        help="comma-separated further profiles shown beside --profile (default: every other executed profile; "
+        "'none' for one profile only)",
+    )
     sub.add_parser("data", help="list registered data files, whether they verify, and how to fix those that do not")
     s = sub.add_parser("strip", help="remove outputs from notebooks (before committing)")
     s.add_argument("paths", nargs="*", help="notebooks (default: all of notebooks/)")
@@ -426,7 +432,8 @@ def _main(args) -> int:
         from robeval.core.site import build_site
 
         try:
-            out = build_site(args.profile, only=args.only, site_dir=args.site_dir)
+            also = None if args.also is None else [p for p in args.also.split(",") if p and p != "none"]
+            out = build_site(args.profile, only=args.only, site_dir=args.site_dir, also=also)
         except NotebookFailed as exc:
             print(f"robeval: {exc}", file=sys.stderr)
             return 1

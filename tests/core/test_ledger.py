@@ -251,15 +251,34 @@ def test_ledger_roundtrip_and_report(tmp_results):
 
 
 def test_committed_paper_report_has_no_link_into_build(tmp_results):
-    # results/paper/CLAIMS.md is committed, its chart is build output: a sentence, not a dead image link
+    # results/paper/CLAIMS.md is committed, its chart is build output: the report links a committed copy of the
+    # PNG beside the figure manifest (issue 47: no dead links), never build/
     led = Ledger(paper="mscr", notebook="99_test", profile="paper")
     led.value("a", "Table 1", "2r of B", paper=0.008026, margin=1e-6, estimate=0.008026, **X)
     led.save()
     text = report("paper")
-    assert "![" not in text
-    assert "build output, not committed: `make report PROFILE=paper` draws it to" in text
-    assert (tmp_results / "build_dir" / "paper" / "figures" / "claims_summary.png").is_file()
+    assert "build/" not in text and "![verdicts per paper](figures/claims_summary.png)" in text
+    drawn = tmp_results / "build_dir" / "paper" / "figures" / "claims_summary.png"
+    copy = tmp_results / "results_dir" / "paper" / "figures" / "claims_summary.png"
+    assert drawn.is_file() and copy.read_bytes() == drawn.read_bytes()
     assert (tmp_results / "results_dir" / "paper" / "CLAIMS.md").is_file()
+
+
+def test_paper_figures_md_links_committed_copies(tmp_results):
+    """FIGURES.md of a profile whose figures are build output links the PNG copies beside its manifest."""
+    from robeval.core.plotting import manifest_dir
+    from robeval.core.report import figures_report
+
+    drawn = tmp_results / "build_dir" / "paper" / "figures"
+    drawn.mkdir(parents=True, exist_ok=True)
+    (drawn / "f1.png").write_bytes(b"\x89PNG fake")
+    entry = {"figure": "f1", "files": ["f1.png", "f1.pdf"], "reproduces": "Fig. 1", "notebook": "99_test"}
+    entry |= {"data_from": "a.b", "plotted_by": "a.c"}
+    manifest_dir("paper").mkdir(parents=True, exist_ok=True)
+    (manifest_dir("paper") / "f1.json").write_text(__import__("json").dumps(entry))
+    text = figures_report("paper")
+    assert "[f1](figures/f1.png)" in text and "build" not in text
+    assert (manifest_dir("paper") / "f1.png").read_bytes() == b"\x89PNG fake"
 
 
 # ------------------------------------------------------------------------- evidence classes (issue 19)

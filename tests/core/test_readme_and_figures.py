@@ -8,8 +8,10 @@ from robeval.core import paths
 from robeval.core.ledger import load_ledgers
 from robeval.core.report import README_END, README_START, readme_block
 
-# "(ledger: `nb/id` — verdict)" refers to the default profile's ledger, "(paper ledger: ...)" to the paper profile's
-FINDING = re.compile(r"\((paper )?ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)\)")
+# "(default ledger: `nb/id` — verdict)" refers to the default profile's ledger, "(paper ledger: ...)" to the paper
+# profile's: every finding names its profile (issue 47, item 1)
+FINDING = re.compile(r"\((default|paper|gpu) ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)\)")
+UNNAMED = re.compile(r"(?<![a-z] )\bledger: `")  # a reference without its profile
 
 
 def _readme() -> str:
@@ -104,8 +106,9 @@ def _check_findings(text: str) -> None:
     for b in bullets:
         refs = FINDING.findall(b)
         assert refs, f"finding without a ledger reference: {b[:80]}"
-        for paper, notebook, cid, verdict in refs:
-            key = ("paper" if paper else "default", notebook, cid)
+        assert not UNNAMED.search(b), f"a ledger reference without its profile: {b[:80]}"
+        for profile, notebook, cid, verdict in refs:
+            key = (profile, notebook, cid)
             assert verdicts.get(key) == verdict, (
                 f"{key[0]} {notebook}/{cid}: ledger says {verdicts.get(key)!r}, README {verdict!r}"
             )
@@ -170,3 +173,60 @@ def test_readme_paper_profile_row_of_notebook_01_counts_its_ledgers():
     (led,) = [d for d in load_ledgers("paper") if d["notebook"] == "01_mscr_2d"]
     shared = [c for c in led["claims"] if c["id"].startswith("T2a_best_") and c["id"].endswith(".shared")]
     assert len(shared) == 9 and n(shared, "reproduced") == 4 and "decide four of the nine bold cells" in text
+
+
+def test_committed_listings_have_no_dead_links():
+    """Issue 47, item 1: FIGURES.md and CLAIMS.md of every committed profile link files a clone has (the paper
+    profile's figures are build output; its listings link the PNG copies beside its figure manifest)."""
+    listings = [paths.RESULTS_DIR / "FIGURES.md", paths.RESULTS_DIR / "CLAIMS.md"]
+    listings += sorted(paths.RESULTS_DIR.glob("*/FIGURES.md")) + sorted(paths.RESULTS_DIR.glob("*/CLAIMS.md"))
+    checked = 0
+    for listing in listings:
+        for target in re.findall(r"\]\(([^)\s]+)\)", listing.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = (listing.parent / target.split("#")[0]).resolve()
+            assert not path.is_relative_to(paths.BUILD_DIR.resolve()), f"{listing.name} links build output {target}"
+            assert path.is_file(), f"{listing.relative_to(paths.ROOT)}: dead link {target}"
+            checked += 1
+    assert checked >= 40
+
+
+def test_the_profiles_table_is_generated_from_the_settings():
+    """Issue 47, item 5: one table of profiles (command, what it scales down, time on named hardware, executed
+    or not), generated from the settings and the committed ledgers, word for word in the README and
+    docs/running.md (the website's rerun page); the times agree everywhere."""
+    from robeval.core.profiles import (
+        PROFILES_END,
+        PROFILES_START,
+        defines,
+        experiments,
+        load_table,
+        measured_seconds,
+        profile_block,
+        profile_table,
+    )
+
+    block = profile_block()
+    for name in ("README.md", "docs/running.md"):
+        text = (paths.ROOT / name).read_text(encoding="utf-8")
+        assert PROFILES_START + text.split(PROFILES_START, 1)[1].split(PROFILES_END, 1)[0] + PROFILES_END == block, (
+            f"{name}: run `robeval report` to regenerate the table of profiles"
+        )
+    table = profile_table()
+    for profile in ("smoke", "default", "gpu", "paper"):
+        assert f"`make reproduce PROFILE={profile}`" in table or profile == "default"
+    # the default total is the sum of the notebooks' measured times, the same number wherever a time is given
+    total = sum(measured_seconds(e) or 0 for e in experiments())
+    assert f"**measured {total / 60:.1f} min** ({total} s)" in table
+    assert "estimated ~39 min** on one H100/H200" in table and "no (defined for 02, 03, 04, 09)" in table
+    assert "notebooks 00, 01, 05, 06, 07, 08 of 10" in table
+    for name in ("README.md", "docs/running.md", "docs/index.md", "docs/layout.md"):
+        text = " ".join((paths.ROOT / name).read_text(encoding="utf-8").split())
+        for other in re.findall(r"(\d+(?:\.\d+)?) min (?:on 2 CPU cores|for all notebooks|for `make reproduce`)", text):
+            assert float(other) in (round(total / 60, 1), 44.6), f"{name}: a stray total {other} min"
+        assert "about an hour" not in text, name
+    # made-up executed state: a profile with every notebook executed reads so
+    assert "yes: all 10 notebooks (`results/gpu/`)" not in profile_table()
+    gpu = sorted(load_table(e)["meta"]["notebook"] for e in experiments() if defines(e, "gpu"))
+    assert "yes: all 4 notebooks (`results/gpu/`)" in profile_table({"gpu": gpu})

@@ -405,16 +405,108 @@ def test_ledger_records_read_evidence_and_unit_when_present():
     assert a["part_of"] == "" and b["part_of"] == ""
 
 
+def test_rows_of_another_profile_link_that_profile_s_pages():
+    """Issue 47, item 1: every executed profile on the site. A paper-profile row (beside a default-profile site)
+    carries its profile, opens its notebook page of that profile and shows its figure there (the gallery holds
+    the default profile's figures)."""
+    ledgers = [{"notebook": "01_x", "paper": "mscr", "claims": [{"id": "A", "source": "Fig. 6a", "verdict": "x"}]}]
+    links = {"01_x": {"claims": {"A": {"section": "cell-4", "figure": "m_fig6a"}}, "figures": {"m_fig6a": "f"}}}
+    (a,) = site.ledger_records(ledgers, links, MANIFEST, profile="paper", primary="default")
+    assert a["profile"] == "paper" and a["cell"] == "notebooks/01_x.paper.html#claim-A"
+    assert a["section"] == "notebooks/01_x.paper.html#cell-4" and a["figure"] == "notebooks/01_x.paper.html#fig-m_fig6a"
+    (b,) = site.ledger_records(ledgers, links, MANIFEST)
+    assert b["profile"] == "default" and b["cell"] == "notebooks/01_x.html#claim-A"
+    assert b["figure"] == "gallery.html#fig-m_fig6a"
+    # the navigation: one "Notebooks" section per profile, the site's own profile first
+    nav = site.site_nav([{"Home": "index.md"}], {"default": ["01_x", "02_y"], "paper": ["01_x"]})
+    assert nav[2]["Notebooks"] == [
+        {"Profile default": ["notebooks/01_x.ipynb", "notebooks/02_y.ipynb"]},
+        {"Profile paper": ["notebooks/01_x.paper.ipynb"]},
+    ]
+    assert site.site_nav([{"Home": "index.md"}], {"default": ["01_x"]})[2]["Notebooks"] == ["notebooks/01_x.ipynb"]
+
+
+def test_home_page_and_page_heads_reach_every_profile():
+    from robeval.core import site_pages
+
+    home = site_pages.home_profiles({"default": ["00_a", "01_b"], "paper": ["01_b"]}, "default")
+    assert 'href="ledger.html#profile=default"' in home and 'href="ledger.html#profile=paper"' in home
+    assert 'href="notebooks/00_a.html"' in home and 'href="notebooks/01_b.paper.html"' in home
+    claims = [
+        {"id": "T1 x", "verdict": "reproduced", "central": True, "description": "d" * 200},
+        {"id": "T2", "verdict": "inconclusive", "central": False, "part_of": ""},
+        {"id": "T2.iid", "verdict": "contradicted", "central": False, "part_of": "T2"},
+    ]
+    head = site_pages.page_head("01_b", "paper", claims, ["default", "paper"], "default")
+    assert '<a href="01_b.html">default</a>' in head and "<strong>paper</strong> (this page)" in head
+    assert "1 central claims (reproduced 1); all 2 counted rows: inconclusive 1, reproduced 1" in head
+    assert 'href="#claim-T1_x"' in head and "d" * 149 + "…" in head and "T2.iid" not in head
+    assert 'href="../ledger.html#profile=paper&amp;q=01_b"' in head
+
+
+def test_gallery_is_grouped_by_paper_in_figure_order(tmp_path):
+    from robeval.core import site_pages
+
+    manifest = [
+        {"figure": "mscr_table2a", "notebook": "01_x", "reproduces": "MSCR Table 2a"},
+        {"figure": "acr_fig11", "notebook": "08_z", "reproduces": "Sun et al. Fig. 11"},
+        {"figure": "mscr_fig6b", "notebook": "02_y", "reproduces": "MSCR Fig. 6b"},
+        {"figure": "claims_summary", "notebook": "robeval report", "reproduces": "the claims ledger"},
+        {"figure": "acr_fig2", "notebook": "08_z", "reproduces": "Sun et al. Fig. 2"},
+        {"figure": "mscr_fig10", "notebook": "01_x", "reproduces": "MSCR Fig. 10"},
+        {"figure": "mscr_fig6a", "notebook": "01_x", "reproduces": "MSCR Fig. 6a"},
+        {"figure": "mscr_figA1", "notebook": "01_x", "reproduces": "MSCR Fig. A.1"},
+    ]
+    page = site_pages.gallery(manifest, {}, tmp_path)
+    order = re.findall(r'id="fig-([^"]+)"', page)
+    assert order == [
+        "mscr_fig6a",
+        "mscr_fig6b",
+        "mscr_fig10",
+        "mscr_figA1",
+        "mscr_table2a",
+        "acr_fig2",
+        "acr_fig11",
+        "claims_summary",
+    ]
+    heads = [line for line in page.splitlines() if line.startswith("## ")]
+    assert heads[0].startswith("## Siedel") and heads[1].startswith("## ACR") and heads[-1] == "## The claims ledger"
+
+
+def test_code_is_folded_and_tables_scroll_inside_themselves():
+    from robeval.core import site_pages
+
+    page = (
+        '<div class="jp-Cell jp-MarkdownCell"><div class="jp-Cell-inputWrapper"><p>prose</p></div></div>'
+        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell" id="c1">\n<div class="jp-Cell-inputWrapper" tabindex="0">'
+        '<div class="jp-InputArea"><div><pre>x = 1</pre></div></div></div>'
+        '<div class="jp-Cell-outputWrapper"><table><tr><td><table><tr><td>1</td></tr></table></td></tr></table>'
+        "</div></div>"
+    )
+    folded, n = site_pages.fold_code(page)
+    assert n == 1 and folded.count("<details") == 1
+    assert '<details class="robeval-code"><summary>Show code</summary><div class="jp-Cell-inputWrapper"' in folded
+    assert '<pre>x = 1</pre></div></div></div></details><div class="jp-Cell-outputWrapper">' in folded
+    assert "<p>prose</p>" in folded.split("<details")[0]  # Markdown cells stay open
+    wrapped, k = site_pages.scroll_tables(folded)
+    assert k == 1 and wrapped.count('<div class="robeval-table-scroll"><table>') == 1
+    assert wrapped.count("</table></table>") == 0 and "</table></div>" in wrapped
+    assert wrapped.count("<div") == wrapped.count("</div>")
+
+
 def test_the_site_explorer_counts_the_rows_the_readme_counts():
     """One set of counts: the explorer's counted rows (no single readings), central, by paper and verdict, are the
     README's and the home page's table at the default profile."""
     from robeval.core import report
     from robeval.core.ledger import load_ledgers
 
-    records = site.ledger_records(load_ledgers("default"), {}, [])
+    records = []
+    for profile in ("default", "paper"):  # every executed profile's rows are on the site (issue 47, item 1)
+        records += site.ledger_records(load_ledgers(profile), {}, [], profile=profile)
     assert any(r["part_of"] for r in records), "the default ledgers hold readings rows (01's noise modes)"
-    for row in (r for r in report.front_counts() if r["profile"] == "default"):
-        mine = [r for r in records if r["paper"] == row["paper"] and r["central"] and not r["part_of"]]
+    for row in (r for r in report.front_counts() if r["profile"] in ("default", "paper")):
+        mine = [r for r in records if r["profile"] == row["profile"] and r["paper"] == row["paper"]]
+        mine = [r for r in mine if r["central"] and not r["part_of"]]
         assert len(mine) == row["central"], row["paper"]
         for verdict in report.FRONT_VERDICTS:
             assert sum(r["verdict"] == verdict for r in mine) == row[verdict], (row["paper"], verdict)
@@ -491,6 +583,10 @@ def smoke_site(tmp_path_factory):
     for entry in paths.ROOT.iterdir():
         if entry.name not in ("build", ".venv"):
             (root / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    stored = os.environ.get("ROBEVAL_SITE_SMOKE_BUILD")
+    if stored:  # opt-in: a build/smoke folder stored earlier (results and figures), copied instead of rerun
+        for sub in ("results", "figures"):
+            shutil.copytree(Path(stored) / sub, root / "build" / "smoke" / sub)
     mp = pytest.MonkeyPatch()
     mp.setenv("ROBEVAL_ROOT", str(root))  # for the module's tests too: they read the smoke results the site shows
     for path in notebook_paths(list(SITE_NOTEBOOKS)):
@@ -498,7 +594,11 @@ def smoke_site(tmp_path_factory):
             run_notebook(path, "smoke")
     out = tmp_path_factory.mktemp("site")
     t0 = time.perf_counter()
-    site_dir = site.build_site("smoke", only=list(SITE_NOTEBOOKS), site_dir=out / "site", work_dir=out / "work")
+    # beside smoke, the committed paper profile's ledgers of the same notebooks (issue 47, item 1: every executed
+    # profile on the site), replotted from results/paper as `make site` does
+    site_dir = site.build_site(
+        "smoke", only=list(SITE_NOTEBOOKS), site_dir=out / "site", work_dir=out / "work", also=("paper",)
+    )
     yield {"dir": site_dir, "seconds": time.perf_counter() - t0, "root": root}
     mp.undo()
 
@@ -581,9 +681,18 @@ def test_every_ledger_row_appears_and_its_links_resolve(smoke_site):
     root = smoke_site["dir"]
     data = json.loads((root / "assets" / "ledger.json").read_text())
     files = _ledger_files()
-    assert [(r["notebook"], r["id"], r["verdict"]) for r in data["rows"]] == [
+    assert data["profile"] == "smoke" and data["profiles"] == ["smoke", "paper"]
+    assert [(r["notebook"], r["id"], r["verdict"]) for r in data["rows"] if r["profile"] == "smoke"] == [
         (c["notebook"], c["id"], c["verdict"]) for c in files
     ]
+    # the paper profile's rows of the same notebooks, each opening its own notebook page (issue 47, item 1)
+    from robeval.core.ledger import load_ledgers
+
+    paper = [
+        (d["notebook"], c["id"]) for d in load_ledgers("paper") if d["notebook"] in SITE_NOTEBOOKS for c in d["claims"]
+    ]
+    assert [(r["notebook"], r["id"]) for r in data["rows"] if r["profile"] == "paper"] == paper
+    assert all(".paper.html#" in r["cell"] for r in data["rows"] if r["profile"] == "paper")
     pages: dict[Path, _Page] = {}
     with_figure = 0
     for r in data["rows"]:
@@ -850,7 +959,7 @@ def test_ledger_figure_links_land_on_their_figure_in_a_browser(served_site):
     driver, root = served_site["driver"], served_site["dir"]
     rows = json.loads((root / "assets" / "ledger.json").read_text())["rows"]
     order = re.findall(r'class="robeval-figure" id="fig-([^"]+)"', (root / "gallery.html").read_text())
-    linked = sorted({r["figure_name"] for r in rows if r["figure"]}, key=order.index)
+    linked = sorted({r["figure_name"] for r in rows if (r["figure"] or "").startswith("gallery")}, key=order.index)
     assert linked, "no ledger row links to a figure"
     for name in linked[-3:]:  # the figures furthest down the gallery have the most images above them (without
         # their stated size, each image arriving after the jump pushed the target down: #35)
@@ -978,3 +1087,104 @@ def test_cli_site_reports_a_bad_profile(capsys):
 
     assert main(["site", "--profile", "nope"]) == 2
     assert "Unknown profile 'nope'" in capsys.readouterr().err
+
+
+def test_site_check_finds_what_a_reader_would_meet(tmp_path):
+    """The non-browser reader check (issue 47, item 8) on a hand-made site: a dead link, a missing anchor, an image
+    without alt text, a table that widens its page and a profile whose ledger the home page does not link."""
+    from robeval.core.site_check import check_site, unscrolled_tables
+
+    (tmp_path / "assets").mkdir()
+    rows = [{"id": "a", "profile": "default"}, {"id": "b", "profile": "paper"}]
+    (tmp_path / "assets" / "ledger.json").write_text(
+        json.dumps({"profile": "default", "profiles": ["default", "paper"], "rows": rows})
+    )
+    (tmp_path / "ledger.html").write_text('<div id="ledger-app"></div>')
+    (tmp_path / "index.html").write_text(
+        '<a href="ledger.html#profile=default">d</a> <a href="gone.html">x</a> <a href="ledger.html#nope">y</a>'
+        '<img src="a.png"> <img src="b.png" alt="No description has been provided for this image">'
+        '<table><tr><td>wide</td></tr></table><div class="robeval-table-scroll"><table><tr><td><table></table></td></tr></table></div>'
+    )
+    problems = check_site(tmp_path)
+    assert "index.html: dead link gone.html" in problems
+    assert "index.html: link ledger.html#nope: no #nope on ledger.html" in problems
+    assert sum("without alt text" in p for p in problems) == 2
+    assert "index.html: 1 tables do not scroll inside themselves" in problems
+    assert "index.html does not link the ledger of profile paper" in problems and len(problems) == 6
+    assert unscrolled_tables('<div class="ledger-scroll"><table></table></div>') == 0
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_site_reads_as_a_reader_without_a_browser(smoke_site):
+    """Issue 47, items 1, 6 and 8 on the built smoke site (with the paper profile beside it): every internal link and
+    anchor resolves, every image has alt text, every table scrolls inside itself, the home page links every
+    profile's ledger; notebook pages open with their profile switch and verdicts, their code folded."""
+    from robeval.core.site_check import check_site
+
+    root = smoke_site["dir"]
+    assert check_site(root) == []
+    for nb in SITE_NOTEBOOKS:
+        for name in (f"{nb}.html", f"{nb}.paper.html"):
+            text = (root / "notebooks" / name).read_text(encoding="utf-8")
+            head = text.index("robeval-page-head")
+            assert head < text.index('class="jp-Cell jp-CodeCell'), f"{name}: the verdicts come after code"
+            assert "Verdicts at profile" in text[head : head + 3000]
+            assert text.count('<details class="robeval-code">') > 0, name
+            assert not re.search(r'jp-CodeCell[^>]*>\s*<div class="jp-Cell-inputWrapper"', text), (
+                f"{name}: code unfolded"
+            )
+    gallery = (root / "gallery.html").read_text(encoding="utf-8")
+    assert gallery.index("Scher") < gallery.index("ACR is a poor metric")  # grouped by paper, in the ledger's order
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_home_ledgers_and_pages_as_a_reader_at_1400_and_390_px(served_site):
+    """Issue 47, item 8: at 1400 px and on a phone (390 px) no table or other element sticks out of the text
+    column of the home page, the ledger page or a notebook page of each profile (wide tables scroll inside
+    themselves), every image has alt text, every link of the home page resolves, and every profile's ledger is one
+    click from the home page and shows that profile's rows."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, url = served_site["driver"], served_site["url"]
+    profiles = json.loads((served_site["dir"] / "assets" / "ledger.json").read_text())["profiles"]
+    pages = ["index.html", "ledger.html", "gallery.html"]
+    pages += [f"notebooks/{SITE_NOTEBOOKS[-1]}.html", f"notebooks/{SITE_NOTEBOOKS[-1]}.paper.html"]
+    try:
+        for width in (1400, 390):
+            driver.set_window_size(width, 900)
+            for page in pages:
+                driver.get(f"{url}/{page}")
+                WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+                if page == "ledger.html":
+                    WebDriverWait(driver, 30).until(
+                        lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready")
+                    )
+                res = driver.execute_script(_OVERFLOW_JS)
+                assert res["count"] == 0, f"{page} at {width} px: {res['count']} elements stick out: {res['over']}"
+                assert res["pageWidth"] <= res["viewWidth"], f"{page} at {width} px scrolls sideways: {res}"
+                no_alt = driver.execute_script(
+                    "return [...document.images].filter(i => !(i.getAttribute('alt') || '').trim()).length"
+                )
+                assert no_alt == 0, f"{page} at {width} px: {no_alt} images without alt text"
+        driver.set_window_size(1400, 900)
+        driver.get(f"{url}/index.html")
+        broken = driver.execute_script(
+            "return [...document.querySelectorAll('a[href]')].map(a => a.href)"
+            ".filter(h => h.startsWith(location.origin)).filter(h => {"
+            " const r = new XMLHttpRequest(); r.open('HEAD', h.split('#')[0], false); r.send(); return r.status !== 200; })"
+        )
+        assert not broken, broken
+        for profile in profiles:
+            driver.get(f"{url}/index.html")
+            link = driver.find_element(By.CSS_SELECTOR, f'a[href="ledger.html#profile={profile}"]')
+            driver.get(link.get_attribute("href"))
+            WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready"))
+            assert driver.find_element(By.ID, "filter-profile").get_attribute("value") == profile
+            assert int(driver.find_element(By.ID, "ledger-count").get_attribute("data-count")) > 0, profile
+            shown = driver.find_elements(By.CSS_SELECTOR, "#ledger-table tbody tr:not([hidden])")
+            assert shown and all(tr.get_attribute("data-profile") == profile for tr in shown[:20]), profile
+    finally:
+        driver.set_window_size(1280, 900)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# in order of size: smoke (CI), default (a laptop CPU), gpu (one GPU, about an hour for the image notebooks, on the
+# in order of size: smoke (CI), default (a laptop CPU), gpu (one GPU, the image notebooks only, on the
 # same CIFAR-10 subset as default; defined only where an experiment has a [gpu] table), paper (the published protocol)
 PROFILES = ("smoke", "default", "gpu", "paper")
 

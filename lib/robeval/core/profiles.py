@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterator, Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -312,3 +313,114 @@ def overview() -> pandas.DataFrame:
             values = {p: resolved[p].as_dict().get(key) if p in resolved else "—" for p in PROFILES}
             rows.append({"experiment": exp, "setting": key, **values})
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------ the table of profiles
+# What a profile is for and what it needs; its times come from the experiments' `estimate` strings and whether it
+# ran from the committed ledgers (profile_table), so that the README, the rerun page and docs/running.md cannot
+# disagree (issue 47, item 5).
+PROFILE_PURPOSE = {
+    "smoke": (
+        "CI's regression test: the whole pipeline on tiny sizes (a few images, runs and epochs); every replication "
+        "row *not comparable*",
+        "2 CPU cores",
+    ),
+    "default": (
+        "a laptop CPU: real data and decisive tests, scaled down where each notebook states (the CIFAR-10 subset "
+        "of 5000/1000 images, small CNNs, 3–24 runs instead of 10–1200)",
+        "2 CPU cores",
+    ),
+    "gpu": (
+        "the image notebooks only, sized for one GPU: ResNets on the `default` profile's CIFAR-10 subset, 10 runs "
+        "or seeds per variant; needs a CUDA GPU (H100/H200 class) with 16 CPU cores and torch built for CUDA",
+        "one H100/H200",
+    ),
+    "paper": (
+        "the published protocol, same code; notebooks 02, 03, 04 and 09 need GPUs and full CIFAR-10",
+        "2 CPU cores; GPU notebooks in H200-hours",
+    ),
+}
+# measured once for the whole command (the notebooks' own times are in their [default] estimates)
+REPRODUCE_WITH_VENV = "44.6 min for `make reproduce` with its virtual environment, from a fresh clone on 2026-11-27"
+PROFILES_START = "<!-- profiles:start (generated from the settings by `robeval report`; do not edit) -->"
+PROFILES_END = "<!-- profiles:end -->"
+
+_SECONDS = re.compile(r"measured (?:[\d.]+ min \((\d+) s\)|(\d+) s)")
+_COST = (
+    re.compile(r"~?[\d.,]+ H200-hours"),
+    re.compile(r"[\d.,]+ core-hours"),
+    re.compile(r"(?:measured |estimate: )~?[\d.]+ (?:min|s)\b"),
+)
+
+
+def notebook_cost(experiment: str, profile: str) -> str:
+    """The headline cost of ``experiment`` under ``profile`` read from its ``estimate``: H200-hours, else
+    core-hours, else the measured or estimated minutes or seconds ("" when it states none)."""
+    text = str(load_table(experiment).get(profile, {}).get("estimate", ""))
+    for pattern in _COST:
+        m = pattern.search(text)
+        if m:
+            return m.group().replace("measured ", "").replace("estimate: ", "")
+    return ""
+
+
+def measured_seconds(experiment: str, profile: str = "default") -> int | None:
+    """The measured seconds of ``experiment``'s notebook under ``profile`` (its ``estimate``: "measured 6.1 min
+    (367 s)" or "measured 14 s"), or None when it states no measurement."""
+    m = _SECONDS.search(str(load_table(experiment).get(profile, {}).get("estimate", "")))
+    return int(m.group(1) or m.group(2)) if m else None
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
+
+
+def profile_table(executed: Mapping[str, list[str]] | None = None) -> str:
+    """The Markdown table of the profiles: the command, what it scales down, its time on named hardware and
+    whether it ran here. ``executed``: per profile the notebooks with a committed ledger (default: read from
+    ``results/<profile>/claims``)."""
+    from robeval.core.paths import RESULTS_DIR
+
+    by_nb = {str(load_table(e).get("meta", {}).get("notebook", e)): e for e in experiments()}
+    order = sorted(by_nb)
+    if executed is None:
+        executed = {p: sorted(f.stem for f in (RESULTS_DIR / p / "claims").glob("*.json")) for p in PROFILES}
+    rows = [
+        "| profile | command | what it scales down | time (hardware) | executed here |",
+        "|---|---|---|---|---|",
+    ]
+    for profile in PROFILES:
+        purpose, hardware = PROFILE_PURPOSE[profile]
+        defined = [nb for nb in order if defines(by_nb[nb], profile)]
+        ran = [nb for nb in defined if nb in executed.get(profile, [])]
+        if profile == "default":
+            secs = {nb[:2]: measured_seconds(by_nb[nb]) for nb in defined}
+            total = sum(s for s in secs.values() if s)
+            per = ", ".join(f"{k} {_minutes(s)}" for k, s in secs.items() if s)
+            time = f"**measured {_minutes(total)}** ({total} s) on {hardware} for the {len(defined)} notebooks ({per}); {REPRODUCE_WITH_VENV}"
+        elif profile == "gpu":
+            mins = {nb[:2]: notebook_cost(by_nb[nb], profile) for nb in defined}
+            total = sum(float(re.sub(r"[^\d.]", "", v)) for v in mins.values() if v)
+            per = ", ".join(f"{k} {v}" for k, v in mins.items())
+            time = f"**estimated ~{total:.0f} min** on {hardware} for {', '.join(mins)} ({per}): extrapolated from units measured on an H200, not yet measured"
+        elif profile == "smoke":
+            time = f"≤ 3 min per notebook on {hardware} (CI's budget)"
+        else:
+            per = ", ".join(f"{nb[:2]} {notebook_cost(by_nb[nb], profile)}" for nb in defined)
+            time = f"per notebook ({hardware}): {per}"
+        if profile == "smoke":
+            status = "in CI only (`make test`; results in build/smoke, not committed)"
+        elif not ran:
+            status = f"no (defined for {', '.join(nb[:2] for nb in defined)})"
+        elif len(ran) == len(defined):
+            status = f"yes: all {len(ran)} notebooks (`results/{profile}/`)"
+        else:
+            status = f"notebooks {', '.join(nb[:2] for nb in ran)} of {len(defined)} (`results/{profile}/`)"
+        command = f"`make reproduce PROFILE={profile}`" if profile != "default" else "`make reproduce`"
+        rows.append(f"| `{profile}` | {command} | {purpose} | {time} | {status} |")
+    return "\n".join(rows) + "\n"
+
+
+def profile_block(executed: Mapping[str, list[str]] | None = None) -> str:
+    """:func:`profile_table` between its markers, as the README and docs/running.md hold it."""
+    return f"{PROFILES_START}\n{profile_table(executed)}{PROFILES_END}"

@@ -318,7 +318,8 @@ def figures_report(profile: str, path=None) -> str:
         "|---|---|---|---|---|",
     ]
     for e in entries:
-        link = f"[{e['figure']}]({_relative_link(fig_dir / e['files'][0], profile)})"
+        shown = published_figure(fig_dir / f"{e['figure']}.png", profile)
+        link = f"[{e['figure']}]({_relative_link(shown, profile)})"
         lines.append(
             f"| {link} | {_fmt(e['reproduces'])} | {_fmt(e['notebook'])} | `{e['data_from']}` | `{e['plotted_by']}` |"
         )
@@ -332,21 +333,37 @@ def figures_report(profile: str, path=None) -> str:
 
 
 def _chart_line(chart, profile: str) -> str:
-    """An image link to the summary chart when it lies in the committed tree; under ``build/`` (the paper
-    profile's figures are build output) a sentence saying how to draw it, so the ledger has no dead link."""
+    """An image link to the summary chart: the committed copy (:func:`published_figure`) when the chart is build
+    output of a profile whose results are committed; a sentence saying how to draw it when neither exists."""
     from pathlib import Path
 
-    from robeval.core.paths import BUILD_DIR, ROOT
-
-    chart, build = Path(chart).resolve(), Path(BUILD_DIR).resolve()
-    if chart.is_relative_to(build) and not results_dir(profile).resolve().is_relative_to(build):
-        root = Path(ROOT).resolve()
-        where = chart.relative_to(root).as_posix() if chart.is_relative_to(root) else str(chart)
-        return (
-            f"The chart of these counts is build output, not committed: `make report PROFILE={profile}` "
-            f"draws it to `{where}`."
-        )
+    chart = published_figure(chart, profile)
+    if not Path(chart).is_file():
+        return f"The chart of these counts is not drawn yet: `make report PROFILE={profile}` draws it."
     return f"![verdicts per paper]({_relative_link(chart, profile)})"
+
+
+def published_figure(path, profile: str):
+    """Where the committed tree shows figure ``path`` of ``profile``: ``path`` itself, unless it is build output
+    (``build/<profile>/figures``, the ``paper`` and ``gpu`` profiles) while the profile's results are committed
+    (``results/<profile>``); then its PNG is copied beside the figure manifest (``results/<profile>/figures/``)
+    and the copy is returned, so that FIGURES.md and CLAIMS.md link files a clone has (issue 47). A copy is
+    written only when it differs; a figure not drawn yet returns the copy's path when a copy exists."""
+    import shutil
+    from pathlib import Path
+
+    from robeval.core.paths import BUILD_DIR
+    from robeval.core.plotting import manifest_dir
+
+    path, build = Path(path), Path(BUILD_DIR).resolve()
+    if not path.resolve().is_relative_to(build) or results_dir(profile).resolve().is_relative_to(build):
+        return path
+    copy = manifest_dir(profile) / path.with_suffix(".png").name
+    source = path.with_suffix(".png")
+    if source.is_file() and (not copy.is_file() or copy.read_bytes() != source.read_bytes()):
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, copy)
+    return copy if copy.is_file() or not source.is_file() else path
 
 
 def _relative_link(target, profile: str) -> str:
@@ -473,6 +490,26 @@ def update_readme(profile: str = "default", path=None) -> bool:
                 atomic_write_text(index, new)
         if profile == "default":
             _replace_block(paths.ROOT / "docs" / "results.md", readme_block(profile))
+        update_profile_tables()
+    return changed
+
+
+def update_profile_tables() -> list:
+    """Regenerate the table of profiles (:func:`robeval.core.profiles.profile_block`) between its markers in the
+    README and ``docs/running.md`` (the site's rerun page); returns the files that changed."""
+    from robeval.core import paths
+    from robeval.core.profiles import PROFILES_END, PROFILES_START, profile_block
+
+    block, changed = profile_block(), []
+    for path in (paths.ROOT / "README.md", paths.ROOT / "docs" / "running.md"):
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if PROFILES_START not in text or PROFILES_END not in text:
+            continue
+        head, rest = text.split(PROFILES_START, 1)
+        new = head + block + rest.split(PROFILES_END, 1)[1]
+        if new != text:
+            atomic_write_text(path, new)
+            changed.append(path)
     return changed
 
 

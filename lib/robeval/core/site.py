@@ -33,6 +33,11 @@ from robeval.core.ledger_view import CSS_CLASS as INDEX_CLASS
 from robeval.core.ledger_view import reason, short_index
 from robeval.core.paths import check_profile
 from robeval.core.report import format_value
+from robeval.core.site_pages import PRIMARY, build_stamp, example_filter, page_name, png_size, rerun_note
+from robeval.core.site_pages import gallery as _gallery
+from robeval.core.site_pages import ledger_csv as _ledger_csv
+
+__all__ = ["build_site", "build_stamp", "example_filter", "png_size", "rerun_note", "_gallery", "_ledger_csv"]
 
 EVIDENCE_CLASSES = ("replication", "scaled replication", "reanalysis", "derivation", "environment")
 LEDGER_JSON = "assets/ledger.json"
@@ -277,7 +282,7 @@ def tidy_sections(nb, emptied: dict[str, str]) -> list[str]:
     return removed
 
 
-def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
+def annotate_notebook(nb, claims: list[dict], manifest: list[dict], gallery: bool = True) -> dict:
     """Add anchors to an executed notebook (in place) and return what each claim and figure links to.
 
     * each heading cell gets ``<a id="cell-<i>">`` (``i``: its index before annotation);
@@ -288,7 +293,8 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
       ``claims-ledger`` and the short index of its rows (:func:`robeval.core.ledger_view.short_index`), each row
       with the anchor :func:`claim_anchor`; the index that cell displayed itself is dropped.
 
-    The figure of a manifest entry is found by :func:`figure_cell`.
+    The figure of a manifest entry is found by :func:`figure_cell`. ``gallery=False`` (a page of a profile other
+    than the one the gallery shows) leaves out the figures' links to the gallery.
 
     Returns
     -------
@@ -323,8 +329,8 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict]) -> dict:
         before.setdefault(hit, []).append(
             nbformat.v4.new_markdown_cell(
                 f'<a id="fig-{_attr(name)}"></a>\n\n**Figure `{name}`** — reproduces {entry.get("reproduces", "")}; '
-                f"data computed by `{entry.get('data_from', '')}`, drawn by `{entry.get('plotted_by', '')}` "
-                f"([gallery](../gallery.html#fig-{name}))."
+                f"data computed by `{entry.get('data_from', '')}`, drawn by `{entry.get('plotted_by', '')}`"
+                + (f" ([gallery](../gallery.html#fig-{name}))." if gallery else ".")
             )
         )
     save_cell = next(
@@ -371,11 +377,15 @@ def _claims_table(claims: list[dict], links: dict) -> str:
     )
 
 
-def ledger_records(ledgers: list[dict], links: dict, manifest: list[dict]) -> list[dict]:
+def ledger_records(
+    ledgers: list[dict], links: dict, manifest: list[dict], profile: str = PRIMARY, primary: str = PRIMARY
+) -> list[dict]:
     """One flat record per ledger row for ``assets/ledger.json``, with the pages it links to.
 
-    ``ledgers``: dicts as :func:`robeval.core.ledger.load_ledgers` returns; ``links``: per notebook, the result
-    of :func:`annotate_notebook`. The new row fields ``evidence`` and ``unit`` are read when present.
+    ``ledgers``: dicts as :func:`robeval.core.ledger.load_ledgers` returns, of ``profile``; ``links``: per
+    notebook, the result of :func:`annotate_notebook`. The new row fields ``evidence`` and ``unit`` are read when
+    present. Rows of a profile other than the site's ``primary`` link their notebook pages of that profile
+    (:func:`robeval.core.site_pages.page_name`) and show their figures there (the gallery holds the primary's).
     """
     from robeval.core.ledger import PAPERS
 
@@ -387,9 +397,15 @@ def ledger_records(ledgers: list[dict], links: dict, manifest: list[dict]) -> li
         for c in led["claims"]:
             link = nb_links["claims"].get(c["id"], {})
             fig = link.get("figure") or figure_for_claim(c, manifest)
-            page = f"notebooks/{nb}.html"
+            fig = fig if fig and fig in figures else None
+            page = "notebooks/" + page_name(nb, profile, primary).replace(".ipynb", ".html")
+            if fig and profile != primary:
+                fig_link = f"{page}#fig-{fig}" if fig in nb_links["figures"] else None
+            else:
+                fig_link = f"gallery.html#fig-{fig}" if fig else None
             out.append(
                 {
+                    "profile": profile,
                     "id": c["id"],
                     "notebook": nb,
                     "paper": c.get("paper", led.get("paper")),
@@ -413,8 +429,8 @@ def ledger_records(ledgers: list[dict], links: dict, manifest: list[dict]) -> li
                     "note": c.get("note") or "",
                     "cell": f"{page}#{claim_anchor(c['id'])}",
                     "section": f"{page}#{link['section']}" if link.get("section") else None,
-                    "figure": f"gallery.html#fig-{fig}" if fig and fig in figures else None,
-                    "figure_name": fig if fig and fig in figures else None,
+                    "figure": fig_link,
+                    "figure_name": fig if fig_link else None,
                 }
             )
     return out
@@ -449,14 +465,25 @@ def _install_mathjax(src: Path) -> str:
 MAX_TOP_NAV = 8  # top-level items of the site's navigation bar (issue 47, item 6: one row at 1400 px)
 
 
-def site_nav(guides: list, notebooks: list[str]) -> list:
+def site_nav(guides: list, notebooks, primary: str = PRIMARY) -> list:
     """The site's navigation: ``mkdocs.yml``'s (reader pages first, developer pages in one section) with the
     claims ledger, the notebooks and the figure gallery after its "Results" section (after "Home" when it has
-    none). "Rerun it" stays the one page ``running.md``: the site's note on its stored results opens it
-    (:func:`rerun_note`). ValueError when the result has more than :data:`MAX_TOP_NAV` top-level items."""
+    none). ``notebooks``: the notebook names, or ``{profile: names}`` for a site of several profiles (then the
+    "Notebooks" menu holds one section per profile, ``primary`` first). "Rerun it" stays the one page
+    ``running.md``: the site's note on its stored results opens it (:func:`rerun_note`). ValueError when the
+    result has more than :data:`MAX_TOP_NAV` top-level items."""
+    if isinstance(notebooks, dict) and len(notebooks) == 1:
+        primary, notebooks = next(iter(notebooks.items()))
+    if isinstance(notebooks, dict):
+        pages = [
+            {f"Profile {p}": [f"notebooks/{page_name(nb, p, primary)}" for nb in names]}
+            for p, names in notebooks.items()
+        ]
+    else:
+        pages = [f"notebooks/{nb}.ipynb" for nb in notebooks]
     site_pages = [
         {"Claims ledger": "ledger.md"},
-        {"Notebooks": [f"notebooks/{nb}.ipynb" for nb in notebooks]},
+        {"Notebooks": pages},
         {"Figure gallery": "gallery.md"},
     ]
     names = [next(iter(item)) if isinstance(item, dict) else item for item in guides]
@@ -471,7 +498,7 @@ def site_nav(guides: list, notebooks: list[str]) -> list:
 
 
 def _mkdocs_config(
-    src: Path, site_dir: Path, notebooks: list[str], mathjax_url: str = MATHJAX_URL, stamp: str = ""
+    src: Path, site_dir: Path, notebooks, mathjax_url: str = MATHJAX_URL, stamp: str = "", primary: str = PRIMARY
 ) -> Path:
     """The site's mkdocs config: the project's ``mkdocs.yml`` plus the notebook, ledger and gallery pages
     (:func:`site_nav`) and the mkdocs-jupyter plugin."""
@@ -481,7 +508,7 @@ def _mkdocs_config(
     cfg["docs_dir"] = str(src)
     cfg["site_dir"] = str(site_dir)
     cfg["use_directory_urls"] = False  # pages are plain .html files: links work from a file browser too
-    cfg["nav"] = site_nav(cfg.get("nav", []), notebooks)
+    cfg["nav"] = site_nav(cfg.get("nav", []), notebooks, primary)
     plugins = []
     for p in cfg.get("plugins", []):
         if isinstance(p, dict) and "mkdocstrings" in p:
@@ -518,164 +545,54 @@ def _mkdocs_config(
     return out
 
 
-def png_size(path) -> tuple[int, int]:
-    """(width, height) in pixels of a PNG file, read from its header."""
-    head = Path(path).read_bytes()[:24]
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        raise ValueError(f"{path} is not a PNG file (no PNG signature and IHDR header).")
-    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+def executed_profiles(exclude=("smoke",)) -> list[str]:
+    """The profiles with stored ledgers in the committed results (``results/<profile>/claims``), in
+    :data:`robeval.core.paths.PROFILES` order; ``smoke`` (build output of CI) left out."""
+    from robeval.core.paths import PROFILES, RESULTS_DIR
+
+    return [p for p in PROFILES if p not in exclude and any((RESULTS_DIR / p / "claims").glob("*.json"))]
 
 
-def _gallery(manifest: list[dict], links: dict, figures: Path | None = None) -> str:
-    """The gallery page. Each image states its size (from the PNG in ``figures``), so that the browser reserves
-    its box before a lazily loaded image arrives and a link to ``#fig-<name>`` still lands on that figure."""
-    lines = [
-        "# Figure gallery",
-        "",
-        "Every figure of the figure manifest (`robeval.core.plotting.savefig` writes it): the paper figure it "
-        "reproduces, the notebook cell that draws it, the library function that computed its data and the one "
-        "that draws it. Click a figure for the full-size PNG.",
-        "",
-    ]
-    for e in manifest:
-        name = e["figure"]
-        nb = e.get("notebook") or ""
-        anchor = links.get(nb, {}).get("figures", {}).get(name)
-        png = Path(figures) / f"{name}.png" if figures is not None else None
-        size = ' width="{}" height="{}"'.format(*png_size(png)) if png is not None and png.is_file() else ""
-        if nb in links:
-            # links to the sources: mkdocs rewrites them to the built pages (and checks them)
-            where = f"[{nb}](notebooks/{nb}.ipynb{'#' + anchor if anchor else ''})"
-        else:
-            where = f"{nb} ([claims ledger](ledger.md))"
-        lines += [
-            f'<div class="robeval-figure" id="fig-{_attr(name)}" markdown="1">',
-            "",
-            f"### {name}",
-            "",
-            f'<a href="figures/{name}.png"><img src="figures/{name}.png" alt="{_attr(figure_alt(e))}"{size} '
-            'loading="lazy"></a>',
-            "",
-            f"**Reproduces** {e.get('reproduces', '')} · **notebook** {where} · "
-            f"**data computed by** `{e.get('data_from', '')}` · **drawn by** `{e.get('plotted_by', '')}`",
-            "",
-            "</div>",
-            "",
-        ]
-    return "\n".join(lines)
-
-
-_LEDGER_PAGE = """# Claims ledger
-
-Every statement of the four papers that the notebooks test, one row each (profile `{profile}`). Filter by paper,
-verdict, evidence class and central claims, or search the text; **cell** opens the row on the notebook page,
-under the cell that recorded it, **section** the notebook section holding its evidence, and **figure** the figure
-that shows it. The rows come from `results/{profile}/claims/*.json` (as [`assets/ledger.json`](assets/ledger.json)
-and [`assets/ledger.csv`](assets/ledger.csv), one row per line, for a spreadsheet). A filter can be linked:
-<a href="ledger.html#{example}"><code>ledger.html#{example}</code></a> ({example_rows} rows).
-
-<div id="ledger-app" data-src="assets/ledger.json">
-<noscript>The interactive table needs JavaScript; the same rows are in results/CLAIMS.md.</noscript>
-</div>
-"""
-
-_RERUN_NOTE = """
-> **This website shows stored results.** Its pages show the **stored** results of profile `{profile}`: `make site`
-> ran every notebook without its compute cells (`robeval run --replot`), so nothing was recomputed. The commands
-> below recompute them; `make site` (with `PROFILE=...` for another profile) builds this website into `build/site`.
->
-> **Binder**: `binder/` holds the environment. Binder needs the repository's public GitHub address, which does not
-> exist until the compendium is published; to be filled in then: the Binder link of that repository, opened on
-> `notebooks/` with the *Python (robeval)* kernel (the `smoke` profile fits Binder's limits).
->
-> **Publishing**: the GitHub Pages workflow `.github/workflows/site.yml` builds and publishes this site on every push
-> to `main`; by hand, `make site && make site-deploy` pushes `build/site` to the `gh-pages` branch.
-"""
-
-
-def rerun_note(running_md: str, profile: str) -> str:
-    """``docs/running.md`` as the site's one "Rerun it" page: the note on what the site shows (its stored results
-    of ``profile``, Binder, publishing) right below the page's title."""
-    head, sep, rest = running_md.partition("\n")
-    if not head.startswith("# "):
-        raise ValueError("docs/running.md must open with its '# ' title line.")
-    return head + sep + _RERUN_NOTE.format(profile=profile) + rest
-
-
-def build_stamp(profile: str) -> str:
-    """What every page says it was built from: the profile, the checkout's commit (``git rev-parse``; "a checkout
-    without git history" when there is none) and the build's date (UTC)."""
-    import datetime
-    import subprocess
-
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"], cwd=project.ROOT, capture_output=True, text=True, timeout=10
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return f"Built from commit {commit or '(a checkout without git history)'} on {when}, profile {profile}."
-
-
-def _ledger_csv(records: list[dict], path: Path) -> None:
-    """The ledger rows of the site as CSV (one row per claim, the columns of ``assets/ledger.json``)."""
-    import pandas as pd
-
-    frame = pd.DataFrame(records)
-    for col in frame.columns:  # lists and dicts (links, intervals) as JSON text: one cell each
-        if frame[col].map(lambda v: isinstance(v, (list, dict))).any():
-            frame[col] = frame[col].map(lambda v: json.dumps(v) if isinstance(v, (list, dict)) else v)
-    frame.to_csv(path, index=False)
-
-
-def example_filter(records: list[dict]) -> tuple[str, int]:
-    """A filter of the ledger page worth linking as its example: the paper and decided verdict with the most rows
-    (contradicted and erratum first), and how many rows it shows; never one that shows none."""
-    from collections import Counter
-
-    counts = Counter((r.get("paper"), r.get("verdict")) for r in records if not r.get("part_of"))  # counted rows
-    for verdicts in (("contradicted", "erratum"), ("reproduced", "consistency"), tuple({v for _, v in counts})):
-        found = [(n, k) for k, n in counts.items() if k[1] in verdicts and n > 0]
-        if found:
-            n, (paper, verdict) = max(found, key=lambda t: (t[0], str(t[1])))
-            return f"paper={paper}&verdict={verdict.replace(' ', '%20')}", n
-    return "", 0
-
-
-def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None, execute: bool = True) -> Path:
-    """Build the static website of ``profile`` from its stored results; returns the site folder.
+def build_site(
+    profile: str = "default", only=None, site_dir=None, work_dir=None, execute: bool = True, also=None
+) -> Path:
+    """Build the static website of ``profile`` (and of the profiles ``also``) from stored results; returns the
+    site folder.
 
     Parameters
     ----------
     profile : str
-        smoke, default, gpu or paper: whose stored results (ledgers, figure manifest, result files) are shown.
+        smoke, default, gpu or paper: the profile the site opens on (its notebook pages, gallery and ledger filter).
     only : str or list of str, optional
         Notebooks to include (numbers or names, as ``robeval run --only``); default all with a stored ledger.
     site_dir, work_dir : path, optional
         Output (default ``build/site``) and scratch folder (default ``build/site-src/<profile>``).
     execute : bool
         False reuses the executed copies already in ``work_dir/executed`` (a restyle of the site only).
+    also : list of str, optional
+        Further profiles shown beside ``profile``: their notebook pages (``notebooks/<nb>.<profile>.html``, of the
+        chosen notebooks they hold a ledger for) and their ledger rows under the ledger page's profile filter.
+        Default: every other executed profile (:func:`executed_profiles`); ``()`` for one profile only.
 
     Raises
     ------
     FileNotFoundError
         A chosen notebook has no stored ledger in the profile (run it first: ``make reproduce``).
     """
-    import nbformat
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     from robeval.core.ledger import load_ledgers
     from robeval.core.notebooks import notebook_paths
-    from robeval.core.paths import figures_dir, results_dir
-    from robeval.core.plotting import load_manifest
+    from robeval.core.paths import results_dir
+    from robeval.core.site_pages import home_profiles, ledger_page
 
     check_profile(profile)
     if not isinstance(execute, bool):
         raise TypeError(f"execute must be True or False, got {type(execute).__name__}.")
     from robeval.core.io import check_output_folder
 
+    also = [p for p in executed_profiles() if p != profile] if also is None else [check_profile(p) for p in also]
     site_dir = check_output_folder(
         site_dir if site_dir is not None else project.BUILD_DIR / "site", "site_dir (--site-dir)"
     )
@@ -690,50 +607,104 @@ def build_site(profile: str = "default", only=None, site_dir=None, work_dir=None
             f"No stored ledger of profile {profile!r} for {missing or 'any notebook'} in "
             f"{results_dir(profile) / 'claims'}; run them first (`make reproduce PROFILE={profile}`)."
         )
-    names = [p.stem for p in chosen]
-    manifest = [e for e in load_manifest(profile) if e.get("notebook") in names or e.get("notebook") not in stored]
-    manifest = [e for e in manifest if (figures_dir(profile) / f"{e['figure']}.png").is_file()]
-    executed = _execute(profile, chosen, work) if execute else {n: work / "executed" / f"{n}.ipynb" for n in names}
-    manifest = [_with_fresh_caption(e, work / "figures" / "manifest") for e in manifest]
-
     src = work / "docs"
     if src.exists():
         shutil.rmtree(src)
     shutil.copytree(project.ROOT / "docs", src)
-    (src / "notebooks").mkdir()
-    (src / "assets").mkdir()
-    (src / "figures").mkdir()
-    links = {}
-    sources = {p.stem: p for p in chosen}
-    for nb_name in names:
-        nb = nbformat.read(executed[nb_name], as_version=4)
-        hide_injected_parameters(nb)
-        tidy_sections(nb, compute_only_sections(nbformat.read(sources[nb_name], as_version=4)))
-        rebuilt = work / "claims" / f"{nb_name}.json"
-        recorded = json.loads(rebuilt.read_text())["claims"] if rebuilt.is_file() else stored[nb_name]["claims"]
-        nb_manifest = [e for e in manifest if e.get("notebook") == nb_name]
-        links[nb_name] = annotate_notebook(nb, recorded, nb_manifest)
-        nbformat.write(nb, src / "notebooks" / f"{nb_name}.ipynb")
-    for e in manifest:  # the replotted figure when this build drew it, else the stored one
-        fresh = work / "figures" / f"{e['figure']}.png"
-        shutil.copy(fresh if fresh.is_file() else figures_dir(profile) / f"{e['figure']}.png", src / "figures")
-    records = ledger_records([stored[n] for n in names], links, manifest)
-    (src / LEDGER_JSON).write_text(json.dumps({"profile": profile, "rows": records}, indent=0), encoding="utf-8")
+    for sub in ("notebooks", "assets", "figures"):
+        (src / sub).mkdir()
+    shown: dict[str, list[str]] = {profile: [p.stem for p in chosen]}
+    for other in also:
+        held = {led["notebook"] for led in load_ledgers(other)}
+        if any(p.stem in held for p in chosen):
+            shown[other] = [p.stem for p in chosen if p.stem in held]
+    records, manifest, links = [], [], {}
+    for p, names in shown.items():
+        part = _profile_pages(p, [c for c in chosen if c.stem in names], work, src, execute, profile, shown)
+        records += part["records"]
+        if p == profile:
+            manifest, links = part["manifest"], part["links"]
+    (src / LEDGER_JSON).write_text(
+        json.dumps({"profile": profile, "profiles": list(shown), "rows": records}, indent=0), encoding="utf-8"
+    )
     assets = Path(__file__).with_name("site_assets")
     for f in ("ledger.js", "site.css"):
         shutil.copy(assets / f, src / "assets" / f)
     _ledger_csv(records, src / LEDGER_CSV)
-    example, example_rows = example_filter(records)
-    (src / "ledger.md").write_text(
-        _LEDGER_PAGE.format(profile=profile, example=example, example_rows=example_rows), encoding="utf-8"
-    )
-    (src / "gallery.md").write_text(_gallery(manifest, links, src / "figures"), encoding="utf-8")
+    (src / "ledger.md").write_text(ledger_page(records, profile, list(shown)), encoding="utf-8")
+    (src / "gallery.md").write_text(_gallery(manifest, links, src / "figures", profile), encoding="utf-8")
     running = src / "running.md"
-    running.write_text(rerun_note(running.read_text(encoding="utf-8"), profile), encoding="utf-8")
-    config = _mkdocs_config(src, site_dir, names, mathjax_url=_install_mathjax(src), stamp=build_stamp(profile))
+    running.write_text(rerun_note(running.read_text(encoding="utf-8"), profile, tuple(shown)[1:]), encoding="utf-8")
+    home = src / "index.md"
+    text = home.read_text(encoding="utf-8")
+    mark = "<!-- claims:end -->"
+    at = text.index(mark) + len(mark) if mark in text else len(text)
+    home.write_text(text[:at] + "\n\n" + home_profiles(shown, profile) + text[at:], encoding="utf-8")
+    config = _mkdocs_config(
+        src, site_dir, shown, mathjax_url=_install_mathjax(src), stamp=build_stamp(profile), primary=profile
+    )
     build(load_config(str(config)))
     _letter_first_ids(site_dir)
+    _reader_passes(site_dir)
     return site_dir
+
+
+def _profile_pages(profile, chosen, work, src, execute, primary, shown) -> dict:
+    """The notebook pages of ``profile`` (replotted into ``work``, or ``work/<profile>`` for a profile other than
+    the site's ``primary``), written into the site's sources ``src``: annotated, opened by their page head; the
+    primary profile's figures go to ``src/figures`` for the gallery. Returns its ledger records, manifest and
+    links."""
+    import nbformat
+
+    from robeval.core.ledger import load_ledgers
+    from robeval.core.paths import figures_dir
+    from robeval.core.plotting import load_manifest
+    from robeval.core.site_pages import page_head
+
+    here = work if profile == primary else work / profile
+    stored = {led["notebook"]: led for led in load_ledgers(profile)}
+    names = [p.stem for p in chosen]
+    manifest = [e for e in load_manifest(profile) if e.get("notebook") in names or e.get("notebook") not in stored]
+    manifest = [e for e in manifest if (figures_dir(profile) / f"{e['figure']}.png").is_file()]
+    executed = _execute(profile, chosen, here) if execute else {n: here / "executed" / f"{n}.ipynb" for n in names}
+    manifest = [_with_fresh_caption(e, here / "figures" / "manifest") for e in manifest]
+    links = {}
+    for path in chosen:
+        nb_name = path.stem
+        nb = nbformat.read(executed[nb_name], as_version=4)
+        hide_injected_parameters(nb)
+        tidy_sections(nb, compute_only_sections(nbformat.read(path, as_version=4)))
+        rebuilt = here / "claims" / f"{nb_name}.json"
+        recorded = json.loads(rebuilt.read_text())["claims"] if rebuilt.is_file() else stored[nb_name]["claims"]
+        nb_manifest = [e for e in manifest if e.get("notebook") == nb_name]
+        links[nb_name] = annotate_notebook(nb, recorded, nb_manifest, gallery=profile == primary)
+        title = next((i for i, c in enumerate(nb.cells) if _heading(c)), -1)
+        holders = [p for p, held in shown.items() if nb_name in held]
+        head = page_head(nb_name, profile, recorded, holders, primary)
+        nb.cells.insert(title + 1, nbformat.v4.new_markdown_cell(head))
+        nbformat.write(nb, src / "notebooks" / page_name(nb_name, profile, primary))
+    if profile == primary:
+        for e in manifest:  # the replotted figure when this build drew it, else the stored one
+            fresh = here / "figures" / f"{e['figure']}.png"
+            shutil.copy(fresh if fresh.is_file() else figures_dir(profile) / f"{e['figure']}.png", src / "figures")
+    records = ledger_records([stored[n] for n in names], links, manifest, profile=profile, primary=primary)
+    return {"records": records, "manifest": manifest, "links": links}
+
+
+def _reader_passes(site_dir: Path) -> None:
+    """The built pages made readable (issue 47, item 6): every notebook page's code folded
+    (:func:`robeval.core.site_pages.fold_code`), every page's tables scrolling inside themselves
+    (:func:`robeval.core.site_pages.scroll_tables`)."""
+    from robeval.core.site_pages import fold_code, scroll_tables
+
+    for page in Path(site_dir).rglob("*.html"):
+        if "mathjax" in page.parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        fixed = fold_code(text)[0] if page.parent.name == "notebooks" else text
+        fixed = scroll_tables(fixed)[0]
+        if fixed != text:
+            page.write_text(fixed, encoding="utf-8")
 
 
 def _with_fresh_caption(entry: dict, fresh_dir: Path) -> dict:

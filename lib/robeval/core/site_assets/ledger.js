@@ -4,6 +4,8 @@
 (function () {
   "use strict";
   var FILTERS = [
+    // every executed profile's rows (issue 47, item 1); the page opens on the site's own profile
+    ["profile", "profile", function (r) { return r.profile || ""; }],
     ["paper", "paper", function (r) { return r.paper; }],
     ["verdict", "verdict", function (r) { return r.verdict; }],
     ["evidence", "evidence class", function (r) { return r.evidence || ""; }],
@@ -39,6 +41,8 @@
 
   function render(app, data) {
     var rows = data.rows;
+    if (data.profile) DEFAULTS.profile = data.profile;
+    var several = (data.profiles || []).length > 1;
     var controls = el("div", { class: "ledger-controls" });
     var selects = {};
     FILTERS.forEach(function (f) {
@@ -78,9 +82,9 @@
     var tbody = el("tbody");
     table.appendChild(tbody);
     var trs = rows.map(function (r) {
-      var tr = el("tr", { "data-verdict": r.verdict, "data-paper": r.paper });
+      var tr = el("tr", { "data-verdict": r.verdict, "data-paper": r.paper, "data-profile": r.profile || "" });
       var idCell = el("td");
-      idCell.appendChild(el("span", { class: "ledger-nb" }, r.notebook));
+      idCell.appendChild(el("span", { class: "ledger-nb" }, r.notebook + (several ? " · " + r.profile : "")));
       idCell.appendChild(el("br"));
       idCell.appendChild(el("code", {}, r.id));
       if (r.central) idCell.appendChild(el("span", { class: "ledger-central", title: "central claim" }, " ★"));
@@ -113,6 +117,9 @@
       var q = search.value.trim().toLowerCase();
       var shown = 0;
       var state = [];
+      var profile = selects.profile.value;
+      var counted = rows.filter(function (r) { return !r.part_of && (!profile || r.profile === profile); }).length;
+      var readings = rows.filter(function (r) { return r.part_of && (!profile || r.profile === profile); }).length;
       trs.forEach(function (tr) {
         var ok = FILTERS.every(function (f) {
           var want = selects[f[0]].value;
@@ -128,15 +135,15 @@
         else if (!v && DEFAULTS[f[0]] !== undefined) state.push(f[0] + "=all");
       });
       if (q) state.push("q=" + encodeURIComponent(search.value.trim()));
-      count.textContent = shown + " rows shown; the ledger counts " + counted + " rows (and " +
-        (rows.length - counted) + " single readings of ambiguous statements, under their combined rows)";
+      count.textContent = shown + " rows shown; the ledger " + (profile ? "of profile " + profile + " " : "of every profile ") +
+        "counts " + counted + " rows (and " + readings +
+        " single readings of ambiguous statements, under their combined rows)";
       count.setAttribute("data-count", String(shown));
       if (window.history && window.history.replaceState) {
         window.history.replaceState(null, "", state.length ? "#" + state.join("&") : window.location.pathname);
       }
     }
 
-    var counted = rows.filter(function (r) { return !r.part_of; }).length;
     var initial = hashState();
     FILTERS.forEach(function (f) {
       var sel = selects[f[0]];
