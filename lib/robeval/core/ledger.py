@@ -901,9 +901,16 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             need = f"stable at {need}" if need.startswith("≈") else f"stable: {need}"
             if p_adj > alpha:
                 c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
+                joint = getattr(c, "_jointly", None) if name == self.notebook else None
+                together = (
+                    f" (one test with the {joint[0] - 1} other reading(s) of its statement, an intersection-union "
+                    f"test at the rank of its weakest reading, {joint[1]}: p = {joint[2]:.3g})"
+                    if joint
+                    else ""
+                )
                 c.decides = (
                     f"Holm: p = {c._p:.3g} (adjusted {p_adj:.3g}) fails the correction over the {m} tests of "
-                    f"{name}; {need}"
+                    f"{name}{together}; {need}"
                 )
             elif c.stability < _decisions.STABLE:
                 c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
@@ -953,9 +960,12 @@ def _family_adjusted(rows: list, every: dict | None) -> dict:
     out = {}
     for g, (a, rank) in zip(groups, adj):
         floor = before.get(rank - 1, 0.0)
+        weakest = max(g, key=lambda c: c._p)
         for c in g:
             p = a if len(g) == 1 else min(1.0, max(floor, c._p * (m - rank + 1)))
             out[id(c)] = (p, rank, m)
+            # how a reading was judged, for its ``decides``: with its statement's other readings
+            c._jointly = (len(g), weakest.id, weakest._p) if len(g) > 1 else None
     return out
 
 

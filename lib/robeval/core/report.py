@@ -490,6 +490,9 @@ def update_readme(profile: str = "default", path=None) -> bool:
                 atomic_write_text(index, new)
         if profile == "default":
             _replace_block(paths.ROOT / "docs" / "results.md", readme_block(profile))
+            from robeval.core.planner import update_docs
+
+            update_docs(paths.ROOT / "docs" / "running.md")  # what a budget decides, from the same ledgers
         update_profile_tables()
     return changed
 
