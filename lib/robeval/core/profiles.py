@@ -341,7 +341,10 @@ PROFILE_PURPOSE = {
     ),
 }
 # measured once for the whole command (the notebooks' own times are in their [default] estimates)
-REPRODUCE_WITH_VENV = "44.6 min for `make reproduce` with its virtual environment, from a fresh clone on 2026-11-27"
+REPRODUCE_WITH_VENV = (
+    "44.6 min for `make reproduce` with its virtual environment, from a fresh clone on 2026-11-27, before 05 went "
+    "from 5 to 12 runs (+6.3 min, measured alone)"
+)
 PROFILES_START = "<!-- profiles:start (generated from the settings by `robeval report`; do not edit) -->"
 PROFILES_END = "<!-- profiles:end -->"
 
