@@ -230,3 +230,37 @@ def test_the_profiles_table_is_generated_from_the_settings():
     assert "yes: all 10 notebooks (`results/gpu/`)" not in profile_table()
     gpu = sorted(load_table(e)["meta"]["notebook"] for e in experiments() if defines(e, "gpu"))
     assert "yes: all 4 notebooks (`results/gpu/`)" in profile_table({"gpu": gpu})
+
+
+def test_one_line_per_paper_says_what_its_rows_say():
+    """Issue 47, item 4: the README's first screen (and the site's home page, word for word) gives one line per
+    paper; every count and verdict in it is the ledgers' (central rows, the profile it names)."""
+    from robeval.core.report import ONELINE_END, ONELINE_START
+
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    block = readme.split(ONELINE_START, 1)[1].split(ONELINE_END, 1)[0]
+    assert block == home.split(ONELINE_START, 1)[1].split(ONELINE_END, 1)[0]
+    assert readme.index(ONELINE_START) < readme.index("| # | notebook | paper |")  # above the notebook list
+
+    def central(profile, notebooks):
+        rows = [r for d in load_ledgers(profile) if d["notebook"][:2] in notebooks for r in d["claims"]]
+        return {r["id"]: r["verdict"] for r in rows if r["central"] and not r.get("part_of")}
+
+    def count(rows, verdict):
+        return sum(v == verdict for v in rows.values())
+
+    mscr = central("paper", ("01",))
+    assert f"{count(mscr, 'reproduced')} of {len(mscr)} central claims at the paper's 1200 runs" in block
+    msd = central("default", ("03", "04"))
+    assert (
+        f"{count(msd, 'reproduced')} of {len(msd)} central claims is reproduced and {count(msd, 'consistency')} is"
+        in block
+    )
+    for profile in ("default", "paper"):
+        assert central(profile, ("05",))["ionosphere-ranking-differs"] == "reproduced"
+        assert central(profile, ("05",))["iris-ranking-differs"] == "inconclusive"  # "Iris's ranking ... stay open"
+    assert count(central("default", ("07",)), "consistency") == 3 and "(3 consistency)" in block
+    acr = central("default", ("08",))
+    assert count(acr, "consistency") == 3 and acr["B1_plugin_is_expectation"] == "erratum"
+    assert f"{count(acr, 'consistency')} central\n  claims hold in closed form" in block
