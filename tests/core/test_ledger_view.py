@@ -146,3 +146,17 @@ def test_the_notebooks_show_the_short_index():
         nb = nbformat.read(path, as_version=4)
         last = [c.source for c in nb.cells if c.cell_type == "code"][-1]
         assert "ledger.save()" in last and last.rstrip().splitlines()[-1].startswith("short_index("), path.name
+
+
+def test_an_interval_that_looks_decisive_shows_why_it_is_not():
+    """Issue 47, item 4: an inconclusive row whose own test decided (its CI excludes 0) shows the Holm-adjusted p
+    or the stability that overrode it beside the interval; a row that decided or never did shows the CI alone."""
+    from robeval.core.ledger_view import ours
+
+    row = {"estimate": 5.2, "ci": [3.18, 7.26], "n_runs": 3, "unit": "training runs", "verdict": "inconclusive",
+           "unadjusted": "reproduced", "p_adjusted": 0.123, "stability": None}  # fmt: skip
+    assert ours(row) == "5.2 CI [3.18, 7.26] (Holm-adjusted p = 0.123); n=3 training runs"
+    fragile = {**row, "p_adjusted": 0.001, "stability": 0.8}
+    assert ours(fragile) == "5.2 CI [3.18, 7.26] (stability 0.8 < 0.9); n=3 training runs"
+    assert ours({**row, "verdict": "reproduced", "unadjusted": ""}) == "5.2 CI [3.18, 7.26]; n=3 training runs"
+    assert ours({**row, "unadjusted": ""}) == "5.2 CI [3.18, 7.26]; n=3 training runs"

@@ -93,11 +93,19 @@ def _ci(v) -> str:
 
 
 def ours(row: dict) -> str:
-    """Our estimate in one short text: value, CI, and n with its unit (``"0.12 CI [0.1, 0.2]; n=24 runs"``)."""
+    """Our estimate in one short text: value, CI, and n with its unit (``"0.12 CI [0.1, 0.2]; n=24 runs"``). An
+    inconclusive row whose CI alone looks decisive (it excludes 0, or a contradicted or reproduced verdict was
+    overridden) shows the Holm-adjusted p beside it, so the interval is not misread."""
     text = format_value(None if _missing(row.get("estimate")) else row.get("estimate"))
     ci = _ci(row.get("ci"))
     if ci:
         text += f" CI {ci}"
+        p_adj, stab = row.get("p_adjusted"), row.get("stability")
+        if _text(row.get("verdict")) == INCONCLUSIVE and _text(row.get("unadjusted")):
+            if isinstance(p_adj, (int, float)) and not isinstance(p_adj, bool) and p_adj > 0.05:
+                text += f" (Holm-adjusted p = {format_value(float(p_adj))})"
+            elif isinstance(stab, (int, float)) and not isinstance(stab, bool) and stab < 0.9:
+                text += f" (stability {format_value(float(stab))} < 0.9)"
     n = row.get("n_runs")
     if not _missing(n):
         unit = _text(row.get("unit"))

@@ -148,7 +148,14 @@ def _evidence(c) -> str:
     """Ours vs the paper in one cell: estimate, CI and runs."""
     parts = [f"ours {_fmt(c.estimate)}"]
     if c.ci is not None and not (isinstance(c.ci, float) and math.isnan(c.ci)):
-        parts.append(f"CI {_fmt(tuple(c.ci))}")
+        ci = f"CI {_fmt(tuple(c.ci))}"
+        # an interval that looks decisive on an inconclusive row: what overrode it, beside it (issue 47, item 4)
+        if c.verdict == "inconclusive" and getattr(c, "unadjusted", ""):
+            if c.p_adjusted is not None and c.p_adjusted > 0.05:
+                ci += f" (Holm-adjusted p = {c.p_adjusted:.3g})"
+            elif c.stability is not None and c.stability < 0.9:
+                ci += f" (stability {c.stability:.3g} < 0.9)"
+        parts.append(ci)
     if c.n_runs is not None and c.n_runs == c.n_runs:
         parts.append(f"n={int(c.n_runs)}")
     return f"paper {_fmt(c.paper_value)}; " + ", ".join(parts)
