@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shutil
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -16,7 +15,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from robeval.core import site
+from robeval.core import site, site_check
 
 # cheap smoke notebooks (about 1 min together) covering the data notebook, two papers, figures and contradictions
 SITE_NOTEBOOKS = (
@@ -542,29 +541,15 @@ def test_build_site_rejects_a_bad_profile_and_missing_ledgers(tmp_results):
 # the smoke-profile site, built from stored smoke results
 
 
-class _Page(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.ids, self.hrefs, self.imgs = set(), [], []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if a.get("id"):
-            self.ids.add(a["id"])
-        if tag == "a" and a.get("href"):
-            self.hrefs.append(a["href"])
-        if tag == "img":
-            self.imgs.append(a.get("src", ""))
-
-
 def _png_payload(match) -> str:
     # check the embedded PNG's signature here: HTMLParser is very slow on megabytes of base64 in one attribute
     ok = base64.b64decode(match.group(1)[:12])[:8] == b"\x89PNG\r\n\x1a\n"
     return "data:image/png;base64," + ("PNG" if ok else "NOT-A-PNG")
 
 
-def _parse(path: Path) -> _Page:
-    page = _Page()
+def _parse(path: Path):
+    """The page's ids, links and images (robeval.core.site_check's parser), embedded PNGs checked and shortened."""
+    page = site_check._Page()
     page.feed(re.sub(r"data:image/png;base64,([A-Za-z0-9+/=\s]+)", _png_payload, path.read_text(encoding="utf-8")))
     return page
 
@@ -650,15 +635,15 @@ def test_notebook_pages_show_their_figures_and_no_errors(smoke_site):
         assert "Error" not in _stderr_text(text), f"{nb}: an error on stderr"
         page = _parse(page_path)
         drawn = [e["figure"] for e in manifest if e.get("notebook") == nb and f'"{e["figure"]}"' in text]
-        assert len(page.imgs) >= len(drawn), f"{nb}: {len(page.imgs)} images for figures {drawn}"
-        for src in page.imgs:
+        assert len(page.images) >= len(drawn), f"{nb}: {len(page.images)} images for figures {drawn}"
+        for src, _ in page.images:
             if src.startswith("data:"):
                 assert src == "data:image/png;base64,PNG", f"{nb}: an embedded image is not a PNG"
             else:
                 target, _ = _resolve(page_path, src, root)
                 assert target.is_file(), f"{nb}: image {src} does not resolve"
         assert "claims-ledger" in page.ids
-    assert len(_parse(root / "notebooks" / "08_acr_published_certifications.html").imgs) >= 6
+    assert len(_parse(root / "notebooks" / "08_acr_published_certifications.html").images) >= 6
 
 
 def _stderr_text(text: str) -> str:
@@ -693,7 +678,7 @@ def test_every_ledger_row_appears_and_its_links_resolve(smoke_site):
     ]
     assert [(r["notebook"], r["id"]) for r in data["rows"] if r["profile"] == "paper"] == paper
     assert all(".paper.html#" in r["cell"] for r in data["rows"] if r["profile"] == "paper")
-    pages: dict[Path, _Page] = {}
+    pages: dict[Path, site_check._Page] = {}
     with_figure = 0
     for r in data["rows"]:
         for key in ("cell", "section", "figure"):
@@ -990,17 +975,6 @@ def test_ledger_figure_links_land_on_their_figure_in_a_browser(served_site):
         assert 0 <= seen["top"] < seen["h"] and seen["imgTop"] < seen["h"], f"fig-{name} is not in view: {seen}"
 
 
-class _Images(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.alts = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "img":
-            a = dict(attrs)
-            self.alts.append((a.get("src", "")[:60], a.get("alt")))
-
-
 @pytest.mark.slow
 @pytest.mark.notebook
 def test_nav_images_and_glossary_as_a_reader_in_a_browser(served_site):
@@ -1015,11 +989,10 @@ def test_nav_images_and_glossary_as_a_reader_in_a_browser(served_site):
     for page in sorted(root.rglob("*.html")):
         if "mathjax" in page.parts:
             continue
-        images = _Images()
-        images.feed(re.sub(r"data:image/png;base64,[A-Za-z0-9+/=\s]+", "data:image/png", page.read_text("utf-8")))
+        parsed, _ = site_check.parse(page)
         missing += [
-            (page.relative_to(root).as_posix(), src, alt)
-            for src, alt in images.alts
+            (page.relative_to(root).as_posix(), src[:60], alt)
+            for src, alt in parsed.images
             if not (alt or "").strip() or alt == site.NBCONVERT_DEFAULT_ALT
         ]
     assert not missing, f"{len(missing)} images without alt text: {missing[:5]}"

@@ -544,6 +544,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         default); for a reanalysis of the paper's noisy numbers it decides nothing either way (a check that could
         not find an erratum cannot confirm either).
         """
+        test = None
         if discrepancy is not None or noise is not None:
             if holds is not None:
                 raise ValueError("pass holds= or discrepancy= with noise=, not both.")
@@ -566,48 +567,21 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 # narrow it. A gap within the noise is consistency without a test's gate (it finds no erratum).
                 se = tol / _Z95
                 test = _decisions.Test(_decisions.DIFFERENCE, -abs(d), se, math.inf, 1, se)
-                return self._gated(
-                    self._record(
-                        id,
-                        source,
-                        description,
-                        "consistency",
-                        paper,
-                        estimate,
-                        None,
-                        None,
-                        None,
-                        None,
-                        check,
-                        None,
-                        CONSISTENCY if holds else ERRATUM,
-                        "",
-                        comparable_at,
-                        central,
-                        note,
-                        {"evidence": REANALYSIS, **labels},
-                        noise=noise,
-                        noise_basis=noise_basis,
-                        discrepancy=abs(d),
-                        test=test,
-                    )  # fmt: skip
-                )
         elif holds is None:
             raise ValueError("consistency needs holds= (or discrepancy= and noise=).")
         else:
             _check_types(f"consistency {id!r}", holds=holds)
         labels.setdefault("evidence", REANALYSIS)
-        return self._record(
+        claim = self._record(
             id, source, description, "consistency", paper, estimate, None, None, None, None, check, None,
             CONSISTENCY if bool(holds) else ERRATUM, "", comparable_at, central, note, labels,
             noise=noise, noise_basis=noise_basis, discrepancy=None if discrepancy is None else abs(discrepancy),
+            test=test,
         )  # fmt: skip
-
-    @staticmethod
-    def _gated(claim: Claim) -> Claim:
-        """A consistency row tested against the paper's run-to-run spread: only an erratum is a decision of its
-        test (gated by Holm and stability in :meth:`finalise`); consistency means the test found no erratum."""
-        claim._gates = (ERRATUM,)
+        if test is not None:
+            # only an erratum is a decision of the test (gated by Holm and stability in finalise); consistency
+            # means the test found no erratum
+            claim._gates = (ERRATUM,)
         return claim
 
     def unavailable(

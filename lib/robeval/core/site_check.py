@@ -16,6 +16,8 @@ SCROLL_CLASSES = ("robeval-table-scroll", "ledger-scroll")
 
 
 class _Page(HTMLParser):
+    """A page's element ids, link targets and images (``(src, alt)``), as an HTML parser collects them."""
+
     def __init__(self):
         super().__init__()
         self.ids, self.hrefs, self.images = set(), [], []
@@ -27,7 +29,7 @@ class _Page(HTMLParser):
         if tag == "a" and a.get("href"):
             self.hrefs.append(a["href"])
         if tag == "img":
-            self.images.append((a.get("src", "")[:60], a.get("alt")))
+            self.images.append((a.get("src", ""), a.get("alt")))
 
 
 _TABLE = re.compile(r"<table\b|</table>")
@@ -84,7 +86,7 @@ def check_site(site_dir) -> list[str]:
                 problems.append(f"{name}: link {href}: no #{frag} on {target.relative_to(root).as_posix()}")
         for src, alt in page.images:
             if not (alt or "").strip() or alt == NBCONVERT_DEFAULT_ALT:
-                problems.append(f"{name}: image {src} without alt text")
+                problems.append(f"{name}: image {src[:60]} without alt text")
         bad = unscrolled_tables(parsed[path][1])
         if bad:
             problems.append(f"{name}: {bad} tables do not scroll inside themselves")

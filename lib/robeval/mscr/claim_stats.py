@@ -241,10 +241,7 @@ def group_contrast(acc_row_runs, group_a, group_b) -> tuple[stats.Interval, int,
     """ "The optimum lies in group A": the best column of ``group_a`` against the best of ``group_b`` (positions
     in one row of a run cube, (runs, columns)), both chosen from our data and corrected for it
     (:func:`robeval.core.stats.best_contrast_interval`). Returns ``(interval, a, b)``: the deciding pair."""
-    a = np.asarray(acc_row_runs, dtype=np.float64)
-    if not group_a or not group_b:
-        raise ValueError("both groups need at least one column")
-    return stats.best_contrast_interval(a, list(group_a), list(group_b))
+    return stats.best_contrast_interval(np.asarray(acc_row_runs, dtype=np.float64), list(group_a), list(group_b))
 
 
 def _sides(cube: RunCube, e: float, above: bool) -> tuple[list[int], list[int]]:
