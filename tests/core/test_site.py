@@ -20,7 +20,6 @@ from robeval.core import site, site_check
 # cheap smoke notebooks (about 1 min together) covering the data notebook, two papers, figures and contradictions
 SITE_NOTEBOOKS = (
     "00_data_and_environment",
-    "06_realworld_fog",
     "07_realworld_analytical",
     "08_acr_published_certifications",
 )

@@ -112,3 +112,42 @@ def test_bad_input(X, y, match):
 def test_unknown_norm(norm):
     with pytest.raises(ValueError, match="norm"):
         nearest_other_class_distance(np.eye(2), np.array([0, 1]), norm)
+
+
+@pytest.mark.parametrize("norm", [np.inf, 2, 1])
+@pytest.mark.parametrize("d", [1, 2, 5, 8])
+def test_kdtree_path_is_bit_identical_to_the_brute_force(d, norm, monkeypatch):
+    """Up to KDTREE_MAX_DIM dimensions a k-d tree proposes the candidates; every distance equals the brute force's
+    to the bit, with ties and other-class duplicates (an integer grid, where the tie fallback runs) included."""
+    from robeval.mscr import separation
+
+    rng = np.random.default_rng(d)
+    cases = [
+        (rng.normal(size=(2000, d)), rng.integers(0, 3, 2000)),
+        (np.round(rng.normal(size=(2000, d)), 1), rng.integers(0, 4, 2000)),  # duplicates across classes
+        (rng.integers(0, 4, size=(2000, d)).astype(float), rng.integers(0, 2, 2000)),  # ties everywhere
+    ]
+    got = []
+    for X, y in cases:
+        fast = nearest_other_class_distance(X, y, norm)
+        monkeypatch.setattr(separation, "KDTREE_MAX_DIM", 0)
+        slow = nearest_other_class_distance(X, y, norm)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(fast, slow)
+        got.append(fast)
+    assert (got[0] > 0).all() and (got[2] == 0).any()  # the grid case has other-class twins
+
+
+def test_kdtree_tie_fallback_runs_for_fully_tied_points(monkeypatch):
+    """A point whose K proposals are all at the same distance (a lattice) is measured by the brute force."""
+    from robeval.mscr import separation
+
+    calls = []
+    real = separation._brute_chunk
+    monkeypatch.setattr(separation, "_brute_chunk", lambda *a: calls.append(len(a[1])) or real(*a))
+    # one point of class 1 at the centre of a ring of 12 class-0 points at distance 1 (L2): all proposals tie
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    X = np.vstack([[0.0, 0.0], np.c_[np.cos(angles), np.sin(angles)]])
+    y = np.r_[1, np.zeros(12, dtype=int)]
+    dist = nearest_other_class_distance(X, y, 2)
+    assert calls == [1] and dist[0] == pytest.approx(1.0, abs=1e-15)
