@@ -59,8 +59,10 @@ verify: $(STAMP)
 report: $(STAMP)
 	$(PY) -m robeval report --profile $(PROFILE)
 
+# --no-loadscope-reorder keeps tests/conftest.py's order (the notebook files first): pytest-xdist otherwise sends
+# the files with the most tests first, and the dry runs (few tests, ~12 min) ran alone on one worker at the end
 test: lint docs
-	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=40 tests
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder --durations=40 tests
 
 # ruff lint + format check on the library, tests, benchmarks and notebooks; notebooks must hold no outputs
 lint: $(STAMP)

@@ -593,6 +593,36 @@ def test_setup_opens_a_dry_run_ledger_that_is_no_evidence(tmp_results, monkeypat
     assert setup("mscr_cifar10", "paper")[2].survives
 
 
+def test_a_pipeline_check_profile_names_the_profile_that_decides(tmp_results):
+    """Issue 46: a profile sized only to check the pipeline (settings' pipeline_check) records every row 'not
+    comparable', numbers shown, with the deciding profile in decides (not a dry run's wording); the saved ledger
+    names it; a pipeline check that claims to be evidence, or to decide itself, is refused."""
+    why = "none at this size: a pipeline check"
+    led = Ledger(paper="acr", notebook="99_test", profile="default", mechanism=why, survives=False, decided_by="gpu")
+    c = led.comparison("c", "T", "x", interval=_iv(2.0, 1.0, 3.0), central=True, **R)
+    assert c.verdict == NOT_COMPARABLE and c.estimate == 2.0 and c.mechanism == why
+    assert c.decides.startswith("the gpu profile (this default run is sized to check the pipeline")
+    assert "dry" not in c.decides and "real run" not in c.decides
+    led.save()
+    assert json.loads(led.path.read_text())["decided_by"] == "gpu"
+    with pytest.raises(ValueError, match="survives=False"):
+        Ledger(paper="acr", notebook="99_test", profile="default", mechanism=why, decided_by="gpu")
+    with pytest.raises(ValueError, match="another profile"):
+        Ledger(paper="acr", notebook="99_test", profile="gpu", mechanism=why, survives=False, decided_by="gpu")
+    with pytest.raises(ValueError, match="profile"):
+        Ledger(paper="acr", notebook="99_test", profile="default", mechanism=why, survives=False, decided_by="GPU")
+
+
+def test_setup_opens_09_at_default_as_a_pipeline_check(tmp_results):
+    from robeval.core.notebooks import setup
+
+    cfg, _, led = setup("acr_rs_training", "default")
+    assert cfg.pipeline_check == "gpu" and not led.survives and led.decided_by == "gpu"
+    assert led.mechanism.startswith("none at this size")
+    for profile in ("smoke", "gpu"):
+        assert setup("acr_rs_training", profile)[2].decided_by == ""
+
+
 # ------------------------------------------------------------------------------- issue 38: stable verdicts
 def _committed(notebook, profile="default"):
     from robeval.core.paths import results_dir

@@ -264,3 +264,43 @@ def test_one_line_per_paper_says_what_its_rows_say():
     acr = central("default", ("08",))
     assert count(acr, "consistency") == 3 and acr["B1_plugin_is_expectation"] == "erratum"
     assert f"{count(acr, 'consistency')} central\n  claims hold in closed form" in block
+
+
+def test_text_px_at_page_width_by_hand():
+    """Closed forms: a figure narrower than the page is seen at the inline 110 px per inch, a wider one is scaled
+    to PAGE_WIDTH_PX; only drawn text counts (an axis turned off has none); the smallest string decides."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robeval.core.plotting import PAGE_WIDTH_PX, STYLE, text_px_at_page_width
+
+    fig = plt.figure(figsize=(3, 2))
+    fig.text(0.5, 0.5, "eleven", fontsize=11)
+    fig.text(0.2, 0.2, "nine", fontsize=9)
+    fig.text(0.3, 0.3, "   ", fontsize=2)  # blank: not text a reader sees
+    assert text_px_at_page_width(fig) == pytest.approx(9 / 72 * STYLE["figure.dpi"])
+    fig = plt.figure(figsize=(16, 2))
+    fig.text(0.0, 0.5, "left edge", fontsize=12)
+    fig.text(0.95, 0.5, "right edge", fontsize=12)
+    px = text_px_at_page_width(fig)
+    width = fig.get_tightbbox().width  # about 16 in: 800 px / 16 in = 50 px per inch
+    assert px == pytest.approx(12 / 72 * PAGE_WIDTH_PX / width) and px < 9
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.axis("off")
+    assert text_px_at_page_width(fig) == float("inf")
+    plt.close("all")
+
+
+@pytest.mark.parametrize("profile", ["default", "paper"])
+def test_every_recorded_figure_is_legible_at_page_width(profile):
+    """Issue 47, item 6: every figure the committed manifests record draws no text smaller than MIN_TEXT_PX at
+    page width (robeval.core.plotting.text_px_at_page_width, recorded by savefig when the figure was drawn)."""
+    from robeval.core.plotting import MIN_TEXT_PX, load_manifest
+
+    entries = load_manifest(profile)
+    assert entries
+    small = {e["figure"]: e.get("text_px", "not measured") for e in entries}
+    small = {k: v for k, v in small.items() if not (v is None or (isinstance(v, float) and v >= MIN_TEXT_PX))}
+    assert not small, f"text below {MIN_TEXT_PX} px at page width (or not measured: replot): {small}"

@@ -63,16 +63,27 @@ def test_fig4_effect_of_k():
     fig = figures.fig4_effect_of_k(k_stats, 0.001)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     assert _labels(fig) == [("", "robust accuracy [%]"), ("noisy copies per point k", "std over runs [%]")]
-    assert fig.axes[0].get_title() == "Effect of k (eps_train = eps_test = 0.001)"
+    assert fig.axes[0].get_title() == "MSCR Fig. 4: effect of k (eps_train = eps_test = 0.001)"
+    # the paper publishes Fig. 4 without values: the figure says so rather than overlaying none
+    assert any("without published values" in t.get_text() for t in fig.axes[1].texts)
 
 
 def test_fig5_rf_vs_1nn():
     fig = figures.fig5_rf_vs_1nn({"RF": _summary(), "1-NN": _summary(1.0)})
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     assert _labels(fig) == [("eps_train", ""), ("eps_train", "")]
-    assert [ax.get_title() for ax in fig.axes] == ["(a) clean accuracy [%]", "(b) MSCR [%]"]
+    assert [ax.get_title() for ax in fig.axes] == ["MSCR Fig. 5a: clean accuracy [%]", "MSCR Fig. 5b: MSCR [%]"]
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["0", "0.01", "0.05"]
     assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["RF", "1-NN"]
+    # the paper's values where it has them (the authors' RF sheet): black triangles at the matching eps_train only
+    mscr = pd.Series([-0.5, 0.2, 9.0], index=[0.0, 0.05, 0.3])  # 0.3 is not one of ours: left out
+    clean = pd.Series([99.0, 98.0, 1.0], index=[0.0, 0.05, 0.3])
+    fig = figures.fig5_rf_vs_1nn({"RF": _summary(), "1-NN": _summary(1.0)}, (mscr, clean))
+    tri = [ln for ln in fig.axes[1].get_lines() if ln.get_marker() == "^"]
+    assert len(tri) == 1 and list(tri[0].get_xdata()) == [0, 2] and list(tri[0].get_ydata()) == [-0.5, 0.2]
+    tri = [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "^"]
+    assert list(tri[0].get_ydata()) == [99.0, 98.0]
+    assert "RF, authors' sheet (1200 runs)" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
 
 
 def test_fig6a_tradeoff_2d_with_and_without_reference():

@@ -17,7 +17,7 @@ matplotlib Figure; the notebooks save it with :func:`robeval.core.plotting.savef
 from __future__ import annotations
 
 from robeval.acr.published import METHOD_NAMES, METHODS
-from robeval.core.plotting import plotter
+from robeval.core.plotting import DISTINCT_COLOURS, DISTINCT_DASHES, DISTINCT_MARKERS, plotter
 
 __all__ = [
     "fig2_radius_and_slope",
@@ -39,16 +39,28 @@ def _line_width(method: str) -> float:
     return 2.2 if method in HIGHLIGHTED else 1.2
 
 
-def _colours(methods) -> dict:
-    """One colour per method, by its position in ``methods`` (the same in every panel, even where a method has no
-    file, and the same in Figs. 6, 9 and 11)."""
-    return {m: f"C{i % 10}" for i, m in enumerate(methods)}
+def _styles(methods) -> dict:
+    """Colour and dash of every method (``{method: {"color", "ls"}}``), the same in every panel, even where a method
+    has no file, and the same in Figs. 6, 8, 9 and 11: the baseline (Gaussian) black and the paper's method
+    vermillion, both solid and thick; the others each with a colour and a dash of their own (seven lines differ in
+    colour and in dash, for every colour vision and in print)."""
+    fixed = {"gaussian": "#000000", "ours": "#D55E00"}
+    others = [c for c in DISTINCT_COLOURS if c not in fixed.values()]
+    styles, k = {}, 0
+    for m in methods:
+        if m in fixed:
+            styles[m] = {"color": fixed[m], "ls": "-"}
+        else:
+            styles[m] = {"color": others[k % len(others)], "ls": DISTINCT_DASHES[1 + k % (len(DISTINCT_DASHES) - 1)]}
+            k += 1
+    return styles
 
 
 def _sigma_panels(n: int):
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, n, figsize=(13, 3.6), sharey=True, squeeze=False)
+    # 10.5 in at 800 px: 76 px per inch, so the 9-point legend reads at 9.5 px (robeval.core.plotting.MIN_TEXT_PX)
+    fig, axes = plt.subplots(1, n, figsize=(10.5, 3.6), sharey=True, squeeze=False, layout="constrained")
     return fig, list(axes[0])
 
 
@@ -62,34 +74,34 @@ def fig6_certified_accuracy_cifar10(curves, methods=METHODS, names=METHOD_NAMES,
     sigmas : one panel per noise level; the x-axis of each runs from 0 to ``4 sigma``.
     """
     fig, axes = _sigma_panels(len(sigmas))
-    colours = _colours(methods)
+    styles = _styles(methods)
     for ax, s in zip(axes, sigmas):
         for m in methods:
             c = curves[(curves.sigma == s) & (curves.method == m)]
-            ax.plot(c.radius, 100 * c.certified_accuracy, label=names[m], lw=_line_width(m), color=colours[m])
+            ax.plot(c.radius, 100 * c.certified_accuracy, label=names[m], lw=_line_width(m), **styles[m])
         ax.set_title(f"CIFAR-10, $\\sigma$={s}")
         ax.set_xlabel("radius $r$")
         ax.set_xlim(0, 4 * s)
     axes[0].set_ylabel("certified accuracy (%)")
-    axes[-1].legend(fontsize=8)
+    axes[-1].legend(fontsize=9, handlelength=3)
     return fig
 
 
 def _ecdf_panels(curves, methods, names, sigmas, dataset: str, published_every: int | None):
     fig, axes = _sigma_panels(len(sigmas))
-    colours = _colours(methods)
+    styles = _styles(methods)
     for ax, s in zip(axes, sigmas):
         for m in methods:
             c = curves[(curves.sigma == s) & (curves.method == m)]
             if not len(c):
                 continue
-            ax.plot(c.x, c.y, label=names[m], lw=_line_width(m), color=colours[m])
+            ax.plot(c.x, c.y, label=names[m], lw=_line_width(m), **styles[m])
             if published_every:
-                ax.plot(c.x[::published_every], c.published[::published_every], "o", ms=3, color=colours[m])
+                ax.plot(c.x[::published_every], c.published[::published_every], "o", ms=3, color=styles[m]["color"])
         ax.set_title(f"{dataset}, $\\sigma$={s}")
         ax.set_xlabel("$x$")
     axes[0].set_ylabel(ECDF_YLABEL)
-    axes[-1].legend(fontsize=8)
+    axes[-1].legend(fontsize=9, handlelength=3)
     return fig
 
 
@@ -136,28 +148,25 @@ def fig8_appendix_b_budget(
     cheap_n, cheap_alpha : the cheaper budget (right panel: plug-in rule solid, binomial expectation dashed).
     """
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True, layout="constrained")
+    styles = _styles(list(METHODS) + [m for m in methods if m not in METHODS])  # Fig. 6's colour of each method
     for m in methods:
+        colour = styles[m]["color"]
         a = curves[(curves.method == m) & (curves.budget == f"N={n}") & (curves.rule == "certification file")]
-        (line,) = axes[0].plot(a.radius, 100 * a.certified_accuracy, label=names[m])
+        axes[0].plot(a.radius, 100 * a.certified_accuracy, color=colour, lw=_line_width(m), label=names[m])
         b = curves[(curves.method == m) & (curves.budget == f"N={cheap_n}")]
         plugin, binomial = b[b.rule == "plugin"], b[b.rule == "binomial"]
-        axes[1].plot(
-            plugin.radius, 100 * plugin.certified_accuracy, color=line.get_color(), label=f"{names[m]} (plug-in)"
-        )
-        axes[1].plot(
-            binomial.radius,
-            100 * binomial.certified_accuracy,
-            "--",
-            color=line.get_color(),
-            label=f"{names[m]} (binomial)",
-        )
+        axes[1].plot(plugin.radius, 100 * plugin.certified_accuracy, color=colour, lw=_line_width(m))
+        axes[1].plot(binomial.radius, 100 * binomial.certified_accuracy, "--", color=colour, lw=_line_width(m))
     axes[0].set_title(f"certified with N={n}, alpha={alpha} (files)")
     axes[1].set_title(f"from the ECDF: N'={cheap_n}, alpha'={cheap_alpha}")
     for ax in axes:
         ax.set_xlabel("radius")
-        ax.legend(fontsize=7)
+    axes[0].legend(fontsize=9)
+    rules = [Line2D([], [], color="0.3", ls="-"), Line2D([], [], color="0.3", ls="--")]
+    axes[1].legend(rules, ["plug-in rule", "binomial expectation"], fontsize=9, handlelength=3)
     axes[0].set_ylabel(f"certified accuracy (%), sigma={sigma}")
     return fig
 
@@ -221,39 +230,44 @@ def table5_ecdf_and_certified_accuracy(ecdf, table5, n=None, alpha=None, paper=N
         (sigma, variant)), drawn dotted: the budget that reaches the large radii.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     from robeval.acr.claim_rules import largest_radius
 
     radius_cols = [c for c in table5.columns if c not in ("sigma", "variant", "ACR")]
     radii = [float(c) for c in radius_cols]
-    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
-    colours = {}
+    # 10 in at 800 px: 80 px per inch, the 9-point legends read at 10 px (robeval.core.plotting.MIN_TEXT_PX)
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
+    variants = list(dict.fromkeys(list(ecdf["variant"]) + list(table5["variant"])))
+    look = {
+        v: {"color": DISTINCT_COLOURS[i % len(DISTINCT_COLOURS)], "marker": DISTINCT_MARKERS[i % len(DISTINCT_MARKERS)]}
+        for i, v in enumerate(variants)
+    }
     for (s, v), e in ecdf.groupby(["sigma", "variant"], sort=False):
-        (line,) = ax[0].plot(e.x, e.y, label=rf"{v} ($\sigma$={s})")
-        colours[v] = line.get_color()
+        ax[0].plot(e.x, e.y, color=look[v]["color"], label=rf"{v} ($\sigma$={s})")
     cap_max = 0.0
     for _, r in table5.iterrows():
         cap = largest_radius(n, alpha, float(r.sigma)) if n and alpha else float("inf")
         cap_max = max(cap_max, cap if cap != float("inf") else max(radii))
         keep = [i for i, x in enumerate(radii) if x <= cap + 1e-12]
-        colour = colours.get(r.variant)
+        colour = look[r.variant]["color"]
         ax[1].plot(
             [radii[i] for i in keep],
             r[[radius_cols[i] for i in keep]].astype(float),
-            marker="o",
-            ms=3,
+            marker=look[r.variant]["marker"],
+            ms=4,
             color=colour,
-            label=f"{r.variant}, ours N={n} (ACR {r.ACR:.3f})" if n else f"{r.variant} (ACR {r.ACR:.3f})",
+            label=f"{r.variant} (ACR {r.ACR:.3f})",
         )
         if sequential is not None and (r.sigma, r.variant) in sequential.index:
             q = sequential.loc[(r.sigma, r.variant)]
             cols = [c for c in radius_cols if c in q.index]
-            ax[1].plot([float(c) for c in cols], q[cols].astype(float), ":", color=colour, lw=1.2)
+            ax[1].plot([float(c) for c in cols], q[cols].astype(float), ":", color=colour, lw=1.4)
         if paper is not None and (r.sigma, r.variant) in paper.index:
             q = paper.loc[(r.sigma, r.variant)]
             paper_cap = largest_radius(100_000, 0.001, float(r.sigma))  # the paper's budget: N = 1e5, alpha = 0.001
             cols = [c for c in radius_cols if c in q.index and float(c) <= paper_cap + 1e-12]
-            ax[1].plot([float(c) for c in cols], q[cols].astype(float), "--", color=colour, lw=1, alpha=0.8)
+            ax[1].plot([float(c) for c in cols], q[cols].astype(float), "--", color=colour, lw=1.2, alpha=0.85)
     if n and alpha and cap_max < max(radii):
         ax[1].axvspan(cap_max, max(radii), color="0.88", zorder=0)
         ax[1].text(
@@ -263,17 +277,17 @@ def table5_ecdf_and_certified_accuracy(ecdf, table5, n=None, alpha=None, paper=N
     ax[0].set_xlabel("$x$")
     ax[0].set_ylabel(r"$P(p_A\geq x$, correct$)$")
     ax[0].set_title("ECDF of $p_A$ (Sec. 7's metric)", fontsize=10)
-    ax[0].legend(fontsize=8)
+    ax[0].legend(fontsize=9)
     ax[1].set_xlabel("radius")
     ax[1].set_ylabel("certified accuracy (%)")
-    styles = "solid: ours, fixed N"
+    ax[1].set_title("certified accuracy (ACR: ours, fixed N)", fontsize=10)
+    ax[1].legend(fontsize=9, loc="upper right")
+    styles = [(Line2D([], [], color="0.3", marker="o", ms=4), f"ours, fixed N = {n}" if n else "ours, fixed N")]
     if sequential is not None:
-        styles += "; dotted: ours, sequential"
+        styles.append((Line2D([], [], color="0.3", ls=":", lw=1.4), "ours, sequential"))
     if paper is not None:
-        styles += "\ndashed: paper (ResNet-110, N = 100 000, up to its largest certifiable radius)"
-    ax[1].set_title(styles, fontsize=9)
-    ax[1].legend(fontsize=8)
+        styles.append((Line2D([], [], color="0.3", ls="--", lw=1.2), "paper (ResNet-110, N = 100 000)"))
+    fig.legend(*zip(*styles), fontsize=9, loc="outside lower center", ncols=len(styles), handlelength=3)
     sigmas = ", ".join(f"{s:g}" for s in sorted(set(table5["sigma"])))
     fig.suptitle(f"Sun et al. Table 5 as curves: the training variants at $\\sigma$ = {sigmas}", fontsize=11)
-    fig.tight_layout()
     return fig

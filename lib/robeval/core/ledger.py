@@ -206,7 +206,9 @@ class Ledger(_ReadingsMixin, _StoreMixin):
     ``survives``: False when no mechanism survives this run at all — a dry run (``ROBEVAL_DRY_RUN=1``, every loop
     cut short to exercise the code paths; :func:`robeval.core.notebooks.setup` passes ``not settings.dry_run``).
     Every row but the environment checks is then recorded ``not comparable``, whatever its numbers, with
-    ``mechanism`` (required) as the reason: such a ledger holds no evidence.
+    ``mechanism`` (required) as the reason: such a ledger holds no evidence. ``decided_by``: a profile sized only to
+    check a notebook's pipeline (its settings' ``pipeline_check``, e.g. 09 at ``default``, whose central rows need the
+    ``gpu`` profile) names the profile that decides its rows; such a run is no evidence either (``survives`` False).
 
     Every record method takes the row's labels as keywords: ``evidence`` (one of :data:`EVIDENCE`, required),
     ``unit`` (what n counts, :data:`UNITS`; required with an interval), ``survives`` (bool: does the mechanism
@@ -228,11 +230,19 @@ class Ledger(_ReadingsMixin, _StoreMixin):
     scaling: str = ""
     mechanism: str = ""
     survives: bool = True
+    decided_by: str = ""
 
     def __post_init__(self):
         check_profile(self.profile)
         if not isinstance(self.survives, bool):
             raise TypeError(f"survives must be True or False, got {self.survives!r}.")
+        if self.decided_by:
+            check_profile(self.decided_by)
+            if self.survives or self.decided_by == self.profile:
+                raise ValueError(
+                    f"decided_by={self.decided_by!r} marks a run sized as a pipeline check: it needs survives=False and "
+                    f"another profile than {self.profile!r} (the one whose run decides the rows)."
+                )
         if not self.survives and not str(self.mechanism or "").strip():
             raise ValueError(
                 "a ledger whose run is no evidence (survives=False, e.g. a dry run) needs mechanism= saying why; "
@@ -794,7 +804,13 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         if not self.survives and evidence != ENVIRONMENT:
             # a run that is no evidence (a dry run): the numbers are shown, no row carries a verdict
             verdict, mechanism = NOT_COMPARABLE, self.mechanism
-            decides = f"a real run of the {self.profile} profile (this run is no evidence: see mechanism)"
+            if self.decided_by:
+                decides = (
+                    f"the {self.decided_by} profile (this {self.profile} run is sized to check the pipeline, not to "
+                    "decide: see mechanism)"
+                )
+            else:
+                decides = f"a real run of the {self.profile} profile (this run is no evidence: see mechanism)"
         if interval is not None and test is None and verdict in _DECIDED:
             verdict = INCONCLUSIVE
             decides = "an interval with a standard error (without one the row has no p-value and no family)"

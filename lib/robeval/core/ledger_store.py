@@ -69,6 +69,7 @@ class _StoreMixin:
                 "scaling": self.scaling,
                 "mechanism": self.mechanism,
                 "survives": self.survives,
+                "decided_by": self.decided_by,
                 "claims": [asdict(c) for c in self.claims],
                 "index": self.index,
                 # the result files this ledger rests on, written with it: robeval verify checks them first

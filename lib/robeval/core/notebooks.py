@@ -525,12 +525,16 @@ def setup(experiment: str, profile: str, **params):
     out_dir = results_dir(profile) / experiment
     out_dir.mkdir(parents=True, exist_ok=True)
     scaled_down = str(getattr(cfg, "scaled_down", "") or "")
+    pipeline = str(getattr(cfg, "pipeline_check", "") or "")
     ledger = Ledger(
         paper=meta["paper"],
         notebook=meta["notebook"],
         profile=profile,
         scaling=scaled_down if is_scaled(profile, scaled_down) else "",
         mechanism=str(getattr(cfg, "mechanism", "") or ""),
-        survives=not cfg.dry_run,  # a dry run is no evidence: every row "not comparable" (Ledger.survives)
+        # a dry run, or a profile sized only to check the pipeline (settings' pipeline_check: the profile that
+        # decides), is no evidence: every row "not comparable" (Ledger.survives, Ledger.decided_by)
+        survives=not (cfg.dry_run or pipeline),
+        decided_by="" if cfg.dry_run else pipeline,
     )
     return cfg, out_dir, ledger

@@ -29,6 +29,12 @@ STYLE = {
     "image.cmap": "viridis",
 }
 
+# Where a reader sees a figure: the website's main column (~825 px at a 1400 px window) and GitHub's README column
+# (~830 px) are about PAGE_WIDTH_PX wide; a wider figure is scaled down to it, a narrower one is shown at its natural
+# size, which for a notebook's inline image is STYLE["figure.dpi"] pixels per inch (the saved PNG has more).
+PAGE_WIDTH_PX = 800
+MIN_TEXT_PX = 9.0  # the smallest text a figure may show at page width (issue 47, item 6)
+
 # the notebook that is running (set by robeval.core.notebooks.setup); recorded in the figure manifest
 CONTEXT: dict[str, str | None] = {"notebook": None}
 
@@ -123,6 +129,15 @@ def savefig(
     resolve_reference(data_from)
     plotted_by = getattr(fig, "robeval_plotted_by", None)
     notebook = notebook or CONTEXT["notebook"]
+    text_px = text_px_at_page_width(fig)
+    if text_px < MIN_TEXT_PX:
+        import warnings
+
+        warnings.warn(
+            f"figure {name!r}: its smallest text is {text_px:.1f} px at page width ({PAGE_WIDTH_PX} px), below "
+            f"{MIN_TEXT_PX:g} px: enlarge its fonts or narrow the figure (robeval.core.plotting.text_px_at_page_width).",
+            stacklevel=2,
+        )
     files = []
     for fmt in formats:
         buf = io.BytesIO()
@@ -141,8 +156,43 @@ def savefig(
             "data_from": data_from,
             "plotted_by": plotted_by or f"{notebook} (notebook cell)",
             "caption": figure_caption(fig),
+            "text_px": round(text_px, 2) if text_px != float("inf") else None,
         },
     )
+
+
+def text_px_at_page_width(fig) -> float:
+    """The height in CSS pixels of the smallest text ``fig`` draws, as a reader sees it at page width.
+
+    Draws the figure once with a renderer that records the size (points) of every non-blank string it draws (tick
+    labels, legends, annotations, table cells, titles: only what is drawn, so hidden axes do not count); the figure
+    is shown ``w`` inches wide (its tight bounding box, as saved) at ``min(STYLE['figure.dpi'], PAGE_WIDTH_PX / w)`` pixels
+    per inch, so a point is that / 72 pixels. ``inf`` for a figure without text. Recorded in the figure manifest
+    (``text_px``) by :func:`savefig`, which warns below :data:`MIN_TEXT_PX`.
+    """
+    import math
+
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    w, h = fig.get_size_inches()
+    renderer = RendererAgg(int(w * fig.dpi), int(h * fig.dpi), fig.dpi)  # a renderer of its own: no canvas state
+    sizes: list[float] = []
+
+    def recording(draw):
+        def wrapped(gc, x, y, s, prop, *args, **kwargs):
+            if str(s).strip():
+                sizes.append(float(prop.get_size_in_points()))
+            return draw(gc, x, y, s, prop, *args, **kwargs)
+
+        return wrapped
+
+    renderer.draw_text, renderer.draw_tex = recording(renderer.draw_text), recording(renderer.draw_tex)
+    fig.draw(renderer)
+    width_in = fig.get_tightbbox(renderer).width
+    if not sizes:
+        return math.inf
+    px_per_inch = min(float(STYLE["figure.dpi"]), PAGE_WIDTH_PX / max(width_in, 1e-9))
+    return min(sizes) / 72.0 * px_per_inch
 
 
 def figure_caption(fig, limit: int = 400) -> str:
@@ -181,6 +231,13 @@ def load_manifest(profile: str) -> list[dict]:
     folder = manifest_dir(profile)
     return [read_json(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
 
+
+# Lines that must be told apart (methods, variants): Okabe & Ito's colour-blind-safe palette, yellow left out (too
+# pale on white), ordered so that the first five are the most distinct (no two oranges among them); where more than
+# five lines share a panel, pair them with DISTINCT_DASHES as well.
+DISTINCT_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000", "#E69F00", "#56B4E9")
+DISTINCT_DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)), (0, (2, 1)))
+DISTINCT_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 VERDICT_COLOURS = {
     "reproduced": "#1b9e77",

@@ -65,37 +65,58 @@ def fig4_effect_of_k(k_stats, eps: float):
 
     k_stats : :func:`robeval.mscr.tables.k_effect_stats` (index k, columns ``mean`` and ``std``, percent).
     eps : eps_train = eps_test of the runs, for the title.
+
+    The paper publishes Fig. 4 as a plot without values (and its text: k = 10 because larger k did not improve
+    the robust accuracy or its deviation significantly); the figure says so instead of overlaying numbers.
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(2, 1, figsize=(5, 5), sharex=True)
-    ax[0].plot(k_stats.index, k_stats["mean"], "o-")
-    ax[0].set(ylabel="robust accuracy [%]", title=f"Effect of k (eps_train = eps_test = {eps})")
+    fig, ax = plt.subplots(2, 1, figsize=(5.5, 5.4), sharex=True, layout="constrained")
+    ax[0].plot(k_stats.index, k_stats["mean"], "o-", label="ours")
+    ax[0].set(ylabel="robust accuracy [%]", title=f"MSCR Fig. 4: effect of k (eps_train = eps_test = {eps})")
     ax[1].plot(k_stats.index, k_stats["std"], "o-")
     ax[1].set(xlabel="noisy copies per point k", ylabel="std over runs [%]")
+    ax[1].annotate(
+        "paper: a plot without published values (k = 10 chosen)",
+        (0.0, -0.42),
+        xycoords="axes fraction",
+        fontsize=9,
+        color="0.3",
+    )
     return fig
 
 
 @plotter
-def fig5_rf_vs_1nn(summaries):
+def fig5_rf_vs_1nn(summaries, reference=None, reference_label: str = "RF, authors' sheet (1200 runs)"):
     """Fig. 5: clean accuracy (a) and MSCR (b) over eps_train, one line per model, with 95% CIs.
 
     summaries : mapping label -> :func:`robeval.mscr.protocol.mscr_summary` (rows sorted by ``eps_train``),
         e.g. ``{"RF": ..., "1-NN": ...}``; every summary covers the same eps_train levels, which label the
         evenly spaced x positions.
+    reference : optionally ``(mscr, clean accuracy)``, percent, indexed by eps_train: the paper's values where it
+        has them (the authors' sheet of the RF; the 1-NN line of Fig. 5 is published as a plot only), drawn as black
+        triangles at the matching eps_train (to 1e-9; others are left out).
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4.0), layout="constrained")
     for label, s in summaries.items():
         xs = np.arange(len(s))
         ax[0].errorbar(xs, s["acc_clean"], yerr=s["acc_clean_margin"], fmt="o-", capsize=3, label=label)
         ax[1].errorbar(xs, s["mscr"], yerr=s["mscr_margin"], fmt="o-", capsize=3, label=label)
-    eps_train = next(iter(summaries.values()))["eps_train"]
-    for a, t in zip(ax, ("(a) clean accuracy [%]", "(b) MSCR [%]")):
+    eps_train = np.asarray(next(iter(summaries.values()))["eps_train"], dtype=float)
+    if reference is not None:
+        for a, values in zip((ax[1], ax[0]), reference):
+            values = values.copy()
+            values.index = np.asarray(values.index, dtype=float)
+            pos = [(int(np.flatnonzero(np.isclose(eps_train, e, rtol=0, atol=1e-9))[0]), float(v))
+                   for e, v in values.items() if np.isclose(eps_train, e, rtol=0, atol=1e-9).any()]  # fmt: skip
+            if pos:
+                a.plot(*zip(*pos), "k^", ms=6, label=reference_label)
+    for a, t in zip(ax, ("MSCR Fig. 5a: clean accuracy [%]", "MSCR Fig. 5b: MSCR [%]")):
         a.set_xticks(np.arange(len(eps_train)), [f"{e:.3g}" for e in eps_train], rotation=45)
         a.set(xlabel="eps_train", title=t)
-        a.legend()
+        a.legend(fontsize=9)
     return fig
 
 
@@ -174,7 +195,7 @@ def _surface(ax, mean, title: str) -> None:
     ax.scatter(acc.argmax(axis=1), ete, acc.max(axis=1), color="red", s=12, depthshade=False)
     diag_j = np.arange(len(etr))
     ax.plot(diag_j, etr, [np.interp(e, ete, acc[:, j]) for j, e in enumerate(etr)], color="white", lw=2)
-    ax.set_xticks(np.arange(len(etr)), [f"{e:.3g}" for e in etr], fontsize=6)
+    ax.set_xticks(np.arange(len(etr)), [f"{e:.3g}" for e in etr], fontsize=8)
     ax.set(xlabel="eps_train", ylabel="eps_test", zlabel="accuracy [%]", title=title)
     ax.view_init(elev=28, azim=-135)  # clean corner (0, 0) in front, as in the paper's Fig. 7
 
@@ -189,7 +210,7 @@ def fig7_accuracy_surface(ours, reference, ours_label: str, reference_label: str
     """
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(figsize=(11, 4.8))
+    fig = plt.figure(figsize=(9, 4.4))  # 9 in at 800 px: the 8-point eps_train ticks read at >= 9 px
     _surface(fig.add_subplot(1, 2, 1, projection="3d"), ours, ours_label)
     _surface(fig.add_subplot(1, 2, 2, projection="3d"), reference, reference_label)
     return fig
@@ -219,7 +240,7 @@ def table1_cifar_separation_distribution(sep, two_r_paper: float):
     return fig
 
 
-ANNOT_PT = 8.5  # the cell numbers of the heatmaps, in points
+ANNOT_PT = 9.0  # the cell numbers of the heatmaps, in points (>= 9 px at page width: robeval.core.plotting.MIN_TEXT_PX)
 
 
 @plotter
@@ -235,10 +256,10 @@ def accuracy_heatmaps(panels: dict, title: str, decimals: int = 2, shared_scale:
     mats = list(panels.values())
     lo = min(float(np.nanmin(m.to_numpy())) for m in mats)
     hi = max(float(np.nanmax(m.to_numpy())) for m in mats)
-    # two panels to a row: at a 850-px page column the cell numbers stay >= 9 px (ANNOT_PT points on 11 inches)
+    # two panels to a row: at an 800-px page column the cell numbers stay >= 9 px (ANNOT_PT points on ~10.5 inches)
     ncols = min(2, len(panels))
     nrows = -(-len(panels) // ncols)
-    fig, grid = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 4.8 * nrows), layout="constrained", squeeze=False)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.8 * nrows), layout="constrained", squeeze=False)
     axes = grid.reshape(1, -1)
     for ax in axes[0][len(panels) :]:
         ax.set_visible(False)
@@ -277,7 +298,7 @@ def standardised_difference_heatmaps(panels: dict, title: str, tolerance_note: s
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 5.0), layout="constrained", squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 5.0), layout="constrained", squeeze=False)
     for i, (ax, (label, z)) in enumerate(zip(axes[0], panels.items())):
         sns.heatmap(
             z.clip(-limit, limit),
@@ -288,7 +309,7 @@ def standardised_difference_heatmaps(panels: dict, title: str, tolerance_note: s
             cmap="RdBu_r",
             annot=z.round(1),
             fmt="",
-            annot_kws={"fontsize": 8},
+            annot_kws={"fontsize": ANNOT_PT},
             cbar=i == len(panels) - 1,
             cbar_kws={"label": f"z = (ours − published) / se  (clipped at ±{limit:g})"},
             xticklabels=[str(e) for e in z.columns],

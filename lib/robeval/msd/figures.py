@@ -52,7 +52,7 @@ FIG4_CORRUPTIONS = ("impulse_noise", "motion_blur")
 def _scatter(ax, avg, rho, corruption: str, distance: str = "msd", color_op: str | None = None, show_methods=False):
     """One panel of Figs. 3-5 / App. B: ``distance`` vs error (%) of the powerset schemes on ``corruption``.
 
-    Colour = number of ops; with ``color_op`` the schemes with / without that op in red / grey instead; with
+    Colour = number of ops; with ``color_op`` the schemes with / without that op in vermillion / grey instead; with
     ``show_methods`` the full nine-op scheme (AugMix) and the published methods (``family == "method"``) are
     marked. The title carries the Spearman correlation ``rho.loc[corruption, "rho_<distance>"]``.
     """
@@ -68,7 +68,7 @@ def _scatter(ax, avg, rho, corruption: str, distance: str = "msd", color_op: str
             for k, (_, m) in enumerate(methods[methods["corruption"] == corruption].iterrows()):
                 ax.scatter(m[distance], 100 * m["error"], s=50, marker="^Dv"[k % 3], c=f"C{k + 4}", label=m["scheme"])
             if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=8)
+                ax.legend(fontsize=9)
     else:
         has = g["scheme"].map(lambda s: color_op in augmentations.parse_scheme(s))
         ax.scatter(g.loc[~has, distance], 100 * g.loc[~has, "error"], s=14, c="0.7", label=f"without {color_op}")
@@ -296,21 +296,30 @@ def table1_c_vs_cbar(summary, ours_title: str):
 @plotter
 def cbar_construction_shifts(shifts, n_top: int, published=CBAR_CORRUPTIONS):
     """App. D / Sec. 5: distance shift from CIFAR-10-C of every candidate corruption (± its std over runs),
-    in the order of ``shifts`` (largest first); red bars are in the published CIFAR-10-C-bar, the dashed
+    in the order of ``shifts`` (largest first); vermillion bars are in the published CIFAR-10-C-bar, the dashed
     line closes our top ``n_top``.
 
     shifts : the ``construction_shifts.csv`` table (``result["shifts"]`` of :func:`robeval.msd.cbar.construct`):
         corruption, shift, shift_std.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
-    fig, ax = plt.subplots(figsize=(10, 3.8), constrained_layout=True)
-    colors = ["C3" if c in published else "C0" for c in shifts["corruption"]]
+    # 9.5 in at 800 px: 84 px per inch, the 8.5-point names read at 9.9 px (robeval.core.plotting.MIN_TEXT_PX)
+    fig, ax = plt.subplots(figsize=(9.5, 4.2), constrained_layout=True)
+    inside, outside = "#D55E00", "#0072B2"  # vermillion / blue (Okabe & Ito), named in the legend, not the title
+    colors = [inside if c in published else outside for c in shifts["corruption"]]
     ax.bar(np.arange(len(shifts)), shifts["shift"], yerr=shifts["shift_std"], color=colors)
     ax.axvline(n_top - 0.5, color="k", ls="--", lw=1)
-    ax.set_xticks(np.arange(len(shifts)), shifts["corruption"].str.replace("_", " "), rotation=70, fontsize=7)
+    ax.set_xticks(np.arange(len(shifts)), shifts["corruption"].str.replace("_", " "), rotation=70, fontsize=8.5)
     ax.set(
         ylabel="distance shift (std units)",
-        title=f"Distance shift from CIFAR-10-C per candidate (red: in the published C-bar; left of dashes: our top {n_top})",
+        title=f"Distance shift from CIFAR-10-C per candidate (our top {n_top} left of the dashes)",
+    )
+    ax.legend(
+        [Patch(color=inside), Patch(color=outside)],
+        ["in the published CIFAR-10-C-bar", "not in it"],
+        fontsize=9,
+        loc="upper right",
     )
     return fig

@@ -43,7 +43,8 @@ def _scatter_sweep(points, sweep, scatter_scales, n_samples: int, title: str, pa
     axis: what the published figure shows, drawn beside ours."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), constrained_layout=True)
+    # 10.5 in at 800 px: 76 px per inch, 9-point text reads at 9.5 px (robeval.core.plotting.MIN_TEXT_PX)
+    fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.8), constrained_layout=True)
     pts, label = _first_run(points)
     ok = pts["adv_success"].astype(bool)
     for ax, s, tag in zip(axes[:2], scatter_scales, "ab"):
@@ -57,7 +58,7 @@ def _scatter_sweep(points, sweep, scatter_scales, n_samples: int, title: str, pa
         floor = (paper_floor or {}).get(float(s))
         if floor is not None:
             ax.axhline(floor[0], color="crimson", ls="--", lw=1)
-            ax.text(0.02, floor[0], f" paper ({floor[1]}): axis starts above {floor[0]:g}", color="crimson", fontsize=8,
+            ax.text(0.02, floor[0], f" paper ({floor[1]}): axis starts above {floor[0]:g}", color="crimson", fontsize=9,
                     va="bottom", transform=ax.get_yaxis_transform())  # fmt: skip
     ax = axes[2]
     runs = sorted(sweep["run"].unique()) if "run" in sweep.columns else [None]
@@ -77,7 +78,7 @@ def _scatter_sweep(points, sweep, scatter_scales, n_samples: int, title: str, pa
     )
     if paper_band is not None:
         ax.axhspan(*paper_band, color="crimson", alpha=0.07, label="paper's Fig. 3c axis range")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
     fig.suptitle(title)
     return fig
 
@@ -252,7 +253,7 @@ def appA_mc_check(checks, n_samples: int):
         axes[0].plot(d["exact"], d["mc"], ".", ms=3, label=f"{model}, {cov_name}")
     axes[0].plot([0, 1], [0, 1], "k-", lw=0.7)
     axes[0].set(xlabel="closed form $P_r$", ylabel=f"Monte Carlo $P_r$ (N={n_samples})", title="MC vs closed form")
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=8)
     z = checks.loc[checks.se > 0, "z"]
     axes[1].hist(z, bins=30, density=True, alpha=0.7)
     zz = np.linspace(-4, 4, 200)
