@@ -563,9 +563,13 @@ def smoke_site(tmp_path_factory):
 
     # a project root of its own (the checkout's files linked, its own build/): the smoke runs and the site's
     # replots write build/smoke there, never beside tests/notebooks' smoke runs in another pytest-xdist worker
+    # results/ is copied, not linked: the paper pages' replots write there (an empty folder of a notebook without
+    # result files at least), which would change the checkout while test_dry_run.py asserts it does not
     root = tmp_path_factory.mktemp("site_root")
     for entry in paths.ROOT.iterdir():
-        if entry.name not in ("build", ".venv"):
+        if entry.name == "results":
+            shutil.copytree(entry, root / entry.name)
+        elif entry.name not in ("build", ".venv"):
             (root / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
     stored = os.environ.get("ROBEVAL_SITE_SMOKE_BUILD")
     if stored:  # opt-in: a build/smoke folder stored earlier (results and figures), copied instead of rerun

@@ -191,13 +191,15 @@ def _needs_gpu_dry_run() -> None:
 
 
 @pytest.mark.notebook
-@pytest.mark.parametrize("stem", list(GPU_DRY))
+@pytest.mark.parametrize("stem", [s for s in GPU_DRY if GPU_DRY[s][3] == "papermill"])
 def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(stem, monkeypatch, tmp_path):
     """A notebook's ``gpu`` profile (a CIFAR ResNet on the 5000-image subset; 09: certify_table up to n_max; 03:
     retrained schemes sampled from the batch-norm grid) with every loop cut short by ``[dry_run]``: the code path
     CI can check without a GPU. It writes under build/dry_run/gpu (never results/gpu) and its ledger is no
     evidence. 02 and 04 differ from their paper-profile dry runs only in settings (02: the ResNet, whose training
-    accuracy the rows read, tests/mscr; 04: the networks 03 trains here)."""
+    accuracy the rows read, tests/mscr; 04: the networks 03 trains here). 09's path, run by the lease driver, is
+    checked the same way on the one-lease run of :func:`test_a_gpu_profile_split_across_two_leases_trains_nothing_twice`
+    (:func:`_check_driver_run`)."""
     _needs_gpu_dry_run()
     experiment, arch, result, runner = GPU_DRY[stem]
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
@@ -215,26 +217,41 @@ def test_gpu_profile_code_path_runs_on_cpu_as_a_dry_run(stem, monkeypatch, tmp_p
         text = out.read_text()
     else:
         summary = _gpu_profile().main(["--only", stem[:2], "--deadline-s", "400", "--out", str(tmp_path / "out")])
-        assert summary["dry_run"] and summary["notebooks"] == {stem: {"status": "ok", "seconds": ANY}}
-        text = (tmp_path / "out" / f"{stem}.log").read_text()
-        with tarfile.open(tmp_path / "out" / "results_gpu.tar.gz") as tf:
-            names = tf.getnames()
-        assert f"results/claims/{stem}.json" in names and f"results/{experiment}/{result}" in names
-        back = summary["brought_back"]
-        if back["stores"]:  # the grids' finished cells, packed for the next lease (robeval adopt --from)
-            manifest = runs.unpack(tmp_path / "out" / "grids.tar.xz", tmp_path / "unpacked")
-            assert sorted(manifest["stores"]) == back["stores"] and back["cells"] > 0
+        text = _check_driver_run(stem, summary, tmp_path / "out")
     assert arch in text  # the gpu profile's network, not the default's small CNN
-    ledger = json.loads((dry / "claims" / f"{stem}.json").read_text())
-    assert {c["profile"] for c in ledger["claims"]} == {"gpu"} and ledger["survives"] is False
-    assert {c["verdict"] for c in ledger["claims"]} == {"not comparable"}
-    assert (dry / experiment / result).is_file()
+    ledger = _check_gpu_dry_ledger(stem)
     if stem == "03_msd_powerset":  # "sample:2": two of the batch-norm grid's schemes, trained from scratch
         retrained = io.load_frame(dry / experiment / result)["scheme"].unique()
         grid = set(io.load_frame(dry / experiment / "powerset_bn.csv")["scheme"])
         assert len(retrained) == 2 and set(retrained) <= grid
         assert {"AppB_mmd_worse_retrain", "S4.2_retrain_n_above"} <= {c["id"] for c in ledger["claims"]}
     assert (sorted(gpu_results.rglob("*")) if gpu_results.exists() else []) == before
+
+
+def _check_gpu_dry_ledger(stem) -> dict:
+    """The gpu-profile dry run's ledger of ``stem`` is no evidence, and its result file is written; returns it."""
+    experiment, _, result, _ = GPU_DRY[stem]
+    dry = paths.BUILD_DIR / "dry_run" / "gpu"
+    ledger = json.loads((dry / "claims" / f"{stem}.json").read_text())
+    assert {c["profile"] for c in ledger["claims"]} == {"gpu"} and ledger["survives"] is False
+    assert {c["verdict"] for c in ledger["claims"]} == {"not comparable"}
+    assert (dry / experiment / result).is_file()
+    return ledger
+
+
+def _check_driver_run(stem, summary, out):
+    """A lease of benchmarks/gpu_profile.py (a dry run) finished ``stem``, tarred its results and packed its grids;
+    returns the notebook's log text."""
+    experiment, _, result, _ = GPU_DRY[stem]
+    assert summary["dry_run"] and summary["notebooks"] == {stem: {"status": "ok", "seconds": ANY}}
+    with tarfile.open(out / "results_gpu.tar.gz") as tf:
+        names = tf.getnames()
+    assert f"results/claims/{stem}.json" in names and f"results/{experiment}/{result}" in names
+    back = summary["brought_back"]
+    if back["stores"]:  # the grids' finished cells, packed for the next lease (robeval adopt --from)
+        manifest = runs.unpack(out / "grids.tar.xz", out.parent / "unpacked")
+        assert sorted(manifest["stores"]) == back["stores"] and back["cells"] > 0
+    return (out / f"{stem}.log").read_text()
 
 
 def _gpu_profile():
@@ -282,8 +299,13 @@ def test_a_gpu_profile_split_across_two_leases_trains_nothing_twice(monkeypatch,
                 frames[f] = frame.drop(columns=timing)
         return summary, frames
 
+    gpu_results = paths.RESULTS_DIR / "gpu"
+    before = sorted(gpu_results.rglob("*")) if gpu_results.exists() else []
     one, want = lease("one")
-    assert one["notebooks"]["09_acr_rs_training"]["status"] == "ok"
+    # the one-lease run is the gpu profile's code path of 09 on CPU (test_gpu_profile_code_path_runs_on_cpu_...)
+    assert "resnet8" in _check_driver_run("09_acr_rs_training", one, tmp_path / "one" / "out")
+    _check_gpu_dry_ledger("09_acr_rs_training")
+    assert (sorted(gpu_results.rglob("*")) if gpu_results.exists() else []) == before  # never results/gpu
     trained = one["brought_back"]["weights"]
     assert trained["files"] > 0 and trained["packs"]
     stores = runs.unpack(tmp_path / "one" / "out" / "grids.tar.xz", tmp_path / "u")["stores"]

@@ -311,7 +311,10 @@ def cbar_construction_shifts(shifts, n_top: int, published=CBAR_CORRUPTIONS):
     colors = [inside if c in published else outside for c in shifts["corruption"]]
     ax.bar(np.arange(len(shifts)), shifts["shift"], yerr=shifts["shift_std"], color=colors)
     ax.axvline(n_top - 0.5, color="k", ls="--", lw=1)
-    ax.set_xticks(np.arange(len(shifts)), shifts["corruption"].str.replace("_", " "), rotation=70, fontsize=8.5)
+    ax.set_xticks(np.arange(len(shifts)), shifts["corruption"].str.replace("_", " "), fontsize=8.5)
+    ax.tick_params(axis="x", rotation=60)
+    for label in ax.get_xticklabels():  # each name ends under its bar
+        label.set(ha="right", rotation_mode="anchor")
     ax.set(
         ylabel="distance shift (std units)",
         title=f"Distance shift from CIFAR-10-C per candidate (our top {n_top} left of the dashes)",
