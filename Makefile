@@ -15,15 +15,17 @@ CONSTRAINTS := requirements/constraints.txt
 
 venv: $(STAMP)
 
+# --no-compile: pip would byte-compile all ~19,000 .py files of the environment one by one (about 2 CPU-minutes);
+# Python compiles the modules a run imports on first use instead (and caches them).
 # torch/torchvision first with exact pins (they come from local disk here; other versions download GBs);
 # ceml 0.7 pins ancient torch/tensorflow/sklearn, so it goes in without its dependencies — what
 # ceml.sklearn really imports (jax, jaxlib, cvxpy, sklearn-lvq) is in the `adversarial` extra.
 $(STAMP): pyproject.toml Makefile $(CONSTRAINTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip wheel setuptools
-	$(PY) -m pip install --quiet -c $(CONSTRAINTS) torch torchvision
-	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[notebooks,distributed,adversarial,test,lint,docs]"
-	$(PY) -m pip install --quiet --no-deps -c $(CONSTRAINTS) ceml
+	$(PY) -m pip install --quiet --no-compile -c $(CONSTRAINTS) torch torchvision
+	$(PY) -m pip install --quiet --no-compile -c $(CONSTRAINTS) -e ".[notebooks,distributed,adversarial,test,lint,docs]"
+	$(PY) -m pip install --quiet --no-compile --no-deps -c $(CONSTRAINTS) ceml
 	$(PY) -m ipykernel install --sys-prefix --name robeval --display-name "Python (robeval)" $(KERNEL_ENV) >/dev/null
 	@$(MAKE) --no-print-directory git-filter
 	@touch $(STAMP)

@@ -57,7 +57,7 @@ def test_fig9_ecdf_cifar10_draws_recomputed_lines_and_published_dots():
     assert isinstance(fig, Figure)
     assert _labels(fig) == [("$x$", ECDF_YLABEL), ("$x$", ""), ("$x$", "")]
     assert len(fig.axes[0].lines) == 2 * len(METHODS)  # one line and one dotted series per method
-    assert fig.get_suptitle().startswith("lines: recomputed")
+    assert fig.get_suptitle().startswith("Sun et al. Figs. 3 and 9") and "lines: recomputed" in fig.get_suptitle()
 
 
 def test_fig11_ecdf_imagenet_skips_missing_files():
@@ -155,3 +155,24 @@ def test_table5_figure_leaves_unmeasurable_radii_out_and_shows_the_paper():
     assert list(paper[0].get_ydata()) == list(PAPER_TABLE5_FULL.loc[(0.5, "gaussian"), radii].astype(float))
     assert "Table 5" in fig._suptitle.get_text()
     assert any("not measurable" in t.get_text() for t in fig.axes[1].texts)
+
+
+def test_lines_that_share_a_panel_are_told_apart():
+    """Issue 47, item 6: the palette's colours differ pairwise by a CIEDE2000 colour difference of at least 20 (the
+    three oranges of the old Figs. 6 and 11 were 11.6-17 apart); every ACR method has its own colour and dash."""
+    from matplotlib.colors import to_rgb
+    from skimage.color import deltaE_ciede2000, rgb2lab
+
+    from robeval.acr.figures import _styles
+    from robeval.acr.published import METHODS
+    from robeval.core.plotting import DISTINCT_COLOURS
+
+    lab = rgb2lab(np.array([[to_rgb(c) for c in DISTINCT_COLOURS]]))[0]
+    gaps = [deltaE_ciede2000(lab[i], lab[j]) for i in range(len(lab)) for j in range(i)]
+    assert min(gaps) >= 20, sorted(gaps)[:3]
+    old = rgb2lab(np.array([[to_rgb(c) for c in ("#de8f05", "#d55e00", "#ca9161")]]))[0]  # seaborn C1, C3, C5
+    assert max(deltaE_ciede2000(old[i], old[j]) for i in range(3) for j in range(i)) < 20  # the test can fail
+    assert len({(s["color"], str(s["ls"])) for s in _styles(METHODS).values()}) == len(METHODS)
+    styles = _styles(METHODS)
+    assert len({s["color"] for s in styles.values()}) == len(METHODS)
+    assert styles["gaussian"] == {"color": "#000000", "ls": "-"} and styles["ours"]["color"] == "#D55E00"

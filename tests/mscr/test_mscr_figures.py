@@ -53,7 +53,7 @@ def test_fig3_dataset():
     fig = figures.fig3_dataset(X, y, sep, "B", "Linf")
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     assert _labels(fig) == [("x[0]", "x[1]"), ("Linf distance to nearest other-class point", "points")]
-    assert fig.axes[0].get_title() == "2D dataset B"
+    assert fig.axes[0].get_title() == "MSCR Fig. 3: 2D dataset B"
     assert fig.axes[1].get_legend().get_texts()[0].get_text() == "2r = 0.3000"
     assert fig.robeval_plotted_by == "robeval.mscr.figures.fig3_dataset"
 
@@ -84,6 +84,8 @@ def test_fig5_rf_vs_1nn():
     tri = [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "^"]
     assert list(tri[0].get_ydata()) == [99.0, 98.0]
     assert "RF, authors' sheet (1200 runs)" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    fig = figures.fig5_rf_vs_1nn({"RF": _summary()}, eps_min=0.01)
+    assert [t.get_text() for t in fig.axes[1].get_xticklabels()] == ["0", "eps_min", "0.05"]
 
 
 def test_fig6a_tradeoff_2d_with_and_without_reference():
@@ -92,7 +94,7 @@ def test_fig6a_tradeoff_2d_with_and_without_reference():
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     assert _labels(fig) == [("MSCR [%]", "clean accuracy [%]")]
     ax = fig.axes[0]
-    assert ax.get_title() == "Fig. 6a: trade-off over eps_train"
+    assert ax.get_title() == "MSCR Fig. 6a: trade-off over eps_train"
     assert {t.get_text() for t in ax.get_legend().get_texts()} == {
         "ours (iid)",
         "ours (shared_offsets)",
@@ -109,7 +111,7 @@ def test_fig6b_tradeoff_cifar():
     )
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     assert _labels(fig) == [("MSCR [%]", "clean accuracy [%]")]
-    assert fig.axes[0].get_title() == "Fig. 6b: trade-off over eps_train (CIFAR-10)"
+    assert fig.axes[0].get_title() == "MSCR Fig. 6b: trade-off over eps_train (CIFAR-10)"
     assert {t.get_text() for t in fig.axes[0].get_legend().get_texts()} == {
         "ours (cnn_small, 1 run(s))",
         "authors' CSV (WRN-28-10, 20 runs)",
@@ -131,7 +133,7 @@ def test_table1_cifar_separation_distribution():
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     assert _labels(fig) == [("L_inf distance to the nearest other-class image", "images")]
     ax = fig.axes[0]
-    assert ax.get_title() == "CIFAR-10 per-image class separation (5 images)"
+    assert ax.get_title() == "MSCR Table 1: CIFAR-10 per-image class separation (5 images)"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
         "2r here = 0.2118",
         "2r full CIFAR-10 (paper) = 0.2118",

@@ -124,9 +124,11 @@ def test_fig3_title_carries_the_spearman_correlation():
 def test_fig5_marks_augmix_and_the_methods():
     fig = figures.fig5_powerset_all_corruptions(_avg(), _rho(), CORRUPTIONS)
     assert isinstance(fig, Figure)
-    visible = [ax for ax in fig.axes if ax.get_visible()]
-    assert len(fig.axes) == 9 and len(visible) == len(CORRUPTIONS) == 7  # three rows of three, two unused
-    assert _labels(fig) == [("MSD", "error (%)")] * 7
+    bar = fig.axes[-1]  # the colour bar of the number of ops
+    assert bar.get_ylabel() == "number of ops in the scheme"
+    visible = [ax for ax in fig.axes[:-1] if ax.get_visible()]
+    assert len(fig.axes) == 10 and len(visible) == len(CORRUPTIONS) == 7  # three rows of three, two unused
+    assert [(ax.get_xlabel(), ax.get_ylabel()) for ax in visible] == [("MSD", "error (%)")] * 7
     assert [t.get_text() for t in visible[0].get_legend().get_texts()] == ["AugMix", "patch_gaussian"]
     assert "all 7 CIFAR-10-C corruptions" in fig.get_suptitle()
 

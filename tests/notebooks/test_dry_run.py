@@ -137,7 +137,7 @@ def test_paper_profile_dry_run(stem, standin, fresh_dry_run_dir, monkeypatch):
     monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(standin["cache"]))  # also keeps dry-run models out of data/cache
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     monkeypatch.setenv("ROBEVAL_TEST_CIFAR10_SHA256", standin["sha256"])
-    # one torch thread per process (02's grid runs 2 processes): on a CI box shared with other jobs two-thread torch
+    # one torch thread per process: on a CI box shared with other jobs (the suite's other worker) two-thread torch
     # spins (03 took 273 s with 2 threads at load 6.6, 190 s with 1 at load 11); units.json names the thread count
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")

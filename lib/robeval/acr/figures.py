@@ -84,6 +84,7 @@ def fig6_certified_accuracy_cifar10(curves, methods=METHODS, names=METHOD_NAMES,
         ax.set_xlim(0, 4 * s)
     axes[0].set_ylabel("certified accuracy (%)")
     axes[-1].legend(fontsize=9, handlelength=3)
+    fig.suptitle("Sun et al. Fig. 6: certified accuracy against the radius (the authors' certification files)")
     return fig
 
 
@@ -117,7 +118,11 @@ def fig9_ecdf_cifar10(curves, methods=METHODS, names=METHOD_NAMES, sigmas=SIGMAS
     Lines are recomputed from the certification files, dots are the published ECDF files.
     """
     fig = _ecdf_panels(curves, methods, names, sigmas, "CIFAR-10", published_every)
-    fig.suptitle("lines: recomputed from the certification files; dots: the published ECDF files", fontsize=9)
+    fig.suptitle(
+        "Sun et al. Figs. 3 and 9: the ECDF of $p_A$ on CIFAR-10 (lines: recomputed from the certification files; "
+        "dots: the published ECDF files)",
+        fontsize=10,
+    )
     return fig
 
 
@@ -130,7 +135,9 @@ def fig11_ecdf_imagenet(curves, methods=METHODS, names=METHOD_NAMES, sigmas=SIGM
         its colour in the others (the colours of Figs. 6 and 9).
     methods, names : the methods to draw, in order, and their legend labels.
     """
-    return _ecdf_panels(curves, methods, names, sigmas, "ImageNet", None)
+    fig = _ecdf_panels(curves, methods, names, sigmas, "ImageNet", None)
+    fig.suptitle("Sun et al. Fig. 11: the ECDF of $p_A$ on ImageNet (recomputed from the certification files)")
+    return fig
 
 
 @plotter
@@ -168,6 +175,7 @@ def fig8_appendix_b_budget(
     rules = [Line2D([], [], color="0.3", ls="-"), Line2D([], [], color="0.3", ls="--")]
     axes[1].legend(rules, ["plug-in rule", "binomial expectation"], fontsize=9, handlelength=3)
     axes[0].set_ylabel(f"certified accuracy (%), sigma={sigma}")
+    fig.suptitle("Sun et al. Fig. 8 / App. B.1: certified accuracy at a cheaper budget, read from the ECDF")
     return fig
 
 
@@ -190,6 +198,9 @@ def fig2_radius_and_slope(curves, p_max: float):
     ax[1].set_ylabel("$dR/dp_A$")
     for a in ax:
         a.axvline(p_max, ls=":", c="k")
+    fig.suptitle(
+        "Sun et al. Fig. 2: the certified radius and its slope against $p_A$ (dotted: the largest certifiable $p_A$)"
+    )
     return fig
 
 
@@ -209,12 +220,13 @@ def sec41_toy_budget(scan, p: float):
     ax.semilogx(scan.N, scan.acr_constant, label=f"$p_A$={p} everywhere (expected over $n_A$)")
     ax.set_xlabel("certification budget $N$")
     ax.set_ylabel("ACR")
+    ax.set_title("Sun et al. Sec. 4.1/4.2: ACR against the budget N (toy example)")
     ax.legend()
     return fig
 
 
 @plotter
-def table5_ecdf_and_certified_accuracy(ecdf, table5, n=None, alpha=None, paper=None, sequential=None):
+def table5_ecdf_and_certified_accuracy(ecdf, table5, n=None, alpha=None, paper=None, sequential=None, note=""):
     """Table 5 as curves: the ECDF of ``p_A`` and the certified accuracy of every trained variant, beside the
     paper's printed Table 5.
 
@@ -228,6 +240,7 @@ def table5_ecdf_and_certified_accuracy(ecdf, table5, n=None, alpha=None, paper=N
         drawn dashed for the variants and sigma of ``table5``.
     sequential : optionally the sequential Table 5 (:func:`robeval.acr.sequential.table_certifications`, index
         (sigma, variant)), drawn dotted: the budget that reaches the large radii.
+    note : a line under the title, e.g. that the run is a pipeline check and no evidence.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -289,5 +302,6 @@ def table5_ecdf_and_certified_accuracy(ecdf, table5, n=None, alpha=None, paper=N
         styles.append((Line2D([], [], color="0.3", ls="--", lw=1.2), "paper (ResNet-110, N = 100 000)"))
     fig.legend(*zip(*styles), fontsize=9, loc="outside lower center", ncols=len(styles), handlelength=3)
     sigmas = ", ".join(f"{s:g}" for s in sorted(set(table5["sigma"])))
-    fig.suptitle(f"Sun et al. Table 5 as curves: the training variants at $\\sigma$ = {sigmas}", fontsize=11)
+    title = f"Sun et al. Table 5 as curves: the training variants at $\\sigma$ = {sigmas}"
+    fig.suptitle(title + (f"\n({note})" if note else ""), fontsize=11)
     return fig

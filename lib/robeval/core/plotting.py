@@ -252,9 +252,9 @@ VERDICT_COLOURS = {
 
 
 @plotter
-def claims_summary(counts):
+def claims_summary(counts, profile: str = "default"):
     """Stacked bars of the verdict counts per paper (``counts``: DataFrame, index short paper labels, columns
-    verdicts) — the chart at the top of the claims report."""
+    verdicts) of ``profile``'s ledgers — the chart at the top of the claims report."""
     import matplotlib.pyplot as plt
 
     verdicts = [v for v in VERDICT_COLOURS if v in counts.columns]
@@ -264,7 +264,7 @@ def claims_summary(counts):
         ax.barh(counts.index, counts[v], left=left, color=VERDICT_COLOURS[v], edgecolor="0.4", linewidth=0.5, label=v)
         left = [a + b for a, b in zip(left, counts[v])]
     ax.invert_yaxis()
-    ax.set(xlabel="rows of the claims ledger (default profile)", title="Verdicts per paper")
+    ax.set(xlabel=f"rows of the claims ledger ({check_profile(profile)} profile)", title="Verdicts per paper")
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax.grid(axis="y", visible=False)
     return fig

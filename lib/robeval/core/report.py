@@ -189,7 +189,7 @@ def _summary_chart(df, profile: str) -> None:
         .reindex(columns=VERDICTS, fill_value=0)
         .reindex(order)
     )
-    fig = claims_summary(counts)
+    fig = claims_summary(counts, profile)
     savefig(
         fig,
         "claims_summary",

@@ -50,7 +50,7 @@ def fig3_dataset(X, y, sep, dataset: str, norm_label: str):
     fig, ax = plt.subplots(1, 2, figsize=(10, 4.2))
     for c, col in zip((0, 1), _CLASS_COLOURS):
         ax[0].scatter(*X[y == c].T, s=2, color=col, label=f"class {c}")
-    ax[0].set(xlabel="x[0]", ylabel="x[1]", title=f"2D dataset {dataset}", aspect="equal")
+    ax[0].set(xlabel="x[0]", ylabel="x[1]", title=f"MSCR Fig. 3: 2D dataset {dataset}", aspect="equal")
     ax[0].legend(markerscale=5)
     ax[1].hist(sep, bins=60, color="0.4")
     ax[1].axvline(two_r, color="tab:red", ls="--", label=f"2r = {two_r:.4f}")
@@ -87,7 +87,7 @@ def fig4_effect_of_k(k_stats, eps: float):
 
 
 @plotter
-def fig5_rf_vs_1nn(summaries, reference=None, reference_label: str = "RF, authors' sheet (1200 runs)"):
+def fig5_rf_vs_1nn(summaries, reference=None, reference_label: str = "RF, authors' sheet (1200 runs)", eps_min=None):
     """Fig. 5: clean accuracy (a) and MSCR (b) over eps_train, one line per model, with 95% CIs.
 
     summaries : mapping label -> :func:`robeval.mscr.protocol.mscr_summary` (rows sorted by ``eps_train``),
@@ -96,6 +96,7 @@ def fig5_rf_vs_1nn(summaries, reference=None, reference_label: str = "RF, author
     reference : optionally ``(mscr, clean accuracy)``, percent, indexed by eps_train: the paper's values where it
         has them (the authors' sheet of the RF; the 1-NN line of Fig. 5 is published as a plot only), drawn as black
         triangles at the matching eps_train (to 1e-9; others are left out).
+    eps_min : optionally the measured eps_min, whose tick reads "eps_min" (as in Table 2a's header).
     """
     import matplotlib.pyplot as plt
 
@@ -113,8 +114,12 @@ def fig5_rf_vs_1nn(summaries, reference=None, reference_label: str = "RF, author
                    for e, v in values.items() if np.isclose(eps_train, e, rtol=0, atol=1e-9).any()]  # fmt: skip
             if pos:
                 a.plot(*zip(*pos), "k^", ms=6, label=reference_label)
+    ticks = [
+        "eps_min" if eps_min is not None and np.isclose(e, eps_min, rtol=0, atol=1e-12) else f"{e:.3g}"
+        for e in eps_train
+    ]
     for a, t in zip(ax, ("MSCR Fig. 5a: clean accuracy [%]", "MSCR Fig. 5b: MSCR [%]")):
-        a.set_xticks(np.arange(len(eps_train)), [f"{e:.3g}" for e in eps_train], rotation=45)
+        a.set_xticks(np.arange(len(eps_train)), ticks, rotation=45)
         a.set(xlabel="eps_train", title=t)
         a.legend(fontsize=9)
     return fig
@@ -163,7 +168,7 @@ def fig6a_tradeoff_2d(summaries, main: str, reference=None):
     fig, ax = plt.subplots(figsize=(5.5, 4.2))
     curves = {f"ours ({m})": s for m, s in summaries.items()}
     _tradeoff(ax, curves, reference, "published (1200 runs)", f"ours ({main})")
-    ax.set(title="Fig. 6a: trade-off over eps_train")
+    ax.set(title="MSCR Fig. 6a: trade-off over eps_train")
     ax.legend()
     return fig
 
@@ -179,7 +184,7 @@ def fig6b_tradeoff_cifar(summary, label: str, reference):
 
     fig, ax = plt.subplots(figsize=(5.5, 4.2))
     _tradeoff(ax, {label: summary}, reference, "authors' CSV (WRN-28-10, 20 runs)", label)
-    ax.set(title="Fig. 6b: trade-off over eps_train (CIFAR-10)")
+    ax.set(title="MSCR Fig. 6b: trade-off over eps_train (CIFAR-10)")
     ax.legend(fontsize=8)
     return fig
 
@@ -213,6 +218,11 @@ def fig7_accuracy_surface(ours, reference, ours_label: str, reference_label: str
     fig = plt.figure(figsize=(9, 4.4))  # 9 in at 800 px: the 8-point eps_train ticks read at >= 9 px
     _surface(fig.add_subplot(1, 2, 1, projection="3d"), ours, ours_label)
     _surface(fig.add_subplot(1, 2, 2, projection="3d"), reference, reference_label)
+    fig.suptitle(
+        "MSCR Fig. 7: accuracy over (eps_train, eps_test); red dots: each eps_test row's best eps_train; "
+        "white line: eps_train = eps_test",
+        fontsize=10,
+    )
     return fig
 
 
@@ -234,7 +244,7 @@ def table1_cifar_separation_distribution(sep, two_r_paper: float):
     ax.set(
         xlabel="L_inf distance to the nearest other-class image",
         ylabel="images",
-        title=f"CIFAR-10 per-image class separation ({len(sep)} images)",
+        title=f"MSCR Table 1: CIFAR-10 per-image class separation ({len(sep)} images)",
     )
     ax.legend()
     return fig

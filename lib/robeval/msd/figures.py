@@ -122,7 +122,7 @@ def fig2b_mixture_toy(toy):
     ax2.set_ylabel("error on impulse noise (%)", color="C3")
     handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
     ax.legend(handles, [h.get_label() for h in handles], loc="upper center")
-    ax.set_title("Fig. 2b: augmentation = impulse noise / motion blur mixture")
+    ax.set_title("Mintun et al. Fig. 2b: augmentation = impulse noise / motion blur mixture")
     return fig
 
 
@@ -150,9 +150,10 @@ def fig3_msd_vs_error(avg, rho, corruptions=FIG3_CORRUPTIONS):
 
 @plotter
 def appB_mmd_vs_error(avg, rho, corruptions=FIG3_CORRUPTIONS):
-    """App. B: as :func:`fig3_msd_vs_error` with the MMD instead of the MSD (expected to correlate poorly)."""
+    """App. B: as :func:`fig3_msd_vs_error` with the MMD instead of the MSD (the paper: MMD correlates poorly with
+    the error; each panel's title gives our Spearman rho, so the figure shows whether our runs agree)."""
     return _scatter_row(
-        avg, rho, corruptions, "mmd", "Mintun et al. App. B: MMD vs corruption error (expected to correlate poorly)"
+        avg, rho, corruptions, "mmd", "Mintun et al. App. B: MMD vs corruption error (the paper: MMD correlates poorly)"
     )
 
 
@@ -194,17 +195,22 @@ def fig5_powerset_all_corruptions(avg, rho, corruptions):
 
     corruptions = list(corruptions)
     nrows = max(1, math.ceil(len(corruptions) / 3))
-    fig, axes = plt.subplots(nrows, 3, figsize=(11, 3.2 * nrows), squeeze=False)
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    fig, axes = plt.subplots(nrows, 3, figsize=(10.5, 3.2 * nrows), squeeze=False, constrained_layout=True)
     for ax, c in zip(axes.ravel(), corruptions):
         _scatter(ax, avg, rho, c, show_methods=True)
     for ax in axes.ravel()[len(corruptions) :]:
         ax.set_visible(False)
+    bar = fig.colorbar(
+        ScalarMappable(Normalize(0, 9), cmap="viridis"), ax=axes.ravel().tolist(), shrink=0.5, pad=0.01, aspect=40
+    )
+    bar.set_label("number of ops in the scheme", fontsize=9)
     fig.suptitle(
         f"Mintun et al. Fig. 5: MSD vs error for all {len(corruptions)} CIFAR-10-C corruptions "
-        "(powerset cloud + published methods)",
-        y=1.0,
+        "(powerset cloud + published methods)"
     )
-    fig.tight_layout()
     return fig
 
 
@@ -219,7 +225,7 @@ def fig4_solarize_translate(avg, rho, ops=FIG4_OPS, corruptions=FIG4_CORRUPTIONS
         for j, c in enumerate(corruptions):
             _scatter(axes[i, j], avg, rho, c, color_op=op)
             axes[i, j].legend(fontsize=7)
-    fig.suptitle("Fig. 4: MSD vs error, schemes with the op highlighted")
+    fig.suptitle("Mintun et al. Fig. 4: MSD vs error, schemes with the op highlighted")
     fig.tight_layout()
     return fig
 
@@ -238,7 +244,7 @@ def fig1_single_ops_motion_blur(single):
     ax.bar(single["scheme"], 100 * single["error"], color=colors)
     ax.set_ylabel("motion-blur error (%)")
     ax.tick_params(axis="x", rotation=45)
-    ax.set_title("Fig. 1: single-op schemes (blue geometric, orange colour, grey baseline)")
+    ax.set_title("Mintun et al. Fig. 1: single-op schemes (blue geometric, orange colour, grey baseline)")
     return fig
 
 
@@ -268,6 +274,7 @@ def fig6_corruption_grid(grid, names, c_names=C_CORRUPTIONS):
     )
     ax.grid(False)
     ax.axhline(sum(n in c_names for n in names) * cell_px - 1, color="k", lw=1.5)
+    ax.set_title("Mintun et al. Fig. 6 / App. F: every corruption at severities 1-5", fontsize=10)
     return fig
 
 
@@ -289,7 +296,8 @@ def table1_c_vs_cbar(summary, ours_title: str):
         ax.bar(xpos + 0.2, summary[cb_col], 0.4, label="CIFAR-10-C-bar")
         ax.set_xticks(xpos, summary.index, rotation=15)
         ax.set(ylabel="mean corruption error (%)", title=title)
-        ax.legend()
+        ax.legend(loc="lower right", fontsize=9)
+    fig.suptitle("Mintun et al. Table 1: mean corruption error on CIFAR-10-C and CIFAR-10-C-bar")
     return fig
 
 

@@ -14,7 +14,7 @@ and :mod:`robeval.realworld.fog` and returns the matplotlib Figure; the notebook
 
 from __future__ import annotations
 
-from robeval.core.plotting import plotter
+from robeval.core.plotting import DISTINCT_COLOURS, DISTINCT_MARKERS, plotter
 
 __all__ = [
     "fig3_iris",
@@ -141,6 +141,7 @@ def fig5_covariance(points_by_dataset, scale_by_dataset):
             ylabel="real world robustness (random covariance)",
             title=f"{tag}) {dataset}, scale {s:g}" + (f" ({label})" if label else ""),
         )
+    fig.suptitle("Scher & Trügler Fig. 5: identity against random covariance of the same trace", fontsize=11)
     return fig
 
 
@@ -168,7 +169,7 @@ def fig6_fog(points, synthetic: bool):
     axes[1].set(xlabel="robustness", ylabel="count", title="b)")
     axes[1].legend()
     fig.suptitle(
-        "Fig. 6 — fog classifier"
+        "Scher & Trügler Fig. 6 — fog classifier"
         + (f", {label}" if label else "")
         + (" (synthetic stand-in, not the paper's data)" if synthetic else "")
     )
@@ -199,7 +200,7 @@ def figA1_linear(m):
     m : the maps of :func:`robeval.realworld.analytic.closed_form_maps` (``map_linear.npz``): ``x1``, ``x2``
         (grid axes) and ``robustness``, ``distance`` (indexed ``[i2, i1]``).
     """
-    return _maps(m, "Fig. A.1 — linear boundary, $w=(0,1)$, $b=0$, $\\sigma=1$")
+    return _maps(m, "Scher & Trügler Fig. A.1 — linear model $w\\cdot x+b>1/2$, $w=(0,1)$, $b=0$, $\\sigma=1$")
 
 
 @plotter
@@ -208,7 +209,9 @@ def figA2_right_angle(m, corner):
 
     m : as :func:`figA1_linear` (``map_right_angle.npz``).
     """
-    return _maps(m, f"Fig. A.2 — right-angle model, corner $a=({corner[0]:g},{corner[1]:g})$, $\\sigma=1$")
+    return _maps(
+        m, f"Scher & Trügler Fig. A.2 — right-angle model, corner $a=({corner[0]:g},{corner[1]:g})$, $\\sigma=1$"
+    )
 
 
 @plotter
@@ -249,8 +252,9 @@ def appA_mc_check(checks, n_samples: int):
     from scipy import stats
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), constrained_layout=True)
-    for (model, cov_name), d in checks.groupby(["model", "covariance"]):
-        axes[0].plot(d["exact"], d["mc"], ".", ms=3, label=f"{model}, {cov_name}")
+    for k, ((model, cov_name), d) in enumerate(checks.groupby(["model", "covariance"])):
+        colour, marker = DISTINCT_COLOURS[k % len(DISTINCT_COLOURS)], DISTINCT_MARKERS[k % len(DISTINCT_MARKERS)]
+        axes[0].plot(d["exact"], d["mc"], marker, ms=3, ls="", color=colour, label=f"{model}, {cov_name}")
     axes[0].plot([0, 1], [0, 1], "k-", lw=0.7)
     axes[0].set(xlabel="closed form $P_r$", ylabel=f"Monte Carlo $P_r$ (N={n_samples})", title="MC vs closed form")
     axes[0].legend(fontsize=8)
