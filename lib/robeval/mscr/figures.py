@@ -108,12 +108,12 @@ def fig5_rf_vs_1nn(summaries, reference=None, reference_label: str = "RF, author
     eps_train = np.asarray(next(iter(summaries.values()))["eps_train"], dtype=float)
     if reference is not None:
         for a, values in zip((ax[1], ax[0]), reference):
-            values = values.copy()
-            values.index = np.asarray(values.index, dtype=float)
-            pos = [(int(np.flatnonzero(np.isclose(eps_train, e, rtol=0, atol=1e-9))[0]), float(v))
-                   for e, v in values.items() if np.isclose(eps_train, e, rtol=0, atol=1e-9).any()]  # fmt: skip
-            if pos:
-                a.plot(*zip(*pos), "k^", ms=6, label=reference_label)
+            match = np.isclose(np.asarray(values.index, dtype=float)[:, None], eps_train[None, :], rtol=0, atol=1e-9)
+            rows = np.flatnonzero(match.any(axis=1))  # reference levels we ran, at the x position of ours
+            if len(rows):
+                a.plot(
+                    match[rows].argmax(axis=1), np.asarray(values, dtype=float)[rows], "k^", ms=6, label=reference_label
+                )
     ticks = [
         "eps_min" if eps_min is not None and np.isclose(e, eps_min, rtol=0, atol=1e-12) else f"{e:.3g}"
         for e in eps_train
