@@ -85,6 +85,123 @@ def calibrate(budget_s: float, out: Path) -> dict:
     return got
 
 
+def committed_packs(folder: Path | None) -> list[Path]:
+    """The packs committed under ``folder`` (``leaseN.tar.xz`` and ``leaseN-weights-NN.tar.xz``), in lease order
+    (lease 10 after lease 9); ``[]`` for ``None``. A folder that does not exist, or holds no pack, is an error: a
+    lease that adopted nothing would train everything again."""
+    if folder is None:
+        return []
+    import re
+
+    if not folder.is_dir():
+        raise ValueError(f"--adopt-dir {folder}: no such folder (the packs of earlier leases: results/gpu/packs)")
+    found = []
+    for f in folder.iterdir():
+        m = re.fullmatch(r"lease(\d+)(?:-weights-(\d+))?\.tar\.xz", f.name)
+        if m:
+            found.append(((int(m[1]), int(m[2] or 0)), f))
+    if not found:
+        raise ValueError(
+            f"--adopt-dir {folder}: no leaseN.tar.xz or leaseN-weights-NN.tar.xz there; name the packs one by one "
+            "with --adopt, or leave both out for a first lease"
+        )
+    return [f for _, f in sorted(found)]
+
+
+def check_identities(pack: Path, python: str | None = None) -> None:
+    """Refuse, before anything is adopted, a grid pack whose sub-stores another identity names here than the one
+    it was written under. A grid's identity covers its config, its cell function's code and every robeval module
+    that code imports, as this Python's ``ast.dump`` writes them (its text differs between Python minor versions):
+    another commit or another Python gives another identity, and :func:`robeval.core.runs.adopt` would then
+    recompute a sample of the pack's cells to compare them. Cells trained on a GPU are not reproduced bit for bit
+    by a recomputation, so on a lease that would spend minutes and then refuse the pack anyway."""
+    import tempfile
+
+    from robeval.core import runs
+    from robeval.core.runs_transfer import _import_fn, _store_config
+
+    with tempfile.TemporaryDirectory(prefix="robeval-ids-") as tmp:
+        runs.unpack(pack, tmp)
+        for cfg in sorted(Path(tmp).glob("*/config-*/config.json")):
+            meta = _store_config(cfg)
+            here = f"config-{runs.config_identity(meta['config'], _import_fn(meta['fn']))}"
+            if here != cfg.parent.name:
+                py = python or ".".join(map(str, sys.version_info[:2]))
+                raise ValueError(
+                    f"{pack}: its store {cfg.parent.parent.name}/{cfg.parent.name} has another identity here "
+                    f"({here}, this checkout's code on Python {py}): it was written by other code or under another "
+                    "Python minor version (identities hash ast.dump's text). Its cells cannot be carried without "
+                    "recomputing them, which GPU training does not reproduce. Run this lease at the commit that "
+                    "wrote the pack (`git log -- PACK`), on the Python that wrote it (the lent machine's 3.12), "
+                    "or leave the pack out and compute its grid afresh."
+                )
+
+
+LENT_PYTHON = (3, 12)  # the Python of the GPU machine lent to this project (lease 1's summary: 3.12.3)
+_TYPE_PARAMS_NODES = ("FunctionDef", "AsyncFunctionDef", "ClassDef")  # fields 3.12 added (PEP 695)
+
+
+def dump_as_312(node) -> str:
+    """``ast.dump(node)`` exactly as Python 3.12 writes it (fields annotated, no positions), on any Python >= 3.9:
+    3.12 adds ``type_params=[]`` to every function and class, 3.13 leaves out empty lists and None. Checked equal
+    to 3.12's own text over every module of lib/, tests/ and benchmarks/ on 3.11, 3.12 and 3.13
+    (``tests/notebooks/test_dry_run.py`` pins a sample). The parser is not emulated: 3.12 ends an f-string format
+    spec whose last part is a replacement field with an empty Constant (a test keeps such specs out of lib/)."""
+    import ast
+
+    if isinstance(node, ast.AST):
+        cls = type(node)
+        args = []
+        for name in node._fields:
+            try:
+                value = getattr(node, name)
+            except AttributeError:
+                continue
+            if value is None and getattr(cls, name, ...) is None:  # an optional field left out, as ast.dump does
+                continue
+            args.append(f"{name}={dump_as_312(value)}")
+        if cls.__name__ in _TYPE_PARAMS_NODES and "type_params" not in node._fields:
+            args.append("type_params=[]")
+        return f"{cls.__name__}({', '.join(args)})"
+    if isinstance(node, list):
+        return f"[{', '.join(dump_as_312(x) for x in node)}]"
+    return repr(node)
+
+
+def check_packs(packs) -> dict:
+    """Whether the lent machine would adopt each grid pack of ``packs`` at this checkout's code: identities computed
+    as its Python (3.12) computes them, whatever Python runs this (:func:`check_identities` with 3.12's
+    ``ast.dump`` text). Returns ``{pack: "holds" | the reason}``; weights packs are named by the same identities
+    and go with their lease's grid pack. Printed as one JSON line."""
+    import ast
+    from unittest import mock
+
+    from robeval.core import runs
+
+    got = {}
+    runs._closure_digest.cache_clear()
+    try:
+        with mock.patch.object(ast, "dump", dump_as_312):  # runs' identities as 3.12 computes them
+            for pack in packs:
+                if weights_pack(pack):
+                    continue
+                try:
+                    check_identities(pack, python=".".join(map(str, LENT_PYTHON)))
+                    got[str(pack)] = "holds"
+                except ValueError as exc:
+                    got[str(pack)] = " ".join(str(exc).split())
+    finally:
+        runs._closure_digest.cache_clear()
+    print(json.dumps(got), flush=True)
+    return got
+
+
+def weights_pack(pack) -> bool:
+    from robeval.core import weights
+
+    return weights.is_weights_pack(pack)
+
+
 def adopt_packs(packs) -> dict:
     """Adopt each pack of an earlier lease: a grid pack's stores into the gpu profile's grid stores
     (``{store: [status]}``), a weights pack's networks into this machine's cache
@@ -96,6 +213,7 @@ def adopt_packs(packs) -> dict:
         if weights.is_weights_pack(pack):
             out[str(pack)] = weights.adopt_weights(pack)
         else:
+            check_identities(pack)
             got = runs.adopt_pack(pack, lambda name: runs.grid_store("gpu", name), progress=False)
             out[str(pack)] = {n: [r["status"] for r in reports] for n, reports in got.items()}
         print(f"adopted {pack}: {out[str(pack)]}", flush=True)
@@ -193,7 +311,9 @@ def main(argv=None) -> dict:
         default=0.0,
         help="first measure this GPU for so many seconds (benchmarks/gpu_calibrate.py; a lease uses 60; 0: skip)",
     )
-    ap.add_argument("--out", type=Path, required=True, help="where grids.tar.xz, results_gpu.tar.gz and logs go")
+    ap.add_argument(
+        "--out", type=Path, help="where grids.tar.xz, results_gpu.tar.gz and logs go (required for a lease)"
+    )
     ap.add_argument(
         "--adopt",
         type=Path,
@@ -201,7 +321,24 @@ def main(argv=None) -> dict:
         default=[],
         help="a pack of an earlier lease: its grids.tar.xz or one of its weights-NN.tar.xz (repeatable)",
     )
+    ap.add_argument(
+        "--adopt-dir",
+        type=Path,
+        default=None,
+        help="adopt every pack committed there (results/gpu/packs: leaseN.tar.xz, leaseN-weights-NN.tar.xz), "
+        "in lease order, before the --adopt ones",
+    )
+    ap.add_argument(
+        "--check-packs",
+        action="store_true",
+        help="run nothing: say whether the lent machine (Python 3.12) would adopt the --adopt-dir/--adopt grid packs "
+        "at this checkout's code (a pre-lease check on any Python)",
+    )
     args = ap.parse_args(argv)
+    if args.check_packs:
+        return check_packs(committed_packs(args.adopt_dir) + list(args.adopt))
+    if args.out is None:
+        ap.error("--out is required for a lease (where its packs and results go)")
     from robeval.core import weights
 
     start = time.time()
@@ -210,7 +347,7 @@ def main(argv=None) -> dict:
     summary = {"profile": "gpu", "dry_run": os.environ.get("ROBEVAL_DRY_RUN") == "1"}
     if args.calibrate_s > 0:  # the lease's first minute: what this GPU does, written beside the packs
         summary["calibration"] = calibrate(args.calibrate_s, args.out)
-    summary["adopted"] = adopt_packs(args.adopt)
+    summary["adopted"] = adopt_packs(committed_packs(args.adopt_dir) + list(args.adopt))
     before = weights.snapshot()  # after adopting: only what this lease trains is packed
     summary["notebooks"] = run_notebooks(stems, start + args.deadline_s - PACK_RESERVE_S, args.out)
     summary["brought_back"] = bring_back(args.out, before)
@@ -224,7 +361,9 @@ def cli(argv=None) -> int:
     """:func:`main` for the command line: a user error (a missing, truncated or altered pack, whose adoption is
     refused before anything is extracted) is one line naming the file and the fix, exit status 2."""
     try:
-        main(argv)
+        got = main(argv)
+        if "--check-packs" in (sys.argv[1:] if argv is None else argv):
+            return 0 if got and all(v == "holds" for v in got.values()) else 2
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"gpu_profile.py: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

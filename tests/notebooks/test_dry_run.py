@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tarfile
 import time
 from unittest.mock import ANY
@@ -264,6 +265,131 @@ def _gpu_profile():
     return importlib.import_module("gpu_profile")
 
 
+def test_committed_packs_are_adopted_in_lease_order_and_an_empty_folder_is_an_error(tmp_path):
+    """``--adopt-dir results/gpu/packs``: every lease's grid pack, then its weights packs, lease 10 after lease 9;
+    the calibration and logs beside them are not packs; a folder without packs (a lease that would retrain
+    everything) is refused with the fix."""
+    driver = _gpu_profile()
+    names = [
+        "lease10.tar.xz",
+        "lease9-weights-02.tar.xz",
+        "lease9.tar.xz",
+        "lease9-weights-01.tar.xz",
+        "lease9-calibration.json",
+        "lease9-summary.json",
+        "lease1-09_acr_rs_training.log",
+        "grids.tar.xz",
+    ]
+    for n in names:
+        (tmp_path / n).write_bytes(b"")
+    got = [p.name for p in driver.committed_packs(tmp_path)]
+    assert got == ["lease9.tar.xz", "lease9-weights-01.tar.xz", "lease9-weights-02.tar.xz", "lease10.tar.xz"]
+    assert driver.committed_packs(None) == []
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="no leaseN.tar.xz"):
+        driver.committed_packs(empty)
+    with pytest.raises(ValueError, match="no such folder"):
+        driver.committed_packs(tmp_path / "missing")
+    # and the committed packs of this repository, if any, are found in that order
+    committed = paths.RESULTS_DIR / "gpu" / "packs"
+    if committed.is_dir():
+        found = driver.committed_packs(committed)
+        assert found and found[0].name == "lease1.tar.xz"
+
+
+def test_a_pack_of_other_code_is_refused_before_it_is_adopted(tmp_path):
+    """A lease must not spend its minutes recomputing a pack's cells (GPU training does not reproduce them) only
+    to refuse them: a grid pack whose sub-store this checkout names otherwise is refused up front, naming the
+    store and the fix; one whose identities hold passes. Built from a pack of this checkout's own cells, one of
+    them re-packed with a config changed by one epoch (another identity on any Python)."""
+    driver = _gpu_profile()
+    store = tmp_path / "src" / "toy"
+    sub = store / f"config-{runs.config_identity({'epochs': 3}, runs.config_identity)}"
+    sub.mkdir(parents=True)
+    io.atomic_write_json(sub / "config.json", {"fn": "robeval.core.runs.config_identity", "config": {"epochs": 3}})
+    good = tmp_path / "good.tar.xz"
+    runs.pack([store], good)
+    driver.check_identities(good)  # the identities hold: nothing raised
+    moved = tmp_path / "moved" / "toy"
+    shutil.copytree(store, moved)
+    cfg = next(moved.glob("config-*/config.json"))
+    io.atomic_write_json(cfg, {"fn": "robeval.core.runs.config_identity", "config": {"epochs": 4}})
+    bad = tmp_path / "bad.tar.xz"
+    runs.pack([moved], bad)
+    with pytest.raises(ValueError, match=r"toy/config-[0-9a-f]+ has another identity here .*commit that wrote"):
+        driver.check_identities(bad)
+
+
+_DUMP_SAMPLE = '''
+import os
+from .x import y as z
+
+
+@decorator(1, k=None)
+async def f(a, /, b: int = 2, *args, c=None, **kw) -> "str":
+    """doc"""
+    global G
+    x = [i ** 2 for i in range(3) if i] + list({j: j for j in "ab"})
+    async with ctx() as (p, q):
+        await g(f"{a!r:>{b}x} and {x=}", *args, **kw)
+    try:
+        del x[0], kw["k"]
+    except (KeyError, IndexError) as exc:
+        raise ValueError("no") from exc
+    finally:
+        pass
+    return lambda u=1: None if u else ...
+
+
+class K(Base, metaclass=Meta):
+    attr: dict[str, int] = {}
+
+    def m(self, *, key):
+        match key:
+            case {"a": 1, **rest}:
+                return rest
+            case [1, *others] if others:
+                return others
+            case K(attr=2) | None:
+                return 0
+        while (n := len(self.attr)) > 3:
+            self.attr.popitem()
+        else:
+            yield from (n,)
+'''
+# sha256 of ast.dump(ast.parse(_DUMP_SAMPLE)) as Python 3.12.1 writes it (3.11.7's own text differs)
+_DUMP_SAMPLE_312 = "5b9a7a174d82a1d047c3869837061c81c620b455798e6d79de092619afa4622c"
+
+
+def test_identities_can_be_checked_as_the_lent_machines_python_computes_them():
+    """The pre-lease check (``gpu_profile.py --check-packs``) computes grid identities as Python 3.12 does, on
+    whatever Python runs it: its ``ast.dump`` text is 3.12's on a sample with functions, classes, decorators,
+    f-strings, pattern matching and optional fields (digest taken from 3.12.1 itself), and the committed lease
+    packs, written by 3.12 at this code, hold."""
+    import ast
+    import hashlib
+
+    driver = _gpu_profile()
+    got = hashlib.sha256(driver.dump_as_312(ast.parse(_DUMP_SAMPLE)).encode()).hexdigest()
+    assert got == _DUMP_SAMPLE_312
+    if sys.version_info[:2] == (3, 12):
+        assert ast.dump(ast.parse(_DUMP_SAMPLE)) == driver.dump_as_312(ast.parse(_DUMP_SAMPLE))
+    # what is emulated is ast.dump's text, not the parser: 3.12's parser ends a format spec whose last part is a
+    # replacement field (f"{a:>{b}}") with an empty Constant, 3.11's does not. No module of the package has one
+    for module in sorted((paths.ROOT / "lib" / "robeval").rglob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            spec = getattr(node, "format_spec", None) if isinstance(node, ast.FormattedValue) else None
+            assert not (spec is not None and spec.values and isinstance(spec.values[-1], ast.FormattedValue)), (
+                f"{module}: an f-string format spec ending in a replacement field parses differently under 3.12; "
+                "end it with a literal character or compute the spec first"
+            )
+    committed = paths.RESULTS_DIR / "gpu" / "packs"
+    if committed.is_dir():
+        checked = driver.check_packs(driver.committed_packs(committed))
+        assert checked and all(v == "holds" for v in checked.values()), checked
+
+
 @pytest.mark.notebook
 def test_a_gpu_profile_split_across_two_leases_trains_nothing_twice(monkeypatch, tmp_path):
     """Issue 44, item 1: notebook 09's gpu path (CPU dry run) in one lease, and in two leases on two fresh
@@ -279,7 +405,7 @@ def test_a_gpu_profile_split_across_two_leases_trains_nothing_twice(monkeypatch,
     experiment = dry / "acr_rs_training"
     driver = _gpu_profile()
 
-    def lease(name, adopt=(), stop_after=None):
+    def lease(name, adopt=(), stop_after=None, adopt_dir=None):
         for stale in (experiment, dry / "grids"):  # a fresh machine: no grids, no results, an empty cache
             shutil.rmtree(stale, ignore_errors=True)
         monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / name / "cache"))
@@ -290,6 +416,8 @@ def test_a_gpu_profile_split_across_two_leases_trains_nothing_twice(monkeypatch,
         argv = ["--only", "09", "--deadline-s", "400", "--out", str(tmp_path / name / "out")]
         for pack in adopt:
             argv += ["--adopt", str(pack)]
+        if adopt_dir is not None:
+            argv += ["--adopt-dir", str(adopt_dir)]
         summary = driver.main(argv)
         frames = {}
         for f in ("certifications.csv", "certifications_sequential.csv"):
@@ -317,8 +445,14 @@ def test_a_gpu_profile_split_across_two_leases_trains_nothing_twice(monkeypatch,
     assert set(first["brought_back"]["stores"]) == {"acr_rs_training", "acr_sequential_table5"}
     assert first["brought_back"]["weights"]["files"] == trained["files"]  # every network it trained, packed
     out1 = tmp_path / "first" / "out"
-    packs = [out1 / "grids.tar.xz"] + [out1 / p for p in first["brought_back"]["weights"]["packs"]]
-    second, got = lease("second", adopt=packs)
+    committed = tmp_path / "packs"  # committed as the lease plan says (docs/running.md), adopted with --adopt-dir
+    committed.mkdir()
+    shutil.copy(out1 / "grids.tar.xz", committed / "lease1.tar.xz")
+    for pack in first["brought_back"]["weights"]["packs"]:
+        shutil.copy(out1 / pack, committed / f"lease1-{pack}")
+    (committed / "lease1-calibration.json").write_text("{}")  # beside the packs, not a pack
+    assert [p.name for p in driver.committed_packs(committed)][0] == "lease1.tar.xz"
+    second, got = lease("second", adopt_dir=committed)
     assert second["notebooks"]["09_acr_rs_training"]["status"] == "ok"
     assert second["brought_back"]["weights"]["files"] == 0  # nothing trained twice
     restored = [r for p, r in second["adopted"].items() if "weights" in p]
