@@ -1,4 +1,4 @@
-"""The reader's website (robeval.core.site): link logic on hand-made cases, then the default-profile site built
+"""The reader's website (robeval.core.site): link logic on hand-made cases, then the smoke-profile site built
 from stored results and read like a reader would (pages, figures, ledger rows, links, a headless browser)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 from robeval.core import site, site_check
 
-# notebooks whose pages are cheap to replot, covering the data notebook, two papers, figures and contradictions
+# cheap smoke notebooks (about 1 min together) covering the data notebook, two papers, figures and contradictions
 SITE_NOTEBOOKS = (
     "00_data_and_environment",
     "07_realworld_analytical",
@@ -533,12 +533,11 @@ def test_build_site_rejects_a_bad_profile_and_missing_ledgers(tmp_results):
     with pytest.raises(ValueError, match="Unknown profile"):
         site.build_site("nope")
     with pytest.raises(FileNotFoundError, match="make reproduce PROFILE=smoke"):
-        site.build_site("smoke", only="07", site_dir=tmp_results / "site")  # no smoke run stored there
+        site.build_site("smoke", only="07", site_dir=tmp_results / "site")
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the default-profile site, built from the committed results
-SITE_PROFILE = "default"
+# the smoke-profile site, built from stored smoke results
 
 
 def _png_payload(match) -> str:
@@ -555,30 +554,38 @@ def _parse(path: Path):
 
 
 @pytest.fixture(scope="module")
-def built_site(tmp_path_factory):
-    """The site of SITE_NOTEBOOKS as `make site` builds it: the committed default-profile results (no notebook run:
-    the smoke runs are tests/notebooks' work) with the committed paper profile beside them."""
+def smoke_site(tmp_path_factory):
+    """The site of SITE_NOTEBOOKS under the smoke profile (their smoke runs first when results are missing)."""
     import time
 
     from robeval.core import paths
+    from robeval.core.notebooks import notebook_paths, run_notebook
 
-    # a project root of its own (the checkout's files linked, its own build/): the site's replots write build/ there.
+    # a project root of its own (the checkout's files linked, its own build/): the smoke runs and the site's
+    # replots write build/smoke there, never beside tests/notebooks' smoke runs in another pytest-xdist worker
     # results/ is copied, not linked: the paper pages' replots write there (an empty folder of a notebook without
     # result files at least), which would change the checkout while test_dry_run.py asserts it does not
     root = tmp_path_factory.mktemp("site_root")
     for entry in paths.ROOT.iterdir():
         if entry.name == "results":
-            shutil.copytree(entry, root / entry.name, ignore=shutil.ignore_patterns("grids"))
+            shutil.copytree(entry, root / entry.name)
         elif entry.name not in ("build", ".venv"):
             (root / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    stored = os.environ.get("ROBEVAL_SITE_SMOKE_BUILD")
+    if stored:  # opt-in: a build/smoke folder stored earlier (results and figures), copied instead of rerun
+        for sub in ("results", "figures"):
+            shutil.copytree(Path(stored) / sub, root / "build" / "smoke" / sub)
     mp = pytest.MonkeyPatch()
-    mp.setenv("ROBEVAL_ROOT", str(root))  # for the module's tests too: they read the results the site shows
+    mp.setenv("ROBEVAL_ROOT", str(root))  # for the module's tests too: they read the smoke results the site shows
+    for path in notebook_paths(list(SITE_NOTEBOOKS)):
+        if not (paths.results_dir("smoke") / "claims" / f"{path.stem}.json").is_file():
+            run_notebook(path, "smoke")
     out = tmp_path_factory.mktemp("site")
     t0 = time.perf_counter()
-    # beside default, the committed paper profile's ledgers of the same notebooks (issue 47, item 1: every executed
+    # beside smoke, the committed paper profile's ledgers of the same notebooks (issue 47, item 1: every executed
     # profile on the site), replotted from results/paper as `make site` does
     site_dir = site.build_site(
-        SITE_PROFILE, only=list(SITE_NOTEBOOKS), site_dir=out / "site", work_dir=out / "work", also=("paper",)
+        "smoke", only=list(SITE_NOTEBOOKS), site_dir=out / "site", work_dir=out / "work", also=("paper",)
     )
     yield {"dir": site_dir, "seconds": time.perf_counter() - t0, "root": root}
     mp.undo()
@@ -597,17 +604,17 @@ def _resolve(page: Path, href: str, root: Path):
 
 @pytest.mark.slow
 @pytest.mark.notebook
-def test_site_builds_quickly_from_stored_results(built_site):
-    # about 1 min on 2 idle cores; timings are asserted only on request, as for the notebooks
+def test_site_builds_quickly_from_stored_results(smoke_site):
+    # about 1 min on 2 idle cores; timings are asserted only on request, as for the smoke notebooks
     if os.environ.get("ROBEVAL_STRICT_TIME"):
-        assert built_site["seconds"] < 180, f"site build took {built_site['seconds']:.0f} s"
-    root = built_site["dir"]
+        assert smoke_site["seconds"] < 180, f"site build took {smoke_site['seconds']:.0f} s"
+    root = smoke_site["dir"]
     for page in ("index.html", "ledger.html", "gallery.html", "running.html", "api/core.html", "usage.html"):
         assert (root / page).is_file(), page
     # one "Rerun it" page: running.md opens with the note on the site's stored results
     assert not (root / "rerun.html").exists()
     running = (root / "running.html").read_text(encoding="utf-8")
-    assert "This website shows stored results." in running and f"profile <code>{SITE_PROFILE}</code>" in running
+    assert "This website shows stored results." in running and "profile <code>smoke</code>" in running
     # the home page opens with the results: the per-paper table of central claims by verdict and the findings
     home = (root / "index.html").read_text(encoding="utf-8")
     assert "central claims" in home and "not run" in home and "Findings that matter" in home
@@ -619,11 +626,11 @@ def test_site_builds_quickly_from_stored_results(built_site):
 
 @pytest.mark.slow
 @pytest.mark.notebook
-def test_notebook_pages_show_their_figures_and_no_errors(built_site):
+def test_notebook_pages_show_their_figures_and_no_errors(smoke_site):
     from robeval.core.plotting import load_manifest
 
-    root = built_site["dir"]
-    manifest = load_manifest(SITE_PROFILE)
+    root = smoke_site["dir"]
+    manifest = load_manifest("smoke")
     for nb in SITE_NOTEBOOKS:
         page_path = root / "notebooks" / f"{nb}.html"
         text = page_path.read_text(encoding="utf-8")
@@ -652,18 +659,18 @@ def _ledger_files():
 
     rows = []
     for nb in SITE_NOTEBOOKS:
-        rows += json.loads((paths.results_dir(SITE_PROFILE) / "claims" / f"{nb}.json").read_text())["claims"]
+        rows += json.loads((paths.results_dir("smoke") / "claims" / f"{nb}.json").read_text())["claims"]
     return rows
 
 
 @pytest.mark.slow
 @pytest.mark.notebook
-def test_every_ledger_row_appears_and_its_links_resolve(built_site):
-    root = built_site["dir"]
+def test_every_ledger_row_appears_and_its_links_resolve(smoke_site):
+    root = smoke_site["dir"]
     data = json.loads((root / "assets" / "ledger.json").read_text())
     files = _ledger_files()
-    assert data["profile"] == SITE_PROFILE and data["profiles"] == [SITE_PROFILE, "paper"]
-    assert [(r["notebook"], r["id"], r["verdict"]) for r in data["rows"] if r["profile"] == SITE_PROFILE] == [
+    assert data["profile"] == "smoke" and data["profiles"] == ["smoke", "paper"]
+    assert [(r["notebook"], r["id"], r["verdict"]) for r in data["rows"] if r["profile"] == "smoke"] == [
         (c["notebook"], c["id"], c["verdict"]) for c in files
     ]
     # the paper profile's rows of the same notebooks, each opening its own notebook page (issue 47, item 1)
@@ -728,13 +735,13 @@ def test_example_filter_and_ledger_csv_by_hand(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.notebook
-def test_every_figure_is_in_the_gallery_with_working_links(built_site):
+def test_every_figure_is_in_the_gallery_with_working_links(smoke_site):
     from robeval.core.plotting import load_manifest
 
-    root = built_site["dir"]
+    root = smoke_site["dir"]
     gallery_path = root / "gallery.html"
     gallery = _parse(gallery_path)
-    shown = [e for e in load_manifest(SITE_PROFILE) if e.get("notebook") in SITE_NOTEBOOKS]
+    shown = [e for e in load_manifest("smoke") if e.get("notebook") in SITE_NOTEBOOKS]
     assert shown
     for e in shown:
         assert f"fig-{e['figure']}" in gallery.ids, e["figure"]
@@ -771,7 +778,7 @@ def _browser():
 
 @pytest.mark.slow
 @pytest.mark.notebook
-def test_ledger_page_filters_in_a_browser(built_site):
+def test_ledger_page_filters_in_a_browser(smoke_site):
     import functools
     import http.server
     import threading
@@ -780,16 +787,16 @@ def test_ledger_page_filters_in_a_browser(built_site):
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     files = _ledger_files()
-    # one paper's contradicted rows; where no replication is comparable, the findings against the paper are
+    # one paper's contradicted rows; at smoke no replication is comparable, so the findings against the paper are
     # the errata of notebook 08's reanalysis (the same filter, another verdict)
     verdict = "contradicted" if any(c["verdict"] == "contradicted" for c in files) else "erratum"
     contradicted = {}
     for c in files:
         if c["verdict"] == verdict and not c.get("part_of"):  # the explorer opens on the counted rows
             contradicted[c["paper"]] = contradicted.get(c["paper"], 0) + 1
-    assert contradicted, f"the {SITE_PROFILE} ledgers of SITE_NOTEBOOKS hold no {verdict} row (notebook 08 has several)"
+    assert contradicted, f"the smoke ledgers of SITE_NOTEBOOKS hold no {verdict} row (notebook 08 has several)"
     paper = max(contradicted, key=contradicted.get)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site["dir"]))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(smoke_site["dir"]))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     driver = _browser()
@@ -825,7 +832,7 @@ def test_ledger_page_filters_in_a_browser(built_site):
 
 @pytest.mark.slow
 @pytest.mark.notebook
-def test_notebook_math_renders_offline_in_a_browser(built_site):
+def test_notebook_math_renders_offline_in_a_browser(smoke_site):
     """MathJax is served by the site (no CDN: CI has no network beyond package registries) and typesets the
     TeX of the notebook pages without an error, a missing font or any other failed request."""
     import functools
@@ -836,7 +843,7 @@ def test_notebook_math_renders_offline_in_a_browser(built_site):
     from selenium.webdriver.support.ui import WebDriverWait
 
     pytest.importorskip("jupyter_server_mathjax", reason="the docs extra installs jupyter-server-mathjax")
-    root = built_site["dir"]
+    root = smoke_site["dir"]
     page = root / "notebooks" / "07_realworld_analytical.html"
     scripts = re.findall(r'<script[^>]+src="([^"]*MathJax[^"]*)"', page.read_text(encoding="utf-8"))
     assert scripts and not any(urlsplit(u).scheme for u in scripts), scripts
@@ -860,13 +867,13 @@ def test_notebook_math_renders_offline_in_a_browser(built_site):
 
 
 @pytest.fixture(scope="module")
-def served_site(built_site):
-    """The built site over http (the ledger page fetches its JSON) and a headless browser, 1280 px wide."""
+def served_site(smoke_site):
+    """The smoke site over http (the ledger page fetches its JSON) and a headless browser, 1280 px wide."""
     import functools
     import http.server
     import threading
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site["dir"]))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(smoke_site["dir"]))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -876,7 +883,7 @@ def served_site(built_site):
         raise
     driver.set_window_size(1280, 900)
     try:
-        yield {"url": f"http://127.0.0.1:{server.server_port}", "driver": driver, "dir": built_site["dir"]}
+        yield {"url": f"http://127.0.0.1:{server.server_port}", "driver": driver, "dir": smoke_site["dir"]}
     finally:
         driver.quit()
         server.shutdown()
@@ -1085,13 +1092,13 @@ def test_site_check_finds_what_a_reader_would_meet(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.notebook
-def test_site_reads_as_a_reader_without_a_browser(built_site):
-    """Issue 47, items 1, 6 and 8 on the built default site (with the paper profile beside it): every internal link and
+def test_site_reads_as_a_reader_without_a_browser(smoke_site):
+    """Issue 47, items 1, 6 and 8 on the built smoke site (with the paper profile beside it): every internal link and
     anchor resolves, every image has alt text, every table scrolls inside itself, the home page links every
     profile's ledger; notebook pages open with their profile switch and verdicts, their code folded."""
     from robeval.core.site_check import check_site
 
-    root = built_site["dir"]
+    root = smoke_site["dir"]
     assert check_site(root) == []
     for nb in SITE_NOTEBOOKS:
         for name in (f"{nb}.html", f"{nb}.paper.html"):
