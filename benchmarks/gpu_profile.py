@@ -176,14 +176,14 @@ def check_packs(packs) -> dict:
     import ast
     from unittest import mock
 
-    from robeval.core import runs
+    from robeval.core import runs, weights
 
     got = {}
     runs._closure_digest.cache_clear()
     try:
         with mock.patch.object(ast, "dump", dump_as_312):  # runs' identities as 3.12 computes them
             for pack in packs:
-                if weights_pack(pack):
+                if weights.is_weights_pack(pack):
                     continue
                 try:
                     check_identities(pack, python=".".join(map(str, LENT_PYTHON)))
@@ -194,12 +194,6 @@ def check_packs(packs) -> dict:
         runs._closure_digest.cache_clear()
     print(json.dumps(got), flush=True)
     return got
-
-
-def weights_pack(pack) -> bool:
-    from robeval.core import weights
-
-    return weights.is_weights_pack(pack)
 
 
 def adopt_packs(packs) -> dict:
