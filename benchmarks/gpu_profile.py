@@ -108,13 +108,13 @@ def committed_packs(folder: Path | None) -> list[Path]:
     return [f for _, f in sorted(found)]
 
 
-def check_identities(pack: Path, python: str | None = None) -> None:
+def check_identities(pack: Path) -> None:
     """Refuse, before anything is adopted, a grid pack whose sub-stores another identity names here than the one
-    it was written under. A grid's identity covers its config, its cell function's code and every robeval module
-    that code imports, as this Python's ``ast.dump`` writes them (its text differs between Python minor versions):
-    another commit or another Python gives another identity, and :func:`robeval.core.runs.adopt` would then
-    recompute a sample of the pack's cells to compare them. Cells trained on a GPU are not reproduced bit for bit
-    by a recomputation, so on a lease that would spend minutes and then refuse the pack anyway."""
+    it was written under. A grid's identity covers its config and the code its cell function can reach
+    (:mod:`robeval.core.identity`; the same on every Python): a pack written by other code of that reach gets
+    another identity, and :func:`robeval.core.runs.adopt` would then recompute a sample of the pack's cells to
+    compare them. Cells trained on a GPU are not reproduced bit for bit by a recomputation, so on a lease that would
+    spend minutes and then refuse the pack anyway."""
     import tempfile
 
     from robeval.core import runs
@@ -126,72 +126,32 @@ def check_identities(pack: Path, python: str | None = None) -> None:
             meta = _store_config(cfg)
             here = f"config-{runs.config_identity(meta['config'], _import_fn(meta['fn']))}"
             if here != cfg.parent.name:
-                py = python or ".".join(map(str, sys.version_info[:2]))
                 raise ValueError(
                     f"{pack}: its store {cfg.parent.parent.name}/{cfg.parent.name} has another identity here "
-                    f"({here}, this checkout's code on Python {py}): it was written by other code or under another "
-                    "Python minor version (identities hash ast.dump's text). Its cells cannot be carried without "
-                    "recomputing them, which GPU training does not reproduce. Run this lease at the commit that "
-                    "wrote the pack (`git log -- PACK`), on the Python that wrote it (the lent machine's 3.12), "
-                    "or leave the pack out and compute its grid afresh."
+                    f"({here}, this checkout's code): it was written by code its cell function reaches that has "
+                    "changed since (`python -c 'from robeval.core.identity import code_reach; ...'` lists that code). "
+                    "Its cells cannot be carried without recomputing them, which GPU training does not reproduce. Run "
+                    "this lease at the commit that wrote the pack (`git log -- PACK`), or leave the pack out and "
+                    "compute its grid afresh."
                 )
 
 
-LENT_PYTHON = (3, 12)  # the Python of the GPU machine lent to this project (lease 1's summary: 3.12.3)
-_TYPE_PARAMS_NODES = ("FunctionDef", "AsyncFunctionDef", "ClassDef")  # fields 3.12 added (PEP 695)
-
-
-def dump_as_312(node) -> str:
-    """``ast.dump(node)`` exactly as Python 3.12 writes it (fields annotated, no positions), on any Python >= 3.9:
-    3.12 adds ``type_params=[]`` to every function and class, 3.13 leaves out empty lists and None. Checked equal
-    to 3.12's own text over every module of lib/, tests/ and benchmarks/ on 3.11, 3.12 and 3.13
-    (``tests/notebooks/test_dry_run.py`` pins a sample). The parser is not emulated: 3.12 ends an f-string format
-    spec whose last part is a replacement field with an empty Constant (a test keeps such specs out of lib/)."""
-    import ast
-
-    if isinstance(node, ast.AST):
-        cls = type(node)
-        args = []
-        for name in node._fields:
-            try:
-                value = getattr(node, name)
-            except AttributeError:
-                continue
-            if value is None and getattr(cls, name, ...) is None:  # an optional field left out, as ast.dump does
-                continue
-            args.append(f"{name}={dump_as_312(value)}")
-        if cls.__name__ in _TYPE_PARAMS_NODES and "type_params" not in node._fields:
-            args.append("type_params=[]")
-        return f"{cls.__name__}({', '.join(args)})"
-    if isinstance(node, list):
-        return f"[{', '.join(dump_as_312(x) for x in node)}]"
-    return repr(node)
-
-
 def check_packs(packs) -> dict:
-    """Whether the lent machine would adopt each grid pack of ``packs`` at this checkout's code: identities computed
-    as its Python (3.12) computes them, whatever Python runs this (:func:`check_identities` with 3.12's
-    ``ast.dump`` text). Returns ``{pack: "holds" | the reason}``; weights packs are named by the same identities
-    and go with their lease's grid pack. Printed as one JSON line."""
-    import ast
-    from unittest import mock
-
-    from robeval.core import runs, weights
+    """Whether the lent machine would adopt each grid pack of ``packs`` at this checkout's code (identities are the
+    same on every Python and in every checkout: :mod:`robeval.core.identity`). Returns ``{pack: "holds" | the
+    reason}``; weights packs are named by the same identities and go with their lease's grid pack. Printed as one
+    JSON line."""
+    from robeval.core import weights
 
     got = {}
-    runs._closure_digest.cache_clear()
-    try:
-        with mock.patch.object(ast, "dump", dump_as_312):  # runs' identities as 3.12 computes them
-            for pack in packs:
-                if weights.is_weights_pack(pack):
-                    continue
-                try:
-                    check_identities(pack, python=".".join(map(str, LENT_PYTHON)))
-                    got[str(pack)] = "holds"
-                except ValueError as exc:
-                    got[str(pack)] = " ".join(str(exc).split())
-    finally:
-        runs._closure_digest.cache_clear()
+    for pack in packs:
+        if weights.is_weights_pack(pack):
+            continue
+        try:
+            check_identities(pack)
+            got[str(pack)] = "holds"
+        except ValueError as exc:
+            got[str(pack)] = " ".join(str(exc).split())
     print(json.dumps(got), flush=True)
     return got
 

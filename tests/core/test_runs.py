@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from robeval.core import runs
+from robeval.core import identity, runs
 
 
 def square(cell, config):
@@ -172,25 +172,26 @@ def test_identity_changes_with_the_cell_function_and_its_code(tmp_path, monkeypa
         '"""doc"""\n# note\ndef cell(c, cfg):\n    """Add one."""\n    return {\'v\': c[\'x\'] + 1}\n\n'
         "def other(c, cfg):\n    return {'v': 0}\n"
     )
-    runs._closure_digest.cache_clear()
+    identity.clear_caches()
     assert runs.Grid(m.cell, {"x": [1]}, store=tmp_path / "g").root == g1.root
     # ... an edit of the code does
     mod.write_text("def cell(c, cfg):\n    return {'v': c['x'] + 2}\n\ndef other(c, cfg):\n    return {'v': 0}\n")
-    runs._closure_digest.cache_clear()
+    identity.clear_caches()
     assert runs.Grid(m.cell, {"x": [1]}, store=tmp_path / "g").root != g1.root
     del sys.modules["cellmod_for_identity"]
 
 
 def test_code_identity_follows_robeval_imports():
-    """A cell function's identity covers the robeval modules its module imports, transitively."""
+    """A cell function's identity covers the robeval code it reaches in other modules (here protocol's noise
+    helpers), and only its own: two cell functions of one module have two identities."""
     from robeval.mscr import protocol
 
-    deps = runs._robeval_imports(
-        __import__("ast").parse(runs._module_source("robeval.mscr.protocol")), "robeval.mscr.protocol"
+    deps = identity._robeval_imports(
+        __import__("ast").parse(identity._module_source("robeval.mscr.protocol")), "robeval.mscr.protocol"
     )
     assert "robeval.mscr.noise" in deps
-    # one digest per module: two cell functions of the same module share it
-    assert runs.code_identity(protocol.run_cell_2d) == runs.code_identity(protocol.k_effect_cells)
+    assert "robeval.mscr.noise" in identity.code_reach(protocol.run_cell_2d)
+    assert runs.code_identity(protocol.run_cell_2d) != runs.code_identity(protocol.k_effect_cells)
 
 
 # ----------------------------------------------------------------------------------- concurrency
@@ -321,7 +322,7 @@ def _edit(mod, body, m):
     import importlib
 
     mod.write_text(body)
-    runs._closure_digest.cache_clear()
+    identity.clear_caches()
     return importlib.reload(m)
 
 

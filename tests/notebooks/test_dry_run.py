@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import tarfile
@@ -257,7 +258,6 @@ def _check_driver_run(stem, summary, out):
 
 def _gpu_profile():
     import importlib
-    import sys
 
     folder = str(paths.find_root() / "benchmarks")
     if folder not in sys.path:
@@ -293,9 +293,9 @@ def test_committed_packs_are_adopted_in_lease_order_and_an_empty_folder_is_an_er
         driver.committed_packs(tmp_path / "missing")
     # and the committed packs of this repository, if any, are found in that order
     committed = paths.RESULTS_DIR / "gpu" / "packs"
-    if committed.is_dir():
+    if committed.is_dir() and list(committed.glob("lease*.tar.xz")):
         found = driver.committed_packs(committed)
-        assert found and found[0].name == "lease1.tar.xz"
+        assert found and re.fullmatch(r"lease\d+\.tar\.xz", found[0].name)
 
 
 def test_a_pack_of_other_code_is_refused_before_it_is_adopted(tmp_path):
@@ -321,86 +321,17 @@ def test_a_pack_of_other_code_is_refused_before_it_is_adopted(tmp_path):
         driver.check_identities(bad)
 
 
-_DUMP_SAMPLE = '''
-import os
-from .x import y as z
-
-
-@decorator(1, k=None)
-async def f(a, /, b: int = 2, *args, c=None, **kw) -> "str":
-    """doc"""
-    global G
-    x = [i ** 2 for i in range(3) if i] + list({j: j for j in "ab"})
-    async with ctx() as (p, q):
-        await g(f"{a!r:>{b}x} and {x=}", *args, **kw)
-    try:
-        del x[0], kw["k"]
-    except (KeyError, IndexError) as exc:
-        raise ValueError("no") from exc
-    finally:
-        pass
-    return lambda u=1: None if u else ...
-
-
-class K(Base, metaclass=Meta):
-    attr: dict[str, int] = {}
-
-    def m(self, *, key):
-        match key:
-            case {"a": 1, **rest}:
-                return rest
-            case [1, *others] if others:
-                return others
-            case K(attr=2) | None:
-                return 0
-        while (n := len(self.attr)) > 3:
-            self.attr.popitem()
-        else:
-            yield from (n,)
-'''
-# sha256 of ast.dump(ast.parse(_DUMP_SAMPLE)) as Python 3.12.1 writes it (3.11.7's own text differs)
-_DUMP_SAMPLE_312 = "5b9a7a174d82a1d047c3869837061c81c620b455798e6d79de092619afa4622c"
-
-
-def test_identities_can_be_checked_as_the_lent_machines_python_computes_them():
-    """The pre-lease check (``gpu_profile.py --check-packs``) computes grid identities as Python 3.12 does, on
-    whatever Python runs it: its ``ast.dump`` text is 3.12's on a sample with functions, classes, decorators,
-    f-strings, pattern matching and optional fields (digest taken from 3.12.1 itself), and the committed lease
-    packs, written by 3.12 at this code, hold."""
-    import ast
-    import hashlib
-
+def test_the_committed_lease_packs_hold_at_this_checkouts_code():
+    """Every grid pack committed from a GPU lease is adopted at this checkout's code, on any Python and in any
+    checkout (identities are portable: robeval.core.identity). An edit of code a packed cell function reaches
+    would orphan the pack's GPU cells; this fails first, naming the store (``code_reach`` lists that code)."""
     driver = _gpu_profile()
-    got = hashlib.sha256(driver.dump_as_312(ast.parse(_DUMP_SAMPLE)).encode()).hexdigest()
-    assert got == _DUMP_SAMPLE_312
-    if sys.version_info[:2] == (3, 12):
-        assert ast.dump(ast.parse(_DUMP_SAMPLE)) == driver.dump_as_312(ast.parse(_DUMP_SAMPLE))
-    # what is emulated is ast.dump's text, not the parser: 3.12's parser ends a format spec whose last part is a
-    # replacement field (f"{a:>{b}}") with an empty Constant, 3.11's does not. No module of the package has one
-    for module in sorted((paths.ROOT / "lib" / "robeval").rglob("*.py")):
-        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-            spec = getattr(node, "format_spec", None) if isinstance(node, ast.FormattedValue) else None
-            assert not (spec is not None and spec.values and isinstance(spec.values[-1], ast.FormattedValue)), (
-                f"{module}: an f-string format spec ending in a replacement field parses differently under 3.12; "
-                "end it with a literal character or compute the spec first"
-            )
     committed = paths.RESULTS_DIR / "gpu" / "packs"
-    if committed.is_dir():
-        # 09's configs name their result folder by absolute path (tsv_dir), made relative to the checkout only
-        # when it lies inside it: a pack holds in a checkout at the path of the one that wrote it (the lent
-        # machine's /work/main), and is refused elsewhere, naming its store
-        checked = driver.check_packs(driver.committed_packs(committed))
-        assert checked
-        for pack, verdict in checked.items():
-            with tarfile.open(pack) as tf:
-                text = "".join(
-                    tf.extractfile(m).read().decode() for m in tf.getmembers() if m.name.endswith("config.json")
-                )
-            written_here = f'"{paths.ROOT}/results/gpu/' in text
-            if written_here:
-                assert verdict == "holds", verdict
-            else:
-                assert "has another identity here" in verdict, verdict
+    packs = sorted(committed.glob("lease*.tar.xz")) if committed.is_dir() else []
+    if not packs:
+        pytest.skip("no lease pack is committed (results/gpu/packs holds none)")
+    checked = driver.check_packs(driver.committed_packs(committed))
+    assert checked and set(checked.values()) == {"holds"}, checked
 
 
 @pytest.mark.notebook

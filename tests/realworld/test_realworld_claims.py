@@ -153,7 +153,7 @@ def test_tidy_table_restores_types():
 
 
 # ================================================================== notebook 05: rules
-def _stats(n=3, **cols):
+def _stats(n=3, n_repeats=20, **cols):
     base = {
         "spearman_adv": [0.80, 0.85, 0.78, 0.82, 0.83][:n],
         "spearman_ceiling": [0.995, 0.993, 0.996, 0.994, 0.995][:n],
@@ -172,7 +172,7 @@ def _stats(n=3, **cols):
     df = pd.DataFrame(base)
     df["excess"] = df["d_random"] - df["d_noise"]
     df.index.name = "run"
-    df.attrs["n_repeats"] = 3
+    df.attrs["n_repeats"] = n_repeats
     return df
 
 
@@ -213,7 +213,13 @@ def test_sec41_claims_scaled_keep_their_verdicts_with_a_mechanism():
     assert {c.evidence for c in out} == {"scaled replication"}
     by = {c.id: c for c in out}
     assert by["iris-ranking-differs"].mechanism == "the relations tested survive"  # the notebook's default
-    assert "3 here, 190 for the paper's 20" in by["iris-mc-convergence"].mechanism  # the row's own
+    assert "which we compute" in by["iris-mc-convergence"].mechanism  # the row's own: the paper's 20 repetitions
+    # with fewer repetitions the minimum is over fewer pairs, biased towards the claim: decided neither way
+    for table in (_stats(n_repeats=3), _stats(n_repeats=3, min_pairwise_corr=[0.99, 0.98, 0.985])):
+        few = {c.id: c for c in RC.record_sec41_claims(scaled(), "iris", table, scatter_scale=0.07, n_samples=10000)}
+        assert few["iris-mc-convergence"].verdict == NOT_COMPARABLE
+        assert "fewer pairs (3 here)" in few["iris-mc-convergence"].mechanism
+        assert few["iris-ranking-differs"].verdict != NOT_COMPARABLE
     # two runs cannot decide a claim about the classifiers (>= 3 independent trainings)
     two = RC.record_sec41_claims(
         ledger(), "iris", _stats(n=2, spearman_ceiling=[0.999, 0.9995]), scatter_scale=0.07, n_samples=10000
@@ -508,7 +514,7 @@ def test_fog_statistics():
     assert s["Spearman ceiling"] == pytest.approx(1.0)
 
 
-def _fog_stats(n=3, **cols):
+def _fog_stats(n=3, n_repeats=20, **cols):
     base = {
         "min P_r": [0.58, 0.6, 0.59],
         "fraction P_r > 0.99": [0.7, 0.75, 0.72],
@@ -518,7 +524,7 @@ def _fog_stats(n=3, **cols):
     }
     base.update(cols)
     df = pd.DataFrame({k: list(v)[:n] for k, v in base.items()})
-    df.attrs["n_repeats"] = 3
+    df.attrs["n_repeats"] = n_repeats
     return df
 
 
@@ -553,6 +559,14 @@ def test_fog_claims_on_real_data_reproduce_and_flip():
     )
     out = RC.record_fog_claims(ledger(), flipped, synthetic=False)
     assert set(verdicts(out).values()) == {CONTRADICTED}
+    for table in (_fog_stats(n_repeats=3), flipped.assign(**{"min P_r": [0.6, 0.6, 0.6]})):
+        table.attrs["n_repeats"] = 3  # fewer repetitions than the paper's 20: the convergence row decides neither way
+        few = {c.id: c for c in RC.record_fog_claims(ledger(), table, synthetic=False)}
+        assert (
+            few["fog-convergence"].verdict == NOT_COMPARABLE
+            and "(3 repetitions here)" in few["fog-convergence"].mechanism
+        )
+        assert few["fog-min-above-half"].verdict != NOT_COMPARABLE
     one = RC.record_fog_claims(ledger(), _fog_stats(n=1), synthetic=False)
     assert set(verdicts(one).values()) == {INCONCLUSIVE}
     with pytest.raises(ValueError, match="Spearman ceiling"):

@@ -342,8 +342,9 @@ PROFILE_PURPOSE = {
 }
 # measured once for the whole command (the notebooks' own times are in their [default] estimates)
 REPRODUCE_WITH_VENV = (
-    "44.6 min for `make reproduce` with its virtual environment, from a fresh clone on 2026-11-27, before 05 went "
-    "from 5 to 12 runs (+6.3 min, measured alone)"
+    "`make reproduce` with its virtual environment from a fresh clone: 44.6 min on 2026-11-27, before 05 went from "
+    "5 to 12 runs (+6.3 min, measured alone); 60.3 min on 2026-11-28 on a slower 2-core Intel Xeon (AVX-512), the "
+    "notebooks that train networks taking 1.5-2.1x the minutes above"
 )
 PROFILES_START = "<!-- profiles:start (generated from the settings by `robeval report`; do not edit) -->"
 PROFILES_END = "<!-- profiles:end -->"

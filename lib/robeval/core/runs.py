@@ -6,9 +6,9 @@ settings shared by every cell. Results live in ``<store>/<identity>/<cell-key>.j
 * finished cells are never recomputed — rerunning the same grid only computes what is missing;
 * a killed run loses at most the cells in flight (each file is written atomically when its cell ends);
 * the *identity* hashes the config (keys canonicalised, checkout/cache paths made relative), the cell
-  function's qualified name, and the code it runs: the source, without comments and docstrings, of the
-  function's module and of every ``robeval`` module it imports, transitively. Changing the config or that
-  code starts a fresh sub-store instead of serving stale results;
+  function's qualified name, and the code it can run: the top-level definitions it reaches in its module and
+  the ``robeval`` modules that module imports, without comments and docstrings (:mod:`robeval.core.identity`).
+  Changing the config or that code starts a fresh sub-store instead of serving stale results;
 * a cell is *claimed* with an exclusive lock file (host, pid and process start) before it is computed, so two
   processes on the same grid never compute a cell twice: the second one skips claimed cells and waits for their
   results. A claim whose holder is provably gone (same host, process not alive) is taken over at once, one older
@@ -23,10 +23,7 @@ is the cell's job: every cell carries its own seed, so results never depend on s
 
 from __future__ import annotations
 
-import ast
-import functools
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -38,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robeval.core.errors import IncompleteResult
+from robeval.core.identity import _digest, code_identity, config_identity, portable_config
 from robeval.core.io import atomic_write_json, read_json, to_json
 from robeval.core.paths import results_dir
 
@@ -57,106 +55,6 @@ def grid_store(profile: str, name: str) -> Path:
             "digit or '_'."
         )
     return results_dir(profile) / "grids" / name
-
-
-def _digest(obj: Any, n: int = 12) -> str:
-    return hashlib.sha256(to_json(obj, indent=None, sort_keys=True).encode()).hexdigest()[:n]
-
-
-def _relocatable(obj: Any, anchors: tuple[tuple[str, str], ...]) -> Any:
-    """``obj`` with absolute paths under the checkout or the cache written relative to a placeholder, so a
-    grid's identity survives moving or re-cloning the project (the files' content is fixed by the other
-    settings, not by where they live)."""
-    if isinstance(obj, str):
-        for prefix, tag in anchors:
-            if obj == prefix or obj.startswith(prefix + os.sep):
-                return tag + obj[len(prefix) :]
-        return obj
-    if isinstance(obj, Mapping):
-        return {k: _relocatable(v, anchors) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_relocatable(v, anchors) for v in obj]
-    return obj
-
-
-def config_identity(config: Mapping[str, Any], fn: Callable | None = None) -> str:
-    """The hash naming a grid's sub-store: the config (keys sorted, checkout/cache paths made relative) and,
-    given ``fn``, its qualified name and :func:`code_identity`."""
-    from robeval.core.paths import cache_dir, find_root
-
-    root = find_root()
-    anchors = ((str(cache_dir()), "<cache>"),) + (((str(root), "<root>"),) if root is not None else ())
-    ident: dict[str, Any] = {"config": _relocatable(dict(config), anchors)}
-    if fn is not None:
-        ident["fn"] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
-        ident["code"] = code_identity(fn)
-    return _digest(ident)
-
-
-def _module_source(name: str) -> str | None:
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        return None
-    return Path(spec.origin).read_text(encoding="utf-8")
-
-
-def _strip_docstrings(tree: ast.AST) -> ast.AST:
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
-            if isinstance(getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return tree
-
-
-def _robeval_imports(tree: ast.AST, module: str) -> set[str]:
-    out = set()
-    package = module.rsplit(".", 1)[0] if "." in module else module
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.split(".")[0] == "robeval"}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                base = ".".join(parts + ([base] if base else []))
-            if base.split(".")[0] != "robeval":
-                continue
-            out.add(base)
-            out |= {f"{base}.{a.name}" for a in node.names}  # `from robeval.x import module`
-    return out
-
-
-@functools.lru_cache(maxsize=256)
-def _closure_digest(module: str) -> str:
-    """Digest of the code of ``module`` and every robeval module it imports (transitively), comments and
-    docstrings excluded."""
-    seen, todo, parts = set(), [module], []
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            src = _module_source(name)
-        except (ImportError, ValueError):
-            src = None
-        if src is None:
-            continue
-        tree = ast.parse(src)
-        parts.append(f"{name}:{ast.dump(_strip_docstrings(ast.parse(src)))}")
-        todo.extend(_robeval_imports(tree, name) - seen)
-    return hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()
-
-
-def code_identity(fn: Callable) -> str:
-    """A digest of the code a cell function runs: its module and the robeval modules that module imports,
-    transitively, without comments and docstrings (so reformatting or documenting does not invalidate
-    results, but any change of the computation does)."""
-    module = getattr(fn, "__module__", None)
-    if not module:
-        return "unknown"
-    return _closure_digest(module)[:16]
 
 
 def cell_key(cell: Mapping[str, Any]) -> str:
@@ -203,7 +101,7 @@ def _write_store_config(root: Path, fn: Callable, config: Mapping) -> None:
     if not (root / "config.json").is_file():
         atomic_write_json(
             root / "config.json",
-            {"fn": f"{fn.__module__}.{fn.__qualname__}", "code": code_identity(fn), "config": config},
+            {"fn": f"{fn.__module__}.{fn.__qualname__}", "code": code_identity(fn), "config": portable_config(config)},
         )
 
 

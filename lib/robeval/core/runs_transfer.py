@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from robeval.core.identity import local_config
 from robeval.core.io import atomic_write_json, check_output_file, read_json, to_json
 from robeval.core.runs import (
     _STORE_NAME,
@@ -74,7 +75,8 @@ def _import_fn(name: str) -> Callable:
 
 def _store_config(path: Path) -> dict:
     """A sub-store's ``config.json``: a JSON object with the cell function's name ``fn`` (text) and ``config`` (an
-    object); ValueError naming the file otherwise."""
+    object, its ``<root>``/``<cache>`` paths made this checkout's: :func:`robeval.core.identity.local_config`);
+    ValueError naming the file otherwise."""
     try:
         meta = read_json(path)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -85,7 +87,7 @@ def _store_config(path: Path) -> dict:
             f"{path} is not a grid store's config (it needs 'fn', the cell function's name, and 'config'; it has "
             f"{keys}); the store was not written by robeval.core.runs or was altered: rerun its grid."
         )
-    return meta
+    return {**meta, "config": local_config(meta["config"])}
 
 
 def adopt(

@@ -19,6 +19,7 @@ from robeval.realworld.published import (  # noqa: F401  (the paper's numbers, r
     CONVERGENCE,
     FIG3_AXIS_FLOOR,
     FIG3C_AXIS,
+    PAPER_REPEATS,
     PRINTED,
     SEC41_FIGURES,
 )
