@@ -1106,6 +1106,8 @@ def test_site_reads_as_a_reader_without_a_browser(smoke_site):
             head = text.index("robeval-page-head")
             assert head < text.index('class="jp-Cell jp-CodeCell'), f"{name}: the verdicts come after code"
             assert "Verdicts at profile" in text[head : head + 3000]
+            title = text.index("</h1>")
+            assert title < head and "<p>" not in text[title:head], f"{name}: the verdicts do not follow the title"
             assert text.count('<details class="robeval-code">') > 0, name
             assert not re.search(r'jp-CodeCell[^>]*>\s*<div class="jp-Cell-inputWrapper"', text), (
                 f"{name}: code unfolded"

@@ -681,6 +681,13 @@ def _profile_pages(profile, chosen, work, src, execute, primary, shown) -> dict:
         title = next((i for i, c in enumerate(nb.cells) if _heading(c)), -1)
         holders = [p for p, held in shown.items() if nb_name in held]
         head = page_head(nb_name, profile, recorded, holders, primary)
+        if title >= 0:  # the verdicts right under the title: the title cell's introduction moves below them
+            lines = nb.cells[title].source.splitlines(keepends=True)
+            k = next(i for i, line in enumerate(lines) if line.startswith("#"))
+            intro = "".join(lines[k + 1 :]).strip()
+            if intro:
+                nb.cells[title].source = "".join(lines[: k + 1]).rstrip()
+                nb.cells.insert(title + 1, nbformat.v4.new_markdown_cell(intro))
         nb.cells.insert(title + 1, nbformat.v4.new_markdown_cell(head))
         nbformat.write(nb, src / "notebooks" / page_name(nb_name, profile, primary))
     if profile == primary:
