@@ -398,7 +398,7 @@ def _main(args) -> int:
         from pathlib import Path
 
         from robeval.core.paths import check_profile, results_dir
-        from robeval.core.report import compare_ledgers
+        from robeval.core.report import compare_ledgers, rerun_counts
 
         check_profile(args.profile)
         ours, other = results_dir(args.profile) / "claims", Path(args.other)
@@ -420,6 +420,12 @@ def _main(args) -> int:
                 f"other {d['other']!r} ({d['other_estimate']})"
             )
         print(f"robeval compare: {len(diffs)} verdict(s) differ")
+        for r in rerun_counts(ours, other):  # as docs/reliability.md counts a rerun
+            share = f" ({100 * r['changed'] / r['decided']:.1f}%)" if r["decided"] else ""
+            print(
+                f"  {r['notebook']}: {r['decided']} decided here, {r['changed']} changed{share}, "
+                f"{r['opposite']} to the opposite verdict, {r['newly_decided']} newly decided"
+            )
         return 1 if diffs else 0
     elif args.cmd == "plan":
         from robeval.core.planner import parse_also, plan, plan_json

@@ -65,3 +65,44 @@ def test_compare_names_a_malformed_ledger_instead_of_a_traceback(tmp_path, capsy
         assert main(["compare", str(other), "--profile", "smoke"]) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"robeval: {other / '02_y.json'}") and match in err and len(err.splitlines()) == 1
+
+
+def test_rerun_counts_count_as_the_reliability_page_does(tmp_path):
+    """Decided rows of the base run (parts of a readings row left out), how many a rerun changed, how many to the
+    opposite verdict, and how many it newly decided — the columns of docs/reliability.md's rerun table."""
+    from robeval.core.report import rerun_counts
+
+    def write(folder, rows):
+        folder.mkdir(parents=True)
+        claims = [{"id": i, "verdict": v, "estimate": None, "part_of": p} for i, v, p in rows]
+        (folder / "05_x.json").write_text(json.dumps({"notebook": "05_x", "claims": claims}))
+
+    write(
+        tmp_path / "base",
+        [
+            ("a", "reproduced", ""),
+            ("b", "reproduced", ""),
+            ("c", "consistency", ""),
+            ("d", "inconclusive", ""),
+            ("e", "contradicted", ""),
+            ("r.part", "reproduced", "r"),  # a reading of r: counted through r only
+            ("r", "inconclusive", ""),
+        ],
+    )
+    write(
+        tmp_path / "rerun",
+        [
+            ("a", "reproduced", ""),
+            ("b", "inconclusive", ""),
+            ("c", "erratum", ""),
+            ("d", "reproduced", ""),
+            ("e", "contradicted", ""),
+            ("r.part", "contradicted", "r"),
+            ("r", "inconclusive", ""),
+        ],
+    )
+    (got,) = rerun_counts(tmp_path / "base", tmp_path / "rerun")
+    assert (got["decided"], got["changed"], got["opposite"], got["newly_decided"]) == (4, 2, 1, 1)
+    assert got["changed_ids"] == ["b", "c"] and got["new_ids"] == ["d"]
+    (same,) = rerun_counts(tmp_path / "base", tmp_path / "base")
+    assert (same["changed"], same["opposite"], same["newly_decided"]) == (0, 0, 0)

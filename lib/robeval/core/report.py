@@ -528,6 +528,48 @@ def update_profile_tables() -> list:
     return changed
 
 
+_OPPOSITE = {(REPRODUCED, CONTRADICTED), (CONTRADICTED, REPRODUCED), (CONSISTENCY, ERRATUM), (ERRATUM, CONSISTENCY)}
+
+
+def rerun_counts(ours, other, notebooks=None) -> list[dict]:
+    """Per notebook, what a rerun changed, counted as ``docs/reliability.md`` counts it: over the rows a paper's
+    tallies count (a readings row, not its per-reading parts), the decided verdicts (reproduced, contradicted,
+    consistency, erratum) of ``ours``, how many of them ``other`` has otherwise, how many of those to the
+    opposite verdict, and how many rows ``other`` decides that ``ours`` left undecided.
+
+    Returns one dict per notebook present in both folders: ``notebook``, ``decided``, ``changed``,
+    ``opposite``, ``newly_decided``, ``changed_ids`` and ``new_ids`` (lists of ids).
+    """
+    from pathlib import Path
+
+    from robeval.core.io import read_json
+
+    def ledgers(folder):
+        out = {}
+        for f in sorted(Path(folder).glob("*.json")):
+            d = read_json(f)
+            out[d["notebook"]] = {c["id"]: c for c in d["claims"] if not c.get("part_of")}
+        return out
+
+    decided = {REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM}
+    a, b = ledgers(ours), ledgers(other)
+    rows = []
+    for nb in sorted(set(a) & set(b)):
+        if notebooks is not None and nb not in set(notebooks):
+            continue
+        base = [i for i, c in a[nb].items() if c["verdict"] in decided and i in b[nb]]
+        changed = [i for i in base if b[nb][i]["verdict"] != a[nb][i]["verdict"]]
+        opposite = [i for i in changed if (a[nb][i]["verdict"], b[nb][i]["verdict"]) in _OPPOSITE]
+        new = [
+            i for i, c in b[nb].items() if c["verdict"] in decided and i in a[nb] and a[nb][i]["verdict"] not in decided
+        ]
+        rows.append(
+            {"notebook": nb, "decided": len(base), "changed": len(changed), "opposite": len(opposite),
+             "newly_decided": len(new), "changed_ids": changed, "new_ids": new}
+        )  # fmt: skip
+    return rows
+
+
 def compare_ledgers(ours, other, notebooks=None) -> list[dict]:
     """Claims whose verdict differs between two folders of saved ledgers (``results/<profile>/claims`` of two
     runs, e.g. a rerun on another machine or with another thread count).
