@@ -21,8 +21,8 @@ The code identity is the digest of the *definitions the cell function can reach*
   definition imports inside it;
 * comments and docstrings are not (documenting code keeps its results); the text hashed is ``ast.dump`` as
   Python 3.12 writes it (:func:`portable_dump`), so an identity is the same on every Python from 3.9 on;
-* the naming functions of this module (:data:`NAMING`) are not part of any identity: they name results, they
-  compute none (a change of them can only miss a result, never serve a stale one).
+* this module is not part of any identity: it names results, it computes none (a change of it can only miss a
+  result, never serve a stale one).
 
 So an edit of the ledger's decision rules changes no identity of a training grid that never calls them, while an
 edit of anything a cell can run — its module, a helper in another module, a constant it reads — does.
@@ -63,31 +63,6 @@ PURE_DECORATORS = frozenset(
         "setter",
     }
 )
-# the functions of this module that name results (store folders, weight files): not part of any identity
-NAMING = frozenset(
-    {
-        "config_identity",
-        "code_identity",
-        "code_reach",
-        "portable_dump",
-        "_reach_digest",
-        "_reach",
-        "_universe",
-        "_parsed",
-        "_module_source",
-        "_strip_docstrings",
-        "_robeval_imports",
-        "_relocatable",
-        "_anchors",
-        "portable_config",
-        "local_config",
-        "_identifiers",
-        "_definitions",
-        "_type_checking_only",
-        "_decorator_name",
-        "_digest",
-    }
-)
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")  # a name in a string: getattr, importlib
 _TYPE_PARAMS_NODES = ("FunctionDef", "AsyncFunctionDef", "ClassDef")  # the nodes Python 3.12 gave type_params
 
@@ -96,19 +71,28 @@ def _digest(obj: Any, n: int = 12) -> str:
     return hashlib.sha256(to_json(obj, indent=None, sort_keys=True).encode()).hexdigest()[:n]
 
 
+def _map_strings(obj: Any, fn: Callable[[str], str]) -> Any:
+    """``obj`` (JSON-like) with ``fn`` applied to every string in it; tuples become lists."""
+    if isinstance(obj, str):
+        return fn(obj)
+    if isinstance(obj, Mapping):
+        return {k: _map_strings(v, fn) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_map_strings(v, fn) for v in obj]
+    return obj
+
+
 def _relocatable(obj: Any, anchors: tuple[tuple[str, str], ...]) -> Any:
     """``obj`` with every string that is, or lies under, an anchor's path rewritten to the anchor's tag (as a
     POSIX path)."""
-    if isinstance(obj, str):
+
+    def rewrite(text: str) -> str:
         for prefix, tag in anchors:
-            if obj == prefix or obj.startswith(prefix + os.sep):
-                return tag + obj[len(prefix) :].replace(os.sep, "/")
-        return obj
-    if isinstance(obj, Mapping):
-        return {k: _relocatable(v, anchors) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_relocatable(v, anchors) for v in obj]
-    return obj
+            if text == prefix or text.startswith(prefix + os.sep):
+                return tag + text[len(prefix) :].replace(os.sep, "/")
+        return text
+
+    return _map_strings(obj, rewrite)
 
 
 def _anchors() -> tuple[tuple[str, str], ...]:
@@ -128,19 +112,13 @@ def local_config(config: Mapping[str, Any]) -> dict:
     """The inverse of :func:`portable_config` in this checkout: ``<cache>/...`` and ``<root>/...`` made paths."""
     back = tuple((tag, path) for path, tag in _anchors())
 
-    def expand(obj: Any) -> Any:
-        if isinstance(obj, str):
-            for tag, path in back:
-                if obj == tag or obj.startswith(tag + "/"):
-                    return path + obj[len(tag) :].replace("/", os.sep)
-            return obj
-        if isinstance(obj, Mapping):
-            return {k: expand(v) for k, v in obj.items()}
-        if isinstance(obj, (list, tuple)):
-            return [expand(v) for v in obj]
-        return obj
+    def expand(text: str) -> str:
+        for tag, path in back:
+            if text == tag or text.startswith(tag + "/"):
+                return path + text[len(tag) :].replace("/", os.sep)
+        return text
 
-    return expand(dict(config))
+    return _map_strings(dict(config), expand)
 
 
 def config_identity(config: Mapping[str, Any], fn: Callable | None = None) -> str:
@@ -284,10 +262,11 @@ def _identifiers(node: ast.AST) -> set[str]:
 
 def _reach(module: str, name: str) -> list[tuple[str, ast.stmt]]:
     """``(module, statement)`` of every top-level statement the definition ``name`` of ``module`` can reach, in a
-    fixed order (all of the universe when ``module`` has no top-level definition ``name``). A name reaches the definitions of that name in every module of the universe (functions, classes,
-    assignments), and the import statements of that name in the module that names it; the statements that run on
-    import (anything but a definition) count for every module that is imported: ``module`` itself, what an
-    imported module imports at its top level, what a reached definition imports."""
+    fixed order (all of the universe when ``module`` has no top-level definition ``name``). A name reaches the
+    definitions of that name in every module of the universe (functions, classes, assignments), and the import
+    statements of that name in the module that names it; the statements that run on import (anything but a
+    definition) count for every module that is imported: ``module`` itself, what an imported module imports at its
+    top level, what a reached definition imports."""
     universe = _universe(module)
     if module not in universe:  # no source to read (``__main__`` of ``python -c``, a compiled module)
         return []
@@ -304,7 +283,7 @@ def _reach(module: str, name: str) -> list[tuple[str, ast.stmt]]:
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 for n in names:
                     imports.setdefault((mod, n), []).append(i)
-            elif not (mod == __name__ and set(names) <= NAMING):  # naming functions compute no result
+            elif mod != __name__:  # this module names results, it computes none
                 for n in names:
                     defs.setdefault(n, []).append((mod, i))
     start = [(module, i) for i, stmt in enumerate(_parsed(module).body) if name in (_definitions(stmt) or ())]

@@ -528,6 +528,20 @@ def update_profile_tables() -> list:
     return changed
 
 
+def _ledger_folder(folder) -> dict:
+    """``{(notebook, id): claim}`` of every ledger ``<notebook>.json`` in ``folder``."""
+    from pathlib import Path
+
+    from robeval.core.io import read_json
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} is not a folder of ledgers (results/<profile>/claims).")
+    return {
+        (d["notebook"], c["id"]): c for f in sorted(folder.glob("*.json")) for d in [read_json(f)] for c in d["claims"]
+    }
+
+
 _OPPOSITE = {(REPRODUCED, CONTRADICTED), (CONTRADICTED, REPRODUCED), (CONSISTENCY, ERRATUM), (ERRATUM, CONSISTENCY)}
 
 
@@ -540,23 +554,19 @@ def rerun_counts(ours, other, notebooks=None) -> list[dict]:
     Returns one dict per notebook present in both folders: ``notebook``, ``decided``, ``changed``,
     ``opposite``, ``newly_decided``, ``changed_ids`` and ``new_ids`` (lists of ids).
     """
-    from pathlib import Path
+    from robeval.core.ledger_vocab import _DECIDED as decided
 
-    from robeval.core.io import read_json
-
-    def ledgers(folder):
+    def counted(folder):  # {notebook: {id: claim}}, without the per-reading parts
         out = {}
-        for f in sorted(Path(folder).glob("*.json")):
-            d = read_json(f)
-            out[d["notebook"]] = {c["id"]: c for c in d["claims"] if not c.get("part_of")}
+        for (nb, cid), c in _ledger_folder(folder).items():
+            if not c.get("part_of"):
+                out.setdefault(nb, {})[cid] = c
         return out
 
-    decided = {REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM}
-    a, b = ledgers(ours), ledgers(other)
+    a, b = counted(ours), counted(other)
+    keep = set(a) & set(b) if notebooks is None else set(a) & set(b) & set(notebooks)
     rows = []
-    for nb in sorted(set(a) & set(b)):
-        if notebooks is not None and nb not in set(notebooks):
-            continue
+    for nb in sorted(keep):
         base = [i for i, c in a[nb].items() if c["verdict"] in decided and i in b[nb]]
         changed = [i for i in base if b[nb][i]["verdict"] != a[nb][i]["verdict"]]
         opposite = [i for i in changed if (a[nb][i]["verdict"], b[nb][i]["verdict"]) in _OPPOSITE]
@@ -587,22 +597,7 @@ def compare_ledgers(ours, other, notebooks=None) -> list[dict]:
         One entry per claim present in either folder whose verdict differs (a claim missing from one side
         counts, with verdict ``None``): ``notebook``, ``id``, ``ours``, ``other``, and the two estimates.
     """
-    from pathlib import Path
-
-    from robeval.core.io import read_json
-
-    def claims(folder):
-        folder = Path(folder)
-        if not folder.is_dir():
-            raise FileNotFoundError(f"{folder} is not a folder of ledgers (results/<profile>/claims).")
-        return {
-            (d["notebook"], c["id"]): c
-            for f in sorted(folder.glob("*.json"))
-            for d in [read_json(f)]
-            for c in d["claims"]
-        }
-
-    a, b = claims(ours), claims(other)
+    a, b = _ledger_folder(ours), _ledger_folder(other)
     keys = set(a) | set(b)
     if notebooks is not None:
         keep = set(notebooks)

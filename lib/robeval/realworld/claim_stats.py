@@ -59,6 +59,12 @@ def run_interval(values, *, paired_with=None, level: float = 0.95):
     return paired_interval(a[keep], b[keep], level), dropped
 
 
+def has_paper_repeats(n_repeats) -> bool:
+    """Whether a convergence check ran the paper's 20 Monte-Carlo repetitions (or more): its minimum pairwise
+    correlation is then over the paper's 190 pairs; over fewer it is biased upward, towards the claim."""
+    return isinstance(n_repeats, (int, np.integer)) and n_repeats >= PAPER_REPEATS
+
+
 def _too_few(claim: Claim, interval, what: str = "runs (setting n_runs)") -> Claim:
     """Say how many runs decide a row that had fewer than two (its interval is unbounded)."""
     if interval.n < 2 and claim.verdict not in ("not comparable",):

@@ -12,10 +12,10 @@ from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld.claim_stats import (
     CONVERGENCE,
-    PAPER_REPEATS,
     SMOKE_NOTE,
     _note,
     _too_few,
+    has_paper_repeats,
     run_interval,
 )
 
@@ -149,7 +149,7 @@ def record_fog_claims(ledger, stats, *, synthetic: bool, data_path=None) -> list
     ]
     n_rep = stats.attrs.get("n_repeats")
     few_repeats = {}
-    if labels.get("survives", True) and not (isinstance(n_rep, (int, np.integer)) and n_rep >= PAPER_REPEATS):
+    if labels.get("survives", True) and not has_paper_repeats(n_rep):
         # the rule of notebook 05's convergence rows: the minimum over fewer pairs is biased towards the claim
         few_repeats = dict(
             survives=False,
