@@ -603,6 +603,20 @@ def test_a_pipeline_check_profile_names_the_profile_that_decides(tmp_results):
     assert c.verdict == NOT_COMPARABLE and c.estimate == 2.0 and c.mechanism == why
     assert c.decides.startswith("the gpu profile (this default run is sized to check the pipeline")
     assert "dry" not in c.decides and "real run" not in c.decides
+    # the trimmed trainings are what a pipeline check gives up: rows that hold whatever model keep their verdicts
+    # (both ways), and a row about one trained model does not
+    ok = led.consistency("d", "T", "a closed form", holds=True, check="algebra", evidence="derivation")
+    bad = led.consistency("e", "T", "a count", holds=False, check="count", noise_basis=EXACT, evidence="reanalysis")
+    size = dict(paper=10.0, margin=0.5, interval=_iv(12.0, 11.8, 12.2), margin_basis=MB, evidence="replication")
+    data = led.value("f", "T", "x", unit="test images", about="data", **size)
+    one = led.value("g", "T", "x", unit="test images", about="one model", **size)
+    assert (ok.verdict, bad.verdict, data.verdict) == ("consistency", "erratum", CONTRADICTED)
+    assert one.verdict == NOT_COMPARABLE and one.decides.startswith("the gpu profile")
+    dry = Ledger(paper="acr", notebook="99_test", profile="default", mechanism="none: a dry run", survives=False)
+    assert (
+        dry.consistency("d", "T", "a closed form", holds=True, check="algebra", evidence="derivation").verdict
+        == NOT_COMPARABLE
+    )
     led.save()
     assert json.loads(led.path.read_text())["decided_by"] == "gpu"
     with pytest.raises(ValueError, match="survives=False"):
@@ -635,7 +649,9 @@ def test_the_seven_rows_a_gpu_rerun_flipped_are_flagged_on_the_cpu_ledgers():
     """The default profile rerun on an H200 flipped seven verdicts of the CPU ledgers (issue 38). Under the
     ledger's rules, computed from the CPU runs alone, none of the seven is decided: the four the CPU had decided
     fail the notebook's family correction (their own verdict kept in ``unadjusted``) and name the runs that would
-    make them stable; the three it had left open stay open."""
+    make them stable; the three it had left open stay open. Where the default profile now runs a notebook as a
+    pipeline check (02 and 04, issue 46), its rows about models are not decided there at all: they name the profile
+    that decides them."""
     flipped = {
         "04_msd_cifar10_c_bar": ["T1_gain_c_augmix", "T1_less_gain_cbar_augmix", "T1_delta_augmix_gt_autoaugment",
                                  "T1_gain_cbar_autoaugment"],
@@ -644,10 +660,16 @@ def test_the_seven_rows_a_gpu_rerun_flipped_are_flagged_on_the_cpu_ledgers():
     }  # fmt: skip
     was_decided = {"T1_gain_c_augmix", "T1_less_gain_cbar_augmix", "T1_delta_augmix_gt_autoaugment",
                    "Fig4_solarize_impulse_noise"}  # fmt: skip
+    from robeval.core.paths import results_dir
+
     for nb, ids in flipped.items():
         rows = _committed(nb)
+        pipeline = json.loads((results_dir("default") / "claims" / f"{nb}.json").read_text())["decided_by"]
         for cid in ids:
             r = rows[cid]
+            if pipeline:
+                assert r["verdict"] == NOT_COMPARABLE and r["decides"].startswith(f"the {pipeline} profile"), (nb, cid)
+                continue
             if cid == "S53_cifar_mscr_positive":  # issue 45, item 6: our eps_train = 0 runs do not show the mechanism
                 assert r["verdict"] == NOT_COMPARABLE and "not shown on our runs" in r["mechanism"]
                 continue

@@ -814,9 +814,10 @@ def test_committed_default_ledger_is_rebuilt_from_its_csvs(stem, experiment, fn,
         pytest.skip("shared data mirror not present")
     monkeypatch.setenv("ROBEVAL_DATA_DIR", str(MIRROR))
     from robeval.core import profiles
+    from robeval.core.notebooks import ledger_for
 
     cfg = profiles.resolve(experiment, "default")
-    led = Ledger(paper="mscr", notebook=stem, profile="default", scaling=cfg["scaled_down"], mechanism=cfg["mechanism"])
+    led = ledger_for(cfg, "default")  # as the notebook's setup opens it (a pipeline check for 02)
     getattr(mc, fn)(led, cfg, ROOT / "results" / "default" / experiment)
     led.cover(mc.INDEX_01 if stem.startswith("01") else mc.INDEX_02)
     led.check_coverage()

@@ -119,6 +119,7 @@ from robeval.core.ledger_vocab import (
     RUN_SPREAD,
     SAMPLING,
     SCALED,
+    SIZE_FREE,
     TRAINING_UNITS,
     UNIT_LIMITS,
     UNITS,
@@ -208,7 +209,9 @@ class Ledger(_ReadingsMixin, _StoreMixin):
     Every row but the environment checks is then recorded ``not comparable``, whatever its numbers, with
     ``mechanism`` (required) as the reason: such a ledger holds no evidence. ``decided_by``: a profile sized only to
     check a notebook's pipeline (its settings' ``pipeline_check``, e.g. 09 at ``default``, whose central rows need the
-    ``gpu`` profile) names the profile that decides its rows; such a run is no evidence either (``survives`` False).
+    ``gpu`` profile) names the profile that decides its rows; such a run is no evidence about models (``survives``
+    False): its rows about trained models (``about`` "models" or "one model") are ``not comparable``, while its rows
+    about data, closed forms or the paper (:data:`SIZE_FREE`, whatever model) are judged as in any run.
 
     Every record method takes the row's labels as keywords: ``evidence`` (one of :data:`EVIDENCE`, required),
     ``unit`` (what n counts, :data:`UNITS`; required with an interval), ``survives`` (bool: does the mechanism
@@ -801,8 +804,9 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         ):
             verdict = INCONCLUSIVE
             decides = f"an interval valid at n = {interval.n} (a percentile bootstrap needs ≥ {MIN_BOOTSTRAP_N})"
-        if not self.survives and evidence != ENVIRONMENT:
-            # a run that is no evidence (a dry run): the numbers are shown, no row carries a verdict
+        if not self.survives and evidence != ENVIRONMENT and not (self.decided_by and lab["about"] in SIZE_FREE):
+            # a run that is no evidence (a dry run): the numbers are shown, no row carries a verdict; a pipeline
+            # check trims the trainings, so only its rows about data, closed forms or the paper keep their verdicts
             verdict, mechanism = NOT_COMPARABLE, self.mechanism
             if self.decided_by:
                 decides = (

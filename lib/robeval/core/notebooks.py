@@ -505,7 +505,6 @@ def setup(experiment: str, profile: str, **params):
     """
     from robeval.core import plotting
     from robeval.core.env import pin_cpu_kernels
-    from robeval.core.ledger import Ledger, is_scaled
     from robeval.core.paths import results_dir
     from robeval.core.profiles import describe, resolve
 
@@ -524,17 +523,26 @@ def setup(experiment: str, profile: str, **params):
     plotting.CONTEXT["notebook"] = meta["notebook"]
     out_dir = results_dir(profile) / experiment
     out_dir.mkdir(parents=True, exist_ok=True)
+    return cfg, out_dir, ledger_for(cfg, profile)
+
+
+def ledger_for(cfg, profile: str):
+    """The empty :class:`~robeval.core.ledger.Ledger` of a notebook run with the resolved settings ``cfg`` under
+    ``profile`` (what :func:`setup` returns; the tests that rebuild a committed ledger from its result files open
+    theirs here too)."""
+    from robeval.core.ledger import Ledger, is_scaled
+
+    meta = cfg.meta
     scaled_down = str(getattr(cfg, "scaled_down", "") or "")
     pipeline = str(getattr(cfg, "pipeline_check", "") or "")
-    ledger = Ledger(
+    return Ledger(
         paper=meta["paper"],
         notebook=meta["notebook"],
         profile=profile,
         scaling=scaled_down if is_scaled(profile, scaled_down) else "",
         mechanism=str(getattr(cfg, "mechanism", "") or ""),
         # a dry run, or a profile sized only to check the pipeline (settings' pipeline_check: the profile that
-        # decides), is no evidence: every row "not comparable" (Ledger.survives, Ledger.decided_by)
+        # decides), is no evidence about models: their rows "not comparable" (Ledger.survives, Ledger.decided_by)
         survives=not (cfg.dry_run or pipeline),
         decided_by="" if cfg.dry_run else pipeline,
     )
-    return cfg, out_dir, ledger
