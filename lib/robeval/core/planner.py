@@ -69,6 +69,8 @@ class NotebookPlan:
     decided_now: int
     decides: tuple
     trim_changes: tuple = ()  # (key, now, planned) when trimmed
+    decided_ids: tuple = ()  # the central rows decided now
+    pipeline_check: str = ""  # the profile that decides a pipeline check's rows about models ("" for none)
 
 
 @dataclass(frozen=True)
@@ -114,10 +116,14 @@ class Plan:
                 runs = ", ".join(
                     f"{k} {r.runs_now[k]}" + (f" → {r.runs[k]}" if r.runs[k] != r.runs_now[k] else "") for k in r.runs
                 )
-            decides = ", ".join(f"`{i}`" for i in r.decides) or "—"
+            decides = ", ".join([*(f"`{i}`" for i in r.decided_ids), *(f"**`{i}`** (new)" for i in r.decides)])
+            if r.pipeline_check:
+                decides = f"{decides}; " if decides else ""
+                decides += f"a pipeline check: its rows about models need the `{r.pipeline_check}` profile"
+            runs = runs or ("—" if not r.pipeline_check else "pipeline check")
             lines.append(
-                f"| {r.notebook} | {r.minutes_now:.1f} → {r.minutes:.1f} | {runs or '—'} | "
-                f"{r.decided_now} → {r.decided_now + len(r.decides)} of {r.central} | {decides} |"
+                f"| {r.notebook} | {r.minutes_now:.1f} → {r.minutes:.1f} | {runs} | "
+                f"{r.decided_now} → {r.decided_now + len(r.decides)} of {r.central} | {decides or '—'} |"
             )
         lines.append(f"| make reproduce's virtual environment | {self.overhead_min:.1f} | — | — | — |")
         lines.append(
@@ -294,7 +300,7 @@ def plan(
     overhead = float(spec.get("overhead", {}).get("seconds", 0.0))
     ledgers = _ledgers(Path(claims_dir) if claims_dir else results_dir(profile) / "claims")
     exp_of = _experiment_of()
-    books, per_book = {}, {}
+    books, per_book, extra = {}, {}, {}
     for ledger in ledgers:
         name = ledger["notebook"]
         book = _Notebook(name, spec.get("notebooks", {}).get(name, {}), exp_of.get(name), profile, cores)
@@ -308,6 +314,7 @@ def plan(
         decided = sum(1 for n in needs.values() if n == {})
         books[name] = book
         per_book[name] = (len(central), decided, book.options(needs, decided))
+        extra[name] = (tuple(i for i, n in needs.items() if n == {}), str(ledger.get("decided_by") or ""))
     cheapest = overhead + sum(min(o[0] for o in opts) for _, _, opts in per_book.values())
     if cheapest > cap + 1e-9:
         worst = max(((budget_min, slowdown), *also), key=lambda bs: cheapest * bs[1] - bs[0] * 60)
@@ -339,6 +346,7 @@ def plan(
                 decided,
                 gains,
                 book.trim_changes,
+                *extra[name],
             )  # fmt: skip
         )
     now_s = overhead + sum(books[n].seconds(books[n].now) for n in books)

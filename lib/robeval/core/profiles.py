@@ -327,7 +327,7 @@ PROFILE_PURPOSE = {
     ),
     "default": (
         "a laptop CPU: real data and decisive tests, scaled down where each notebook states (the CIFAR-10 subset "
-        "of 5000/1000 images, small CNNs, 3–24 runs instead of 10–1200)",
+        "of 5000/1000 images, small CNNs, 2–24 runs instead of 10–1200)",
         "2 CPU cores",
     ),
     "gpu": (
@@ -342,9 +342,10 @@ PROFILE_PURPOSE = {
 }
 # measured once for the whole command (the notebooks' own times are in their [default] estimates)
 REPRODUCE_WITH_VENV = (
-    "`make reproduce` with its virtual environment from a fresh clone: 44.6 min on 2026-11-27, before 05 went from "
-    "5 to 12 runs (+6.3 min, measured alone); 60.3 min on 2026-11-28 on a slower 2-core Intel Xeon (AVX-512), the "
-    "notebooks that train networks taking 1.5-2.1x the minutes above"
+    "`make reproduce` with its virtual environment from a fresh clone: **44.8 min** (2685 s) on 2026-11-28 at b77874b, "
+    "the cores idle but for the run, on a 2-core Intel Xeon (AVX-512); the same notebooks at their former sizes took "
+    "60.3 min on a slower machine of the same kind (1.07-1.16x these minutes for 01, 03 and 05) and 44.6 min on a "
+    "faster one (2026-11-27)"
 )
 PROFILES_START = "<!-- profiles:start (generated from the settings by `robeval report`; do not edit) -->"
 PROFILES_END = "<!-- profiles:end -->"
