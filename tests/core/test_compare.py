@@ -72,34 +72,19 @@ def test_rerun_counts_count_as_the_reliability_page_does(tmp_path):
     opposite verdict, and how many it newly decided — the columns of docs/reliability.md's rerun table."""
     from robeval.core.report import rerun_counts
 
-    def write(folder, rows):
+    def write(folder, verdicts):  # {id: verdict}; "r.part" is a reading of r, counted through r only
         folder.mkdir(parents=True)
-        claims = [{"id": i, "verdict": v, "estimate": None, "part_of": p} for i, v, p in rows]
+        claims = [
+            {"id": i, "verdict": v, "estimate": None, "part_of": "r" if i == "r.part" else ""}
+            for i, v in verdicts.items()
+        ]
         (folder / "05_x.json").write_text(json.dumps({"notebook": "05_x", "claims": claims}))
 
+    base = {"a": "reproduced", "b": "reproduced", "c": "consistency", "d": "inconclusive", "e": "contradicted",
+            "r.part": "reproduced", "r": "inconclusive"}  # fmt: skip
+    write(tmp_path / "base", base)
     write(
-        tmp_path / "base",
-        [
-            ("a", "reproduced", ""),
-            ("b", "reproduced", ""),
-            ("c", "consistency", ""),
-            ("d", "inconclusive", ""),
-            ("e", "contradicted", ""),
-            ("r.part", "reproduced", "r"),  # a reading of r: counted through r only
-            ("r", "inconclusive", ""),
-        ],
-    )
-    write(
-        tmp_path / "rerun",
-        [
-            ("a", "reproduced", ""),
-            ("b", "inconclusive", ""),
-            ("c", "erratum", ""),
-            ("d", "reproduced", ""),
-            ("e", "contradicted", ""),
-            ("r.part", "contradicted", "r"),
-            ("r", "inconclusive", ""),
-        ],
+        tmp_path / "rerun", {**base, "b": "inconclusive", "c": "erratum", "d": "reproduced", "r.part": "contradicted"}
     )
     (got,) = rerun_counts(tmp_path / "base", tmp_path / "rerun")
     assert (got["decided"], got["changed"], got["opposite"], got["newly_decided"]) == (4, 2, 1, 1)

@@ -311,10 +311,10 @@ def plan(
                 children.setdefault(r["part_of"], []).append(r)
         central = [r for r in rows if r.get("central")]
         needs = {r["id"]: _needs(r, children, book.keys_for) for r in central}
-        decided = sum(1 for n in needs.values() if n == {})
+        decided_ids = tuple(i for i, n in needs.items() if n == {})
         books[name] = book
-        per_book[name] = (len(central), decided, book.options(needs, decided))
-        extra[name] = (tuple(i for i, n in needs.items() if n == {}), str(ledger.get("decided_by") or ""))
+        per_book[name] = (len(central), len(decided_ids), book.options(needs, len(decided_ids)))
+        extra[name] = (decided_ids, str(ledger.get("decided_by") or ""))
     cheapest = overhead + sum(min(o[0] for o in opts) for _, _, opts in per_book.values())
     if cheapest > cap + 1e-9:
         worst = max(((budget_min, slowdown), *also), key=lambda bs: cheapest * bs[1] - bs[0] * 60)
