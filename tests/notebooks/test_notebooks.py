@@ -12,13 +12,12 @@ import time
 import nbformat
 import pytest
 
-from robeval.core import ledger as claims
 from robeval.core import paths
 from robeval.core.notebooks import KERNEL, notebook_paths, run_notebook
+from smoke_checks import SITE_NOTEBOOKS, SMOKE_BUDGET_S, check_smoke_ledger, site_runs_smoke
 
 NOTEBOOKS = notebook_paths()
 IDS = [p.stem for p in NOTEBOOKS]
-SMOKE_BUDGET_S = 180
 
 # notebooks whose smoke run trains networks and draws Monte-Carlo samples: their verdicts must not depend on the
 # number of threads the machine gives torch and numpy
@@ -27,8 +26,10 @@ SMOKE_BUDGET_S = 180
 THREAD_CHECK = ("09_acr_rs_training",) + (
     ("02_mscr_cifar10",) if os.environ.get("ROBEVAL_THREAD_CHECK_ALL") == "1" else ()
 )
-# their one-thread run there is also their smoke run (the same checks, _check_smoke_ledger): one run fewer
-SMOKE_RUN_HERE = [p for p in NOTEBOOKS if p.stem not in THREAD_CHECK]
+# their one-thread run there is also their smoke run (the same checks, check_smoke_ledger): one run fewer; so are
+# the website fixture's smoke runs of SITE_NOTEBOOKS (tests/core/test_site.py), unless a stored build replaces them
+ELSEWHERE = THREAD_CHECK + (SITE_NOTEBOOKS if site_runs_smoke() else ())
+SMOKE_RUN_HERE = [p for p in NOTEBOOKS if p.stem not in ELSEWHERE]
 
 
 def test_notebooks_exist_in_order():
@@ -118,21 +119,6 @@ def test_every_experiment_runs_in_a_compute_cell(path):
     assert not untagged, f"{path.name}: cells {untagged} run an experiment but are not tagged 'compute'"
 
 
-# Contradictions that smoke must find: they are computed on the authors' published files, which every profile
-# reads in full, so they do not depend on the profile (the README's findings list them).
-# contradictions of the paper found at smoke: none are expected (a smoke run is not comparable); notebook 08
-# re-analyses the authors' own files, so its findings against the text are errata, checked by id
-KNOWN_CONTRADICTIONS: dict[str, set[str]] = {}
-KNOWN_ERRATA = {
-    "08_acr_published_certifications": {
-        "B1_plugin_is_expectation",  # the ECDF plug-in is not the expected certified accuracy near the largest radius
-        "S51_share_below_half_s1.0",  # 49-61% of test points, not 20-50%, have p_A < 1/2 at sigma = 1.0
-        # B3_strict_orders_1 (Ours not above CAT-RS on all of x in [0.5, 1]) is an erratum by its own test but
-        # fragile since issue 45's stability rule (0.835 < 0.9 at 10,000 images): inconclusive, kept as unadjusted
-    },
-}
-
-
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", SMOKE_RUN_HERE, ids=[p.stem for p in SMOKE_RUN_HERE])
 def test_notebook_runs_in_smoke_profile(path):
@@ -140,62 +126,9 @@ def test_notebook_runs_in_smoke_profile(path):
     out = run_notebook(path, "smoke")
     elapsed = time.perf_counter() - t0
     assert out.is_file()
-    _check_smoke_ledger(path, paths.results_dir("smoke") / "claims" / f"{path.stem}.json")
+    check_smoke_ledger(path, paths.results_dir("smoke") / "claims" / f"{path.stem}.json")
     if os.environ.get("ROBEVAL_STRICT_TIME"):
         assert elapsed < SMOKE_BUDGET_S
-
-
-def _check_smoke_ledger(path, ledger_path):
-    """A smoke run's ledger: rows recorded, each with an evidence class, exactly the known contradictions and errata
-    (the smoke sizes make some rows contradict), nested readings well formed."""
-    assert ledger_path.is_file(), f"{path.name} recorded no claims (call ledger.save())"
-    recorded = json.loads(ledger_path.read_text())["claims"]
-    assert recorded, f"{path.name}: empty claims ledger"
-    failed = [
-        c["id"]
-        for c in recorded
-        if c["verdict"] == claims.CONTRADICTED
-        and c["profile"] == "smoke"
-        and c.get("_smoke_checked", True)
-        and "smoke" in _comparable(c)
-    ]
-    expected = KNOWN_CONTRADICTIONS.get(path.stem, set())
-    assert set(failed) == expected, (
-        f"{path.name}: claims contradicted at smoke {sorted(failed)}, expected exactly {sorted(expected)}"
-    )
-    verdicts = {c["id"]: c["verdict"] for c in recorded}
-    for cid in KNOWN_ERRATA.get(path.stem, ()):
-        assert verdicts.get(cid) == claims.ERRATUM, f"{path.name}: {cid} should be an erratum, got {verdicts.get(cid)}"
-    assert all(c.get("evidence") in claims.EVIDENCE for c in recorded), f"{path.name}: a row without evidence class"
-    _check_nested_readings(path.stem, recorded)
-
-
-# rows that rest on two ambiguities: readings of the outer one whose every part is a readings row of the inner one
-NESTED_READINGS = {
-    "05_realworld_iris_ionosphere": {
-        "fig5-iris-differs": ("realworld_fig3_axis", "realworld_iris_pair"),
-        "fig5-iris-vs-ionosphere": ("realworld_fig3_axis", "realworld_iris_pair"),
-    },
-}
-
-
-def _check_nested_readings(stem, recorded):
-    from robeval.core.ambiguities import AMBIGUITIES
-
-    rows = {c["id"]: c for c in recorded}
-    for cid, (outer, inner) in NESTED_READINGS.get(stem, {}).items():
-        row = rows[cid]
-        assert row["kind"] == "readings" and row["ambiguity"] == outer and set(row["depends"]) == {outer, inner}
-        for r in AMBIGUITIES[outer].readings:
-            part = rows[f"{cid}.{r}"]
-            assert part["part_of"] == cid and part["ambiguity"] == inner, part["id"]
-            for q in AMBIGUITIES[inner].readings:
-                assert rows[f"{cid}.{r}.{q}"]["part_of"] == part["id"]
-
-
-def _comparable(claim) -> tuple:
-    # a claim judged under smoke is comparable there unless its verdict says otherwise
-    return () if claim["verdict"] == claims.NOT_COMPARABLE else ("smoke",)
 
 
 def test_jupyterlab_and_the_kernel_are_installed():
@@ -236,7 +169,7 @@ def test_verdicts_do_not_depend_on_the_thread_count(stem, tmp_path, monkeypatch)
         run_notebook(root / "notebooks" / path.name, "smoke", output_dir=root / "executed")
         claims_file = root / "build" / "smoke" / "results" / "claims" / f"{stem}.json"
         if threads == 1:  # also this notebook's smoke run (test_notebook_runs_in_smoke_profile leaves it out)
-            _check_smoke_ledger(path, claims_file)
+            check_smoke_ledger(path, claims_file)
         ledgers.append(
             {c["id"]: (c["verdict"], c["estimate"], c["ci"]) for c in json.loads(claims_file.read_text())["claims"]}
         )
