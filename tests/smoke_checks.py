@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from robeval.core import ledger as claims
+from robeval.core import paths
+from robeval.core.notebooks import run_notebook
 
 # cheap smoke notebooks (about 1 min together) covering the data notebook, two papers, figures and contradictions:
 # the website's test builds its site from their smoke runs, which are also their smoke runs of the suite
@@ -41,6 +44,18 @@ KNOWN_ERRATA = {
         # fragile since issue 45's stability rule (0.835 < 0.9 at 10,000 images): inconclusive, kept as unadjusted
     },
 }
+
+
+def run_smoke(path):
+    """Notebook ``path``'s smoke run of the suite, under the current project root: it finishes, its ledger passes
+    :func:`check_smoke_ledger`, and (with ROBEVAL_STRICT_TIME=1) it took less than :data:`SMOKE_BUDGET_S`."""
+    t0 = time.perf_counter()
+    out = run_notebook(path, "smoke")
+    elapsed = time.perf_counter() - t0
+    assert out.is_file()
+    check_smoke_ledger(path, paths.results_dir("smoke") / "claims" / f"{path.stem}.json")
+    if os.environ.get("ROBEVAL_STRICT_TIME"):
+        assert elapsed < SMOKE_BUDGET_S, f"{path.stem}: smoke run took {elapsed:.0f} s"
 
 
 def check_smoke_ledger(path, ledger_path):

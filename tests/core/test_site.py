@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from robeval.core import site, site_check
-from smoke_checks import SITE_NOTEBOOKS, SITE_SMOKE_BUILD_ENV, SMOKE_BUDGET_S, check_smoke_ledger, site_runs_smoke
+from smoke_checks import SITE_NOTEBOOKS, SITE_SMOKE_BUILD_ENV, run_smoke, site_runs_smoke
 
 
 def test_paper_refs_normalise_kinds():
@@ -553,7 +553,7 @@ def smoke_site(tmp_path_factory):
     import time
 
     from robeval.core import paths
-    from robeval.core.notebooks import notebook_paths, run_notebook
+    from robeval.core.notebooks import notebook_paths
 
     # a project root of its own (the checkout's files linked, its own build/): the smoke runs and the site's
     # replots write build/smoke there, never beside tests/notebooks' smoke runs in another pytest-xdist worker
@@ -572,15 +572,10 @@ def smoke_site(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("ROBEVAL_ROOT", str(root))  # for the module's tests too: they read the smoke results the site shows
     for path in notebook_paths(list(SITE_NOTEBOOKS)):
-        ledger_path = paths.results_dir("smoke") / "claims" / f"{path.stem}.json"
-        if not ledger_path.is_file():
-            # these are the notebooks' smoke runs of the suite (test_notebooks.py leaves them out): checked as theirs
-            t0 = time.perf_counter()
-            run_notebook(path, "smoke")
-            elapsed = time.perf_counter() - t0
-            check_smoke_ledger(path, ledger_path)
-            if os.environ.get("ROBEVAL_STRICT_TIME"):
-                assert elapsed < SMOKE_BUDGET_S, f"{path.stem}: smoke run took {elapsed:.0f} s"
+        if not (paths.results_dir("smoke") / "claims" / f"{path.stem}.json").is_file():
+            run_smoke(
+                path
+            )  # the notebook's smoke run of the suite (test_notebooks.py leaves it out): checked as theirs
     out = tmp_path_factory.mktemp("site")
     t0 = time.perf_counter()
     # beside smoke, the committed paper profile's ledgers of the same notebooks (issue 47, item 1: every executed

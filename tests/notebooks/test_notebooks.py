@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 import nbformat
 import pytest
 
 from robeval.core import paths
 from robeval.core.notebooks import KERNEL, notebook_paths, run_notebook
-from smoke_checks import SITE_NOTEBOOKS, SMOKE_BUDGET_S, check_smoke_ledger, site_runs_smoke
+from smoke_checks import SITE_NOTEBOOKS, check_smoke_ledger, run_smoke, site_runs_smoke
 
 NOTEBOOKS = notebook_paths()
 IDS = [p.stem for p in NOTEBOOKS]
@@ -122,13 +121,7 @@ def test_every_experiment_runs_in_a_compute_cell(path):
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", SMOKE_RUN_HERE, ids=[p.stem for p in SMOKE_RUN_HERE])
 def test_notebook_runs_in_smoke_profile(path):
-    t0 = time.perf_counter()
-    out = run_notebook(path, "smoke")
-    elapsed = time.perf_counter() - t0
-    assert out.is_file()
-    check_smoke_ledger(path, paths.results_dir("smoke") / "claims" / f"{path.stem}.json")
-    if os.environ.get("ROBEVAL_STRICT_TIME"):
-        assert elapsed < SMOKE_BUDGET_S
+    run_smoke(path)
 
 
 def test_jupyterlab_and_the_kernel_are_installed():
@@ -152,8 +145,6 @@ def test_verdicts_do_not_depend_on_the_thread_count(stem, tmp_path, monkeypatch)
     """The same smoke notebook in two fresh project copies, with 1 and 2 threads: identical ledgers (verdicts
     and the numbers behind them). The one-thread run is the notebook's smoke run, checked as every other's."""
     import shutil
-
-    from robeval.core import paths
 
     path = next(p for p in NOTEBOOKS if p.stem == stem)
     ledgers = []
