@@ -369,6 +369,51 @@ def test_run_cell_cifar_pairs_columns_and_caches_models(mirror, monkeypatch, tmp
     assert model_file(dict(cell, eps_train=0.0), config) != f and model_file(cell, dict(config, epochs=2)) != f
 
 
+def test_run_cell_cifar_shares_batches_between_levels_only_for_short_test_sets(mirror, monkeypatch, tmp_path):
+    """A test set shorter than the evaluation batch (a dry run's 10 images) is evaluated several noise levels per
+    forward call (batch // n_test of them), each level with its own noise, giving the rows level-by-level
+    evaluation gives; with n_test >= the batch every call holds one level, as before."""
+    from robeval.core import training
+
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path))
+    levels = [0.0, 0.05, 0.3, 1.0, 0.05, 0.6]
+    config = dict(
+        arch="cnn_small",
+        width=8,
+        epochs=4,
+        batch_size=32,
+        lr=0.05,
+        milestones=[1],
+        n_train=320,
+        n_test=10,
+        full_data=False,
+        eps_test=levels,
+        train_threads=1,
+        torch_threads=1,
+        eval_batch_size=20,
+    )
+    cell = {"seed": run_seeds(0, 1)[0], "eps_train": 0.03}
+    calls = []
+    real = training.predict
+
+    def spy(net, x, batch_size):
+        calls.append(real(net, x, batch_size))
+        return calls[-1]
+
+    monkeypatch.setattr(training, "predict", spy)
+    grouped = run_cell_cifar(cell, config)
+    # train (320), clean (10), then the 4 distinct noisy levels two per call (20 // 10)
+    assert [len(p) for p in calls] == [320, 10, 20, 20]
+    noisy_grouped = np.concatenate(calls[2:])
+    calls.clear()
+    single = run_cell_cifar(cell, dict(config, eval_batch_size=10))  # n_test >= batch: one level per call
+    assert [len(p) for p in calls] == [320, 10, 10, 10, 10, 10]
+    # the same noise and predictions, in level order, and the same rows
+    np.testing.assert_array_equal(noisy_grouped, np.concatenate(calls[2:]))
+    assert grouped == single and [r["eps_test"] for r in grouped] == levels and grouped[1] == grouped[4]
+    assert {r["n_eval"] for r in grouped} == {10} and len(set(noisy_grouped.tolist())) > 1
+
+
 # ------------------------------------------------------------------ issue 48: one input contract for arrays
 def test_sampler_draws_noise_in_floating_point_for_integer_images():
     """``sample_uniform_ball(X_uint8, 8.0, ...)`` returned exact copies of X (offsets cast to uint8 before scaling)
