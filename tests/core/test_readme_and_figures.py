@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from robeval.core import paths
+from robeval.core import paths, profiles
 from robeval.core.ledger import load_ledgers
 from robeval.core.report import README_END, README_START, readme_block
 
@@ -259,7 +259,11 @@ def test_one_line_per_paper_says_what_its_rows_say():
     )
     for profile in ("default", "paper"):
         assert central(profile, ("05",))["ionosphere-ranking-differs"] == "reproduced"
-        assert central(profile, ("05",))["iris-ranking-differs"] == "inconclusive"  # "Iris's ranking ... stay open"
+    # "for Iris at `paper`'s 36 runs (fragile at `default`'s 12)"
+    runs = {p: profiles.resolve("realworld_iris_ionosphere", p)["n_runs"] for p in ("default", "paper")}
+    assert central("paper", ("05",))["iris-ranking-differs"] == "reproduced"
+    assert central("default", ("05",))["iris-ranking-differs"] == "inconclusive"
+    assert f"for Iris at `paper`'s {runs['paper']} runs (fragile at `default`'s {runs['default']})" in block
     assert count(central("default", ("07",)), "consistency") == 3 and "(3 consistency)" in block
     acr = central("default", ("08",))
     assert count(acr, "consistency") == 3 and acr["B1_plugin_is_expectation"] == "erratum"
