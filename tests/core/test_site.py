@@ -573,9 +573,8 @@ def smoke_site(tmp_path_factory):
     mp.setenv("ROBEVAL_ROOT", str(root))  # for the module's tests too: they read the smoke results the site shows
     for path in notebook_paths(list(SITE_NOTEBOOKS)):
         if not (paths.results_dir("smoke") / "claims" / f"{path.stem}.json").is_file():
-            run_smoke(
-                path
-            )  # the notebook's smoke run of the suite (test_notebooks.py leaves it out): checked as theirs
+            # the notebook's smoke run of the suite (test_notebooks.py leaves it out): checked as theirs
+            run_smoke(path)
     out = tmp_path_factory.mktemp("site")
     t0 = time.perf_counter()
     # beside smoke, the committed paper profile's ledgers of the same notebooks (issue 47, item 1: every executed
