@@ -1,8 +1,9 @@
 """Hardware, devices, and the CPU-kernel pins of the compendium's own runs.
 
 :func:`pin_cpu_kernels` makes numpy, OpenBLAS, torch, oneDNN and MKL choose the same (AVX2) code paths on
-every x86 machine, so that reruns elsewhere give the same bits. ``robeval run`` and the notebooks' kernel
-apply it; a plain ``import robeval`` changes nothing in the user's process.
+every x86 machine, so that numpy's results give the same bits elsewhere (torch training only on the same CPU
+type: oneDNN sizes its convolution blocks from the caches). ``robeval run`` and the notebooks' kernel apply it;
+a plain ``import robeval`` changes nothing in the user's process.
 """
 
 from __future__ import annotations
