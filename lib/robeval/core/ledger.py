@@ -61,6 +61,11 @@ One rule set for every row (enforced here, never chosen per row)
 6. *Claims about methods follow from the unit*: a sampled statement is about models unless the row says what
    else it is about (``about``, :data:`ABOUT`); a claim about models is decided, in either direction and whatever
    the evidence class, only over >= 3 independent trainings (:data:`TRAINING_UNITS`).
+7. *A larger rerun overrules*: a decision stands only where no other profile's stored ledger of the notebook
+   (``results/<profile>/claims``, :func:`robeval.core.ledger_rules.larger_reruns`) holds the same row on more
+   independent runs with another verdict — the rerun rule 1 predicts, done. The row is then inconclusive and
+   says which profile's rerun did not reach it. Either decision can be overruled; smoke runs and dry runs
+   consult nothing.
 
 Rules (one method each)
 -----------------------
@@ -89,7 +94,7 @@ from dataclasses import dataclass, field
 
 from robeval.core import decisions as _decisions
 from robeval.core.ledger_readings import _ReadingsMixin
-from robeval.core.ledger_rules import rerun_agreement, stability_of
+from robeval.core.ledger_rules import larger_reruns, overruled_by, rerun_agreement, stability_of
 from robeval.core.ledger_store import _StoreMixin, check_saved_ledger, load_claims, load_ledgers
 from robeval.core.ledger_vocab import (
     _DECIDED,
@@ -912,6 +917,16 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 c.decides = (
                     f"fragile: a rerun at n = {c.n_runs} reaches '{c.unadjusted}' with probability "
                     f"{c.stability:.3f} ({how}; < {_decisions.STABLE}) at Holm level {level:.3g}; {need}"
+                )
+        reruns = larger_reruns(self.profile, self.notebook)
+        for c in tests:
+            over = overruled_by(c, reruns) if c.verdict in _DECIDED else None
+            if over is not None:
+                other, row = over
+                c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
+                c.decides = (
+                    f"a larger rerun does not reach it: the {other} profile's {row['n_runs']} {row.get('unit') or 'runs'}"
+                    f" give '{row['verdict']}'" + (f" ({row['decides']})" if row.get("decides") else "")
                 )
         rerun_agreement(self.notebook, tests, adjusted)
         for c in self.claims:

@@ -1,6 +1,7 @@
 """Per-row figures of :meth:`robeval.core.ledger.Ledger.finalise` that say how a rerun would judge a decision:
-its stability (:func:`stability_of`, the gate every decision must pass) and its agreement with a rerun
-(:func:`rerun_agreement`, reported only). The rules themselves are :mod:`robeval.core.decisions`."""
+its stability (:func:`stability_of`, the gate every decision must pass), the reruns with more runs that other
+profiles have stored (:func:`larger_reruns`, a gate too) and its agreement with a rerun (:func:`rerun_agreement`,
+reported only). The rules themselves are :mod:`robeval.core.decisions`."""
 
 from __future__ import annotations
 
@@ -68,3 +69,37 @@ def rerun_agreement(notebook: str, tests, adjusted) -> None:
             continue
         draw, seed = _resampling(c)
         c.agreement = round(_decisions.verdict_agreement(test, _decision_of(test, c.verdict), level, draw, seed), 3)
+
+
+def larger_reruns(profile: str, notebook: str) -> dict[str, list[tuple[str, dict]]]:
+    """The stored rows of ``notebook`` at every other profile that computes (not smoke, not a dry run), by row
+    id: ``{id: [(profile, row), ...]}``, read from the committed ledgers (:func:`robeval.core.paths.stored_ledger`).
+    :meth:`robeval.core.ledger.Ledger.finalise` lets a decision stand only where none of them rests on more
+    independent runs of the same row and fails to reach it. Empty for the smoke profile and a dry run."""
+    from robeval.core.io import read_json
+    from robeval.core.paths import PROFILES, stored_ledger
+    from robeval.core.profiles import dry_run
+
+    out: dict[str, list[tuple[str, dict]]] = {}
+    if profile == "smoke" or dry_run():
+        return out
+    for other in PROFILES:
+        path = None if other == profile else stored_ledger(other, notebook)
+        if path is None:
+            continue
+        for row in read_json(path).get("claims", []):
+            out.setdefault(row["id"], []).append((other, row))
+    return out
+
+
+def overruled_by(claim, reruns: dict) -> tuple[str, dict] | None:
+    """The stored rerun (``(profile, row)``, from :func:`larger_reruns`) that overrules ``claim``'s decision:
+    one resting on more independent runs of the same row whose verdict differs (another decision, or none).
+    The largest such rerun; None where none does."""
+    mine = claim.n_runs or 0
+    against = [
+        (other, row)
+        for other, row in reruns.get(claim.id, [])
+        if (row.get("n_runs") or 0) > mine and row.get("verdict") != claim.verdict
+    ]
+    return max(against, key=lambda pr: pr[1]["n_runs"]) if against else None

@@ -124,6 +124,16 @@ def results_dir(profile: str) -> Path:
     return _mk(_folder("BUILD_DIR") / "smoke" / "results" if profile == "smoke" else _folder("RESULTS_DIR") / profile)
 
 
+def stored_ledger(profile: str, notebook: str) -> Path | None:
+    """The committed ledger of ``notebook`` at ``profile`` (``results/<profile>/claims/<notebook>.json``), or None
+    where there is none; creates nothing. Smoke and dry-run ledgers are never stored there."""
+    check_profile(profile)
+    if profile == "smoke" or _dry_paper(profile):
+        return None
+    path = _folder("RESULTS_DIR") / profile / "claims" / f"{notebook}.json"
+    return path if path.is_file() else None
+
+
 def executed_notebooks_dir(profile: str) -> Path:
     check_profile(profile)
     if _dry_paper(profile):
