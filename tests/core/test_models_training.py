@@ -151,3 +151,27 @@ def test_numpy_augmentations_are_marked_for_the_host_generator():
     assert getattr(aug.make_batch_transform("autoaugment"), "needs_host_generator", False)
     assert getattr(aug.make_batch_transform("patch_gaussian"), "needs_host_generator", False)
     assert getattr(aug.make_batch_transform(["autocontrast", "shear_x"]), "needs_host_generator", False)
+
+
+def test_widen_narrows_a_wide_resnet_only_when_set(monkeypatch):
+    """``widen`` (the dry run of notebook 02) replaces the widening factor of a Wide ResNet's name: WRN-28-1 has
+    features of 64 * 1 channels and 1/100 of WRN-28-10's convolution weights; 0 or absent keeps the name's."""
+    from robeval.core.profiles import resolve
+    from robeval.mscr.cifar import config_cifar
+
+    def n_params(m):
+        return sum(p.numel() for p in m.parameters())
+
+    narrow = models.from_config({"arch": "wrn28_10", "widen": 1, "dropout": 0.3})
+    assert narrow.features(torch.rand(1, 3, 32, 32)).shape == (1, 64)
+    assert n_params(narrow) == n_params(models.WideResNet(28, 1))
+    wide = models.from_config({"arch": "wrn28_10", "widen": 0, "dropout": 0.3})
+    assert n_params(wide) == n_params(models.build("wrn28_10")) and 90 < n_params(wide) / n_params(narrow) < 100
+    assert models.from_config({"arch": "cnn_small", "widen": 3}).features(torch.rand(1, 3, 32, 32)).shape == (1, 128)
+    # the settings: only the dry run sets it, and a config without it is the config it always was
+    monkeypatch.delenv("ROBEVAL_DRY_RUN", raising=False)
+    paper = resolve("mscr_cifar10", "paper")
+    assert paper.widen == 0 and "widen" not in config_cifar(paper, [0.0])
+    monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
+    dry = resolve("mscr_cifar10", "paper")
+    assert dry.arch == "wrn28_10" and config_cifar(dry, [0.0])["widen"] == 1

@@ -180,9 +180,9 @@ def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
     if arch.startswith("resnet") and arch[6:].isdigit():
         return CifarResNet(int(arch[6:]), num_classes)
     if arch == "wrn28_10":
-        return WideResNet(28, 10, num_classes, dropout=kwargs.get("dropout", 0.3))
+        return WideResNet(28, kwargs.get("widen") or 10, num_classes, dropout=kwargs.get("dropout", 0.3))
     if arch == "wrn40_2":
-        return WideResNet(40, 2, num_classes, dropout=kwargs.get("dropout", 0.0))
+        return WideResNet(40, kwargs.get("widen") or 2, num_classes, dropout=kwargs.get("dropout", 0.0))
     if arch == "mlp":
         return MLP(num_classes=num_classes, **kwargs)
     raise ValueError(f"Unknown architecture {arch!r}; choose one of {', '.join(ARCHS)}.")
@@ -190,13 +190,16 @@ def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
 
 def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
     """Build ``config[arch_key]`` with the size options a settings file may give: ``width`` (cnn_small
-    channels, default 32) and ``dropout`` (Wide ResNets). Options that do not apply to the arch are ignored."""
+    channels, default 32), ``dropout`` and ``widen`` (Wide ResNets: the widening factor instead of the name's, e.g.
+    1 makes ``wrn28_10`` a WRN-28-1; 0 or absent keeps it). Options that do not apply to the arch are ignored."""
     arch = config[arch_key]
     kwargs = {}
     if arch == "cnn_small" and config.get("width"):
         kwargs["width"] = int(config["width"])
     if arch.startswith("wrn") and config.get("dropout") is not None:
         kwargs["dropout"] = float(config["dropout"])
+    if arch.startswith("wrn") and config.get("widen"):
+        kwargs["widen"] = int(config["widen"])
     return build(arch, num_classes, **kwargs)
 
 

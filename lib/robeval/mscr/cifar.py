@@ -32,6 +32,7 @@ from robeval.mscr.protocol import check_predictions, derived_seed, make_cells, r
 TRAINING_KEYS = (
     "arch",
     "width",
+    "widen",
     "dropout",
     "hidden",
     "epochs",
@@ -276,7 +277,7 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
     config : ``arch``, ``epochs``, ``batch_size``, ``lr``, ``momentum``, ``weight_decay``, ``schedule``,
         ``milestones``, ``n_train``, ``n_test`` (prefixes of the shipped subset / full set; 0 = all),
         ``full_data``, ``eps_test`` (list), ``train_threads`` (training; fixed, results depend on it),
-        ``torch_threads`` (evaluation), ``eval_batch_size`` (default 50), ``width`` (cnn_small), ``dropout`` (WRN),
+        ``torch_threads`` (evaluation), ``eval_batch_size`` (default 50), ``width`` (cnn_small), ``dropout`` and ``widen`` (WRN),
         ``fused_group`` (opt-in: networks trained together, :func:`train_cifar_models_fused`; 0 or absent = off).
 
     Returns one row per eps_test: ``eps_test``, ``acc`` (fraction), ``n_eval``, and ``train_acc``: the network's
@@ -363,8 +364,10 @@ def config_cifar(cfg, eps_test) -> dict:
         torch_threads=cfg.torch_threads,
         train_threads=cfg.train_threads,
         eval_batch_size=cfg.eval_batch_size,
-        # opt-in fused training; absent when off, so the default configs (and their stores) are unchanged
+        # opt-in fused training and a WRN's widening factor (the dry run's); absent when off, so the default
+        # configs (and their stores) are unchanged
         **({"fused_group": int(cfg.fused_group)} if cfg.get("fused_group") else {}),
+        **({"widen": int(cfg.widen)} if cfg.get("widen") else {}),
     )
 
 
