@@ -13,7 +13,8 @@ if "ROBEVAL_DATA_DIR" not in os.environ and (ROOT.parent / "shared" / "data").is
 os.environ.setdefault("ROBEVAL_OFFLINE", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 # `make test` runs two pytest-xdist workers on 2 cores (`--dist loadfile`: a test file per worker, so a module's
-# fixtures are built once; files that run notebooks write their results under roots of their own). One BLAS/OMP
+# fixtures are built once, except the files of SPLIT; files that run notebooks write their results under roots of
+# their own). One BLAS/OMP
 # thread per worker by default, and threads that sleep rather than spin while they wait: a test that trains at
 # 2 threads beside the other worker would otherwise spin on cores the other needs (09's thread-count test took
 # 4.5x as long). Neither changes a number. A plain `pytest` keeps the machine's defaults.
@@ -23,19 +24,41 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PYTEST_XDIST_WORKER
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
-# the files that execute notebooks take most of the suite's time: they go first, so that with two workers
-# (`--dist loadfile`) the short files fill in around them instead of one worker running a long file at the end
+# the files that execute notebooks take most of the suite's time: they go first, so that with two workers the short
+# files fill in around them instead of one worker running a long file at the end
 HEAVY_FIRST = ("tests/notebooks/test_dry_run.py", "tests/notebooks/test_notebooks.py", "tests/core/test_site.py")
+# files of independent tests (each in tmp_path or a subprocess, no module fixture) of 10-60 s each: they go last and
+# test by test, so that both workers stay busy to the end (a file of them on one worker left the other idle)
+SPLIT = ("tests/core/test_benchmarks.py", "tests/core/test_gpu_units.py", "tests/realworld/test_adversarial.py")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run :data:`HEAVY_FIRST` first (a stable sort: each file's tests stay together and in order)."""
+    """Run :data:`HEAVY_FIRST` first and :data:`SPLIT` last (a stable sort: each file's tests stay together and in
+    order)."""
 
     def rank(item) -> int:
         rel = Path(str(item.fspath)).resolve().relative_to(ROOT).as_posix()
-        return HEAVY_FIRST.index(rel) if rel in HEAVY_FIRST else len(HEAVY_FIRST)
+        if rel in HEAVY_FIRST:
+            return HEAVY_FIRST.index(rel)
+        return len(HEAVY_FIRST) + (rel in SPLIT)
 
     items.sort(key=rank)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, except that each test of :data:`SPLIT` is a unit of its own (pytest-xdist's
+    ``loadgroup`` cannot do this under pytest 9: it renames ``Item._nodeid``, which pytest 9 no longer reads)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SplitLoadFile(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if path in SPLIT else path
+
+    return SplitLoadFile(config, log)
 
 
 @pytest.fixture
