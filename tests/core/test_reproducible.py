@@ -106,5 +106,6 @@ def test_pinned_rerun_is_bit_identical_to_the_stored_hashes():
     train, again = out.pop("train"), out.pop("train_again")
     assert out == EXPECTED  # numpy results: the same bits on every x86 machine under the pins
     assert train == again  # torch training: the same bits on one machine
-    if cpu_kind() in TRAIN_BY_CPU:
-        assert train == TRAIN_BY_CPU[cpu_kind()]
+    recorded = TRAIN_BY_CPU.get(cpu_kind())
+    if recorded is not None:  # torch training across machines: only against the hash of this CPU kind
+        assert train == recorded
