@@ -71,6 +71,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check lib tests benchmarks notebooks
 	$(PY) -m ruff format --check lib tests benchmarks notebooks
 	$(PY) -m robeval strip --check
+	$(VENV)/bin/lint-imports --no-cache
 
 unit: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not notebook" tests
@@ -92,7 +93,7 @@ docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict --quiet
 
 # the reader's website into build/site: notebooks executed from the stored results (no recomputing), the claims
-# ledger as a filterable table, the figure gallery, guides and API reference (robeval.core.site)
+# ledger as a filterable table, the figure gallery, guides and API reference (robeval.core.site.build)
 site: $(STAMP)
 	$(PY) -m robeval site --profile $(PROFILE) $(if $(NOTEBOOKS),--only $(NOTEBOOKS),)
 

@@ -1,4 +1,4 @@
-"""Benchmark: G networks trained as one fused module (robeval.core.fused) vs the same G networks trained one
+"""Benchmark: G networks trained as one fused module (robeval.core.nn.fused) vs the same G networks trained one
 after another with ``training.train``, in one process.
 
 Both sides run the same SGD steps on the same images: flips, 4-px crops and MSCR's uniform L_inf noise
@@ -9,7 +9,7 @@ time of ``G`` separate trainings of ``--steps`` steps is compared with one fused
 the G networks faster. Speed is never asserted in a test: this prints it. ``forward_max_rel_diff``: the fused
 forward against each network's own on this device (float32, eval mode), relative to the largest logit.
 
-With ``--calibrate SECONDS`` it also runs :func:`robeval.core.fused.calibrate` for the group sizes ``--G-values``
+With ``--calibrate SECONDS`` it also runs :func:`robeval.core.nn.fused.calibrate` for the group sizes ``--G-values``
 (network-steps per second of one fused group, with the same noise) and adds its result as ``calibration``: what a
 GPU lease runs first (e.g. ``--device cuda --calibrate 60 --G-values 8,16,40,80``) to choose between fused
 training (notebook 02's ``fused_group``) and one process per network.
@@ -27,9 +27,9 @@ import time
 import numpy as np
 import torch
 
-from robeval.core import fused as fu
-from robeval.core import models, training
 from robeval.core.env import hardware_info, torch_device
+from robeval.core.nn import fused as fu
+from robeval.core.nn import models, training
 from robeval.mscr.cifar import uniform_linf_box
 
 

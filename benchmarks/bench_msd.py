@@ -50,10 +50,10 @@ def main(argv=None):
 
     import torch
 
-    from robeval.core import models
     from robeval.core.data import load_cifar10_subset
     from robeval.core.images import to_nchw, to_nhwc
-    from robeval.core.training import to_float_tensor
+    from robeval.core.nn import models
+    from robeval.core.nn.training import to_float_tensor
     from robeval.dryrun import time_call
     from robeval.msd import distance as M
     from robeval.transforms import augmentations as A
@@ -77,7 +77,7 @@ def main(argv=None):
 
     # 04's patch Gaussian on training batches of 128 (float tensors, noise drawn on the CPU), one torch thread as
     # each training process of the paper profile runs it
-    from robeval.core.training import fixed_threads
+    from robeval.core.nn.training import fixed_threads
 
     gen, xb = torch.Generator().manual_seed(0), torch.rand(128, 3, 32, 32)
     with fixed_threads(1):

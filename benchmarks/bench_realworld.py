@@ -98,8 +98,8 @@ def main(argv=None):
     import torch
     from sklearn.ensemble import RandomForestClassifier
 
-    from robeval.core import models
     from robeval.core.env import hardware_info
+    from robeval.core.nn import models
     from robeval.realworld.experiments import torch_predict
 
     if args.torch_threads:

@@ -67,9 +67,9 @@ def main(argv=None) -> dict:
     from robeval.acr.smoothing import NOISE_BLOCK, certified_radius, image_generators
     from robeval.acr.training import certified_test_indices
     from robeval.core.env import hardware_info
+    from robeval.core.nn.training import to_float_tensor
     from robeval.core.profiles import resolve
     from robeval.core.stats import proportion_interval
-    from robeval.core.training import to_float_tensor
 
     if args.n % NOISE_BLOCK or args.block % NOISE_BLOCK:
         raise ValueError(f"--n and --block must be multiples of {NOISE_BLOCK} (the replay reads whole noise blocks).")

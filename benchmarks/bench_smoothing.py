@@ -19,8 +19,8 @@ import numpy as np
 import torch
 
 from robeval.acr.smoothing import Smooth, image_generators
-from robeval.core import models
 from robeval.core.env import hardware_info, torch_device
+from robeval.core.nn import models
 
 FLOOR = 0.9
 

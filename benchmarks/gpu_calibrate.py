@@ -5,10 +5,10 @@ output (``calibration.json``), so the pack records what the machine did and ever
 replaced by a measurement (issue 44, item 6). Within ``budget_s`` seconds it measures, in float32 where it counts:
 
 1. ``train_1proc``: training steps per second of one ResNet-20 at batch 128 with MSCR's uniform noise in one
-   process (``robeval.core.training.train``, the loop the notebooks use: bf16 autocast and channels-last on CUDA);
+   process (``robeval.core.nn.training.train``, the loop the notebooks use: bf16 autocast and channels-last on CUDA);
 2. ``train_nproc``: the same in ``n_procs`` processes sharing the device (steps per second, all together);
 3. ``train_fused``: network-steps per second of ``group`` ResNet-20s trained as one fused module
-   (``robeval.core.fused``, where that module exists; otherwise recorded as unavailable);
+   (``robeval.core.nn.fused``, where that module exists; otherwise recorded as unavailable);
 4. ``certify``: noisy-input draws per second of CERTIFY (``robeval.acr.smoothing.Smooth``, float32 logits) with
    notebook 09's ResNet-8 at two batch sizes.
 
@@ -47,10 +47,10 @@ def _sync(device) -> None:
 
 
 def _train_steps(seconds: float, device: str, arch: str = "resnet20", batch: int = 128, seed: int = 0) -> dict:
-    """Steps per second of robeval.core.training.train (``arch``, uniform noise) over about ``seconds``."""
+    """Steps per second of robeval.core.nn.training.train (``arch``, uniform noise) over about ``seconds``."""
     import torch
 
-    from robeval.core import models, training
+    from robeval.core.nn import models, training
 
     def noise(xb, gen):
         u = torch.rand(xb.shape, generator=gen, device=xb.device, dtype=xb.dtype)
@@ -111,11 +111,11 @@ def _train_nproc(seconds: float, device: str, n: int, arch: str, batch: int) -> 
 
 
 def _train_fused(seconds: float, device: str, group: int, arch: str, batch: int) -> dict:
-    """Network-steps per second of ``group`` networks ``arch`` fused into one module (robeval.core.fused)."""
+    """Network-steps per second of ``group`` networks ``arch`` fused into one module (robeval.core.nn.fused)."""
     try:
-        from robeval.core import fused
+        from robeval.core.nn import fused
     except ImportError:
-        return {"available": False, "why": "robeval.core.fused is not part of this checkout"}
+        return {"available": False, "why": "robeval.core.nn.fused is not part of this checkout"}
 
     def noise(xb, gen):  # MSCR's uniform noise, as the processes of part 2 draw it
         import torch
@@ -133,7 +133,7 @@ def _certify(seconds: float, device: str, batches=(1000, 10000), arch: str = "re
     import torch
 
     from robeval.acr.smoothing import Smooth
-    from robeval.core import models
+    from robeval.core.nn import models
 
     torch.manual_seed(0)
     m = models.build(arch).to(device).eval()

@@ -11,7 +11,7 @@ seaborn but no papermill, gives one session 15 minutes and one command 10. So th
    that is running at the deadline (its grids keep every finished cell);
 3. writes under ``--out``: ``grids.tar.xz``, every finished cell of the gpu profile's grid stores
    (:func:`robeval.core.runs.pack`), ``weights-NN.tar.xz``, the networks trained in this lease that a later lease
-   reads (:mod:`robeval.core.weights`: 09's models, 03's networks for 04; each file under 16 MiB),
+   reads (:mod:`robeval.core.runs.weights`: 09's models, 03's networks for 04; each file under 16 MiB),
    ``results_gpu.tar.gz``, the gpu profile's result files, ledgers and figures (small files only), and
    ``<stem>.log`` per notebook. The last line printed is the JSON summary: per notebook
    its status (``ok``, ``timed out``, ``failed (rc N)``, ``skipped: out of time``) and seconds.
@@ -52,7 +52,7 @@ def stems_for(only: str) -> list[str]:
     order given (a lease runs first what decides the most claims), except that a notebook whose networks another
     one reuses runs before it (03 before 04); without ``only``, every notebook of the profile in the notebooks'
     order."""
-    from robeval.core.notebooks import notebooks_for_profile
+    from robeval.core.catalog import notebooks_for_profile
 
     stems = [p.stem for p in notebooks_for_profile("gpu", only or None)]
     if not only:
@@ -111,14 +111,14 @@ def committed_packs(folder: Path | None) -> list[Path]:
 def check_identities(pack: Path) -> None:
     """Refuse, before anything is adopted, a grid pack whose sub-stores another identity names here than the one
     it was written under. A grid's identity covers its config and the code its cell function can reach
-    (:mod:`robeval.core.identity`; the same on every Python): a pack written by other code of that reach gets
+    (:mod:`robeval.core.runs.identity`; the same on every Python): a pack written by other code of that reach gets
     another identity, and :func:`robeval.core.runs.adopt` would then recompute a sample of the pack's cells to
     compare them. Cells trained on a GPU are not reproduced bit for bit by a recomputation, so on a lease that would
     spend minutes and then refuse the pack anyway."""
     import tempfile
 
     from robeval.core import runs
-    from robeval.core.runs_transfer import _import_fn, _store_config
+    from robeval.core.runs.packs import _import_fn, _store_config
 
     with tempfile.TemporaryDirectory(prefix="robeval-ids-") as tmp:
         runs.unpack(pack, tmp)
@@ -129,7 +129,7 @@ def check_identities(pack: Path) -> None:
                 raise ValueError(
                     f"{pack}: its store {cfg.parent.parent.name}/{cfg.parent.name} has another identity here "
                     f"({here}, this checkout's code): it was written by code its cell function reaches that has "
-                    "changed since (`python -c 'from robeval.core.identity import code_reach; ...'` lists that code). "
+                    "changed since (`python -c 'from robeval.core.runs.identity import code_reach; ...'` lists that code). "
                     "Its cells cannot be carried without recomputing them, which GPU training does not reproduce. Run "
                     "this lease at the commit that wrote the pack (`git log -- PACK`), or leave the pack out and "
                     "compute its grid afresh."
@@ -138,10 +138,10 @@ def check_identities(pack: Path) -> None:
 
 def check_packs(packs) -> dict:
     """Whether the lent machine would adopt each grid pack of ``packs`` at this checkout's code (identities are the
-    same on every Python and in every checkout: :mod:`robeval.core.identity`). Returns ``{pack: "holds" | the
+    same on every Python and in every checkout: :mod:`robeval.core.runs.identity`). Returns ``{pack: "holds" | the
     reason}``; weights packs are named by the same identities and go with their lease's grid pack. Printed as one
     JSON line."""
-    from robeval.core import weights
+    from robeval.core.runs import weights
 
     got = {}
     for pack in packs:
@@ -159,8 +159,9 @@ def check_packs(packs) -> dict:
 def adopt_packs(packs) -> dict:
     """Adopt each pack of an earlier lease: a grid pack's stores into the gpu profile's grid stores
     (``{store: [status]}``), a weights pack's networks into this machine's cache
-    (:func:`robeval.core.weights.adopt_weights`: ``{"restored", "unchanged"}``). Returns ``{pack: report}``."""
-    from robeval.core import runs, weights
+    (:func:`robeval.core.runs.weights.adopt_weights`: ``{"restored", "unchanged"}``). Returns ``{pack: report}``."""
+    from robeval.core import runs
+    from robeval.core.runs import weights
 
     out = {}
     for pack in packs:
@@ -233,10 +234,11 @@ def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
 
 def bring_back(out: Path, weights_before: dict | None = None) -> dict:
     """``grids.tar.xz`` (every gpu grid store with a finished cell), ``weights-NN.tar.xz`` (the networks trained
-    here that a later lease or notebook reads: new since ``weights_before``, a :func:`robeval.core.weights.snapshot`;
+    here that a later lease or notebook reads: new since ``weights_before``, a :func:`robeval.core.runs.weights.snapshot`;
     each file under 16 MiB) and ``results_gpu.tar.gz`` (the small files of the gpu profile's results, ledgers and
     figures) under ``out``; returns what each holds."""
-    from robeval.core import paths, runs, weights
+    from robeval.core import paths, runs
+    from robeval.core.runs import weights
 
     res = paths.results_dir("gpu")
     stores = sorted(p for p in (res / "grids").glob("*") if any(p.glob("config-*/config.json")))
@@ -293,7 +295,7 @@ def main(argv=None) -> dict:
         return check_packs(committed_packs(args.adopt_dir) + list(args.adopt))
     if args.out is None:
         ap.error("--out is required for a lease (where its packs and results go)")
-    from robeval.core import weights
+    from robeval.core.runs import weights
 
     start = time.time()
     stems = stems_for(args.only)

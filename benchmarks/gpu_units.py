@@ -98,8 +98,8 @@ def certify(n: int, n0: int, batch: int, repeats: int) -> dict:
     import torch
 
     from robeval.acr.smoothing import Smooth, image_generators
-    from robeval.core import models
     from robeval.core.env import torch_device
+    from robeval.core.nn import models
 
     dev = torch_device()
     torch.manual_seed(0)
@@ -163,7 +163,7 @@ def epochs(n_images: int, which, warmup_images: int = 0) -> dict:
 
     from robeval import dryrun
     from robeval.acr.training import rs_config, train_rs
-    from robeval.core import models, training
+    from robeval.core.nn import models, training
     from robeval.mscr.cifar import uniform_linf_box
 
     x, y = dryrun.standin_arrays()[:2]
@@ -183,7 +183,7 @@ def epochs(n_images: int, which, warmup_images: int = 0) -> dict:
         print(f"epoch {name}: {dt:.1f} s ({steps} steps)", flush=True)
 
     def core_epoch(experiment, name, **kw):
-        """An epoch of robeval.core.training.train with ``experiment``'s paper network, batch and learning rate."""
+        """An epoch of robeval.core.nn.training.train with ``experiment``'s paper network, batch and learning rate."""
         p = dryrun.paper_settings(experiment)
         torch.manual_seed(0)
         m = models.from_config(p)
@@ -235,7 +235,7 @@ def msd_inference(n_train: int = 5000, n_test: int = 1000, n_timed: int = 10000,
     import torch
 
     from robeval import dryrun
-    from robeval.core import models, training
+    from robeval.core.nn import models, training
     from robeval.msd import nets
 
     dev = nets.inference_device()
@@ -296,7 +296,7 @@ def _feature_worker(barrier, queue, n_instances: int) -> None:
     import numpy as np
     import torch
 
-    from robeval.core import models
+    from robeval.core.nn import models
     from robeval.msd import distance, nets
     from robeval.transforms.augmentations import BASE_OPS
 
@@ -367,7 +367,7 @@ def _train_worker(barrier, queue, n_images: int, warmup_images: int, augment: st
     import torch
 
     from robeval import dryrun
-    from robeval.core import models, training
+    from robeval.core.nn import models, training
 
     p = dryrun.paper_settings("msd_powerset")
     x, y = dryrun.standin_arrays()[:2]

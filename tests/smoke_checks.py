@@ -93,7 +93,7 @@ NESTED_READINGS = {
 
 
 def check_nested_readings(stem, recorded):
-    from robeval.core.ambiguities import AMBIGUITIES
+    from robeval.core.ledger.ambiguities import AMBIGUITIES
 
     rows = {c["id"]: c for c in recorded}
     for cid, (outer, inner) in NESTED_READINGS.get(stem, {}).items():

@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     pl = sub.add_parser(
         "plan",
         help="what a time budget decides: runs per notebook that decide the most central claims "
-        "(robeval.core.planner; a markdown table, then one JSON line)",
+        "(robeval.core.publish.planner; a markdown table, then one JSON line)",
     )
     pl.add_argument("--budget-min", type=float, required=True, help="wall minutes of make reproduce, e.g. 45")
     pl.add_argument("--cores", type=int, default=2, help="CPU cores of the machine (default: 2, as measured)")
@@ -292,7 +292,8 @@ def _check_ledger_file(path) -> None:
 def _strip(paths, check: bool) -> int:
     from pathlib import Path
 
-    from robeval.core.notebooks import notebook_paths, strip_outputs
+    from robeval.core.catalog import notebook_paths
+    from robeval.core.notebooks import strip_outputs
 
     chosen = [Path(x) for x in paths] or notebook_paths()
     missing = [str(p) for p in chosen if not p.is_file()]
@@ -388,7 +389,7 @@ def _main(args) -> int:
         print(f"robeval verify: {len(diffs)} verdict(s) differ from the saved ledgers of profile {args.profile!r}")
         return 1 if diffs else 0
     elif args.cmd == "report":
-        from robeval.core.report import figures_report, report, update_readme
+        from robeval.core.publish.report import figures_report, report, update_readme
 
         print(report(args.profile))
         figures_report(args.profile)
@@ -398,7 +399,7 @@ def _main(args) -> int:
         from pathlib import Path
 
         from robeval.core.paths import check_profile, results_dir
-        from robeval.core.report import compare_ledgers, rerun_counts
+        from robeval.core.publish.report import compare_ledgers, rerun_counts
 
         check_profile(args.profile)
         ours, other = results_dir(args.profile) / "claims", Path(args.other)
@@ -428,14 +429,14 @@ def _main(args) -> int:
             )
         return 1 if diffs else 0
     elif args.cmd == "plan":
-        from robeval.core.planner import parse_also, plan, plan_json
+        from robeval.core.publish.planner import parse_also, plan, plan_json
 
         p = plan(args.budget_min, args.cores, args.profile, args.slowdown, also=parse_also(args.also))
         print(p.table())
         print(plan_json(p))
     elif args.cmd == "site":
         from robeval.core.notebooks import NotebookFailed
-        from robeval.core.site import build_site
+        from robeval.core.site.build import build_site
 
         try:
             also = None if args.also is None else [p for p in args.also.split(",") if p and p != "none"]

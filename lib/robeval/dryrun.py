@@ -224,7 +224,7 @@ def train_step_seconds(
     float32 inputs (3, 32, 32): ``warmup`` untimed steps (first-call allocations, cuDNN's algorithm search), then
     the least of ``steps`` timed steps, with ``threads`` torch threads (0: the training default). ``device``:
     default CUDA when present, else CPU. On CUDA with ``mixed_precision`` the step is
-    :func:`robeval.core.training.train`'s: channels-last activations and the forward pass under bf16 autocast;
+    :func:`robeval.core.nn.training.train`'s: channels-last activations and the forward pass under bf16 autocast;
     without it, float32 in the default memory format (notebook 09's ``train_rs``). Defaults on CUDA: 3 warm-up
     and 5 timed steps; on the CPU 1 and 1, the warm-up on a batch of at most :data:`CPU_WARMUP_BATCH` inputs (the
     first call's one-off costs do not grow with the batch: WRN-28-10's timed step at batch 128 took 39 s after a
@@ -232,7 +232,8 @@ def train_step_seconds(
     import torch
     import torch.nn.functional as F
 
-    from robeval.core import env, models, training
+    from robeval.core import env
+    from robeval.core.nn import models, training
 
     device = env.torch_device() if device is None else torch.device(device)
     cuda = device.type == "cuda"
@@ -283,7 +284,8 @@ def attack_step_seconds(
     import torch
 
     from robeval.acr.easy_inputs import noise_sphere_attack
-    from robeval.core import env, models, training
+    from robeval.core import env
+    from robeval.core.nn import models, training
 
     device = env.torch_device() if device is None else torch.device(device)
     cuda = device.type == "cuda"
@@ -313,7 +315,8 @@ def forward_image_seconds(
     default 1 on the CPU, 5 on CUDA."""
     import torch
 
-    from robeval.core import env, models, training
+    from robeval.core import env
+    from robeval.core.nn import models, training
 
     device = env.torch_device() if device is None else torch.device(device)
     cuda = device.type == "cuda"
@@ -426,7 +429,7 @@ def feature_image_seconds(
     import numpy as np
     import torch
 
-    from robeval.core import models
+    from robeval.core.nn import models
     from robeval.msd import distance, nets
     from robeval.transforms.augmentations import BASE_OPS
 
@@ -456,7 +459,7 @@ def _unit_setup(experiment: str) -> tuple[str, dict, int]:
 def describe_units(experiment: str) -> dict[str, str]:
     """What each unit of :func:`measure_units` is for ``experiment`` (written beside the times in units.json)."""
     from robeval.core.env import torch_device
-    from robeval.core.training import train_threads
+    from robeval.core.nn.training import train_threads
 
     arch, _, batch = _unit_setup(experiment)
     p = paper_settings(experiment)
@@ -607,7 +610,7 @@ def loop_estimate(
     """The paper profile's cost with the training step taken from a measured epoch of the real training loop.
 
     The unit ``train_step`` times the network alone on a ready batch; an epoch of
-    :func:`robeval.core.training.train` (or notebook 09's ``train_rs``) also moves each batch from the host,
+    :func:`robeval.core.nn.training.train` (or notebook 09's ``train_rs``) also moves each batch from the host,
     augments it on the CPU and steps the schedule, so on a GPU its steps take longer. This replaces the unit by
     the epoch's seconds per step, counts the units with the current cost model (:data:`COST_MODELS`) and takes
     every other unit's time from ``unit_seconds`` (e.g. an attack step measured in the loop) or else from the record.

@@ -348,7 +348,7 @@ def test_table_errata_have_one_noise_basis_whatever_the_discrepancy():
     acl.record_table_consistency(led, "T3", "Table 3", off, twice=twice)
     assert verdicts(led) == {"T3_acr_s0.5_gaussian": CONSISTENCY, "T3_acc_s0.5_gaussian": CONSISTENCY}
     # the paper's own two prints of Gaussian at sigma = 0.5 (Table 5: 0.525, Table 3: 0.562) differ by 0.037
-    gaps = cc._printed_twice(PAPER_TABLE5_FULL, PAPER_TABLE3)
+    gaps = cc.printed_twice(PAPER_TABLE5_FULL, PAPER_TABLE3)
     assert gaps[(0.5, "gaussian", "ACR")] == pytest.approx(0.037) and gaps[(0.25, "gaussian", "ACR")] == 0
     assert gaps[(0.5, "ours", "ACR")] == 0  # Table 5's "all three" row is Table 3's Ours
 
@@ -1094,7 +1094,7 @@ def test_the_borrowed_seed_spread_is_widened_for_its_degrees_of_freedom():
     import math
 
     from robeval.acr.published import PAPER_TABLE8_FULL
-    from robeval.core.decisions import spread_factor
+    from robeval.core.ledger.decisions import spread_factor
 
     sd_acr = PAPER_TABLE8_FULL[0.5][0][1]
     from robeval.acr.claims_consistency import seed_noise

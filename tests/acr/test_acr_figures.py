@@ -165,7 +165,7 @@ def test_lines_that_share_a_panel_are_told_apart():
 
     from robeval.acr.figures import _styles
     from robeval.acr.published import METHODS
-    from robeval.core.plotting import DISTINCT_COLOURS
+    from robeval.core.publish.plotting import DISTINCT_COLOURS
 
     lab = rgb2lab(np.array([[to_rgb(c) for c in DISTINCT_COLOURS]]))[0]
     gaps = [deltaE_ciede2000(lab[i], lab[j]) for i in range(len(lab)) for j in range(i)]

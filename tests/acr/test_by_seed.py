@@ -155,7 +155,7 @@ def test_rows_do_not_depend_on_the_certification_batch(tmp_path, monkeypatch, ci
     stream in fixed blocks (smoothing.NOISE_BLOCK), keyed by its index; a batch that cut or keyed the streams
     differently changes the counts of this noise-sensitive model, and fails here."""
     from robeval.acr import sequential
-    from robeval.core import models
+    from robeval.core.nn import models
 
     monkeypatch.setenv("ROBEVAL_TRAIN_THREADS", "1")
     monkeypatch.setattr(models, "from_config", lambda config: NoisySensitive())

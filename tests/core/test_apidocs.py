@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from robeval.core import apidocs
+from robeval.core.publish import apidocs
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_the_extension_rewrites_docstrings_as_griffe_loads_them():
     griffe = pytest.importorskip("griffe", reason="the docs extra installs griffe")
     from robeval.core import paths
 
-    extensions = griffe.load_extensions("robeval.core.apidocs")
+    extensions = griffe.load_extensions("robeval.core.publish.apidocs")
     mod = griffe.load("robeval.acr.training", search_paths=[str(paths.ROOT / "lib")], extensions=extensions)
     doc = mod["run_variant"].docstring
     assert ":data:`" not in doc.value and "`VARIANTS`" in doc.value

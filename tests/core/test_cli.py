@@ -15,8 +15,10 @@ import pandas as pd
 import pytest
 
 from robeval.__main__ import main
-from robeval.core import env, notebooks
+from robeval.core import catalog, env, notebooks
 from robeval.core import paths as project
+from robeval.core.notebooks import runner
+from robeval.core.runs import store as runs_store
 
 
 def _one_line_error(capsys, *needles):
@@ -29,11 +31,11 @@ def _one_line_error(capsys, *needles):
 
 def test_only_empty_is_an_error(capsys):
     with pytest.raises(ValueError, match="selects no notebook"):
-        notebooks.notebook_paths("")
+        catalog.notebook_paths("")
     with pytest.raises(ValueError, match="selects no notebook"):
-        notebooks.notebook_paths(" , ")
+        catalog.notebook_paths(" , ")
     with pytest.raises(TypeError, match="comma-separated str"):
-        notebooks.notebook_paths(3)
+        catalog.notebook_paths(3)
     assert main(["run", "--only", ""]) == 2
     _one_line_error(capsys, "--only '' selects no notebook")
     assert main(["verify", "--only", ","]) == 2
@@ -177,7 +179,7 @@ def test_run_parameters_are_checked_before_anything_runs(capsys, monkeypatch):
     def no_run(*a, **k):
         raise AssertionError("nothing may run when a parameter is wrong")
 
-    monkeypatch.setattr(notebooks, "run_notebook", no_run)
+    monkeypatch.setattr(runner, "run_notebook", no_run)
     assert main(["run", "--only", "07", "-p", "n_sample", "100"]) == 2
     _one_line_error(capsys, "07_realworld_analytical has no parameter 'n_sample'", "n_samples", "seed")
     assert main(["run", "--only", "07", "-p", "n_samples", "-3"]) == 2
@@ -188,9 +190,9 @@ def test_run_parameters_are_checked_before_anything_runs(capsys, monkeypatch):
     _one_line_error(capsys, "--profile")
     # a valid parameter reaches the notebook run, with its parsed value
     seen = []
-    monkeypatch.setattr(notebooks, "run_notebook", lambda path, profile, params, **k: seen.append(params))
-    monkeypatch.setattr("robeval.core.report.report", lambda profile: "")
-    monkeypatch.setattr("robeval.core.report.figures_report", lambda profile: None)
+    monkeypatch.setattr(runner, "run_notebook", lambda path, profile, params, **k: seen.append(params))
+    monkeypatch.setattr("robeval.core.publish.report.report", lambda profile: "")
+    monkeypatch.setattr("robeval.core.publish.report.figures_report", lambda profile: None)
     assert main(["run", "--profile", "smoke", "--only", "07", "-p", "n_samples", "2000"]) == 0
     assert seen == [{"n_samples": 2000}]
 
@@ -266,7 +268,7 @@ def test_kernel_environment_is_pinned_and_restored(monkeypatch):
     for k in env.PINNED_CPU_ENV:
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")
-    with notebooks._kernel_environment():
+    with runner._kernel_environment():
         assert os.environ["ATEN_CPU_CAPABILITY"] == "avx2" and os.environ["MKL_CBWR"] == "COMPATIBLE"
     assert "ATEN_CPU_CAPABILITY" not in os.environ and os.environ["MKL_CBWR"] == "COMPATIBLE"
 
@@ -319,13 +321,13 @@ def test_grids_tells_live_dead_and_foreign_claims_apart(tmp_results, capsys):
     owners = {2: {"host": socket.gethostname(), "pid": os.getpid()}, 3: {"host": "gone-box", "pid": 7}}
     owners[4] = {"host": socket.gethostname(), "pid": 2**22 + 12345}
     for x, owner in owners.items():
-        runs._lock_path(grid.path({"x": x})).write_text(json.dumps(owner))
+        runs_store.lock_path(grid.path({"x": x})).write_text(json.dumps(owner))
     assert main(["grids", "--profile", "smoke"]) == 0
     out = capsys.readouterr().out.splitlines()
     head, row = out[0].split(), out[1].split()
     assert head[4:7] == ["running", "abandoned", "foreign"] and row[4:7] == ["1", "1", "1"]
     line = next(x for x in out if x.startswith("foreign claim:"))
-    assert "held by host 'gone-box' pid 7" in line and f"rm '{runs._lock_path(grid.path({'x': 3}))}'" in line
+    assert "held by host 'gone-box' pid 7" in line and f"rm '{runs_store.lock_path(grid.path({'x': 3}))}'" in line
 
 
 def test_adopt_refuses_an_edited_pack_and_says_which_cell(tmp_results, tmp_path, capsys):
@@ -432,7 +434,7 @@ def test_verify_refuses_a_result_file_changed_since_its_ledger(tmp_results, monk
     else:
         (folder / "extra.csv").write_text("a\n1\n")
     ran = []
-    monkeypatch.setattr(notebooks, "run_notebook", lambda *a, **k: ran.append(a))
+    monkeypatch.setattr(runner, "run_notebook", lambda *a, **k: ran.append(a))
     with pytest.raises(ValueError, match=said):
         notebooks.verify("default", only="07")
     assert ran == []  # refused before anything was rebuilt
@@ -450,8 +452,8 @@ def test_verify_refuses_a_ledger_without_manifest_and_write_manifest_records_it(
     saved = read_json(ledger)
     recorded = saved.pop(MANIFEST_KEY)
     ledger.write_text(to_json(saved))
-    monkeypatch.setattr(notebooks, "run_notebook", lambda *a, **k: None)
-    monkeypatch.setattr("robeval.core.report.compare_ledgers", lambda *a, **k: [])  # the rebuild agrees
+    monkeypatch.setattr(runner, "run_notebook", lambda *a, **k: None)
+    monkeypatch.setattr("robeval.core.publish.report.compare_ledgers", lambda *a, **k: [])  # the rebuild agrees
     assert main(["verify", "--profile", "default", "--only", "07"]) == 2
     _one_line_error(capsys, "has no manifest of its result files", "--write-manifest")
     assert notebooks.verify("default", only="07", write_manifest=True) == []

@@ -3,7 +3,7 @@
 import json
 
 from robeval.__main__ import main
-from robeval.core.report import compare_ledgers
+from robeval.core.publish.report import compare_ledgers
 
 
 def _write(folder, claims):
@@ -70,7 +70,7 @@ def test_compare_names_a_malformed_ledger_instead_of_a_traceback(tmp_path, capsy
 def test_rerun_counts_count_as_the_reliability_page_does(tmp_path):
     """Decided rows of the base run (parts of a readings row left out), how many a rerun changed, how many to the
     opposite verdict, and how many it newly decided — the columns of docs/reliability.md's rerun table."""
-    from robeval.core.report import rerun_counts
+    from robeval.core.publish.report import rerun_counts
 
     def write(folder, verdicts):  # {id: verdict}; "r.part" is a reading of r, counted through r only
         folder.mkdir(parents=True)

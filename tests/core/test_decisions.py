@@ -1,4 +1,4 @@
-"""The decision rules every ledger row shares (robeval.core.decisions): p-values of decisions by hand, Holm's
+"""The decision rules every ledger row shares (robeval.core.ledger.decisions): p-values of decisions by hand, Holm's
 adjusted p by hand, the stability of a decision in closed form, and seeded simulations of independent reruns."""
 
 import math
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from robeval.core import decisions as dc
 from robeval.core import stats
 from robeval.core.ledger import CONTRADICTED, REPRODUCED, Ledger
+from robeval.core.ledger import decisions as dc
 
 
 def _diff(estimate, se, n=50, df=math.inf, floor=0.0):

@@ -6,7 +6,7 @@ import pytest
 
 from robeval.acr import findings as acr_findings
 from robeval.core import found
-from robeval.core.findings import Found, data_files, num, pct, share
+from robeval.core.publish.findings import Found, data_files, num, pct, share
 from robeval.mscr import findings as mscr_findings
 from robeval.msd import findings as msd_findings
 from robeval.realworld import findings as rw_findings

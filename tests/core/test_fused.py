@@ -1,4 +1,4 @@
-"""Fused training of many same-shaped networks (robeval.core.fused): one module with grouped convolutions trains G
+"""Fused training of many same-shaped networks (robeval.core.nn.fused): one module with grouped convolutions trains G
 networks exactly as G separate ``training.train`` calls would (float64 on a CPU, to rounding)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from robeval.core import fused as fu
-from robeval.core import models, training
+from robeval.core.nn import fused as fu
+from robeval.core.nn import models, training
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Code identities (robeval.core.identity): what names a grid's results changes with the code a cell function can
+"""Code identities (robeval.core.runs.identity): what names a grid's results changes with the code a cell function can
 run, and with nothing else — not with the ledger's rules, not with docstrings, not with the Python version, not
 with the checkout's path."""
 
@@ -11,8 +11,9 @@ import textwrap
 
 import pytest
 
-from robeval.core import identity, io, paths, runs
-from robeval.core.runs_transfer import _store_config
+from robeval.core import io, paths, runs
+from robeval.core.runs import identity, store
+from robeval.core.runs.packs import _store_config
 
 _DUMP_SAMPLE = '''
 import os
@@ -207,20 +208,27 @@ def test_a_training_grid_keeps_its_identity_across_an_edit_of_the_ledger_rules(m
 
     base = ids()
     reach = identity.code_reach(sequential.sequential_cell)
-    assert "robeval.core.training" in reach and "robeval.core.decisions" not in reach
-    assert "robeval.core.ledger" not in reach and "robeval.core.central" not in reach
-    for name in ("robeval.core.decisions", "robeval.core.ledger", "robeval.core.central", "robeval.core.profiles"):
+    assert "robeval.core.nn.training" in reach and "robeval.core.ledger.decisions" not in reach
+    assert "robeval.core.ledger" not in reach and "robeval.core.ledger.central" not in reach
+    for name in (
+        "robeval.core.ledger.decisions",
+        "robeval.core.ledger",
+        "robeval.core.ledger.central",
+        "robeval.core.profiles",
+    ):
         edits[name] = real(name) + "\n\ndef _an_edit():\n    return 42\n"
-    edits["robeval.core.decisions"] = edits["robeval.core.decisions"].replace("STABLE = ", "STABLE = 0.01 + ", 1)
-    assert "STABLE = 0.01 + " in edits["robeval.core.decisions"]
+    edits["robeval.core.ledger.decisions"] = edits["robeval.core.ledger.decisions"].replace(
+        "STABLE = ", "STABLE = 0.01 + ", 1
+    )
+    assert "STABLE = 0.01 + " in edits["robeval.core.ledger.decisions"]
     assert ids() == base
-    src = real("robeval.core.training")
-    edits["robeval.core.training"] = src.replace("def ", "def _helper():\n    return 0\n\n\ndef ", 1)
+    src = real("robeval.core.nn.training")
+    edits["robeval.core.nn.training"] = src.replace("def ", "def _helper():\n    return 0\n\n\ndef ", 1)
     assert ids() == base  # a new helper nothing calls
     tree = ast.parse(src)
-    reached = set(identity.code_reach(training.train_rs)["robeval.core.training"])
+    reached = set(identity.code_reach(training.train_rs)["robeval.core.nn.training"])
     name = next(n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in reached)
-    edits["robeval.core.training"] = src.replace(f"def {name}(", f"def {name}(_unused=None, ", 1)
+    edits["robeval.core.nn.training"] = src.replace(f"def {name}(", f"def {name}(_unused=None, ", 1)
     new = ids()
     assert new[0] != base[0] and new[1] != base[1], name
 
@@ -230,7 +238,7 @@ def test_a_store_config_names_checkout_paths_relatively_and_reads_back_as_this_c
     ``<root>/...`` for paths inside the checkout, and reading it gives this checkout's path again."""
     inside = str(paths.ROOT / "results" / "gpu" / "acr_rs_training")
     grid = runs.Grid(runs.grid_store, [{"x": 1}], store=tmp_path / "g", config={"tsv_dir": inside, "n": 2})
-    runs._write_store_config(grid.root, runs.grid_store, grid.config)
+    store.write_store_config(grid.root, runs.grid_store, grid.config)
     raw = io.read_json(grid.root / "config.json")
     assert raw["config"] == {"tsv_dir": "<root>/results/gpu/acr_rs_training", "n": 2}
     assert _store_config(grid.root / "config.json")["config"] == {"tsv_dir": inside, "n": 2}

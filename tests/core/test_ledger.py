@@ -20,7 +20,7 @@ from robeval.core.ledger import (
     Ledger,
     load_claims,
 )
-from robeval.core.report import report
+from robeval.core.publish.report import report
 
 R = dict(evidence="replication", unit="forest runs")  # a replication row over independent runs
 X = dict(evidence="replication")  # an exact replication row (no interval)
@@ -266,8 +266,8 @@ def test_committed_paper_report_has_no_link_into_build(tmp_results):
 
 def test_paper_figures_md_links_committed_copies(tmp_results):
     """FIGURES.md of a profile whose figures are build output links the PNG copies beside its manifest."""
-    from robeval.core.plotting import manifest_dir
-    from robeval.core.report import figures_report
+    from robeval.core.publish.plotting import manifest_dir
+    from robeval.core.publish.report import figures_report
 
     drawn = tmp_results / "build_dir" / "paper" / "figures"
     drawn.mkdir(parents=True, exist_ok=True)
@@ -687,8 +687,8 @@ def test_every_committed_decision_passes_the_rules():
     """Every decided row of the committed ledgers (default and paper) that rests on a test carries its family,
     a Holm-adjusted p <= 0.05 and a stability >= STABLE (0.9); every erratum names the noise it exceeds; a claim about
     models is decided only over >= 3 independent trainings."""
-    from robeval.core.decisions import STABLE
     from robeval.core.ledger import MIN_TRAININGS, TRAINING_UNITS, load_ledgers
+    from robeval.core.ledger.decisions import STABLE
 
     decided = {REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM}
     n_tests = 0
@@ -737,7 +737,7 @@ def test_whole_table_verdicts_and_their_standardised_differences():
 
 
 def test_rows_that_depend_on_an_ambiguity_are_tested_under_every_reading():
-    from robeval.core.ambiguities import AMBIGUITIES
+    from robeval.core.ledger.ambiguities import AMBIGUITIES
 
     amb = AMBIGUITIES["mscr_noise_mode"]
     led = Ledger(paper="mscr", notebook="01_mscr_2d", profile="default")
@@ -911,7 +911,7 @@ def test_rows_of_a_registered_central_statement_are_central_and_corrected_with_t
     """Issue 45, item 4: the abstract's and conclusion's statements are counted. A row matching a registered
     statement's pattern is made central (and leaves its smaller family for the notebook's); a pattern that matches
     no recorded row is refused on save."""
-    from robeval.core import central
+    from robeval.core.ledger import central
 
     st = next(s for s in central.STATEMENTS if s.key == "mscr_positive_possible")
     (pattern,) = st.rows["01_mscr_2d"]
@@ -1094,7 +1094,7 @@ def test_a_larger_rerun_of_another_profile_overrules_a_decision_in_either_direct
         rows["down"].decides == "a larger rerun does not reach it: the paper profile's 30 forest runs give 'reproduced'"
     )
     assert rows["same"].verdict == REPRODUCED and rows["fewer"].verdict == REPRODUCED
-    from robeval.core.ledger_rules import larger_reruns
+    from robeval.core.ledger.rules import larger_reruns
 
     assert set(larger_reruns("default", "99_test")) == {"up", "down", "same", "fewer"}
     assert larger_reruns("smoke", "99_test") == {}  # smoke ledgers decide nothing and consult nothing

@@ -1,4 +1,4 @@
-"""The ledger's short index (robeval.core.ledger_view): six columns, central claims first, reasons inline, and rows
+"""The ledger's short index (robeval.core.publish.view): six columns, central claims first, reasons inline, and rows
 read by field name (a ledger that gains columns needs no change)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pandas as pd
 import pytest
 
-from robeval.core import ledger_view
 from robeval.core.ledger import Ledger
+from robeval.core.publish import view as ledger_view
 
 
 def _row(**kw):
@@ -140,7 +140,7 @@ def test_bad_arguments_say_what_to_pass():
 def test_the_notebooks_show_the_short_index():
     import nbformat
 
-    from robeval.core.notebooks import notebook_paths
+    from robeval.core.catalog import notebook_paths
 
     for path in notebook_paths():
         nb = nbformat.read(path, as_version=4)
@@ -151,7 +151,7 @@ def test_the_notebooks_show_the_short_index():
 def test_an_interval_that_looks_decisive_shows_why_it_is_not():
     """Issue 47, item 4: an inconclusive row whose own test decided (its CI excludes 0) shows the Holm-adjusted p
     or the stability that overrode it beside the interval; a row that decided or never did shows the CI alone."""
-    from robeval.core.ledger_view import ours
+    from robeval.core.publish.view import ours
 
     row = {"estimate": 5.2, "ci": [3.18, 7.26], "n_runs": 3, "unit": "training runs", "verdict": "inconclusive",
            "unadjusted": "reproduced", "p_adjusted": 0.123, "stability": None}  # fmt: skip

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from robeval.core import models, training
+from robeval.core.nn import models, training
 
 
 @pytest.mark.parametrize("arch,dim", [("cnn_small", 128), ("resnet8", 64), ("resnet20", 64), ("wrn40_2", 128)])
@@ -70,7 +70,7 @@ def test_training_does_not_depend_on_the_machines_thread_count(monkeypatch):
     import numpy as np
     import torch
 
-    from robeval.core import models, training
+    from robeval.core.nn import models, training
 
     rng = np.random.default_rng(0)
     x = rng.integers(0, 256, (128, 3, 32, 32), dtype=np.uint8)

@@ -1,4 +1,4 @@
-"""robeval.core.parallel: chunked maps whose output does not depend on the number of processes."""
+"""robeval.core.runs.parallel: chunked maps whose output does not depend on the number of processes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from robeval.core import parallel
+from robeval.core.runs import parallel
 
 
 def test_resolve_jobs_and_chunks():

@@ -1,4 +1,4 @@
-"""robeval.core.planner: the exact allocation on a hand-made ledger set whose optimum is computed by hand, the
+"""robeval.core.publish.planner: the exact allocation on a hand-made ledger set whose optimum is computed by hand, the
 budget's edge cases, rows without a stable_n, the slowdown and cores factors, trimming, the measured seconds of
 every [default] estimate, the CLI's final JSON line, and docs/running.md's plan tables against the planner."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from robeval.__main__ import main
-from robeval.core import planner
 from robeval.core.profiles import experiments, load_table
+from robeval.core.publish import planner
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -156,7 +156,7 @@ def test_the_library_works_outside_a_checkout(tmp_path):
 
 
 def test_the_gpu_profile_sits_between_default_and_paper_and_is_defined_per_experiment():
-    from robeval.core.notebooks import notebooks_for_profile
+    from robeval.core.catalog import notebooks_for_profile
 
     assert paths.PROFILES == ("smoke", "default", "gpu", "paper")
     assert profiles.defines("acr_rs_training", "gpu") and not profiles.defines("mscr_2d", "gpu")

@@ -6,7 +6,7 @@ import pytest
 
 from robeval.core import paths, profiles
 from robeval.core.ledger import load_ledgers
-from robeval.core.report import README_END, README_START, readme_block
+from robeval.core.publish.report import README_END, README_START, readme_block
 
 # "(default ledger: `nb/id` — verdict)" refers to the default profile's ledger, "(paper ledger: ...)" to the paper
 # profile's: every finding names its profile (issue 47, item 1)
@@ -35,7 +35,7 @@ def _block(text: str, start: str = README_START, end: str = README_END) -> str:
 def test_readme_claims_summary_is_generated_from_the_ledgers():
     """One set of counts everywhere: the README's table, the site's home page and the detailed results page are
     generated from the ledgers by one function each, and the README and the home page show the same table."""
-    from robeval.core.report import front_block
+    from robeval.core.publish.report import front_block
 
     assert _block(_readme()) == front_block().strip(), "run `robeval report` to regenerate the README's table"
     home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
@@ -51,7 +51,7 @@ def test_front_table_recounts_the_ledgers():
     single reading of an ambiguous statement, per paper and profile, by verdict."""
     import json
 
-    from robeval.core.report import front_counts
+    from robeval.core.publish.report import front_counts
 
     got = {(r["paper"], r["profile"]): r for r in front_counts()}
     for profile in ("default", "paper"):
@@ -120,13 +120,13 @@ def _check_findings(text: str) -> None:
 
 @pytest.mark.parametrize("ext", ["png", "pdf"])
 def test_every_committed_figure_has_a_manifest_entry(ext):
-    from robeval.core.plotting import load_manifest, resolve_reference
+    from robeval.core.publish.plotting import load_manifest, resolve_reference
 
     entries = {e["figure"]: e for e in load_manifest("default")}
     listing = (paths.RESULTS_DIR / "FIGURES.md").read_text(encoding="utf-8")
     for f in sorted(paths.FIGURES_DIR.glob(f"*.{ext}")):
         assert f.stem in entries, (
-            f"figures/{f.name} has no manifest entry (saved outside robeval.core.plotting.savefig?)"
+            f"figures/{f.name} has no manifest entry (saved outside robeval.core.publish.plotting.savefig?)"
         )
         assert f"[{f.stem}]" in listing, f"results/FIGURES.md does not list {f.stem}"
         e = entries[f.stem]
@@ -235,7 +235,7 @@ def test_the_profiles_table_is_generated_from_the_settings():
 def test_one_line_per_paper_says_what_its_rows_say():
     """Issue 47, item 4: the README's first screen (and the site's home page, word for word) gives one line per
     paper; every count and verdict in it is the ledgers' (central rows, the profile it names)."""
-    from robeval.core.report import ONELINE_END, ONELINE_START
+    from robeval.core.publish.report import ONELINE_END, ONELINE_START
 
     readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
     home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
@@ -278,7 +278,7 @@ def test_text_px_at_page_width_by_hand():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from robeval.core.plotting import PAGE_WIDTH_PX, STYLE, text_px_at_page_width
+    from robeval.core.publish.plotting import PAGE_WIDTH_PX, STYLE, text_px_at_page_width
 
     fig = plt.figure(figsize=(3, 2))
     fig.text(0.5, 0.5, "eleven", fontsize=11)
@@ -300,8 +300,8 @@ def test_text_px_at_page_width_by_hand():
 @pytest.mark.parametrize("profile", ["default", "paper"])
 def test_every_recorded_figure_is_legible_at_page_width(profile):
     """Issue 47, item 6: every figure the committed manifests record draws no text smaller than MIN_TEXT_PX at
-    page width (robeval.core.plotting.text_px_at_page_width, recorded by savefig when the figure was drawn)."""
-    from robeval.core.plotting import MIN_TEXT_PX, load_manifest
+    page width (robeval.core.publish.plotting.text_px_at_page_width, recorded by savefig when the figure was drawn)."""
+    from robeval.core.publish.plotting import MIN_TEXT_PX, load_manifest
 
     entries = load_manifest(profile)
     assert entries

@@ -43,7 +43,8 @@ SCRIPT = textwrap.dedent(
     # a short training with crops, flips and noise drawn on the training device (the CPU): its single stream is
     # the one it had before the loop moved its subset to the device (issue 44, item 4)
     import torch
-    from robeval.core import models, training
+    from robeval.core.nn import models
+    from robeval.core.nn import training
 
     noise = lambda xb, g: (xb + 0.03 * (2 * torch.rand(xb.shape, generator=g, device=xb.device) - 1)).clamp(0, 1)
     g0 = np.random.default_rng(0)

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from robeval.core import identity, runs
+from robeval.core import runs
+from robeval.core.runs import identity, packs, store
 
 
 def square(cell, config):
@@ -234,7 +235,7 @@ def test_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
     grid = runs.Grid(square, {"x": [1, 2], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)})
     grid.root.mkdir(parents=True)
     dead = {"host": socket.gethostname(), "pid": 2**22 + 12345, "time": 0}
-    runs._lock_path(grid.path({"x": 1, "seed": 0})).write_text(json.dumps(dead))
+    store.lock_path(grid.path({"x": 1, "seed": 0})).write_text(json.dumps(dead))
     df = grid.run(progress=False, poll_s=0.01)
     assert sorted(df.value) == [1, 4] and len(calls(log)) == 2
 
@@ -249,8 +250,8 @@ def test_claims_a_killed_batch_left_on_finished_cells_are_removed(tmp_path):
     cfg = {"log": str(log)}
     runs.run_grid(square, {"x": [1, 2], "seed": [0]}, store=tmp_path / "g", config=cfg, progress=False)
     grid = runs.Grid(square, {"x": [1, 2, 3], "seed": [0]}, store=tmp_path / "g", config=cfg)
-    dead = runs._lock_path(grid.path({"x": 1, "seed": 0}))
-    live = runs._lock_path(grid.path({"x": 2, "seed": 0}))
+    dead = store.lock_path(grid.path({"x": 1, "seed": 0}))
+    live = store.lock_path(grid.path({"x": 2, "seed": 0}))
     dead.write_text(json.dumps({"host": socket.gethostname(), "pid": 2**22 + 12345, "time": 0}))
     live.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "time": 0}))
     df = grid.run(progress=False)
@@ -267,7 +268,7 @@ def test_live_lock_makes_the_grid_wait_and_time_out_claims(tmp_path):
     grid.root.mkdir(parents=True)
     import socket
 
-    lock = runs._lock_path(grid.path({"x": 1, "seed": 0}))
+    lock = store.lock_path(grid.path({"x": 1, "seed": 0}))
     lock.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "time": 0}))
     df = grid.run(progress=False, poll_s=0.1)  # our own pid is alive: the claim expires after 0.5 s
     assert df.value.tolist() == [1] and len(calls(log)) == 1
@@ -467,11 +468,11 @@ def test_store_status_counts_cells_claims_and_measured_time(tmp_path):
     runs.run_grid(square, {"x": [1, 2, 3], "seed": [0]}, store=tmp_path / "g", config=cfg, progress=False)
     grid = runs.Grid(square, {"x": [1, 2, 3, 4, 5], "seed": [0]}, store=tmp_path / "g", config=cfg)
     host = socket.gethostname()
-    runs._lock_path(grid.path({"x": 4, "seed": 0})).write_text(json.dumps({"host": host, "pid": os.getpid()}))
-    runs._lock_path(grid.path({"x": 5, "seed": 0})).write_text(json.dumps({"host": host, "pid": 2**22 + 12345}))
+    store.lock_path(grid.path({"x": 4, "seed": 0})).write_text(json.dumps({"host": host, "pid": os.getpid()}))
+    store.lock_path(grid.path({"x": 5, "seed": 0})).write_text(json.dumps({"host": host, "pid": 2**22 + 12345}))
     # a killed batch leaves its claims on cells it finished too: not abandoned work, whether stale or live
-    runs._lock_path(grid.path({"x": 1, "seed": 0})).write_text(json.dumps({"host": host, "pid": 2**22 + 12345}))
-    runs._lock_path(grid.path({"x": 2, "seed": 0})).write_text(json.dumps({"host": host, "pid": os.getpid()}))
+    store.lock_path(grid.path({"x": 1, "seed": 0})).write_text(json.dumps({"host": host, "pid": 2**22 + 12345}))
+    store.lock_path(grid.path({"x": 2, "seed": 0})).write_text(json.dumps({"host": host, "pid": os.getpid()}))
     (r,) = runs.store_status(tmp_path / "g")
     seconds = sum(json.loads(grid.path({"x": x, "seed": 0}).read_text())["seconds"] for x in (1, 2, 3))
     assert r["sub"] == grid.root.name and r["fn"].endswith("test_runs.square") and r["current"] is True
@@ -489,13 +490,13 @@ def test_a_claim_records_its_holder_and_a_provably_gone_holder_is_broken_at_once
     grid = runs.Grid(square, {"x": [1], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)})
     grid.root.mkdir(parents=True)
     path = grid.path({"x": 1, "seed": 0})
-    assert runs._claim(path, 60.0)
-    mine = json.loads(runs._lock_path(path).read_text())
+    assert store.claim(path, 60.0)
+    mine = json.loads(store.lock_path(path).read_text())
     assert mine["host"] == socket.gethostname() and mine["pid"] == os.getpid() and mine["start"] is not None
-    assert runs.claim_state(runs._lock_path(path))["state"] == "live"
+    assert runs.claim_state(store.lock_path(path))["state"] == "live"
     # the same pid, but another process (the pid was reused after the holder died): gone
-    runs._lock_path(path).write_text(json.dumps({**mine, "start": "1", "time": _time.time()}))
-    assert runs.claim_state(runs._lock_path(path))["state"] == "dead"
+    store.lock_path(path).write_text(json.dumps({**mine, "start": "1", "time": _time.time()}))
+    assert runs.claim_state(store.lock_path(path))["state"] == "dead"
     t0 = _time.monotonic()
     assert grid.run(progress=False, poll_s=5).value.tolist() == [1]  # taken over at once, no 6 h wait
     assert _time.monotonic() - t0 < 4
@@ -509,7 +510,7 @@ def test_a_run_waiting_on_another_hosts_claim_says_so_with_the_command_that_clea
         square, {"x": [1, 2], "seed": [0]}, store=tmp_path / "g", config={"log": str(log)}, lock_timeout=1.0
     )
     grid.root.mkdir(parents=True)
-    lock = runs._lock_path(grid.path({"x": 1, "seed": 0}))
+    lock = store.lock_path(grid.path({"x": 1, "seed": 0}))
     # a run that died in a killed container on another host, with a fresh timestamp
     lock.write_text(json.dumps({"host": "container-7f3a", "pid": 12, "start": "99", "time": _time.time()}))
     state = runs.claim_state(lock, 3600)
@@ -529,7 +530,7 @@ def test_store_status_tells_live_dead_and_foreign_claims_apart(tmp_path):
     cfg = {"log": str(tmp_path / "log.txt")}
     grid = runs.Grid(square, {"x": [1, 2, 3, 4], "seed": [0]}, store=tmp_path / "g", config=cfg)
     grid.root.mkdir(parents=True)
-    runs._write_store_config(grid.root, square, cfg)
+    store.write_store_config(grid.root, square, cfg)
     host = socket.gethostname()
     claims = {
         1: {"host": host, "pid": os.getpid()},  # live
@@ -538,7 +539,7 @@ def test_store_status_tells_live_dead_and_foreign_claims_apart(tmp_path):
         4: {"host": "other-host", "pid": 2},  # foreign
     }
     for x, owner in claims.items():
-        runs._lock_path(grid.path({"x": x, "seed": 0})).write_text(json.dumps(owner))
+        store.lock_path(grid.path({"x": x, "seed": 0})).write_text(json.dumps(owner))
     (r,) = runs.store_status(tmp_path / "g")
     assert (r["running"], r["abandoned"], r["foreign"]) == (1, 1, 2)
     assert {c["host"] for c in r["foreign_claims"]} == {"other-host"}
@@ -609,7 +610,7 @@ def test_a_pack_of_the_current_code_is_adopted_on_its_checksums_without_recomput
     def no_recompute(*a, **k):
         raise AssertionError("recomputed a cell of the current code")
 
-    monkeypatch.setattr(runs, "_compute_cell", no_recompute)
+    monkeypatch.setattr(packs, "compute_cell", no_recompute)
     # a function name -> folder adopts every store the pack holds (benchmarks/gpu_profile.py --adopt)
     got = runs.adopt_pack(pack, lambda name: tmp_path / "lease2" / name, n_check=12, progress=False)
     assert list(got) == ["toy"]

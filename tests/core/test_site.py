@@ -1,4 +1,4 @@
-"""The reader's website (robeval.core.site): link logic on hand-made cases, then the smoke-profile site built
+"""The reader's website (robeval.core.site.build): link logic on hand-made cases, then the smoke-profile site built
 from stored results and read like a reader would (pages, figures, ledger rows, links, a headless browser)."""
 
 from __future__ import annotations
@@ -15,18 +15,20 @@ import nbformat
 import numpy as np
 import pytest
 
-from robeval.core import site, site_check
+from robeval.core.site import build as site
+from robeval.core.site import check as site_check
+from robeval.core.site import pages as site_pages
 from smoke_checks import SITE_NOTEBOOKS, SITE_SMOKE_BUILD_ENV, run_smoke, site_runs_smoke
 
 
 def test_paper_refs_normalise_kinds():
-    assert site.paper_refs("Fig. 6a / Sec. 4") == ["Fig. 6a", "Sec. 4"]
-    assert site.paper_refs("Table 2a (bold)") == ["Table 2a"]
-    assert site.paper_refs("Appendix B.1 / Figs. 3") == ["App. B", "Fig. 3"]
-    assert site.paper_refs("Sec. 4.1.3 / Fig. 3; Sec. 6") == ["Sec. 4.1", "Fig. 3", "Sec. 6"]
-    assert site.paper_refs("no reference") == []
+    assert site_pages.paper_refs("Fig. 6a / Sec. 4") == ["Fig. 6a", "Sec. 4"]
+    assert site_pages.paper_refs("Table 2a (bold)") == ["Table 2a"]
+    assert site_pages.paper_refs("Appendix B.1 / Figs. 3") == ["App. B", "Fig. 3"]
+    assert site_pages.paper_refs("Sec. 4.1.3 / Fig. 3; Sec. 6") == ["Sec. 4.1", "Fig. 3", "Sec. 6"]
+    assert site_pages.paper_refs("no reference") == []
     with pytest.raises(TypeError, match="source"):
-        site.paper_refs(None)
+        site_pages.paper_refs(None)
 
 
 MANIFEST = [
@@ -178,17 +180,17 @@ def test_png_size_and_gallery_images_state_their_size(tmp_path):
 
     # an image of exactly 150 x 100 pixels, whatever savefig settings another test left behind
     matplotlib.image.imsave(tmp_path / "m_fig6a.png", np.zeros((100, 150, 3)))
-    assert site.png_size(tmp_path / "m_fig6a.png") == (150, 100)
+    assert site_pages.png_size(tmp_path / "m_fig6a.png") == (150, 100)
     (tmp_path / "bad.png").write_bytes(b"GIF89a" + bytes(30))
     with pytest.raises(ValueError, match="not a PNG"):
-        site.png_size(tmp_path / "bad.png")
-    page = site._gallery([MANIFEST[0]], {}, tmp_path)
+        site_pages.png_size(tmp_path / "bad.png")
+    page = site_pages.gallery([MANIFEST[0]], {}, tmp_path)
     assert (
         '<img src="figures/m_fig6a.png" alt="Figure reproducing MSCR Fig. 6a (m_fig6a)" width="150" height="100" '
         'loading="lazy">' in page
     )
     # with the caption the figure was drawn with, the gallery's alt text is that caption
-    page = site._gallery([{**MANIFEST[0], "caption": "Clean accuracy vs MSCR"}], {}, tmp_path)
+    page = site_pages.gallery([{**MANIFEST[0], "caption": "Clean accuracy vs MSCR"}], {}, tmp_path)
     assert 'alt="Figure reproducing MSCR Fig. 6a: Clean accuracy vs MSCR"' in page
 
 
@@ -198,7 +200,7 @@ def test_figure_caption_reads_the_titles_a_figure_was_drawn_with():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from robeval.core.plotting import figure_caption
+    from robeval.core.publish.plotting import figure_caption
 
     fig, (a, b, c) = plt.subplots(1, 3)
     fig.suptitle("Siedel et al. Table 2a")
@@ -277,20 +279,21 @@ def test_site_nav_has_at_most_eight_top_level_items():
 
 
 def test_rerun_note_opens_the_one_rerun_page():
-    page = site.rerun_note("# Rerun it: commands\n\nHow to rerun.\n", "paper")
+    page = site_pages.rerun_note("# Rerun it: commands\n\nHow to rerun.\n", "paper")
     assert page.startswith("# Rerun it: commands\n\n> **This website shows stored results.**")
     assert "profile `paper`" in page and page.endswith("How to rerun.\n")
     assert "OWNER" not in page and "<owner>" not in page and "mybinder.org/v2" not in page
     with pytest.raises(ValueError, match="title"):
-        site.rerun_note("no title\n", "paper")
+        site_pages.rerun_note("no title\n", "paper")
 
 
 def test_glossary_defines_the_words_of_the_tables():
     """Issue 47, item 4: one glossary page defines each verdict, "central", the profiles, Holm and stability (with
     the thresholds the code applies) and spells out MSCR, MSD, MMD and ACR; the site home and the README's first
     screen link it."""
-    from robeval.core import decisions, paths
-    from robeval.core.ledger_vocab import VERDICTS
+    from robeval.core import paths
+    from robeval.core.ledger import decisions
+    from robeval.core.ledger.vocab import VERDICTS
 
     text = (paths.ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
     terms = re.findall(r"^(\S[^\n]*)\n:   ", text, re.M)
@@ -342,9 +345,9 @@ def test_the_papers_are_cited_with_their_identifiers_everywhere():
 
 
 def test_claim_anchor_rejects_empty_ids():
-    assert site.claim_anchor("S51_share_below_half_s1.0") == "claim-S51_share_below_half_s1.0"
+    assert site_pages.claim_anchor("S51_share_below_half_s1.0") == "claim-S51_share_below_half_s1.0"
     with pytest.raises(ValueError, match="non-empty"):
-        site.claim_anchor("")
+        site_pages.claim_anchor("")
 
 
 def test_ledger_records_read_evidence_and_unit_when_present():
@@ -419,8 +422,6 @@ def test_rows_of_another_profile_link_that_profile_s_pages():
 
 
 def test_home_page_and_page_heads_reach_every_profile():
-    from robeval.core import site_pages
-
     home = site_pages.home_profiles({"default": ["00_a", "01_b"], "paper": ["01_b"]}, "default")
     assert 'href="ledger.html#profile=default"' in home and 'href="ledger.html#profile=paper"' in home
     assert 'href="notebooks/00_a.html"' in home and 'href="notebooks/01_b.paper.html"' in home
@@ -437,8 +438,6 @@ def test_home_page_and_page_heads_reach_every_profile():
 
 
 def test_gallery_is_grouped_by_paper_in_figure_order(tmp_path):
-    from robeval.core import site_pages
-
     manifest = [
         {"figure": "mscr_table2a", "notebook": "01_x", "reproduces": "MSCR Table 2a"},
         {"figure": "acr_fig11", "notebook": "08_z", "reproduces": "Sun et al. Fig. 11"},
@@ -466,8 +465,6 @@ def test_gallery_is_grouped_by_paper_in_figure_order(tmp_path):
 
 
 def test_code_is_folded_and_tables_scroll_inside_themselves():
-    from robeval.core import site_pages
-
     page = (
         '<div class="jp-Cell jp-MarkdownCell"><div class="jp-Cell-inputWrapper"><p>prose</p></div></div>'
         '<div class="jp-Cell jp-CodeCell jp-Notebook-cell" id="c1">\n<div class="jp-Cell-inputWrapper" tabindex="0">'
@@ -489,8 +486,8 @@ def test_code_is_folded_and_tables_scroll_inside_themselves():
 def test_the_site_explorer_counts_the_rows_the_readme_counts():
     """One set of counts: the explorer's counted rows (no single readings), central, by paper and verdict, are the
     README's and the home page's table at the default profile."""
-    from robeval.core import report
     from robeval.core.ledger import load_ledgers
+    from robeval.core.publish import report
 
     records = []
     for profile in ("default", "paper"):  # every executed profile's rows are on the site (issue 47, item 1)
@@ -541,7 +538,7 @@ def _png_payload(match) -> str:
 
 
 def _parse(path: Path):
-    """The page's ids, links and images (robeval.core.site_check's parser), embedded PNGs checked and shortened."""
+    """The page's ids, links and images (robeval.core.site.check's parser), embedded PNGs checked and shortened."""
     page = site_check._Page()
     page.feed(re.sub(r"data:image/png;base64,([A-Za-z0-9+/=\s]+)", _png_payload, path.read_text(encoding="utf-8")))
     return page
@@ -553,7 +550,7 @@ def smoke_site(tmp_path_factory):
     import time
 
     from robeval.core import paths
-    from robeval.core.notebooks import notebook_paths
+    from robeval.core.catalog import notebook_paths
 
     # a project root of its own (the checkout's files linked, its own build/): the smoke runs and the site's
     # replots write build/smoke there, never beside tests/notebooks' smoke runs in another pytest-xdist worker
@@ -622,7 +619,7 @@ def test_site_builds_quickly_from_stored_results(smoke_site):
 @pytest.mark.slow
 @pytest.mark.notebook
 def test_notebook_pages_show_their_figures_and_no_errors(smoke_site):
-    from robeval.core.plotting import load_manifest
+    from robeval.core.publish.plotting import load_manifest
 
     root = smoke_site["dir"]
     manifest = load_manifest("smoke")
@@ -694,7 +691,7 @@ def test_every_ledger_row_appears_and_its_links_resolve(smoke_site):
     csv = pd.read_csv(root / "assets" / "ledger.csv")
     assert list(csv["id"]) == [r["id"] for r in data["rows"]]
     page = (root / "ledger.html").read_text()
-    example, n = site.example_filter(data["rows"])
+    example, n = site_pages.example_filter(data["rows"])
     assert n > 0 and f"ledger.html#{example}" in page.replace("&amp;", "&") and "assets/ledger.csv" in page
     for html in (root / "index.html", root / "ledger.html", root / "running.html"):
         assert "Built from commit" in html.read_text()
@@ -716,22 +713,24 @@ def test_example_filter_and_ledger_csv_by_hand(tmp_path):
         {"id": "e", "paper": "mscr", "verdict": "contradicted", "part_of": "x"},
         {"id": "f", "paper": "msd", "verdict": "reproduced", "part_of": ""},
     ]
-    assert site.example_filter(rows) == ("paper=acr&verdict=erratum", 2)
-    assert site.example_filter(rows[5:]) == ("paper=msd&verdict=reproduced", 1)
-    assert site.example_filter([{"paper": "x", "verdict": "not comparable", "part_of": ""}]) == (
+    assert site_pages.example_filter(rows) == ("paper=acr&verdict=erratum", 2)
+    assert site_pages.example_filter(rows[5:]) == ("paper=msd&verdict=reproduced", 1)
+    assert site_pages.example_filter([{"paper": "x", "verdict": "not comparable", "part_of": ""}]) == (
         "paper=x&verdict=not%20comparable",
         1,
     )
-    site._ledger_csv(rows, tmp_path / "l.csv")
+    site_pages.ledger_csv(rows, tmp_path / "l.csv")
     back = pd.read_csv(tmp_path / "l.csv")
     assert list(back["id"]) == list("abcdef") and back.loc[0, "ci"] == "[1, 2]"
-    assert site.build_stamp("paper").startswith("Built from commit ") and "profile paper" in site.build_stamp("paper")
+    assert site_pages.build_stamp("paper").startswith(
+        "Built from commit "
+    ) and "profile paper" in site_pages.build_stamp("paper")
 
 
 @pytest.mark.slow
 @pytest.mark.notebook
 def test_every_figure_is_in_the_gallery_with_working_links(smoke_site):
-    from robeval.core.plotting import load_manifest
+    from robeval.core.publish.plotting import load_manifest
 
     root = smoke_site["dir"]
     gallery_path = root / "gallery.html"
@@ -819,7 +818,7 @@ def test_ledger_page_filters_in_a_browser(smoke_site):
         visible = [tr for tr in driver.find_elements(By.CSS_SELECTOR, "#ledger-table tbody tr") if tr.is_displayed()]
         driver.get(visible[0].find_element(By.LINK_TEXT, "cell").get_attribute("href"))  # the navbar covers a click
         WebDriverWait(driver, 30).until(lambda d: "/notebooks/" in d.current_url)
-        assert driver.find_element(By.ID, site.claim_anchor(first)).is_displayed()
+        assert driver.find_element(By.ID, site_pages.claim_anchor(first)).is_displayed()
     finally:
         driver.quit()
         server.shutdown()
@@ -1063,7 +1062,7 @@ def test_cli_site_reports_a_bad_profile(capsys):
 def test_site_check_finds_what_a_reader_would_meet(tmp_path):
     """The non-browser reader check (issue 47, item 8) on a hand-made site: a dead link, a missing anchor, an image
     without alt text, a table that widens its page and a profile whose ledger the home page does not link."""
-    from robeval.core.site_check import check_site, unscrolled_tables
+    from robeval.core.site.check import check_site, unscrolled_tables
 
     (tmp_path / "assets").mkdir()
     rows = [{"id": "a", "profile": "default"}, {"id": "b", "profile": "paper"}]
@@ -1091,7 +1090,7 @@ def test_site_reads_as_a_reader_without_a_browser(smoke_site):
     """Issue 47, items 1, 6 and 8 on the built smoke site (with the paper profile beside it): every internal link and
     anchor resolves, every image has alt text, every table scrolls inside itself, the home page links every
     profile's ledger; notebook pages open with their profile switch and verdicts, their code folded."""
-    from robeval.core.site_check import check_site
+    from robeval.core.site.check import check_site
 
     root = smoke_site["dir"]
     assert check_site(root) == []

@@ -7,7 +7,7 @@ import tarfile
 import numpy as np
 import pytest
 
-from robeval.core import weights
+from robeval.core.runs import weights
 
 
 def _write(root, rel, n, seed=0):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from robeval.core import fused
+from robeval.core.nn import fused
 from robeval.mscr import cifar
 from robeval.mscr.protocol import run_seeds
 

@@ -373,7 +373,7 @@ def test_run_cell_cifar_shares_batches_between_levels_only_for_short_test_sets(m
     """A test set shorter than the evaluation batch (a dry run's 10 images) is evaluated several noise levels per
     forward call (batch // n_test of them), each level with its own noise, giving the rows level-by-level
     evaluation gives; with n_test >= the batch every call holds one level, as before."""
-    from robeval.core import training
+    from robeval.core.nn import training
 
     monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path))
     levels = [0.0, 0.05, 0.3, 1.0, 0.05, 0.6]

@@ -370,7 +370,7 @@ def test_table2a_tolerance_comes_from_the_sheets_own_uncertainty():
     """With the sheet's standard deviations the one tolerance is derived from them (a replication at the
     sheet's scale equal to it confirms every cell with probability 0.9), and each cell's interval carries the
     sheet's own sampling error: a noisy sheet gets a wide tolerance, a precise one a narrow one."""
-    from robeval.core.decisions import replication_tolerance
+    from robeval.core.ledger.decisions import replication_tolerance
 
     ref = pd.DataFrame(BASE)
     ref_mscr = 100 * (BASE[2] - BASE[0]) / BASE[0]

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from robeval.core import runs
-from robeval.core.notebooks import notebook_paths
+from robeval.core.catalog import notebook_paths
 from robeval.core.profiles import resolve
 from robeval.mscr import protocol, waves
 

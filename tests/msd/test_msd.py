@@ -364,7 +364,7 @@ def test_cached_inference_model_and_feature_fn(tmp_path, monkeypatch):
     a freshly compiled one; another cache folder is another network."""
     import torch
 
-    from robeval.core import models
+    from robeval.core.nn import models
 
     monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "a"))
     tcfg = {"arch": "cnn_small", "width": 4}
@@ -391,7 +391,8 @@ def test_msd_inference_runs_where_the_networks_train(monkeypatch):
     adaptation reads a count back, so benchmarks/gpu_units.py checks it on a GPU)."""
     import torch
 
-    from robeval.core import env, models, training
+    from robeval.core import env
+    from robeval.core.nn import models, training
 
     assert nets.inference_batch("cpu") == nets.CPU_INFERENCE_BATCH == 50
     assert nets.inference_batch("cuda") == nets.CUDA_INFERENCE_BATCH == 1000  # launch-bound at 50 on an H200

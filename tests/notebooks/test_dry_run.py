@@ -33,7 +33,8 @@ import pytest
 
 from robeval import dryrun
 from robeval.core import data, io, paths, runs
-from robeval.core.notebooks import notebook_paths, run_notebook
+from robeval.core.catalog import notebook_paths
+from robeval.core.notebooks import run_notebook
 
 DRY = {
     "02_mscr_cifar10": "mscr_cifar10",
@@ -323,7 +324,7 @@ def test_a_pack_of_other_code_is_refused_before_it_is_adopted(tmp_path):
 
 def test_the_committed_lease_packs_hold_at_this_checkouts_code():
     """Every grid pack committed from a GPU lease is adopted at this checkout's code, on any Python and in any
-    checkout (identities are portable: robeval.core.identity). An edit of code a packed cell function reaches
+    checkout (identities are portable: robeval.core.runs.identity). An edit of code a packed cell function reaches
     would orphan the pack's GPU cells; this fails first, naming the store (``code_reach`` lists that code)."""
     driver = _gpu_profile()
     committed = paths.RESULTS_DIR / "gpu" / "packs"

@@ -12,7 +12,8 @@ import nbformat
 import pytest
 
 from robeval.core import paths
-from robeval.core.notebooks import KERNEL, notebook_paths, run_notebook
+from robeval.core.catalog import notebook_paths
+from robeval.core.notebooks import KERNEL, run_notebook
 from smoke_checks import SITE_NOTEBOOKS, check_smoke_ledger, run_smoke, site_runs_smoke
 
 NOTEBOOKS = notebook_paths()
@@ -20,7 +21,7 @@ IDS = [p.stem for p in NOTEBOOKS]
 
 # notebooks whose smoke run trains networks and draws Monte-Carlo samples: their verdicts must not depend on the
 # number of threads the machine gives torch and numpy
-# (09 trains with robeval.core.training, as 02 does, and draws Monte-Carlo samples; 02's own check, ~2 min of the
+# (09 trains with robeval.core.nn.training, as 02 does, and draws Monte-Carlo samples; 02's own check, ~2 min of the
 # 20-minute test budget, runs with ROBEVAL_THREAD_CHECK_ALL=1 and passed in CI on 2026-11-27)
 THREAD_CHECK = ("09_acr_rs_training",) + (
     ("02_mscr_cifar10",) if os.environ.get("ROBEVAL_THREAD_CHECK_ALL") == "1" else ()

@@ -22,6 +22,7 @@ from robeval.core.ledger import (
 )
 from robeval.realworld import claims as RC
 from robeval.realworld import experiments as RX
+from robeval.realworld import summaries as RS
 from robeval.realworld.analytic import closed_form_maps
 
 PHI = stats.norm.cdf(0.5)
@@ -92,16 +93,16 @@ def _sweep_table(curves, scales=(0.001, 0.01, 0.1, 1.0, 10.0), minima=None):
 
 def test_interior_peak_margins_leave_one_out():
     peaked = _sweep_table([(0.2, 0.5, 0.8, 0.6, 0.4), (0.3, 0.6, 0.7, 0.5, 0.3), (0.1, 0.4, 0.9, 0.7, 0.5)])
-    m = RX.interior_peak_margins(peaked)
+    m = RS.interior_peak_margins(peaked)
     # every run's peak is chosen on the other two (scale 0.1): min(c(0.1) - c(first), c(0.1) - c(last))
     assert m.tolist() == pytest.approx([0.4, 0.4, 0.4])
     rising = _sweep_table([(0.1, 0.2, 0.3, 0.4, 0.5), (0.2, 0.3, 0.4, 0.5, 0.6)])
-    assert (RX.interior_peak_margins(rising) <= 0).all()  # monotone: no interior maximum
+    assert (RS.interior_peak_margins(rising) <= 0).all()  # monotone: no interior maximum
     # a scale undefined in one run (constant P_r) is dropped for all runs
     gap = _sweep_table([(np.nan, 0.5, 0.8, 0.6, 0.4), (0.3, 0.6, 0.7, 0.5, 0.3)])
-    assert RX.interior_peak_margins(gap).tolist() == pytest.approx([0.3, 0.1])
+    assert RS.interior_peak_margins(gap).tolist() == pytest.approx([0.3, 0.1])
     with pytest.raises(ValueError, match="at least 3"):
-        RX.interior_peak_margins(_sweep_table([(np.nan, np.nan, np.nan, 0.5, 0.4)]))
+        RS.interior_peak_margins(_sweep_table([(np.nan, np.nan, np.nan, 0.5, 0.4)]))
 
 
 def _points_table(run=0, n=6):
@@ -127,7 +128,7 @@ def test_sec41_statistics_hand_computed():
     points = _points_table()
     sweep = _sweep_table([(0.2, 0.5, 0.8, 0.6, 0.4)])
     runs = pd.DataFrame({"run": [0], "min_pairwise_corr": [0.9995]})
-    st = RX.sec41_statistics(points, sweep, runs, [0.07, 0.43]).loc[0]
+    st = RS.sec41_statistics(points, sweep, runs, [0.07, 0.43]).loc[0]
     # ranked: attack succeeded and both peak estimates < 1 -> points 0-3 (4 has P_r = 1, 5 failed)
     assert st["n_ranked"] == 4
     assert st["spearman_adv"] == pytest.approx(1.0) and st["spearman_ceiling"] == pytest.approx(1.0)
@@ -141,7 +142,7 @@ def test_sec41_statistics_hand_computed():
     assert st["excess"] == pytest.approx(st["d_random"] - st["d_noise"])
     assert st["min_pairwise_corr"] == 0.9995
     with pytest.raises(ValueError, match="rw_random"):
-        RX.sec41_statistics(points.drop(columns=["rw_random0_0.07", "rw_random1_0.07"]), sweep, runs, [0.07, 0.43])
+        RS.sec41_statistics(points.drop(columns=["rw_random0_0.07", "rw_random1_0.07"]), sweep, runs, [0.07, 0.43])
 
 
 def test_tidy_table_restores_types():
@@ -362,7 +363,7 @@ def test_fig5_statistics_hand_computed():
         }
     )
     points = pd.DataFrame({"run": 0, "point": [0, 1], "adv_success": [True, True], "adv_robustness": [0.2, 0.95]})
-    st = RX.fig5_statistics(fig5, points, attacked_pair="versicolor-virginica").set_index(["pair", "reading"])
+    st = RS.fig5_statistics(fig5, points, attacked_pair="versicolor-virginica").set_index(["pair", "reading"])
     ours = st.loc[("versicolor-virginica", "identity-variance")]
     # random 0: |0.8-0.6|, |1-0.9| -> 0.15; random 1: 0 -> d_random 0.075; noise |0.8-0.82| / 2
     assert ours["d_random"] == pytest.approx(0.075) and ours["d_noise"] == pytest.approx(0.01)
@@ -373,7 +374,7 @@ def test_fig5_statistics_hand_computed():
     other = st.loc[("setosa-versicolor", "identity-variance")]
     assert other["excess"] == 0 and np.isnan(other["frac_rw_09"])  # not attacked: no dense-near-1 fractions
     with pytest.raises(ValueError, match="rw_random"):
-        RX.fig5_statistics(fig5.drop(columns=["rw_random0", "rw_random1"]))
+        RS.fig5_statistics(fig5.drop(columns=["rw_random0", "rw_random1"]))
 
 
 def test_dense_near_1_under_every_covariance_reading():
@@ -504,7 +505,7 @@ def test_fog_statistics():
     p = _fog_points(0, (1.0, 0.995, 0.6, 0.992, 0.3), (1.0, 0.994, 0.61, 0.99, 0.31), (0.9, 0.8, 0.1, 0.5, 0.2),
                     (1, 1, 1, 0, 1))  # fmt: skip
     runs = pd.DataFrame({"run": [0], "min_pairwise_corr": [0.9995]})
-    s = RX.fog_statistics(p, runs).loc[0]
+    s = RS.fog_statistics(p, runs).loc[0]
     assert s["test points"] == 5 and s["DeepFool success rate"] == 0.8
     assert s["min P_r"] == 0.3 and s["min pairwise corr"] == 0.9995
     assert s["fraction P_r > 0.99"] == pytest.approx(0.6) and s["fraction P_r < 0.5"] == pytest.approx(0.2)
@@ -595,7 +596,7 @@ def _analytic_inputs(n_grid=41, extent=4.0):
     cov = np.eye(2)
     linear = closed_form_maps("linear", extent, n_grid, cov, w=(0.0, 1.0), b=0.0)
     right_angle = closed_form_maps("right_angle", extent, n_grid, cov, a=np.zeros(2))
-    edge = RX.equal_distance_edge((0.0, 0.0), cov, extent, distance=0.5)
+    edge = RS.equal_distance_edge((0.0, 0.0), cov, extent, distance=0.5)
     rng = np.random.default_rng(0)
     exact = rng.uniform(0.5, 1.0, 200)
     checks = pd.DataFrame({"exact": exact, "mc": exact + rng.normal(0, 0.002, 200)})
@@ -696,12 +697,12 @@ def test_duplicated_runs_are_refused_by_the_per_run_statistics():
     """Issue 36: a results table concatenated twice counted every point (and run) twice."""
     p = _fog_points(0, (1.0, 0.6), (1.0, 0.61), (0.9, 0.1), (1, 1)).assign(time=["2022-01-22T00", "2022-01-22T01"])
     runs = pd.DataFrame({"run": [0], "min_pairwise_corr": [0.9995]})
-    base = RX.fog_statistics(p, runs).loc[0]
+    base = RS.fog_statistics(p, runs).loc[0]
     assert base["test points"] == 2
     with pytest.raises(ValueError, match=r"points hold 4 rows for 2 run key\(s\) \(run, time\).*drop_duplicates"):
-        RX.fog_statistics(pd.concat([p, p]), runs)
+        RS.fog_statistics(pd.concat([p, p]), runs)
     with pytest.raises(ValueError, match=r"runs hold 2 rows for 1 run key\(s\) \(run\)"):
-        RX.fog_statistics(p, pd.concat([runs, runs]))
+        RS.fog_statistics(p, pd.concat([runs, runs]))
     sweep = _sweep_table([(0.2, 0.5, 0.8, 0.6, 0.4)])
     with pytest.raises(ValueError, match=r"run=0, scale=0.001"):  # was pandas' "cannot reshape" error
-        RX.interior_peak_margins(pd.concat([sweep, sweep.head(1)]))
+        RS.interior_peak_margins(pd.concat([sweep, sweep.head(1)]))

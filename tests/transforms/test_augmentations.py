@@ -293,7 +293,7 @@ def test_patch_gaussian_images_numpy_twin():
 
 
 def test_augmix_jsd_step_fn_loss():
-    from robeval.core import models
+    from robeval.core.nn import models
 
     torch.manual_seed(0)
     model = models.build("cnn_small").eval()  # eval: batch norm must not see the augmented views' statistics

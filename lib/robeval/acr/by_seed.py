@@ -96,7 +96,7 @@ def _spec(grid: runs.Grid, cells: list[dict]) -> dict:
 
 def _run_group(specs: list[dict], slot: int, threads: int) -> dict:
     """Worker: compute one seed group's cells, grid after grid, serially and claimed (``Grid.run``), with ``threads``
-    torch threads (training fixes its own, :func:`robeval.core.training.train_threads`). Returns the group's wall
+    torch threads (training fixes its own, :func:`robeval.core.nn.training.train_threads`). Returns the group's wall
     seconds and its number of cells."""
     import torch
 
@@ -122,7 +122,7 @@ def run_by_seed(grids: dict[str, runs.Grid], n_jobs: int, *, progress: bool = Tr
     Workers are spawned (a fresh interpreter each: safe with CUDA and from a notebook kernel) and inherit the
     environment (``ROBEVAL_*`` paths, the data and cache folders). On a machine with GPUs seed group ``k`` runs on
     GPU ``k mod count``. Each worker computes with ``cores // workers`` torch threads (one on a 2-core CPU with 2
-    workers; training keeps its fixed :func:`robeval.core.training.train_threads`). A group whose cells are all
+    workers; training keeps its fixed :func:`robeval.core.nn.training.train_threads`). A group whose cells are all
     finished is not started. A failed group leaves the others running; every finished cell is kept, and the failure
     is raised afterwards as :class:`robeval.core.errors.IncompleteResult` (rerun: only what is missing is computed).
 

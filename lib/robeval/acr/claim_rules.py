@@ -41,7 +41,7 @@ ALONE = ("discard", "reweight", "attack")
 PAIRS = ("discard+reweight", "discard+attack", "reweight+attack")
 
 
-def _vid(variant: str) -> str:
+def variant_id(variant: str) -> str:
     """A variant's name as it appears in claim ids ('+' is not allowed there)."""
     return variant.replace("+", "-")
 
@@ -111,7 +111,7 @@ def best_of(options) -> tuple:
     return min(options, key=lambda o: rank[o[1][2]])
 
 
-def _bonferroni(k: int, level: float = LEVEL) -> float:
+def bonferroni(k: int, level: float = LEVEL) -> float:
     return 1 - (1 - level) / max(int(k), 1)
 
 
@@ -126,7 +126,7 @@ def single_run_interval(values) -> Interval:
     raise ValueError("no finite run to summarise.")
 
 
-def _one_run(interval: Interval) -> str:
+def one_run_note(interval: Interval) -> str:
     """A note for rows that rest on a single run (the ledger's ``decides`` cannot size an unbounded interval)."""
     return " — a single seed gives no interval: 2 or more seeds decide" if interval.n < 2 else ""
 

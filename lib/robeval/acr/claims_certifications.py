@@ -23,13 +23,13 @@ from robeval.acr.claim_rules import (
     LEVEL,
     NAMES,
     SIGMAS,
-    _bonferroni,
     best_of,
+    bonferroni,
     weakest,
 )
 from robeval.acr.claims_consistency import (
-    _printed_twice,
     plugin_expectation_gaps,
+    printed_twice,
     record_ablation_table_consistency,
     record_appendix_b_claims,
     record_ecdf_file_consistency,
@@ -78,7 +78,7 @@ _ONE_MODEL = (
 
 def _paired(a, b, k: int) -> Interval:
     """Paired t-interval over test images of ``a - b`` at the Bonferroni level of a ``k``-part statement."""
-    return paired_interval(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), _bonferroni(k))
+    return paired_interval(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), bonferroni(k))
 
 
 def _by_sigma(frames: dict) -> dict:
@@ -219,7 +219,7 @@ def record_sec51_claims(ledger, frames: dict, low: float = 0.2, high: float = 0.
         parts = []
         for m, df in fr.items():
             k = int(len(df) - certified_indicators(df, [0.0])[:, 0].sum())
-            parts.append((NAMES[m], proportion_interval(k, len(df), _bonferroni(len(fr)))))
+            parts.append((NAMES[m], proportion_interval(k, len(df), bonferroni(len(fr)))))
         mid, half = (low + high) / 2, (high - low) / 2
         label, iv, _ = weakest(parts, paper=mid, margin=half)
         ledger.value(
@@ -471,7 +471,7 @@ def evaluate_published_certifications(ledger, cfg, out_dir) -> None:
     t3 = load_frame(out / "table3_recomputed.csv").set_index(["sigma", "method"])
     cmp3, cmp4 = load_frame(out / "table3_comparison.csv"), load_frame(out / "table4_comparison.csv")
     convention = rounding_convention(cmp3, cmp4)  # once for the paper (issue 45, item 3)
-    twice = _printed_twice(PAPER_TABLE5_FULL, PAPER_TABLE3)
+    twice = printed_twice(PAPER_TABLE5_FULL, PAPER_TABLE3)
     record_table_consistency(ledger, "T3", "Table 3", cmp3, convention, twice)
     record_table_consistency(ledger, "T4", "Table 4", cmp4, convention)
     record_table8_consistency(ledger, t3)

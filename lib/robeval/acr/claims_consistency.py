@@ -71,7 +71,7 @@ def rounding_convention(*cmps: pd.DataFrame) -> str:
     return ROUND if rounded >= truncated else TRUNCATE
 
 
-def _printed_twice(table5: pd.DataFrame, table3: pd.DataFrame) -> dict:
+def printed_twice(table5: pd.DataFrame, table3: pd.DataFrame) -> dict:
     """The paper's own gap between two prints of one quantity: Table 5 repeats Table 3's Gaussian row and its
     "all three" row is Ours; ``{(sigma, method, column): |Table 5 − Table 3|}`` for every such cell."""
     out = {}
@@ -97,7 +97,7 @@ def record_table_consistency(
     tables are the authors' released certification files printed (one run printed twice), so the noise is the
     printing — the paper's one ``convention`` (:func:`rounding_convention`, decided once for the paper: half a
     unit of the last digit when it rounds, [0, 1) unit when it truncates) — widened, where the paper prints the
-    same number twice (``twice``: :func:`_printed_twice`), by the gap between its own two prints. A row printed
+    same number twice (``twice``: :func:`printed_twice`), by the gap between its own two prints. A row printed
     from another run than the released file is then an erratum of the artefacts (the file does not give the
     printed row), and its note says so.
 
@@ -380,9 +380,9 @@ def seed_noise(column: str, sigma: float = 0.5, table8: dict = PAPER_TABLE8_FULL
     column (``"ACR"``, ``"0.00"``, ``"0.25"``, ...): 1.96 · sqrt(2) · the standard deviation of Ours over three
     seeds at that column (Table 8, App. E.1; the ablations of App. D/E are single runs at sigma = 0.5), the standard
     deviation widened for its :data:`SEED_DF` degrees of freedom as every small-sample spread of the ledger is
-    (:func:`robeval.core.decisions.spread_factor`: 4.42 at 2 df): a spread of three seeds may well be several times as
+    (:func:`robeval.core.ledger.decisions.spread_factor`: 4.42 at 2 df): a spread of three seeds may well be several times as
     large as the one printed, and an erratum must exceed that (issue 45, item 3)."""
-    from robeval.core.decisions import spread_factor
+    from robeval.core.ledger.decisions import spread_factor
 
     stats = table8[sigma]
     cols = ["ACR"] + [f"{r:.2f}" for r in CIFAR10_RADII[: len(stats) - 1]]
@@ -395,12 +395,12 @@ SEED_DF = 2  # Table 8's standard deviations are over three seeds
 
 
 def _widen() -> float:
-    from robeval.core.decisions import spread_factor
+    from robeval.core.ledger.decisions import spread_factor
 
     return spread_factor(SEED_DF)
 
 
-_WIDEN = _widen()  # how much wider a spread over three seeds may be (robeval.core.decisions.spread_factor)
+_WIDEN = _widen()  # how much wider a spread over three seeds may be (robeval.core.ledger.decisions.spread_factor)
 
 
 def trend_gap(falls, rises) -> float:

@@ -22,11 +22,11 @@ from robeval.acr.claim_rules import (
     PAIRS,
     SIGMAS,
     VARIANT_NAMES,
-    _one_run,
-    _vid,
+    one_run_note,
     per_run_trend_interval,
     radius_mechanism,
     single_run_interval,
+    variant_id,
 )
 from robeval.acr.published import (
     CIFAR10_RADII,
@@ -93,7 +93,7 @@ def _compare_variants(ledger, tab, s, pt, setup, a, b, cid, desc, central, mech,
         central=central,
         note=f"per-seed ACR difference {VARIANT_NAMES[a]} - {VARIANT_NAMES[b]}{budget} (paired by seed and test image; "
         f"{len(x)} seeds); effect = the paper's relative gain{ratio} times our {VARIANT_NAMES[b]} ACR; {setup}; not "
-        "comparable at smoke (untrained plumbing models)" + _one_run(iv),
+        "comparable at smoke (untrained plumbing models)" + one_run_note(iv),
         **mech,
         **RUNS,
     )
@@ -166,7 +166,7 @@ def record_table5_claims(
             acr = tab.loc[(s, v)]["ACR"].to_numpy()
             if values and pt is not None and v in pt.index:
                 ledger.value(
-                    f"{prefix}_acr_s{s}_{_vid(v)}",
+                    f"{prefix}_acr_s{s}_{variant_id(v)}",
                     "Table 5",
                     f"ACR of the variant '{VARIANT_NAMES[v]}' at sigma={s}",
                     paper=float(pt.loc[v, "ACR"]),
@@ -180,7 +180,7 @@ def record_table5_claims(
                     note=f"absolute ACRs are comparable at the paper profile only (they depend on the model, data and "
                     f"budget N that smaller profiles scale down); {setup}; margin: the smallest ACR gap the ablation "
                     "text reads as an improvement (0.008, sigma=0.25, discard+reweight vs discard)"
-                    + _one_run(single_run_interval(acr)),
+                    + one_run_note(single_run_interval(acr)),
                 )
         if "gaussian" not in variants:
             continue
@@ -211,7 +211,7 @@ def record_table5_claims(
                         setup,
                         p,
                         c,
-                        f"{prefix}_s{s}_{_vid(p)}_gt_{c}",
+                        f"{prefix}_s{s}_{variant_id(p)}_gt_{c}",
                         f"sigma={s}: combining '{VARIANT_NAMES[p]}' raises ACR over '{VARIANT_NAMES[c]}' alone",
                         False,
                         mech,
@@ -243,7 +243,7 @@ def record_table5_claims(
                     setup,
                     "all",
                     v,
-                    f"{prefix}_s{s}_all_gt_{_vid(v)}",
+                    f"{prefix}_s{s}_all_gt_{variant_id(v)}",
                     f"sigma={s}: all three components together give a higher ACR than '{VARIANT_NAMES[v]}' (the best "
                     "ACR is achieved with all three)",
                     central and v in ALONE,
@@ -261,7 +261,7 @@ def record_table5_claims(
             effect=eff0,
             comparable_at=directional,
             note=f"per-seed difference in percentage points{budget}, paired by seed and test image; effect = the "
-            f"paper's gap in pp; {setup}" + _one_run(single_run_interval(x - y)),
+            f"paper's gap in pp; {setup}" + one_run_note(single_run_interval(x - y)),
             mechanism="the clean certified accuracy (r=0) needs no large radius: the budget certifies it at any N, "
             "and the components' cost on hard inputs (discarded, down-weighted) acts in training whatever N",
             **RUNS,
@@ -280,7 +280,7 @@ def record_table5_claims(
             direction=">",
             comparable_at=directional,
             note=f"N={cert_n} certifies radii up to {r_top:.2f} at sigma={s}{budget}; per-seed difference in pp; {setup}"
-            + _one_run(single_run_interval(x - y)),
+            + one_run_note(single_run_interval(x - y)),
             **mech,
             **RUNS,
         )
@@ -385,7 +385,7 @@ def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PA
                 **RUNS,
                 note=f"comparable at the paper profile only (the ratio depends on the model and data); per-seed ratio "
                 f"over {len(d)} seeds; margin: the smallest ratio gap Sec. 4.3 interprets "
-                "(Consistency 0.78 vs Gaussian 0.45)" + _one_run(single_run_interval(ratio)) + left_out,
+                "(Consistency 0.78 vs Gaussian 0.45)" + one_run_note(single_run_interval(ratio)) + left_out,
             )
         ledger.comparison(
             f"T2_gaussian_easy_lighter_s{s}",
@@ -397,7 +397,7 @@ def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PA
             effect=float(paper.loc["gaussian", "ratio"] - 1),
             comparable_at=directional,
             note=f"per-seed ratio - 1 over {len(d)} seeds; effect = the printed 0.45 - 1"
-            + _one_run(single_run_interval(ratio))
+            + one_run_note(single_run_interval(ratio))
             + left_out,
             **RUNS,
         )
@@ -411,7 +411,7 @@ def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PA
             direction=">",
             comparable_at=directional,
             note=f"per-seed relative change of the easy inputs' mean gradient norm, {len(d)} seeds"
-            + _one_run(single_run_interval(ratio))
+            + one_run_note(single_run_interval(ratio))
             + left_out,
             **RUNS,
         )
@@ -424,7 +424,7 @@ def record_table2_claims(ledger, summary: pd.DataFrame, paper: pd.DataFrame = PA
             direction=">",
             comparable_at=directional,
             note=f"per-seed difference of the relative changes (easy - hard), {len(d)} seeds"
-            + _one_run(single_run_interval(ratio))
+            + one_run_note(single_run_interval(ratio))
             + left_out,
             **RUNS,
         )
@@ -556,7 +556,7 @@ def index_09(cfg, recorded=()) -> list:
                 {
                     "source": f"Table 5 (sigma={s})",
                     "statement": "ACR of each trained variant as printed",
-                    "claims": [f"T5_acr_s{s}_{_vid(v)}" for v in variants],
+                    "claims": [f"T5_acr_s{s}_{variant_id(v)}" for v in variants],
                 }
             )
         if "gaussian" in variants and alone:
@@ -596,7 +596,7 @@ def index_09(cfg, recorded=()) -> list:
             {
                 "source": "Table 5 / Sec. 6",
                 "statement": "'combining two components arbitrarily improves the ACR compared to using only one'",
-                "claims": [f"T5_s{s}_{_vid(p)}_gt_*" for s in sigmas for p in trained_pairs],
+                "claims": [f"T5_s{s}_{variant_id(p)}_gt_*" for s in sigmas for p in trained_pairs],
             }
         )
     else:

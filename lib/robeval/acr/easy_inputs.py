@@ -34,8 +34,8 @@ from robeval.acr.smoothing import (
 # --------------------------------------------------------------------------------------------
 
 
-def _as_float_images(x) -> torch.Tensor:
-    from robeval.core.training import to_float_tensor
+def as_float_images(x) -> torch.Tensor:
+    from robeval.core.nn.training import to_float_tensor
 
     return to_float_tensor(x)
 
@@ -82,7 +82,7 @@ def estimate_p_correct(
     """
     num_draws = check_num_samples(num_draws, "num_draws")
     y = np.asarray(y).astype(np.int64).reshape(-1)
-    xt = _as_float_images(x)
+    xt = as_float_images(x)
     if len(xt) != len(y):
         raise ValueError(f"x has {len(xt)} images but y has {len(y)} labels.")
     dev = torch.device(device) if device is not None else next(model.parameters()).device

@@ -11,13 +11,13 @@ Notebook 09 (our own randomized-smoothing training): Table 5's variants as ECDF 
 
 Every function takes the data as read back from the result files of :mod:`robeval.acr.metrics`,
 :mod:`robeval.acr.ecdf`, :mod:`robeval.acr.theory` and :mod:`robeval.acr.training`, and returns the
-matplotlib Figure; the notebooks save it with :func:`robeval.core.plotting.savefig`.
+matplotlib Figure; the notebooks save it with :func:`robeval.core.publish.plotting.savefig`.
 """
 
 from __future__ import annotations
 
 from robeval.acr.published import METHOD_NAMES, METHODS
-from robeval.core.plotting import DISTINCT_COLOURS, DISTINCT_DASHES, DISTINCT_MARKERS, plotter
+from robeval.core.publish.plotting import DISTINCT_COLOURS, DISTINCT_DASHES, DISTINCT_MARKERS, plotter
 
 __all__ = [
     "fig2_radius_and_slope",
@@ -59,7 +59,7 @@ def _styles(methods) -> dict:
 def _sigma_panels(n: int):
     import matplotlib.pyplot as plt
 
-    # 10.5 in at 800 px: 76 px per inch, so the 9-point legend reads at 9.5 px (robeval.core.plotting.MIN_TEXT_PX)
+    # 10.5 in at 800 px: 76 px per inch, so the 9-point legend reads at 9.5 px (robeval.core.publish.plotting.MIN_TEXT_PX)
     fig, axes = plt.subplots(1, n, figsize=(10.5, 3.6), sharey=True, squeeze=False, layout="constrained")
     return fig, list(axes[0])
 
@@ -249,7 +249,7 @@ def table5_ecdf_and_certified_accuracy(ecdf, table5, n=None, alpha=None, paper=N
 
     radius_cols = [c for c in table5.columns if c not in ("sigma", "variant", "ACR")]
     radii = [float(c) for c in radius_cols]
-    # 10 in at 800 px: 80 px per inch, the 9-point legends read at 10 px (robeval.core.plotting.MIN_TEXT_PX)
+    # 10 in at 800 px: 80 px per inch, the 9-point legends read at 10 px (robeval.core.publish.plotting.MIN_TEXT_PX)
     fig, ax = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
     variants = list(dict.fromkeys(list(ecdf["variant"]) + list(table5["variant"])))
     look = {

@@ -1,7 +1,7 @@
 """The "what we found" sentences of notebooks 08 and 09, generated from each section's results.
 
 Each function takes the frames the section has just computed or loaded and returns a
-:class:`robeval.core.findings.Found` of 1–5 sentences. Certified accuracies are in percent, radii in the input's
+:class:`robeval.core.publish.findings.Found` of 1–5 sentences. Certified accuracies are in percent, radii in the input's
 L2 units, ACR likewise.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from robeval.core.findings import Found, found, share
+from robeval.core.publish.findings import Found, found, share
 
 __all__ = [
     "appendix_b_example",

@@ -135,7 +135,7 @@ def sequential_cell(cell: dict, config: dict) -> list[dict]:
         ``certified_radius`` (fixed) or ``certified`` (sequential), ``forward_passes`` (selection + estimation).
     """
     from robeval.acr.training import certified_test_indices
-    from robeval.core.training import to_float_tensor
+    from robeval.core.nn.training import to_float_tensor
 
     sm, xte, yte, seed = gaussian_smooth(config)
     n0, n_max, alpha = int(config["cert_n0"]), int(config["seq_n_max"]), float(config["cert_alpha"])
@@ -568,7 +568,7 @@ def table_cell(cell: dict, config: dict) -> list[dict]:
     """
     from robeval.acr.published import CIFAR10_RADII
     from robeval.acr.training import certified_test_indices
-    from robeval.core.training import to_float_tensor
+    from robeval.core.nn.training import to_float_tensor
 
     variant, sigma, seed = str(cell["variant"]), float(cell["sigma"]), int(cell["seed"])
     sm, xte, yte = trained_smooth(config, variant, sigma, seed)

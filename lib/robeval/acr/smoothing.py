@@ -364,7 +364,7 @@ class Smooth:
         if isinstance(x, np.ndarray):
             if x.dtype == np.uint8:
                 raise ValueError(
-                    "x is uint8; convert images to float in [0, 1] first (robeval.core.training.to_float_tensor)."
+                    "x is uint8; convert images to float in [0, 1] first (robeval.core.nn.training.to_float_tensor)."
                 )
             if x.dtype.kind not in "biu":  # the shared contract: text and NaN refused, naming the row
                 x = as_float_points(x, name="x", min_ndim=1, min_rows=0)

@@ -41,7 +41,7 @@ import torch.nn as nn
 
 from robeval.acr.easy_inputs import (
     ChannelsLastInference,
-    _as_float_images,
+    as_float_images,
     discard_hard,
     estimate_p_correct,
     gaussian_noise_loss,
@@ -236,7 +236,7 @@ def train_rs(
     ``resume=state`` continues from it with any variant of the same :func:`warmup_key` — bit-identical to training
     that variant from scratch. Randomness comes from child streams of ``config.seed``
     (:func:`robeval.core.seeding.keyed`); training runs with a fixed number of threads
-    (:func:`robeval.core.training.train_threads`), so results do not depend on the machine's core count.
+    (:func:`robeval.core.nn.training.train_threads`), so results do not depend on the machine's core count.
 
     Parameters
     ----------
@@ -263,11 +263,11 @@ def train_rs(
     from tqdm.auto import tqdm
 
     from robeval.core.env import torch_device
-    from robeval.core.training import fixed_threads, flip_crop, train_threads
+    from robeval.core.nn.training import fixed_threads, flip_crop, train_threads
 
     cfg = config
     y = np.asarray(y).astype(np.int64).reshape(-1)
-    xt = _as_float_images(x)
+    xt = as_float_images(x)
     if len(xt) != len(y):
         raise ValueError(f"x has {len(xt)} images but y has {len(y)} labels.")
     end = cfg.epochs if stop_epoch is None else int(stop_epoch)
@@ -437,9 +437,9 @@ def gradient_norms(
     sigma = check_sigma(sigma)
     num_noise = check_num_samples(num_noise, "num_noise")
     y = np.asarray(y).astype(np.int64).reshape(-1)
-    xt = _as_float_images(x)
+    xt = as_float_images(x)
     dev = torch.device(device) if device is not None else next(model.parameters()).device
-    from robeval.core.training import fixed_threads, train_threads
+    from robeval.core.nn.training import fixed_threads, train_threads
 
     gen = torch.Generator(device=dev).manual_seed(torch_seed(seed, "gradient-norms"))
     params = [p for p in model.parameters() if p.requires_grad]
@@ -548,7 +548,7 @@ def trained_model(rs_cfg: RSTrainConfig, config: dict, x, y, device=None, progre
         ``n_kept``, ``final_loss``, ``train_seconds`` (spent in this call: 0 when loaded), ``warmup_seconds``
         (the warm-up's share of it), ``cached`` (the model came from the cache).
     """
-    from robeval.core import models
+    from robeval.core.nn import models
 
     warm_path, model_path = _model_files(rs_cfg, config)
     torch.manual_seed(torch_seed(rs_cfg.seed, "init"))
@@ -616,7 +616,7 @@ def run_variant(cell: dict, config: dict) -> list:
 
     from robeval.core import data
     from robeval.core.env import torch_device
-    from robeval.core.training import to_float_tensor
+    from robeval.core.nn.training import to_float_tensor
 
     rs_cfg = rs_config(cell, config)
     sigma, seed = rs_cfg.sigma, rs_cfg.seed

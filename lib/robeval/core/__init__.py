@@ -1,18 +1,17 @@
 """The foundation every paper package uses; it imports no paper.
 
-* :mod:`.paths`, :mod:`.profiles` (+ ``settings/<experiment>.toml``) — where things live and what each
-  profile (smoke / default / paper) resolves to;
-* :mod:`.data` (+ ``data_registry.tsv``) — checksum-verified, offline-first data files;
-* :mod:`.runs` — resumable grids of independent cells; :mod:`.parallel` — chunked maps over worker processes
-  whose output does not depend on their number; :mod:`.io` — atomic result files;
-* :mod:`.ledger`, :mod:`.report` — the claims ledger and its Markdown report; :mod:`.ledger_view` —
-  :func:`short_index`, the ledger as each notebook shows it;
-* :mod:`.notebooks` — :func:`setup` (the first call of every notebook), :func:`show_ledger` and the
-  papermill runner;
-* :mod:`.findings` — :func:`found`, the generated "what we found" sentence that ends each notebook section;
-* :mod:`.plotting` — style, :func:`savefig` and the figure manifest;
-* :mod:`.validation` — input checks; :mod:`.models`, :mod:`.training`, :mod:`.env` — torch models,
-  training loops and the environment (imported on demand: they load torch).
+Floors, from the ground up (each imports only the floors below it; ``make test`` checks the contracts of
+``pyproject.toml``'s ``[tool.importlinter]``, docs/layout.md draws them):
+
+1. the base modules here: :mod:`.errors`, :mod:`.io` (atomic result files), :mod:`.env` (CPU kernels, devices),
+   :mod:`.paths` and :mod:`.profiles` (+ ``settings/<experiment>.toml``: what each profile resolves to),
+   :mod:`.validation` (input checks), :mod:`.seeding`, :mod:`.stats` (intervals over independent runs),
+   :mod:`.data` (+ ``data_registry.tsv``: checksum-verified, offline-first data), :mod:`.images`,
+   :mod:`.manifest` (checksums of result files), :mod:`.catalog` (the notebooks and their experiments);
+2. :mod:`.runs` (resumable grids, code identities, packs) and :mod:`.nn` (torch models and training), side by side;
+3. :mod:`.ledger` — the claims ledger and its rules;
+4. :mod:`.publish` — figures, generated sentences, reports, plans and the website;
+5. :mod:`.notebooks` — :func:`setup` (the first call of every notebook) and the papermill runner.
 """
 
 import importlib as _importlib
@@ -22,11 +21,11 @@ _EXPORTS = {
     "Ledger": "ledger",
     "setup": "notebooks",
     "show_ledger": "notebooks",
-    "short_index": "ledger_view",
-    "found": "findings",
+    "short_index": "publish.view",
+    "found": "publish.findings",
     "PROFILES": "paths",
     "results_dir": "paths",
-    "savefig": "plotting",
+    "savefig": "publish.plotting",
     "resolve": "profiles",
 }
 

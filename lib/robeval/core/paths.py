@@ -80,13 +80,24 @@ def check_profile(profile: str) -> str:
 
 
 DRY_RUN_PROFILES = ("gpu", "paper")  # the profiles a dry run (ROBEVAL_DRY_RUN=1) can cut short
+DRY_RUN_ENV = "ROBEVAL_DRY_RUN"
+
+
+def dry_run() -> bool:
+    """True when ``$ROBEVAL_DRY_RUN`` is ``1``/``true``/``yes``: the ``paper`` profile runs as a dry run.
+
+    Any other non-empty value raises ValueError (a typo must not silently start a multi-GPU-week run)."""
+    value = os.environ.get(DRY_RUN_ENV, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise ValueError(f"{DRY_RUN_ENV}={value!r} is not understood; set it to 1 (dry run) or 0 / unset it (real run).")
 
 
 def _dry_paper(profile: str) -> bool:
     """The ``paper`` (or ``gpu``) profile running as a dry run (``ROBEVAL_DRY_RUN=1``): it must never write
     results/paper (results/gpu)."""
-    from robeval.core.profiles import dry_run
-
     return profile in DRY_RUN_PROFILES and dry_run()
 
 

@@ -21,7 +21,6 @@ and ``scaled_down`` (what differs from the paper's protocol).
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Iterator, Mapping
 from importlib import resources
@@ -29,26 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 import tomllib
 
-from robeval.core.paths import DRY_RUN_PROFILES, PROFILES, check_profile
+from robeval.core.paths import DRY_RUN_ENV, DRY_RUN_PROFILES, PROFILES, check_profile, dry_run
 
 if TYPE_CHECKING:
     import pandas
 
 RESERVED = ("estimate", "scaled_down", "mechanism")
-DRY_RUN_ENV = "ROBEVAL_DRY_RUN"
 DRY_RUN_TABLE = "dry_run"
-
-
-def dry_run() -> bool:
-    """True when ``$ROBEVAL_DRY_RUN`` is ``1``/``true``/``yes``: the ``paper`` profile runs as a dry run.
-
-    Any other non-empty value raises ValueError (a typo must not silently start a multi-GPU-week run)."""
-    value = os.environ.get(DRY_RUN_ENV, "").strip().lower()
-    if value in ("", "0", "false", "no"):
-        return False
-    if value in ("1", "true", "yes"):
-        return True
-    raise ValueError(f"{DRY_RUN_ENV}={value!r} is not understood; set it to 1 (dry run) or 0 / unset it (real run).")
 
 
 class Settings(Mapping):

@@ -12,7 +12,7 @@ Trained networks are cached by everything that determines them (:func:`model_fil
 re-running a grid whose result files were deleted never trains a network twice.
 
 Opt-in fused training (``config["fused_group"] = G > 0``, default 0 = off): :func:`train_cifar_models_fused` trains
-the networks of many cells G at a time as one module (:mod:`robeval.core.fused`: grouped convolutions, each network
+the networks of many cells G at a time as one module (:mod:`robeval.core.nn.fused`: grouped convolutions, each network
 with its own initial weights, data order, flips, crops and noise, exactly as it would be trained alone up to
 floating-point rounding) and stores them in the model cache, where :func:`run_cell_cifar` finds them. Fused networks
 are cached under their own names (the key gains ``trainer = "fused"``), never mixed with separately trained ones.
@@ -64,11 +64,11 @@ def uniform_linf_box(x, eps: float, gen, lo: float = 0.0, hi: float = 1.0):
 
 
 def image_mlp(hidden=(512, 256), num_classes: int = 10):
-    """A CPU-cheap image classifier: channel normalisation, flatten, ReLU MLP (``robeval.core.models.MLP``).
+    """A CPU-cheap image classifier: channel normalisation, flatten, ReLU MLP (``robeval.core.nn.models.MLP``).
 
-    Input is float images in [0, 1] (N, 3, 32, 32) like every ``robeval.core.models`` image model.
+    Input is float images in [0, 1] (N, 3, 32, 32) like every ``robeval.core.nn.models`` image model.
     """
-    from robeval.core import models
+    from robeval.core.nn import models
 
     class ImageMLP(models.FeatureClassifier):
         def __init__(self):
@@ -91,7 +91,7 @@ def _load_cifar(full: bool):
 
 
 def _build(config: dict):
-    from robeval.core import models
+    from robeval.core.nn import models
 
     arch = config.get("arch", "cnn_small")
     if arch == "image_mlp":
@@ -115,9 +115,9 @@ def model_file(cell: dict, config: dict):
 
 
 def _threads(config: dict) -> int:
-    """Training threads: ``config["train_threads"]`` or :func:`robeval.core.training.train_threads`. CPU training
+    """Training threads: ``config["train_threads"]`` or :func:`robeval.core.nn.training.train_threads`. CPU training
     results depend on the thread count, so a grid fixes it."""
-    from robeval.core.training import train_threads
+    from robeval.core.nn.training import train_threads
 
     return int(config.get("train_threads") or train_threads())
 
@@ -152,7 +152,7 @@ def train_cifar_model(cell: dict, config: dict):
     :func:`train_cifar_models_fused` (a group of one); train the grid's networks in groups with it first."""
     import torch
 
-    from robeval.core import training
+    from robeval.core.nn import training
 
     seed = int(cell["seed"])
     eps_train = check_eps(cell["eps_train"])
@@ -196,7 +196,7 @@ def _noise_transform(eps_train: float):
 
 def train_cifar_models_fused(cells, config: dict, *, device=None, progress: bool = False) -> dict:
     """Train the networks of ``cells`` missing from the model cache ``config["fused_group"]`` at a time as one fused
-    module (:func:`robeval.core.fused.train_fused`) and store each in :func:`model_file`.
+    module (:func:`robeval.core.nn.fused.train_fused`) and store each in :func:`model_file`.
 
     Network of cell ``{"seed": s, "eps_train": e}``: initial weights after ``torch.manual_seed(derived_seed(s,
     "init"))``, data order and augmentation from ``derived_seed(s, "train")``, flips, 4-px crops and uniform L_inf
@@ -222,14 +222,14 @@ def train_cifar_models_fused(cells, config: dict, *, device=None, progress: bool
 
     import torch
 
-    from robeval.core import fused
+    from robeval.core.nn import fused
 
     G = _fused_group(config)
     if G < 1:
         raise ValueError("train_cifar_models_fused needs config['fused_group'] >= 1 (networks trained together).")
     if config.get("arch") == "image_mlp":
         raise ValueError(
-            "fused training needs a robeval.core.models architecture (cnn_small, resnet*, wrn*), not image_mlp."
+            "fused training needs a robeval.core.nn.models architecture (cnn_small, resnet*, wrn*), not image_mlp."
         )
     t0 = time.perf_counter()
     cells = [dict(c) for c in cells]
@@ -286,7 +286,7 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
     """
     import torch
 
-    from robeval.core import training
+    from robeval.core.nn import training
 
     seed = int(cell["seed"])
     if config.get("torch_threads"):

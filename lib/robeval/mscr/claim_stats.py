@@ -8,7 +8,7 @@ accuracy grid :class:`RunCube`, the interval rules every claim is judged by and 
   (:func:`fast_spearman`, :func:`spearman_rho`), :func:`regret` of a set of optima, :func:`level_name`;
 * :func:`best_columns_table` — which eps_train columns are statistically the best of each eps_test row.
 
-The comparability profiles (``_ALWAYS``, ``_RUNS``, ``_PAPER_ONLY``) say at which profiles a claim's numbers
+The comparability profiles (``ALWAYS``, ``RUNS``, ``PAPER_ONLY``) say at which profiles a claim's numbers
 can be compared with the paper's.
 """
 
@@ -26,9 +26,9 @@ from robeval.core.paths import PROFILES
 from robeval.core.validation import check_frame, check_unique_runs
 from robeval.mscr.protocol import check_eps_min, mscr_value
 
-_ALWAYS = PROFILES  # exact computations: comparable at every profile
-_RUNS = ("default", "paper")  # the paper's protocol with fewer runs (smoke: 10 trees, 2 runs)
-_PAPER_ONLY = ("paper",)  # CIFAR-10 values: only the paper's network on the full data is comparable
+ALWAYS = PROFILES  # exact computations: comparable at every profile
+RUNS = ("default", "paper")  # the paper's protocol with fewer runs (smoke: 10 trees, 2 runs)
+PAPER_ONLY = ("paper",)  # CIFAR-10 values: only the paper's network on the full data is comparable
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -68,7 +68,7 @@ def mean_iv(values, level: float = 0.95, ref_sd=None, ref_n: int | None = None) 
     return stats.mean_vs_reference_interval(v, float(ref_sd), int(ref_n), level)
 
 
-def _fix_single(claim, n_needed: int = 2):
+def fix_single(claim, n_needed: int = 2):
     """A row resting on one run says how many runs decide it."""
     if claim.n_runs == 1 and claim.verdict == "inconclusive":
         claim.decides = f">= {n_needed} runs (now 1): one run has no confidence interval"
@@ -133,7 +133,7 @@ def common_seeds(*cubes: RunCube) -> np.ndarray:
     return np.array([int(s) for s in cubes[0].seeds if int(s) in keep])
 
 
-def _paired(a, b) -> stats.Interval:
+def paired_stats(a, b) -> stats.Interval:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     return stats.paired_interval(a, b) if a.size >= 2 else _one_run(a - b)
@@ -170,7 +170,7 @@ def fast_spearman(x, y) -> float:
     return float(np.dot(rx, ry) / math.sqrt(np.dot(rx, rx) * np.dot(ry, ry)))
 
 
-def _trend(levels, per_run, n_boot: int, seed: int = 0) -> stats.Interval:
+def trend_test(levels, per_run, n_boot: int, seed: int = 0) -> stats.Interval:
     """The trend of a per-run curve over ``levels``, with an interval valid at the number of runs.
 
     With at least :data:`robeval.core.ledger.MIN_BOOTSTRAP_N` runs: :func:`robeval.core.stats.trend_interval`
@@ -219,7 +219,7 @@ def run_labels(labels: dict | None = None) -> dict:
     return out
 
 
-def _boot(statistic, *samples, n_boot: int, seed: int = 0, fixed=(), fixed_se=None) -> stats.Interval:
+def boot_ci(statistic, *samples, n_boot: int, seed: int = 0, fixed=(), fixed_se=None) -> stats.Interval:
     if len(samples[0]) < 2:
         return _one_run([statistic(*samples, *fixed)])
     return stats.bootstrap_interval(statistic, *samples, n_boot=n_boot, seed=seed, fixed=fixed, fixed_se=fixed_se)
@@ -244,7 +244,7 @@ def group_contrast(acc_row_runs, group_a, group_b) -> tuple[stats.Interval, int,
     return stats.best_contrast_interval(np.asarray(acc_row_runs, dtype=np.float64), list(group_a), list(group_b))
 
 
-def _sides(cube: RunCube, e: float, above: bool) -> tuple[list[int], list[int]]:
+def sides_of(cube: RunCube, e: float, above: bool) -> tuple[list[int], list[int]]:
     """The columns on the claimed side of row ``e``'s diagonal and the rest: eps_train > eps_test against
     eps_train <= eps_test (``above``), or eps_train < eps_test against eps_train >= eps_test."""
     if above:
@@ -258,14 +258,14 @@ def _sides(cube: RunCube, e: float, above: bool) -> tuple[list[int], list[int]]:
     return up, down
 
 
-def _pooled_contrast(cube: RunCube, rows, above: bool):
+def pooled_contrast(cube: RunCube, rows, above: bool):
     """ "In every row of ``rows`` (eps_test values) the best column lies on the claimed side of the diagonal"
-    (:func:`_sides`): :func:`robeval.core.stats.rows_contrast_interval` — each row's best columns chosen from our
+    (:func:`sides_of`): :func:`robeval.core.stats.rows_contrast_interval` — each row's best columns chosen from our
     runs and corrected for it, the rows combined (every row must hold: the weakest decides; a contradiction in
     some row pays Bonferroni over the rows). Returns ``(interval, (eps_test, eps_train a, eps_train b))`` of the
     deciding row and pair."""
     idx = [cube.row(e) for e in rows]
-    iv, r, a, b = stats.rows_contrast_interval(cube.acc[:, idx, :], [_sides(cube, e, above) for e in rows])
+    iv, r, a, b = stats.rows_contrast_interval(cube.acc[:, idx, :], [sides_of(cube, e, above) for e in rows])
     return iv, (rows[r], cube.eps_train[a], cube.eps_train[b])
 
 
@@ -296,7 +296,7 @@ def level_index(levels, e) -> int | None:
     return int(hit[0]) if hit.size else None
 
 
-def _pick(ref_levels, ours) -> list[int]:
+def pick_rows(ref_levels, ours) -> list[int]:
     out = []
     for e in np.asarray(ours, dtype=float):
         i = level_index(ref_levels, e)
@@ -316,7 +316,7 @@ def best_columns_table(
     rows = []
     if ref_acc is not None:
         ra = np.asarray(ref_acc, dtype=np.float64)[
-            np.ix_(_pick(ref_eps_test, cube.eps_test), _pick(ref_eps_train, cube.eps_train))
+            np.ix_(pick_rows(ref_eps_test, cube.eps_test), pick_rows(ref_eps_train, cube.eps_train))
         ]
     for i, e in enumerate(cube.eps_test):
         a = cube.acc[:, i, :]

@@ -77,7 +77,6 @@ from robeval.mscr.claims_2d import (
     record_table1_sheet,
     record_table2a_cells,
     result_files_2d,
-    sheet_findings,
     table2a_cells,
     table2a_standardised,
     table2a_tolerances,
@@ -105,7 +104,13 @@ from robeval.mscr.claims_grid import (
     record_optimum_vs_eps_min,
     record_robustness_trends,
 )
-from robeval.mscr.claims_sheet import bounded_interval, record_sheet_runs, record_sheet_tests, sheet_runs
+from robeval.mscr.claims_sheet import (
+    bounded_interval,
+    record_sheet_runs,
+    record_sheet_tests,
+    sheet_findings,
+    sheet_runs,
+)
 
 __all__ = [
     "FITTED_TRAIN_ACC",

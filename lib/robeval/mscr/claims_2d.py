@@ -6,7 +6,7 @@ Table 1 (2D row) and the authors' sheet (:func:`record_table1_2d`, :func:`record
 cells, best columns and printed values (:func:`record_table2a_cells`, :func:`record_row_best`,
 :func:`record_printed_table2a`), the 1-NN, k and noise-mode experiments (:func:`record_1nn`,
 :func:`record_k_effect`, :func:`record_modes`) and the findings on the authors' six 2D sheets
-(:func:`sheet_findings`, :func:`record_sheets`) are here; what the authors' B/L_inf sheet decides on its own is in
+(:func:`record_sheets`; the findings read off a sheet: :func:`robeval.mscr.claims_sheet.sheet_findings`) are here; what the authors' B/L_inf sheet decides on its own is in
 :mod:`robeval.mscr.claims_sheet` (rows ``SH_*``); the statements about the accuracy matrix are in
 :mod:`robeval.mscr.claims_grid` and the interval helpers in :mod:`robeval.mscr.claim_stats`.
 """
@@ -20,22 +20,22 @@ import pandas as pd
 
 from robeval.core.ledger import EXACT, ROUNDING, RUN_SPREAD, check_ledger
 from robeval.core.validation import check_frame, check_unique_runs
+from robeval.mscr import claims_sheet
 from robeval.mscr.claim_stats import (
-    _ALWAYS,
-    _RUNS,
+    ALWAYS,
+    RUNS,
     RunCube,
-    _boot,
-    _fix_single,
-    _paired,
-    _pick,
     best_vs_runner_up,
+    boot_ci,
     common_seeds,
+    fix_single,
     level_name,
     mean_iv,
+    paired_stats,
+    pick_rows,
     regret,
     run_cube,
     run_labels,
-    spearman_rho,
 )
 from robeval.mscr.claims_grid import (
     record_diagonal,
@@ -259,7 +259,7 @@ def record_table1_2d(ledger, two_r: float, paper_2r: float, paper_eps_min: float
             paper=paper_2r,
             margin=5e-7,
             estimate=float(two_r),
-            comparable_at=_ALWAYS,
+            comparable_at=ALWAYS,
             central=False,  # a constant of the dataset, not a claim of the paper's (issue 47, item 3)
             note=note,
             **lab,
@@ -271,7 +271,7 @@ def record_table1_2d(ledger, two_r: float, paper_2r: float, paper_eps_min: float
             paper=paper_eps_min,
             margin=5e-7,
             estimate=float(two_r) / 2,
-            comparable_at=_ALWAYS,
+            comparable_at=ALWAYS,
             central=False,
             note=note,
             **lab,
@@ -298,15 +298,15 @@ def record_table1_sheet(ledger, sheet_eps_min: float, printed_eps_min: float) ->
 
 
 # ----------------------------------------------------------------------------------------- 2D: Table 2a
-NOISE_MODE = "mscr_noise_mode"  # the ambiguity key (robeval.core.ambiguities)
+NOISE_MODE = "mscr_noise_mode"  # the ambiguity key (robeval.core.ledger.ambiguities)
 
 # one tolerance per table, declared once (issue 38). With the sheet's standard deviations it is derived from the
-# paper's own uncertainty (robeval.core.decisions.replication_tolerance); without them (sheets A, C and L2 carry
+# paper's own uncertainty (robeval.core.ledger.decisions.replication_tolerance); without them (sheets A, C and L2 carry
 # none) these constants hold, defended by the resolution at which the text reads the table.
 T2A_ACC_TOLERANCE = 0.1
 T2A_MSCR_TOLERANCE = 0.05
 T2A_DERIVED_BASIS = (
-    "one tolerance for the whole table from the sheet's own uncertainty (robeval.core.decisions."
+    "one tolerance for the whole table from the sheet's own uncertainty (robeval.core.ledger.decisions."
     "replication_tolerance): the smallest margin at which a replication at the paper's scale (1200 runs) whose "
     "means equal the published ones would confirm every cell with probability 0.9"
 )
@@ -323,8 +323,8 @@ T2A_MSCR_BASIS = (
 
 def table2a_tolerances(ref_acc_sd=None, ref_mscr_sd=None, ref_n: int | None = None) -> dict:
     """Table 2a's two tolerances with their defence: ``{"acc": (tol, basis), "mscr": (tol, basis)}``, derived
-    from the sheet's standard errors when it has them (:func:`robeval.core.decisions.replication_tolerance`)."""
-    from robeval.core.decisions import replication_tolerance
+    from the sheet's standard errors when it has them (:func:`robeval.core.ledger.decisions.replication_tolerance`)."""
+    from robeval.core.ledger.decisions import replication_tolerance
 
     if ref_acc_sd is None or ref_mscr_sd is None or ref_n is None:
         return {"acc": (T2A_ACC_TOLERANCE, T2A_ACC_BASIS), "mscr": (T2A_MSCR_TOLERANCE, T2A_MSCR_BASIS)}
@@ -347,8 +347,8 @@ def table2a_cells(cube: RunCube, ref_acc, ref_mscr, eps_min: float, ref_eps_trai
     rm_sd = None if ref_mscr_sd is None else np.asarray(ref_mscr_sd, dtype=np.float64)
     ra = np.asarray(ref_acc, dtype=np.float64)
     rm = np.asarray(ref_mscr, dtype=np.float64)
-    jr = _pick(ref_eps_train, cube.eps_train)
-    ir = _pick(ref_eps_test, cube.eps_test)
+    jr = pick_rows(ref_eps_train, cube.eps_train)
+    ir = pick_rows(ref_eps_test, cube.eps_test)
     acc, mscr = {}, {}
     for i, e_te in enumerate(cube.eps_test):
         for j, e_tr in enumerate(cube.eps_train):
@@ -382,7 +382,7 @@ def record_table2a_cells(
     eps_min: float,
     ref_eps_train,
     ref_eps_test,
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     labels: dict | None = None,
     ref_acc_sd=None,
     ref_mscr_sd=None,
@@ -423,15 +423,15 @@ def record_row_best(
     ref_eps_test,
     prefix: str = "T2a_best",
     label: str = "",
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     labels: dict | None = None,
 ) -> list:
     """Table 2a's bold cells: in each eps_test row the published best eps_train beats our runner-up column
     (paired over runs). ``effect`` = the published gap between the best and the second-best column."""
     lab = run_labels(labels)
     ra = np.asarray(ref_acc, dtype=np.float64)
-    jr = _pick(ref_eps_train, cube.eps_train)
-    ir = _pick(ref_eps_test, cube.eps_test)
+    jr = pick_rows(ref_eps_train, cube.eps_train)
+    ir = pick_rows(ref_eps_test, cube.eps_test)
     out = []
     for i, e_te in enumerate(cube.eps_test):
         row = ra[ir[i], jr]
@@ -441,7 +441,7 @@ def record_row_best(
         te = level_name(e_te, eps_min)
         best = level_name(cube.eps_train[jb], eps_min)
         out.append(
-            _fix_single(
+            fix_single(
                 ledger.comparison(
                     f"{prefix}_{te}",
                     "Table 2a (bold)",
@@ -521,7 +521,7 @@ def record_1nn(
     ref_mscr,
     ref_eps_train,
     eps_max: float = 0.007,
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     labels: dict | None = None,
 ) -> list:
     """Fig. 5 / Sec. 4 / 5.1: for eps_train <= ``eps_max`` the 1-NN's clean accuracy and MSCR are superior to
@@ -536,7 +536,7 @@ def record_1nn(
     if [nn.col(rf.eps_train[j]) for j in cols] != cols:
         raise ValueError("the RF and 1-NN grids must have the same eps_train columns")
     Mr, Mn = rf.mscr(eps_min), nn.mscr(eps_min)
-    jr = _pick(ref_eps_train, rf.eps_train)
+    jr = pick_rows(ref_eps_train, rf.eps_train)
     rc = np.asarray(ref_acc_clean, dtype=np.float64)
     rm = np.asarray(ref_mscr, dtype=np.float64)
     j0, jm = rf.col(0.0), rf.col(eps_max)
@@ -548,12 +548,12 @@ def record_1nn(
         src = "Fig. 5a / Sec. 4" if tag.startswith("F5a") else "Fig. 5b / Sec. 5.1"
         pooled = (A[:, cols] - B[:, cols]).mean(axis=1)
         out.append(
-            _fix_single(
+            fix_single(
                 ledger.comparison(
                     f"{tag}_superior",
                     src,
                     f"1-NN {metric} above the RF's for eps_train <= {eps_max:g} (mean over levels)",
-                    interval=_paired(pooled, np.zeros_like(pooled)),
+                    interval=paired_stats(pooled, np.zeros_like(pooled)),
                     central=True,
                     comparable_at=comparable_at,
                     note="per run, the mean over eps_train <= 0.007 of 1-NN − RF (same split and test noise)",
@@ -564,12 +564,12 @@ def record_1nn(
         for j in cols:
             name = level_name(rf.eps_train[j], eps_min)
             out.append(
-                _fix_single(
+                fix_single(
                     ledger.comparison(
                         f"{tag}_superior_{name}",
                         src,
                         f"1-NN {metric} above the RF's at eps_train = {name}",
-                        interval=_paired(A[:, j], B[:, j]),
+                        interval=paired_stats(A[:, j], B[:, j]),
                         comparable_at=comparable_at,
                         **lab,
                     )
@@ -577,14 +577,14 @@ def record_1nn(
             )
         rf_change = float(ref[jr[jm]] - ref[jr[j0]])
         out.append(
-            _fix_single(
+            fix_single(
                 ledger.value(
                     f"{tag}_constant",
                     src,
                     f"1-NN {metric} is constant from eps_train = 0 to {eps_max:g}",
                     paper=0.0,
                     margin=abs(rf_change),
-                    interval=_paired(A[:, jm], A[:, j0]),
+                    interval=paired_stats(A[:, jm], A[:, j0]),
                     comparable_at=comparable_at,
                     central=tag.startswith("F5b"),
                     margin_basis="the RF's published change over the same eps_train range: the contrast the paper "
@@ -599,7 +599,7 @@ def record_1nn(
 
 
 def record_k_effect(
-    ledger, df_k: pd.DataFrame, k_ref: int = 10, margin: float = 0.05, comparable_at=_RUNS, labels: dict | None = None
+    ledger, df_k: pd.DataFrame, k_ref: int = 10, margin: float = 0.05, comparable_at=RUNS, labels: dict | None = None
 ) -> list:
     """Fig. 4: robust accuracy with the largest k equals that with k = ``k_ref`` (paired over runs; margin 0.05 pp,
     the smallest accuracy differences Table 2a's conclusions rest on are a few hundredths of a pp)."""
@@ -613,14 +613,14 @@ def record_k_effect(
     if k_max == k_ref:
         raise ValueError(f"the k grid needs a k larger than {k_ref}, got {ks}")
     return [
-        _fix_single(
+        fix_single(
             ledger.value(
                 "F4_k_saturates",
                 "Fig. 4 / Sec. 3.2",
                 f"robust accuracy with k = {k_max} equals that with k = {k_ref}",
                 paper=0.0,
                 margin=margin,
-                interval=_paired(t[k_max].to_numpy(), t[k_ref].to_numpy()),
+                interval=paired_stats(t[k_max].to_numpy(), t[k_ref].to_numpy()),
                 comparable_at=comparable_at,
                 margin_basis="0.05 pp: the smallest accuracy differences Table 2a's conclusions rest on are a few "
                 "hundredths of a pp, so a k effect inside ± 0.05 pp changes none of them",
@@ -646,7 +646,7 @@ def record_modes(
     ref_acc_sd=None,
     ref_mscr_sd=None,
     ref_n: int | None = None,
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     labels: dict | None = None,
 ) -> list:
     """Beyond the paper: does the reference code's seeding (``shared_offsets``) reproduce the published matrix
@@ -665,7 +665,7 @@ def record_modes(
     lab = run_labels(dict({"about": "models"}, **(labels or {})))
     seeds = common_seeds(iid, shared)
     a, b = iid.subset(seeds), shared.subset(seeds)
-    rows, cols = _pick(ref_eps_test, a.eps_test), _pick(ref_eps_train, a.eps_train)
+    rows, cols = pick_rows(ref_eps_test, a.eps_test), pick_rows(ref_eps_train, a.eps_train)
     ra = np.asarray(ref_acc, dtype=np.float64)[np.ix_(rows, cols)]
     rm = np.asarray(ref_mscr, dtype=np.float64)[cols]
     if not ((ref_acc_sd is None) == (ref_mscr_sd is None) == (ref_n is None)):
@@ -693,38 +693,38 @@ def record_modes(
     acc_kw = dict(fixed=(ra,), fixed_se=None if se is None else (se[0],))
     mscr_kw = dict(fixed=(rm,), fixed_se=None if se is None else (se[1],))
     return [
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "X_modes_optima_regret",
                 "beyond the paper (Table 2a)",
                 "the published row optima fit shared_offsets runs better than iid runs (regret iid − shared > 0, pp)",
-                interval=_boot(reg, a.acc, b.acc, n_boot=n_boot, **acc_kw),
+                interval=boot_ci(reg, a.acc, b.acc, n_boot=n_boot, **acc_kw),
                 paper="shared_offsets closer",
                 comparable_at=comparable_at,
                 note=note,
                 **lab,
             )
         ),
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "X_modes_mscr_distance",
                 "beyond the paper (Table 2a)",
                 "the published MSCR row is closer to the "
                 "shared_offsets runs than to the iid runs (mean squared distance iid − shared > 0, pp²)",
-                interval=_boot(msd, Ma, Mb, n_boot=n_boot, **mscr_kw),
+                interval=boot_ci(msd, Ma, Mb, n_boot=n_boot, **mscr_kw),
                 paper="shared_offsets closer",
                 comparable_at=comparable_at,
                 note=f"paired bootstrap over {len(seeds)} runs{how}",
                 **lab,
             )
         ),
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "X_modes_matrix_distance",
                 "beyond the paper (Table 2a)",
                 "the published accuracy matrix is closer to "
                 "the shared_offsets runs than to the iid runs (mean squared distance iid − shared > 0, pp²)",
-                interval=_boot(msd, a.acc, b.acc, n_boot=n_boot, **acc_kw),
+                interval=boot_ci(msd, a.acc, b.acc, n_boot=n_boot, **acc_kw),
                 paper="shared_offsets closer",
                 comparable_at=comparable_at,
                 note=f"paired bootstrap over {len(seeds)} runs{how}",
@@ -735,23 +735,6 @@ def record_modes(
 
 
 # ------------------------------------------------------------------------ the authors' six 2D sheets
-def sheet_findings(ref: dict) -> dict:
-    """The paper's fundamental 2D findings read off one authors' sheet (:func:`robeval.mscr.published.
-    load_mscr_reference_2d`): Spearman rho of the MSCR row; whether some eps_train > 0 beats eps_train = 0 in
-    both clean accuracy and MSCR (the trade-off overcome); whether the best column of every row eps_test <=
-    0.002 lies above the diagonal."""
-    acc = ref["acc"].to_numpy(dtype=float)
-    mscr = np.asarray(ref["mscr"], dtype=float)
-    e_tr = np.asarray(ref["eps_train"], dtype=float)
-    e_te = np.asarray(ref["eps_test"], dtype=float)
-    rho = spearman_rho(e_tr, mscr)
-    both = bool(np.any((acc[0, 1:] > acc[0, 0]) & (mscr[1:] > mscr[0])))
-    low = [i for i, e in enumerate(e_te) if e <= 0.002 + 1e-12]
-    above = bool(all(e_tr[int(np.argmax(acc[i]))] > e_te[i] + 1e-12 for i in low))
-    sign = bool(mscr[0] < 0 < mscr[-1])
-    return {"rho": float(rho), "tradeoff_overcome": both, "offdiag_low": above, "negative_to_positive": sign}
-
-
 def _steady_rise(ledger, name: str, ref: dict, rho: float):
     """Row ``X_sheets_<name>_mscr_rises_steadily``: the sheet's MSCR row never falls between neighbouring
     eps_train beyond the sheet's own noise (the larger 95% half-width of the two values a step joins: the
@@ -798,7 +781,7 @@ def record_sheets(ledger, sheets: dict) -> list:
     eps_train = 0 to positive values for the most robust model (Sec. 4)."""
     out = []
     for name, ref in sheets.items():
-        f = sheet_findings(ref)
+        f = claims_sheet.sheet_findings(ref)
         out += [
             _steady_rise(ledger, name, ref, f["rho"]),
             ledger.consistency(
@@ -918,7 +901,7 @@ def evaluate_mscr_2d(ledger, cfg, out_dir) -> list:
         rows += record_gains(led, cube, eps_min, r_clean, r_mscr, r_tr, gains, central_level=0.007)
         return rows + record_optimum_vs_eps_min(led, cube, eps_min, r_clean, r_tr)
 
-    # the noise mode is ambiguous (robeval.core.ambiguities): every row of the forest's runs under both readings
+    # the noise mode is ambiguous (robeval.core.ledger.ambiguities): every row of the forest's runs under both readings
     out += ledger.under_readings(NOISE_MODE, {"iid": iid, "shared": shared}, forest)
     # the 1-NN under both readings (paired by run with the forest's runs of the same noise); Fig. 4's k grid ran
     # under the notebook's noise mode only: its other reading is not run

@@ -17,17 +17,17 @@ import pandas as pd
 
 from robeval.core.ledger import EXACT, ROUNDING, RUN_SPREAD, check_ledger
 from robeval.mscr.claim_stats import (
-    _ALWAYS,
-    _PAPER_ONLY,
-    _RUNS,
+    ALWAYS,
+    PAPER_ONLY,
+    RUNS,
     RunCube,
-    _fix_single,
-    _paired,
-    _pick,
     best_vs_runner_up,
+    fix_single,
     level_name,
     mean_iv,
     neighbour_gap,
+    paired_stats,
+    pick_rows,
     run_cube,
     run_labels,
 )
@@ -222,7 +222,7 @@ def record_table1_cifar(ledger, sep, n_images: int) -> list:
         paper=PAPER_2R_CIFAR,
         margin=5e-7,
         estimate=two_r,
-        comparable_at=_ALWAYS,
+        comparable_at=ALWAYS,
         central=True,
         note=note,
         **lab,
@@ -314,11 +314,11 @@ def record_table2b_cells(
 
     level = lambda v: eps_min if v == "eps_min" else float(v)
     ca = csv_acc.to_numpy(dtype=float)
-    jr = _pick(csv_acc.columns, cube.eps_train)
+    jr = pick_rows(csv_acc.columns, cube.eps_train)
     acc, mscr = {}, {}
     for e_te in (level(v) for v in PAPER_TABLE_2B["eps_test"]):
         i = cube.row(e_te)
-        ir = _pick(csv_acc.index, [e_te])[0]
+        ir = pick_rows(csv_acc.index, [e_te])[0]
         for j, e_tr in enumerate(cube.eps_train):
             sd = None if sd_a is None else sd_a[ir, jr[j]]
             acc[f"{level_name(e_te, eps_min)}/{level_name(e_tr, eps_min)}"] = (
@@ -330,13 +330,13 @@ def record_table2b_cells(
         sd = None if sd_m is None else sd_m[jr[j]]
         mscr[level_name(e_tr, eps_min)] = (float(rm[jr[j]]), mean_iv(M[:, j], ref_sd=sd, ref_n=csv_n))
     if sd_a is not None and sd_m is not None:
-        from robeval.core.decisions import replication_tolerance
+        from robeval.core.ledger.decisions import replication_tolerance
 
         root = np.sqrt(float(csv_n))
         tol_a, tol_m = replication_tolerance(sd_a / root), replication_tolerance(sd_m / root)
         basis_a = basis_m = (
             "one tolerance for the whole table from the CSV's own uncertainty over its "
-            f"{csv_n} runs (robeval.core.decisions.replication_tolerance): the smallest margin at which a "
+            f"{csv_n} runs (robeval.core.ledger.decisions.replication_tolerance): the smallest margin at which a "
             "replication at the paper's scale equal to it would confirm every cell with probability 0.9"
         )
     else:
@@ -345,11 +345,11 @@ def record_table2b_cells(
     return [
         ledger.whole_table(
             "T2b_acc", "Table 2b", f"the {len(acc)} printed accuracy cells [%] against the authors' CSV", cells=acc,
-            tolerance=round(tol_a, 4), tolerance_basis=basis_a, comparable_at=_PAPER_ONLY, **lab,
+            tolerance=round(tol_a, 4), tolerance_basis=basis_a, comparable_at=PAPER_ONLY, **lab,
         ),
         ledger.whole_table(
             "T2b_mscr", "Table 2b", f"the {len(mscr)} MSCR values [%] against the authors' CSV", cells=mscr,
-            tolerance=round(tol_m, 4), tolerance_basis=basis_m, comparable_at=_PAPER_ONLY, **lab,
+            tolerance=round(tol_m, 4), tolerance_basis=basis_m, comparable_at=PAPER_ONLY, **lab,
         ),
     ]  # fmt: skip
 
@@ -517,7 +517,7 @@ def record_cifar_runs(
     csv_mscr,
     *,
     n_boot: int,
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     train_acc: float | None = None,
 ) -> list:
     """The qualitative CIFAR-10 statements on our runs (paired by seed across eps_train), replications over
@@ -551,9 +551,9 @@ def record_cifar_runs(
         comparable_at=comparable_at,
         labels={**_CNN, "about": "models", **shown},  # a trend over training noise of one architecture
     )
-    rm = np.asarray(csv_mscr, dtype=float)[_pick(e_tr_csv, cube.eps_train)]
+    rm = np.asarray(csv_mscr, dtype=float)[pick_rows(e_tr_csv, cube.eps_train)]
     out.append(
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "S4_cifar_mscr_negative_at_0",
                 "Sec. 4",
@@ -567,7 +567,7 @@ def record_cifar_runs(
         )
     )
     out.append(
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "S53_cifar_mscr_positive",
                 "Sec. 5.3",
@@ -582,7 +582,7 @@ def record_cifar_runs(
     )
     j7 = cube.col(0.07)
     out.append(
-        _fix_single(
+        fix_single(
             ledger.value(
                 "S53_cifar_mscr_zero_at_0.07",
                 "Sec. 5.3",
@@ -590,7 +590,7 @@ def record_cifar_runs(
                 paper=float(rm[j7]),
                 margin=neighbour_gap(rm, j7),
                 interval=mean_iv(M[:, j7]),
-                comparable_at=_PAPER_ONLY,
+                comparable_at=PAPER_ONLY,
                 margin_basis="the gap to the nearest neighbouring CSV MSCR: the step that tells 0.07 from its "
                 "neighbours",
                 note="the value depends on the network: comparable with the paper's WRN-28-10 only",
@@ -600,15 +600,15 @@ def record_cifar_runs(
     )
     i_min, jm = cube.row(eps_min), cube.col(eps_min)
     ca = csv_acc.to_numpy(dtype=float)
-    i_csv = _pick(csv_acc.index, [eps_min])[0]
-    jr = _pick(e_tr_csv, cube.eps_train)
+    i_csv = pick_rows(csv_acc.index, [eps_min])[0]
+    jr = pick_rows(e_tr_csv, cube.eps_train)
     out.append(
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "S4_cifar_noise_training_helps",
                 "Table 2b",
                 "accuracy at eps_test = eps_min: eps_train = eps_min beats eps_train = 0",
-                interval=_paired(cube.acc[:, i_min, jm], cube.acc[:, i_min, j0]),
+                interval=paired_stats(cube.acc[:, i_min, jm], cube.acc[:, i_min, j0]),
                 effect=float(ca[i_csv, jr[jm]] - ca[i_csv, jr[j0]]),
                 central=True,
                 comparable_at=comparable_at,
@@ -634,7 +634,7 @@ def record_cifar_runs(
     i0 = cube.row(0.0)
     iv, r = best_vs_runner_up(cube.acc[:, i0, :], cube.col(0.01))
     out.append(
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "S4_cifar_clean_best_0.01",
                 "Sec. 4",
@@ -642,7 +642,7 @@ def record_cifar_runs(
                 f"{level_name(cube.eps_train[r], eps_min)})",
                 interval=iv,
                 effect=float(np.sort(rclean)[-1] - np.sort(rclean)[-2]),
-                comparable_at=_PAPER_ONLY,
+                comparable_at=PAPER_ONLY,
                 note="which column is best depends on the network: comparable with WRN-28-10 only",
                 **lab,
             )
@@ -656,7 +656,7 @@ def record_cifar_runs(
         e_tr_csv,
         list(csv_acc.index),
         cid="S4_cifar_max_overall",
-        comparable_at=_PAPER_ONLY,
+        comparable_at=PAPER_ONLY,
         labels=_CNN,
     )
     weak = [e for e in cube.eps_test if 0 < e <= 0.02 + 1e-12]

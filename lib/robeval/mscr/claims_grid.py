@@ -16,20 +16,20 @@ from __future__ import annotations
 import numpy as np
 
 from robeval.mscr.claim_stats import (
-    _RUNS,
+    RUNS,
     RunCube,
-    _fix_single,
-    _paired,
-    _pick,
-    _pooled_contrast,
-    _sides,
-    _trend,
     best_vs_runner_up,
+    fix_single,
     group_contrast,
     level_name,
     mean_iv,
+    paired_stats,
+    pick_rows,
+    pooled_contrast,
     run_labels,
+    sides_of,
     spearman_rho,
+    trend_test,
 )
 
 
@@ -46,7 +46,7 @@ def record_mscr_trend(
     source: str = "Sec. 4 / Table 2a",
     description: str = "",
     central: bool = True,
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     labels: dict | None = None,
 ) -> list:
     """Sec. 4: MSCR increases with eps_train — the Spearman correlation between eps_train and the MSCR, with an
@@ -57,15 +57,15 @@ def record_mscr_trend(
     """
     lab = run_labels({"about": "models", **(labels or {})})
     M = cube.mscr(eps_min)
-    rm = np.asarray(ref_mscr, dtype=np.float64)[_pick(ref_eps_train, cube.eps_train)]
+    rm = np.asarray(ref_mscr, dtype=np.float64)[pick_rows(ref_eps_train, cube.eps_train)]
     rho_paper = spearman_rho(cube.eps_train, rm)
     return [
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 cid,
                 source,
                 description or f"MSCR increases with eps_train{label}",
-                interval=_trend(cube.eps_train, M, n_boot),
+                interval=trend_test(cube.eps_train, M, n_boot),
                 kind="trend",
                 effect=rho_paper,
                 central=central,
@@ -78,23 +78,23 @@ def record_mscr_trend(
 
 
 def record_mscr_steps(
-    ledger, cube: RunCube, eps_min: float, ref_mscr, ref_eps_train, comparable_at=_RUNS, labels: dict | None = None
+    ledger, cube: RunCube, eps_min: float, ref_mscr, ref_eps_train, comparable_at=RUNS, labels: dict | None = None
 ) -> list:
     """Table 2 caption ('constant increase'): every step between neighbouring eps_train columns raises the MSCR
     (paired over runs; effect = the published step)."""
     lab = run_labels(labels)
     M = cube.mscr(eps_min)
-    rm = np.asarray(ref_mscr, dtype=np.float64)[_pick(ref_eps_train, cube.eps_train)]
+    rm = np.asarray(ref_mscr, dtype=np.float64)[pick_rows(ref_eps_train, cube.eps_train)]
     out = []
     for j in range(1, len(cube.eps_train)):
         a, b = level_name(cube.eps_train[j - 1], eps_min), level_name(cube.eps_train[j], eps_min)
         out.append(
-            _fix_single(
+            fix_single(
                 ledger.comparison(
                     f"S4_mscr_step_{a}_{b}",
                     "Table 2 caption",
                     f"MSCR rises from eps_train = {a} to {b}",
-                    interval=_paired(M[:, j], M[:, j - 1]),
+                    interval=paired_stats(M[:, j], M[:, j - 1]),
                     effect=float(rm[j] - rm[j - 1]),
                     comparable_at=comparable_at,
                     **lab,
@@ -116,17 +116,17 @@ def record_mscr_sign(
     high: float,
     prefix: str = "S4",
     source: str = "Sec. 4",
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     labels: dict | None = None,
 ) -> list:
     """Sec. 4: MSCR < 0 at eps_train = ``low`` and > 0 at eps_train = ``high`` (t-intervals over runs)."""
     lab = run_labels(labels)
     M = cube.mscr(eps_min)
     rm = np.asarray(ref_mscr, dtype=np.float64)
-    jr = _pick(ref_eps_train, cube.eps_train)
+    jr = pick_rows(ref_eps_train, cube.eps_train)
     jl, jh = cube.col(low), cube.col(high)
     return [
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 f"{prefix}_mscr_negative_at_{low:g}",
                 source,
@@ -138,7 +138,7 @@ def record_mscr_sign(
                 **lab,
             )
         ),
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 f"{prefix}_mscr_positive_at_{high:g}" if prefix == "S4" else f"{prefix}_mscr_positive",
                 source,
@@ -163,14 +163,14 @@ def record_max_overall(
     *,
     cid: str = "S4_max_overall",
     source: str = "Sec. 4",
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     labels: dict | None = None,
 ) -> list:
     """Sec. 4: the published cell of maximal accuracy (over the whole matrix) beats our best other cell
     (paired over runs); effect = the published gap to the second-best cell."""
     lab = run_labels(labels)
     ra = np.asarray(ref_acc, dtype=np.float64)[
-        np.ix_(_pick(ref_eps_test, cube.eps_test), _pick(ref_eps_train, cube.eps_train))
+        np.ix_(pick_rows(ref_eps_test, cube.eps_test), pick_rows(ref_eps_train, cube.eps_train))
     ]
     flat = ra.reshape(-1)
     kb = int(np.argmax(flat))
@@ -183,7 +183,7 @@ def record_max_overall(
         f"(eps_test {level_name(cube.eps_test[i], eps_min)}, eps_train {level_name(cube.eps_train[j], eps_min)})"
     )
     return [
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 cid,
                 source,
@@ -208,7 +208,7 @@ def record_diagonal(
     high_rows,
     prefix: str = "S4",
     source: str = "Sec. 4 / 5.6",
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     central: bool = True,
     labels: dict | None = None,
 ) -> list:
@@ -224,9 +224,9 @@ def record_diagonal(
     ):
         if not len(rows):
             continue
-        pooled, (e_r, a_r, b_r) = _pooled_contrast(cube, rows, above)
+        pooled, (e_r, a_r, b_r) = pooled_contrast(cube, rows, above)
         out.append(
-            _fix_single(
+            fix_single(
                 ledger.comparison(
                     f"{prefix}_{tag}",
                     source,
@@ -243,10 +243,10 @@ def record_diagonal(
             )
         )
         for e in rows:
-            up, down = _sides(cube, e, above)
+            up, down = sides_of(cube, e, above)
             iv, a, b = group_contrast(cube.acc[:, cube.row(e), :], up, down)
             out.append(
-                _fix_single(
+                fix_single(
                     ledger.comparison(
                         f"{prefix}_{tag}_{level_name(e, eps_min)}",
                         source,
@@ -264,7 +264,7 @@ def record_diagonal(
 
 
 def record_robustness_trends(
-    ledger, cube: RunCube, eps_min: float, *, n_boot: int, comparable_at=_RUNS, labels: dict | None = None
+    ledger, cube: RunCube, eps_min: float, *, n_boot: int, comparable_at=RUNS, labels: dict | None = None
 ) -> list:
     """Sec. 5.2: the robustness increase with eps_train also holds at other test levels — for every eps_test
     other than 0 and eps_min, the trend of the relative accuracy change (acc(eps_test) − clean) / clean."""
@@ -276,12 +276,12 @@ def record_robustness_trends(
             continue
         rel = 100 * (cube.acc[:, i, :] - cube.acc[:, i0, :]) / cube.acc[:, i0, :]
         out.append(
-            _fix_single(
+            fix_single(
                 ledger.comparison(
                     f"S52_robustness_trend_{level_name(e, eps_min)}",
                     "Sec. 5.2",
                     f"the relative accuracy change at eps_test = {level_name(e, eps_min)} rises with eps_train",
-                    interval=_trend(cube.eps_train, rel, n_boot),
+                    interval=trend_test(cube.eps_train, rel, n_boot),
                     kind="trend",
                     comparable_at=comparable_at,
                     **lab,
@@ -303,7 +303,7 @@ def record_gains(
     prefix: str = "F6a",
     source: str = "Fig. 6a / Sec. 4",
     central_level: float | None = None,
-    comparable_at=_RUNS,
+    comparable_at=RUNS,
     labels: dict | None = None,
 ) -> list:
     """Fig. 6: for every eps_train in ``levels`` both the clean accuracy and the MSCR beat eps_train = 0
@@ -311,7 +311,7 @@ def record_gains(
     lab = run_labels(labels)
     M = cube.mscr(eps_min)
     i0, j0 = cube.row(0.0), cube.col(0.0)
-    jr = dict(zip(range(len(cube.eps_train)), _pick(ref_eps_train, cube.eps_train)))
+    jr = dict(zip(range(len(cube.eps_train)), pick_rows(ref_eps_train, cube.eps_train)))
     rc = np.asarray(ref_acc_clean, dtype=np.float64)
     rm = np.asarray(ref_mscr, dtype=np.float64)
     out = []
@@ -320,12 +320,12 @@ def record_gains(
         name = level_name(e, eps_min)
         central = central_level is not None and np.isclose(e, central_level)
         out.append(
-            _fix_single(
+            fix_single(
                 ledger.comparison(
                     f"{prefix}_clean_gain_{name}",
                     source,
                     f"clean accuracy: eps_train = {name} beats eps_train = 0",
-                    interval=_paired(cube.acc[:, i0, j], cube.acc[:, i0, j0]),
+                    interval=paired_stats(cube.acc[:, i0, j], cube.acc[:, i0, j0]),
                     effect=float(rc[jr[j]] - rc[jr[j0]]),
                     central=central,
                     comparable_at=comparable_at,
@@ -335,12 +335,12 @@ def record_gains(
             )
         )
         out.append(
-            _fix_single(
+            fix_single(
                 ledger.comparison(
                     f"{prefix}_mscr_gain_{name}",
                     source,
                     f"MSCR: eps_train = {name} beats eps_train = 0",
-                    interval=_paired(M[:, j], M[:, j0]),
+                    interval=paired_stats(M[:, j], M[:, j0]),
                     effect=float(rm[jr[j]] - rm[jr[j0]]),
                     central=central,
                     comparable_at=comparable_at,
@@ -353,7 +353,7 @@ def record_gains(
 
 
 def record_optimum_vs_eps_min(
-    ledger, cube: RunCube, eps_min: float, ref_acc_clean, ref_eps_train, comparable_at=_RUNS, labels: dict | None = None
+    ledger, cube: RunCube, eps_min: float, ref_acc_clean, ref_eps_train, comparable_at=RUNS, labels: dict | None = None
 ) -> list:
     """Sec. 5.4: the clean-accuracy optimum lies above eps_min — best column with eps_train > eps_min minus best
     column with eps_train <= eps_min, clean row, paired over runs; and the clean error at eps_train = 0.007 is
@@ -363,12 +363,12 @@ def record_optimum_vs_eps_min(
     up = [j for j, t in enumerate(cube.eps_train) if t > eps_min * (1 + 1e-9)]
     down = [j for j, t in enumerate(cube.eps_train) if t <= eps_min * (1 + 1e-9)]
     iv, ia, ib = group_contrast(cube.acc[:, i0, :], up, down)
-    rc = np.asarray(ref_acc_clean, dtype=np.float64)[_pick(ref_eps_train, cube.eps_train)]
+    rc = np.asarray(ref_acc_clean, dtype=np.float64)[pick_rows(ref_eps_train, cube.eps_train)]
     eff = float(rc[up].max() - rc[down].max())
     j0, j7 = cube.col(0.0), cube.col(0.007)
     err0, err7 = 100 - cube.acc[:, i0, j0], 100 - cube.acc[:, i0, j7]
     return [
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "S54_optimum_above_eps_min",
                 "Sec. 5.4",
@@ -381,12 +381,12 @@ def record_optimum_vs_eps_min(
                 note="paired over runs; effect = the published difference",
             )
         ),
-        _fix_single(
+        fix_single(
             ledger.comparison(
                 "S54_error_halved",
                 "Sec. 5.4",
                 "clean error at eps_train = 0.007 is less than half the error at 0",
-                interval=_paired(err0 / 2, err7),
+                interval=paired_stats(err0 / 2, err7),
                 effect=float((100 - rc[j0]) / 2 - (100 - rc[j7])),
                 comparable_at=comparable_at,
                 **lab,

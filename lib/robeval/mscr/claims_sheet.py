@@ -33,7 +33,7 @@ from scipy import stats as sps
 from robeval.core import stats
 from robeval.core.ledger import EXACT, check_ledger
 from robeval.core.paths import PROFILES
-from robeval.mscr.claim_stats import level_index, level_name
+from robeval.mscr.claim_stats import level_index, level_name, spearman_rho
 
 __all__ = ["sheet_runs", "bounded_interval", "correlation_needed", "record_sheet_tests", "record_sheet_runs"]
 
@@ -320,3 +320,20 @@ def record_sheet_runs(ledger, sheets: dict, stated: int = 1200) -> list:
             )
         )
     return out
+
+
+def sheet_findings(ref: dict) -> dict:
+    """The paper's fundamental 2D findings read off one authors' sheet (:func:`robeval.mscr.published.
+    load_mscr_reference_2d`): Spearman rho of the MSCR row; whether some eps_train > 0 beats eps_train = 0 in
+    both clean accuracy and MSCR (the trade-off overcome); whether the best column of every row eps_test <=
+    0.002 lies above the diagonal."""
+    acc = ref["acc"].to_numpy(dtype=float)
+    mscr = np.asarray(ref["mscr"], dtype=float)
+    e_tr = np.asarray(ref["eps_train"], dtype=float)
+    e_te = np.asarray(ref["eps_test"], dtype=float)
+    rho = spearman_rho(e_tr, mscr)
+    both = bool(np.any((acc[0, 1:] > acc[0, 0]) & (mscr[1:] > mscr[0])))
+    low = [i for i, e in enumerate(e_te) if e <= 0.002 + 1e-12]
+    above = bool(all(e_tr[int(np.argmax(acc[i]))] > e_te[i] + 1e-12 for i in low))
+    sign = bool(mscr[0] < 0 < mscr[-1])
+    return {"rho": float(rho), "tradeoff_overcome": both, "offdiag_low": above, "negative_to_positive": sign}

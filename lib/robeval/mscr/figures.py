@@ -10,14 +10,14 @@ Every function takes the data as read back from the result files of the notebook
 summarised by :func:`robeval.mscr.protocol.mscr_summary`, :func:`robeval.mscr.protocol.accuracy_matrix` or
 :func:`robeval.mscr.tables.k_effect_stats`; per-point separations of
 :func:`robeval.mscr.separation.nearest_other_class_distance`) and returns the matplotlib Figure; the
-notebooks save it with :func:`robeval.core.plotting.savefig`.
+notebooks save it with :func:`robeval.core.publish.plotting.savefig`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from robeval.core.plotting import plotter
+from robeval.core.publish.plotting import plotter
 
 __all__ = [
     "fig3_dataset",
@@ -250,7 +250,7 @@ def table1_cifar_separation_distribution(sep, two_r_paper: float):
     return fig
 
 
-ANNOT_PT = 9.0  # the cell numbers of the heatmaps, in points (>= 9 px at page width: robeval.core.plotting.MIN_TEXT_PX)
+ANNOT_PT = 9.0  # the cell numbers of the heatmaps, in points (>= 9 px at page width: robeval.core.publish.plotting.MIN_TEXT_PX)
 
 
 @plotter

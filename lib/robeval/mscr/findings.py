@@ -1,7 +1,7 @@
 """The "what we found" sentences of notebooks 01 and 02, generated from each section's results.
 
 Each function takes the frames the section has just computed or loaded (never the ledger, which is built at the
-end of the notebook) and returns a :class:`robeval.core.findings.Found` of 1–5 sentences. Accuracies and MSCR are
+end of the notebook) and returns a :class:`robeval.core.publish.findings.Found` of 1–5 sentences. Accuracies and MSCR are
 in percent, as in the paper's tables.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from robeval.core.findings import Found, found, num, share
+from robeval.core.publish.findings import Found, found, num, share
 from robeval.mscr import published
 
 __all__ = [

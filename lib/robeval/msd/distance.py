@@ -121,12 +121,12 @@ def mmd_many(aug_feats, corr_means) -> np.ndarray:
 
 # transform features
 def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[np.ndarray], np.ndarray]:
-    """Wrap a :mod:`robeval.core.models` network as ``feature_fn(images uint8 (N, H, W, C)) -> (N, D)`` float64
+    """Wrap a :mod:`robeval.core.nn.models` network as ``feature_fn(images uint8 (N, H, W, C)) -> (N, D)`` float64
     returning the penultimate layer ``model.features`` (model in eval mode)."""
-    from robeval.core.training import extract_features
+    from robeval.core.nn.training import extract_features
 
     if not hasattr(model, "features"):
-        raise ValueError("model has no .features(x) method; build it with robeval.core.models.build(...).")
+        raise ValueError("model has no .features(x) method; build it with robeval.core.nn.models.build(...).")
 
     def feature_fn(images: np.ndarray) -> np.ndarray:
         x = to_nchw(images)
@@ -290,7 +290,7 @@ def corruption_features(
     """Transform features of ``n_samples`` realisations of every corruption and severity; the realisations of
     (corruption c, severity s) draw from ``keyed(seed, c, s)`` (``seed``: an int or a SeedSequence).
 
-    ``n_jobs`` > 1 corrupts in worker processes (:func:`robeval.core.parallel.imap`), ``chunk`` realisations per
+    ``n_jobs`` > 1 corrupts in worker processes (:func:`robeval.core.runs.parallel.imap`), ``chunk`` realisations per
     task (default about eight tasks per process, of 8 to 128 images): the seed of every realisation is drawn here, in the order the
     serial loop draws it, and ``feature_fn`` runs here (on the GPU when it is there) on the same batches, so the
     result is bit-identical for every ``n_jobs`` and ``chunk``. ``corrupt_fn`` must then be picklable.
@@ -301,7 +301,7 @@ def corruption_features(
     """
     from tqdm.auto import tqdm
 
-    from robeval.core.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
+    from robeval.core.runs.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
 
     out = None
     pairs = [(c, s) for c in corruptions for s in severities]

@@ -11,7 +11,7 @@ construction's distance shift per candidate corruption (App. D, as bars).
 
 Every function takes the data as read back from the result files of :mod:`robeval.msd.powerset`,
 :mod:`robeval.msd.tables` and :mod:`robeval.msd.cbar` and returns the matplotlib Figure; the notebooks save
-it with :func:`robeval.core.plotting.savefig`.
+it with :func:`robeval.core.publish.plotting.savefig`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from robeval.core.plotting import plotter
+from robeval.core.publish.plotting import plotter
 from robeval.msd.cbar import mosaic
 from robeval.msd.published import PAPER_N_ABOVE_THRESHOLD, PAPER_SPEARMAN_THRESHOLD
 from robeval.transforms import augmentations
@@ -313,7 +313,7 @@ def cbar_construction_shifts(shifts, n_top: int, published=CBAR_CORRUPTIONS):
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
-    # 9.5 in at 800 px: 84 px per inch, the 8.5-point names read at 9.9 px (robeval.core.plotting.MIN_TEXT_PX)
+    # 9.5 in at 800 px: 84 px per inch, the 8.5-point names read at 9.9 px (robeval.core.publish.plotting.MIN_TEXT_PX)
     fig, ax = plt.subplots(figsize=(9.5, 4.2), constrained_layout=True)
     inside, outside = "#D55E00", "#0072B2"  # vermillion / blue (Okabe & Ito), named in the legend, not the title
     colors = [inside if c in published else outside for c in shifts["corruption"]]

@@ -1,7 +1,7 @@
 """The "what we found" sentences of notebooks 03 and 04, generated from each section's results.
 
 Each function takes the frames the section has just computed or loaded and returns a
-:class:`robeval.core.findings.Found` of 1–5 sentences. Errors are fractions in [0, 1] in notebook 03 and percent in
+:class:`robeval.core.publish.findings.Found` of 1–5 sentences. Errors are fractions in [0, 1] in notebook 03 and percent in
 notebook 04's Table 1, as the sections display them.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from robeval.core.findings import Found, found, share
+from robeval.core.publish.findings import Found, found, share
 
 __all__ = [
     "base_network",

@@ -94,7 +94,7 @@ def training_arrays(tcfg: dict):
 
 
 def augmentation_kwargs(augmentation: str, seed: int, *, mode: str = "composite", severity: float = 3.0) -> dict:
-    """The ``batch_transform`` / ``step_fn`` arguments of :func:`robeval.core.training.train` for an
+    """The ``batch_transform`` / ``step_fn`` arguments of :func:`robeval.core.nn.training.train` for an
     augmentation: ``"none"`` (crops and flips only), ``"autoaugment"``, ``"patch_gaussian"``, ``"augmix"``
     (the nine AugMix ops with the Jensen-Shannon consistency loss, weight 12, as in AugMix and the paper), or a
     powerset scheme ('+'-joined op names, composited in ``mode`` at ``severity``, plain cross-entropy)."""
@@ -141,8 +141,8 @@ def trained_model(
     """
     import torch
 
-    from robeval.core import models, training
     from robeval.core.io import atomic_write_bytes
+    from robeval.core.nn import models, training
 
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
@@ -181,7 +181,7 @@ def trained_model(
 
 def load_model(tcfg: dict, key: str):
     """A cached model (eval mode) by its key from :func:`trained_model`."""
-    from robeval.core import models
+    from robeval.core.nn import models
 
     path = models_dir() / f"{key}.pt"
     if not path.is_file():
@@ -223,11 +223,11 @@ def model_device(model):
 
 def _batch_to(x, device):
     """uint8 or float images (numpy or torch, NCHW) as a float [0, 1] tensor on ``device``. On the CPU exactly
-    :func:`robeval.core.training.to_float_tensor`; elsewhere the bytes travel first and become float there
+    :func:`robeval.core.nn.training.to_float_tensor`; elsewhere the bytes travel first and become float there
     (four times less to copy)."""
     import torch
 
-    from robeval.core.training import to_float_tensor
+    from robeval.core.nn.training import to_float_tensor
 
     if device.type == "cpu":
         return to_float_tensor(x)
@@ -385,7 +385,7 @@ def augmented_batches(x_nchw, transform, seed, *, batch_size: int = 100, flip_cr
     seeded with ``seed`` — the data the network would see in training with that augmentation."""
     import torch
 
-    from robeval.core import training
+    from robeval.core.nn import training
 
     gen = torch.Generator().manual_seed(int(seed))
     xt = training.to_float_tensor(x_nchw)
@@ -439,15 +439,15 @@ def _corrupt_diagonal_chunk(start: int, stop: int, images, name: str, seed: int,
 def corrupt_diagonal_many(images_nhwc, names, seed: int, *, levels: dict | None = None, n_jobs=1, chunk=None):
     """Yield ``(name, corrupt_diagonal(images_nhwc, name, seed, levels=levels.get(name)))`` for every name of
     ``names``, in order, the corruption spread over ``n_jobs`` worker processes
-    (:func:`robeval.core.parallel.imap`) in chunks of ``chunk`` images (default
-    :func:`robeval.core.parallel.default_chunk` over all names' images: about eight chunks per process, 8 to 128
+    (:func:`robeval.core.runs.parallel.imap`) in chunks of ``chunk`` images (default
+    :func:`robeval.core.runs.parallel.default_chunk` over all names' images: about eight chunks per process, 8 to 128
     images, at most one name's images each).
 
     Every image draws from its own keyed stream and its severity is fixed by its index, so the arrays are
     bit-identical for every ``n_jobs`` and ``chunk``; with ``n_jobs = 1`` (and no ``chunk``) each name is
     :func:`corrupt_diagonal` of all images in this process, as before. A name is yielded as soon as its chunks
     are done (the caller can evaluate it while the workers corrupt the next)."""
-    from robeval.core.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
+    from robeval.core.runs.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
 
     images = np.asarray(images_nhwc)
     names = [str(n) for n in names]

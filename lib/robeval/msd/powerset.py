@@ -304,7 +304,7 @@ def toy_cell(cell: dict, config: dict) -> list[dict]:
     blur. Returns rows fraction, run, corruption, severity, error."""
     import torch
 
-    from robeval.core import models, training
+    from robeval.core.nn import models, training
 
     p = float(cell["fraction"])
     seed = int(cell["seed"])

@@ -65,12 +65,12 @@ def has_paper_repeats(n_repeats) -> bool:
     return isinstance(n_repeats, (int, np.integer)) and n_repeats >= PAPER_REPEATS
 
 
-def _too_few(claim: Claim, interval, what: str = "runs (setting n_runs)") -> Claim:
+def too_few(claim: Claim, interval, what: str = "runs (setting n_runs)") -> Claim:
     """Say how many runs decide a row that had fewer than two (its interval is unbounded)."""
     if interval.n < 2 and claim.verdict not in ("not comparable",):
         claim.decides = f">= 3 independent {what}; this profile had {interval.n}"
     return claim
 
 
-def _note(*parts) -> str:
+def note_text(*parts) -> str:
     return "; ".join(p for p in parts if p)

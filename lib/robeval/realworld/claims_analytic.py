@@ -131,8 +131,8 @@ def record_analytic_claims(
 
     linear, right_angle : closed-form maps (``x1``, ``x2``, ``robustness``, ``distance`` indexed [i2, i1]) of the
         linear model w = (0, 1), b = 0 and of the right-angle model with corner ``corner``, isotropic ``sigma``.
-    edge : :func:`robeval.realworld.experiments.equal_distance_edge` (robustness along an edge at distance 0.5).
-    checks : :func:`robeval.realworld.experiments.analytic_mc_checks` (columns ``mc``, ``exact``).
+    edge : :func:`robeval.realworld.summaries.equal_distance_edge` (robustness along an edge at distance 0.5).
+    checks : :func:`robeval.realworld.summaries.analytic_mc_checks` (columns ``mc``, ``exact``).
     aniso_cov : the anisotropic 2x2 covariance rotated for the Sec. 3.3 / Fig. 2b row.
     printed : what the paper prints (:data:`PRINTED`; the Fig. A.2 caption row).
 
@@ -145,7 +145,7 @@ def record_analytic_claims(
     from scipy import special
 
     from robeval.realworld.analytic import linear_robustness
-    from robeval.realworld.experiments import max_spread_along_x1
+    from robeval.realworld.summaries import max_spread_along_x1
 
     ledger = _check_ledger(ledger)
     for name, m in (("linear", linear), ("right_angle", right_angle)):

@@ -13,10 +13,10 @@ from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld.claim_stats import (
     CONVERGENCE,
     SMOKE_NOTE,
-    _note,
-    _too_few,
     has_paper_repeats,
+    note_text,
     run_interval,
+    too_few,
 )
 
 # --------------------------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ INDEX_06 = [
 
 def record_fog_claims(ledger, stats, *, synthetic: bool, data_path=None) -> list[Claim]:
     """Sec. 4.2 / Fig. 6, from the per-run statistics of the fog experiment
-    (:func:`robeval.realworld.experiments.fog_statistics` with ``runs``; one row per trained network).
+    (:func:`robeval.realworld.summaries.fog_statistics` with ``runs``; one row per trained network).
 
     * ``fog-many-near-1``: more than half of the test hours have P_r > 0.99 (the paper gives no number; "a large
       number" read as a majority): interval over runs of ``fraction − 0.5`` > 0.
@@ -168,11 +168,11 @@ def record_fog_claims(ledger, stats, *, synthetic: bool, data_path=None) -> list
             direction=">",
             paper=paper,
             central=central,
-            note=_note(note, data, smoke),
+            note=note_text(note, data, smoke),
             about="models" if cid != "fog-convergence" else "one model",
             **row_labels,
         )
-        out.append(_too_few(c, iv, "runs (trained networks; setting n_runs)"))
+        out.append(too_few(c, iv, "runs (trained networks; setting n_runs)"))
     return out
 
 
@@ -182,10 +182,10 @@ def evaluate_fog(ledger, cfg, out_dir) -> list[Claim]:
     from pathlib import Path
 
     from robeval.core import io
-    from robeval.realworld import experiments as rx
+    from robeval.realworld import summaries as rs
 
     out_dir = Path(out_dir)
     runs = io.load_frame(out_dir / "fog_runs.csv")
-    stats = rx.fog_statistics(io.load_frame(out_dir / "fog_points.csv"), runs)
+    stats = rs.fog_statistics(io.load_frame(out_dir / "fog_points.csv"), runs)
     stats.attrs["n_repeats"] = int(runs["n_repeats"].iloc[0])
     return record_fog_claims(ledger, stats, synthetic=not cfg["data_path"], data_path=cfg["data_path"])

@@ -18,6 +18,7 @@ from robeval.core.ledger import EXACT, ROUNDING, Claim
 from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld import experiments as _rx
+from robeval.realworld import summaries as _rs
 from robeval.realworld.claim_stats import (
     CONVERGENCE,
     FIG3_AXIS_FLOOR,
@@ -25,10 +26,10 @@ from robeval.realworld.claim_stats import (
     PRINTED,
     SEC41_FIGURES,
     SMOKE_NOTE,
-    _note,
-    _too_few,
     has_paper_repeats,
+    note_text,
     run_interval,
+    too_few,
 )
 
 # --------------------------------------------------------------------------------------------------
@@ -123,9 +124,9 @@ def record_sec41_claims(
     ledger, dataset: str, stats, *, scatter_scale: float, n_samples: int, dense_by_reading=None
 ) -> list[Claim]:
     """Sec. 4.1.3 for one dataset, from its per-run statistics
-    (:func:`robeval.realworld.experiments.sec41_statistics`; one row per run). ``dense_by_reading``: covariance
+    (:func:`robeval.realworld.summaries.sec41_statistics`; one row per run). ``dense_by_reading``: covariance
     reading (:data:`FIG3_READINGS`) -> per-run ``frac_rw_09`` / ``frac_adv_09`` at the scatter scale under that
-    reading (:func:`robeval.realworld.experiments.fig5_statistics`); with it ``<dataset>-dense-near-1`` is a
+    reading (:func:`robeval.realworld.summaries.fig5_statistics`); with it ``<dataset>-dense-near-1`` is a
     readings row of ``realworld_fig3_axis`` (a reading absent from it was not run: the row stays open).
 
     * ``<dataset>-ranking-differs`` (central): at the scale where adversarial robustness ranks points most like
@@ -134,7 +135,7 @@ def record_sec41_claims(
     * ``<dataset>-dense-near-1``: more points have P_r > 0.9 than adversarial robustness > 0.9 (panel a's scale):
       paired interval over runs > 0; under every covariance reading with ``dense_by_reading``.
     * ``<dataset>-corr-peak``: the Pearson correlation has an interior maximum over the scales (leave-one-out
-      peak, :func:`robeval.realworld.experiments.interior_peak_margins`): interval over runs > 0.
+      peak, :func:`robeval.realworld.summaries.interior_peak_margins`): interval over runs > 0.
     * ``<dataset>-mc-convergence``: the minimum pairwise correlation of the repeated estimates exceeds 0.999:
       interval over runs of ``min_pairwise_corr − 0.999`` > 0; comparable only with the paper's 20 repetitions
       (the minimum over fewer pairs is biased towards the claim).
@@ -177,7 +178,7 @@ def record_sec41_claims(
         effect=0.2 if dataset == "iris" else None,
         central=True,
         **models,
-        note=_note(
+        note=note_text(
             f"mean Spearman(adv, P_r) {np.nanmean(stats['spearman_adv']):.3f} vs ceiling "
             f"{np.nanmean(stats['spearman_ceiling']):.3f}",
             "effect: 1 − 0.8, the top of Fig. 3c's correlation axis" if dataset == "iris" else "",
@@ -185,7 +186,7 @@ def record_sec41_claims(
             smoke,
         ),
     )
-    out.append(_too_few(c, iv))
+    out.append(too_few(c, iv))
 
     def dense(lg, data):
         st, reading = data
@@ -201,7 +202,7 @@ def record_sec41_claims(
             paper="real-world robustness dense close to 1",
             depends=(COV_KEY,) if reading else (),
             **models,
-            note=_note(
+            note=note_text(
                 f"mean fractions {np.nanmean(st['frac_rw_09']):.2f} (P_r) vs {np.nanmean(st['frac_adv_09']):.2f} "
                 "(adversarial)",
                 f"P_r from N = {int(st['n_samples'].iloc[0])} samples per point" if "n_samples" in st else "",
@@ -209,7 +210,7 @@ def record_sec41_claims(
                 smoke,
             ),
         )
-        return [_too_few(c, iv)]
+        return [too_few(c, iv)]
 
     if dense_by_reading is None:
         out += dense(ledger, (stats, ""))
@@ -228,9 +229,9 @@ def record_sec41_claims(
         direction=">",
         paper="a scale where the correlation is highest",
         **models,
-        note=_note(f"{drop} run(s) without 3 finite scales dropped" if drop else "", smoke),
+        note=note_text(f"{drop} run(s) without 3 finite scales dropped" if drop else "", smoke),
     )
-    out.append(_too_few(c, iv))
+    out.append(too_few(c, iv))
 
     iv, drop = run_interval(stats["min_pairwise_corr"] - CONVERGENCE)
     n_rep = stats.attrs.get("n_repeats", "?")
@@ -255,7 +256,7 @@ def record_sec41_claims(
             "the row is decided only with the paper's 20 repetitions (the paper profile; two reruns of the default "
             "profile at 3 repetitions did not keep its verdict)"
         ),
-        note=_note(
+        note=note_text(
             f"lowest run {np.nanmin(stats['min_pairwise_corr']):.5f}"
             if stats["min_pairwise_corr"].notna().any()
             else "",
@@ -263,7 +264,7 @@ def record_sec41_claims(
             smoke,
         ),
     )
-    out.append(_too_few(c, iv))
+    out.append(too_few(c, iv))
     return out
 
 
@@ -273,7 +274,7 @@ def record_sec41_claims(
 # standard deviation. "identity-variance" is what our runs use at the scatter scales (setting cov_trace =
 # "features"); the others are read off the scale sweep.
 FIG3_READINGS = _rx.COV_READINGS
-COV_KEY, PAIR_KEY = "realworld_fig3_axis", "realworld_iris_pair"  # robeval.core.ambiguities
+COV_KEY, PAIR_KEY = "realworld_fig3_axis", "realworld_iris_pair"  # robeval.core.ledger.ambiguities
 FIG3_AMBIGUITY = (
     "the covariance is 'normalized to a trace of 1' yet the identity has 'all diagonal terms 1' (trace d; row "
     "sec41-trace-normalisation); 'scale' may multiply the variance or the standard deviation; the Iris class pair is "
@@ -288,7 +289,7 @@ _CLASS_PAIR = (
 
 def _other_pairs(iris_classes) -> list[str]:
     """The readings of the Iris class pair (``realworld_iris_pair``) other than ours."""
-    from robeval.core.ambiguities import AMBIGUITIES
+    from robeval.core.ledger.ambiguities import AMBIGUITIES
 
     ours = _rx.iris_pair_name(iris_classes)
     return [p for p in AMBIGUITIES[PAIR_KEY].readings if p != ours]
@@ -387,7 +388,7 @@ def record_fig3_range_claims(
                 direction=">",
                 paper=f"all test points above {floor:g} at scale {paper_scale:g}",
                 comparable_at=comparable,
-                note=_note(
+                note=note_text(
                     f"{why}; mean minimum {np.nanmean(values):.3f}" if np.isfinite(values).any() else why,
                     "the paper's figure is one split and forest; the interval is for the expected minimum under our "
                     "protocol",
@@ -398,7 +399,7 @@ def record_fig3_range_claims(
                 ),
                 **labels,
             )
-            parts.append(_too_few(c, iv))
+            parts.append(too_few(c, iv))
         if sweep is None:
             out.append(parts[0])
             continue
@@ -414,7 +415,7 @@ def record_fig3_range_claims(
             # the class pair is ambiguous too (realworld_iris_pair) and only ours was run: neither a reproduction
             # nor a contradiction with it alone decides the statement
             missing=[f"Iris class pair {p}" for p in _other_pairs(iris_classes)],
-            note=_note(_CLASS_PAIR, smoke),
+            note=note_text(_CLASS_PAIR, smoke),
         )
         out.append(c)
     lo, hi = FIG3C_AXIS
@@ -428,7 +429,7 @@ def record_fig3_range_claims(
         interval=iv,
         direction=">",
         paper="correlations between ≈0.2 and ≈0.8",
-        note=_note(
+        note=note_text(
             f"mean range {np.nanmean(stats['pearson_min']):.2f}-{np.nanmean(stats['pearson_max']):.2f}",
             "y ticks 0.2-0.8 every 0.1",
             "the curve spans the sweep's scales, our reading (identity covariance, scale = variance)",
@@ -436,7 +437,7 @@ def record_fig3_range_claims(
         ),
         **labels,
     )
-    out.append(_too_few(c, iv))
+    out.append(too_few(c, iv))
     return out
 
 
@@ -462,14 +463,14 @@ def _fig5_rows(ledger, iris, iono, *, s_iris: float, s_iono: float, reading: str
         unit="forest runs",
         about="models",
         depends=depends,
-        note=_note(
+        note=note_text(
             f"mean |ΔP_r| {np.nanmean(iris['d_random']):.4f} vs noise {np.nanmean(iris['d_noise']):.4f}",
             "each run draws its own random covariances A^T A (Eq. 5)",
             n,
             smoke,
         ),
     )
-    out.append(_too_few(c, iv))
+    out.append(too_few(c, iv))
     k = min(len(iris), len(iono))
     iv, _ = run_interval(iris["excess"].to_numpy()[:k], paired_with=iono["excess"].to_numpy()[:k])
     c = ledger.comparison(
@@ -486,7 +487,7 @@ def _fig5_rows(ledger, iris, iono, *, s_iris: float, s_iono: float, reading: str
         unit="training runs",
         about="models",
         depends=depends,
-        note=_note(
+        note=note_text(
             f"mean excess Iris {np.nanmean(iris['excess']):.4f}, Ionosphere {np.nanmean(iono['excess']):.4f}",
             "runs of the two datasets are independent; paired by run index (a forest run of Iris with an MLP "
             "training run of Ionosphere)",
@@ -494,7 +495,7 @@ def _fig5_rows(ledger, iris, iono, *, s_iris: float, s_iono: float, reading: str
             smoke,
         ),
     )
-    out.append(_too_few(c, iv))
+    out.append(too_few(c, iv))
     return out
 
 
@@ -513,7 +514,7 @@ def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> l
     tables was not run: the rows stay open.
 
     stats_by_dataset : {"iris": table, "ionosphere": table} of
-        :func:`robeval.realworld.experiments.fig5_statistics` — columns ``reading``, ``run``, ``d_random``,
+        :func:`robeval.realworld.summaries.fig5_statistics` — columns ``reading``, ``run``, ``d_random``,
         ``d_noise``, ``excess`` (and ``pair`` for Iris), one row per (pair,) reading and run.
     scale_by_dataset : {"iris": s, "ionosphere": s}, panel a's scale of each dataset.
     """
@@ -524,7 +525,7 @@ def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> l
     cols = ("reading", "run", "d_random", "d_noise", "excess")
     iris = _check_frame(stats_by_dataset["iris"], cols + ("pair",), "iris stats")
     iono = _check_frame(stats_by_dataset["ionosphere"], cols, "ionosphere stats")
-    from robeval.core.ambiguities import AMBIGUITIES
+    from robeval.core.ledger.ambiguities import AMBIGUITIES
 
     pairs = list(AMBIGUITIES[PAIR_KEY].readings)
     unknown = sorted(set(iris["pair"]) - set(pairs)) + sorted(
@@ -557,7 +558,7 @@ def record_covariance_claims(ledger, stats_by_dataset, *, scale_by_dataset) -> l
 def fig5_tables(tables, stats, *, cov_trace: str, iris_classes) -> tuple[dict, dict]:
     """The Fig. 5 and dense-near-1 inputs of :func:`evaluate_sec41` from the result tables of each dataset
     (:func:`robeval.realworld.experiments.load_sec41_results`) and their per-run statistics ``stats``
-    (:func:`~robeval.realworld.experiments.sec41_statistics`): ``({dataset: fig5_statistics table},
+    (:func:`~robeval.realworld.summaries.sec41_statistics`): ``({dataset: fig5_statistics table},
     {dataset: {reading: per-run table}})``. A result folder without ``<dataset>_fig5.csv`` (written before the
     readings) gives our reading and class pair only, from the points table: the others stay open."""
 
@@ -566,7 +567,7 @@ def fig5_tables(tables, stats, *, cov_trace: str, iris_classes) -> tuple[dict, d
     for dataset, t in tables.items():
         pair = our_pair if dataset == "iris" else ""
         if "fig5" in t:
-            st = _rx.fig5_statistics(t["fig5"], t["points"], attacked_pair=pair)
+            st = _rs.fig5_statistics(t["fig5"], t["points"], attacked_pair=pair)
         else:
             st = stats[dataset].reset_index()[["run", "d_random", "d_noise", "excess", "frac_rw_09", "frac_adv_09"]]
             st = st.assign(pair=pair, reading=ours)
@@ -630,6 +631,7 @@ def evaluate_sec41(ledger, cfg, out_dir) -> list[Claim]:
     (:func:`robeval.realworld.experiments.run_sec41_grid`) and the settings ``cfg`` of
     ``realworld_iris_ionosphere``. Returns the recorded claims."""
     from robeval.realworld import experiments as rx
+    from robeval.realworld import summaries as rs
 
     ledger = _check_ledger(ledger)
     stats, scales, sweeps, tables_by = {}, {}, {}, {}
@@ -639,7 +641,7 @@ def evaluate_sec41(ledger, cfg, out_dir) -> list[Claim]:
         if dataset == "iris":
             n_features = int(tables["runs"]["n_features"].iloc[0]) if "n_features" in tables["runs"] else 4
         scatter = cfg[f"{dataset}_scatter_scales"]
-        stats[dataset] = rx.sec41_statistics(tables["points"], tables["sweep"], tables["runs"], scatter)
+        stats[dataset] = rs.sec41_statistics(tables["points"], tables["sweep"], tables["runs"], scatter)
         stats[dataset].attrs["n_repeats"] = int(tables["runs"]["n_repeats"].iloc[0])
         scales[dataset] = float(scatter[0])
     fig5, dense = fig5_tables(tables_by, stats, cov_trace=cfg["cov_trace"], iris_classes=cfg["iris_classes"])

@@ -9,12 +9,12 @@ estimator against the closed forms (not in the paper).
 
 Every function takes the data as read back from the result files of :mod:`robeval.realworld.experiments`
 and :mod:`robeval.realworld.fog` and returns the matplotlib Figure; the notebooks save it with
-:func:`robeval.core.plotting.savefig`.
+:func:`robeval.core.publish.plotting.savefig`.
 """
 
 from __future__ import annotations
 
-from robeval.core.plotting import DISTINCT_COLOURS, DISTINCT_MARKERS, plotter
+from robeval.core.publish.plotting import DISTINCT_COLOURS, DISTINCT_MARKERS, plotter
 
 __all__ = [
     "fig3_iris",
@@ -43,7 +43,7 @@ def _scatter_sweep(points, sweep, scatter_scales, n_samples: int, title: str, pa
     axis: what the published figure shows, drawn beside ours."""
     import matplotlib.pyplot as plt
 
-    # 10.5 in at 800 px: 76 px per inch, 9-point text reads at 9.5 px (robeval.core.plotting.MIN_TEXT_PX)
+    # 10.5 in at 800 px: 76 px per inch, 9-point text reads at 9.5 px (robeval.core.publish.plotting.MIN_TEXT_PX)
     fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.8), constrained_layout=True)
     pts, label = _first_run(points)
     ok = pts["adv_success"].astype(bool)
@@ -220,7 +220,7 @@ def figA2_equal_distance_edge(edge):
     the corner; P_r falls from Phi(0.5) (dotted line) towards Phi(0.5)^2 near the corner while the distance
     stays constant.
 
-    edge : the table of :func:`robeval.realworld.experiments.equal_distance_edge` (t, distance, robustness).
+    edge : the table of :func:`robeval.realworld.summaries.equal_distance_edge` (t, distance, robustness).
     """
     import matplotlib.pyplot as plt
     from scipy import stats
@@ -243,7 +243,7 @@ def appA_mc_check(checks, n_samples: int):
     """App. A check of the Monte-Carlo estimator (not in the paper): MC P_r against the closed form per
     (model, covariance), and the histogram of z-scores against the standard normal density.
 
-    checks : the table of :func:`robeval.realworld.experiments.analytic_mc_checks` (model, covariance,
+    checks : the table of :func:`robeval.realworld.summaries.analytic_mc_checks` (model, covariance,
         exact, mc, se, z); points with zero standard error are left out of the histogram.
     n_samples : Monte-Carlo samples per point (axis label).
     """

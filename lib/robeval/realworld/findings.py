@@ -1,7 +1,7 @@
 """The "what we found" sentences of notebooks 05–07, generated from each section's results.
 
 Each function takes the frames the section has just computed or loaded and returns a
-:class:`robeval.core.findings.Found` of 1–5 sentences. Real-world robustness :math:`P_r` and correlations are
+:class:`robeval.core.publish.findings.Found` of 1–5 sentences. Real-world robustness :math:`P_r` and correlations are
 unitless.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from robeval.core.findings import Found, found
+from robeval.core.publish.findings import Found, found
 
 __all__ = ["adv_vs_real", "agreement", "covariance", "fog", "mc_check", "runs"]
 
@@ -30,7 +30,7 @@ def runs(results: Mapping[str, Mapping[str, pd.DataFrame]]) -> Found:
 
 
 def adv_vs_real(stats: Mapping[str, pd.DataFrame]) -> Found:
-    """Figs. 3–4: ``stats`` maps a dataset to :func:`robeval.realworld.experiments.sec41_statistics` (one row per
+    """Figs. 3–4: ``stats`` maps a dataset to :func:`robeval.realworld.summaries.sec41_statistics` (one row per
     run: ``spearman_adv``, ``spearman_ceiling``, ``frac_rw_09``, ``frac_adv_09``)."""
     rank = [
         f"{d} {s['spearman_adv'].mean():.2f} (two estimates of P_r agree to {s['spearman_ceiling'].mean():.3f})"
@@ -64,7 +64,7 @@ def covariance(stats: Mapping[str, pd.DataFrame]) -> Found:
 
 
 def fog(stats: pd.DataFrame, synthetic: bool) -> Found:
-    """Fig. 6: :func:`robeval.realworld.experiments.fog_statistics` (one row per trained network)."""
+    """Fig. 6: :func:`robeval.realworld.summaries.fog_statistics` (one row per trained network)."""
     return found(
         f"Over {len(stats)} networks and {int(stats['test points'].iloc[0])} test hours: the smallest P_r is "
         f"{stats['min P_r'].min():.2f}, {100 * stats['fraction P_r > 0.99'].mean():.0f}% of the hours have P_r > 0.99, "
@@ -93,7 +93,7 @@ def agreement(agree: pd.DataFrame, edge: pd.DataFrame) -> Found:
 
 def mc_check(summary: pd.DataFrame, level: float = 0.05) -> Found:
     """The Monte-Carlo estimator against the closed forms: ``summary`` is
-    :func:`robeval.realworld.experiments.mc_check_summary` (``points``, ``max_abs_z``, ``max_abs_err`` per case).
+    :func:`robeval.realworld.summaries.mc_check_summary` (``points``, ``max_abs_z``, ``max_abs_err`` per case).
     The largest |z| is judged against the family-wise bound at ``level`` over all points (Bonferroni)."""
     from scipy.stats import norm
 

@@ -769,7 +769,7 @@ def autoaugment(images, rng: np.random.Generator, *, same_instance: bool = False
 
 
 # --------------------------------------------------------------------------------------------------
-# torch batch transforms for robeval.core.training.train(batch_transform=...)
+# torch batch transforms for robeval.core.nn.training.train(batch_transform=...)
 # --------------------------------------------------------------------------------------------------
 def patch_gaussian(xb, gen, *, patch_width: int = 25, max_sigma: float = 1.0):
     """Patch Gaussian (Lopes et al. 2019) as configured by the paper for CIFAR-10: a ``patch_width``
@@ -838,7 +838,7 @@ def _torch_to_uint8_nhwc(xb) -> np.ndarray:
 
 
 def as_batch_transform(fn):
-    """Wrap a numpy augmentation as a torch batch transform for :func:`robeval.core.training.train`.
+    """Wrap a numpy augmentation as a torch batch transform for :func:`robeval.core.nn.training.train`.
 
     Parameters
     ----------
@@ -851,7 +851,7 @@ def as_batch_transform(fn):
     """
     import torch
 
-    from robeval.core.training import needs_host_generator
+    from robeval.core.nn.training import needs_host_generator
 
     def transform(xb, gen):
         seed = int(torch.randint(0, 2**62, (1,), generator=gen).item())
@@ -863,7 +863,7 @@ def as_batch_transform(fn):
 
 
 def make_batch_transform(name_or_scheme, *, severity: float = 3.0, mode: str = "composite", **kw):
-    """Build a ``batch_transform(xb, gen) -> tensor`` for :func:`robeval.core.training.train`.
+    """Build a ``batch_transform(xb, gen) -> tensor`` for :func:`robeval.core.nn.training.train`.
 
     Parameters
     ----------
@@ -885,7 +885,7 @@ def make_batch_transform(name_or_scheme, *, severity: float = 3.0, mode: str = "
         if name == "none":
             return lambda xb, gen: xb
         if name == "patch_gaussian":  # draws on the CPU generator, adds the noise on xb's device
-            from robeval.core.training import needs_host_generator
+            from robeval.core.nn.training import needs_host_generator
 
             return needs_host_generator(lambda xb, gen: patch_gaussian(xb, gen, **kw))
         if name == "autoaugment":
@@ -906,7 +906,7 @@ def make_batch_transform(name_or_scheme, *, severity: float = 3.0, mode: str = "
 
 def augmix_jsd_step_fn(*, severity: float = 3.0, jsd_weight: float = 12.0, seed: int = 0):
     """AugMix training objective with the Jensen-Shannon consistency loss (Hendrycks et al. 2020), as a
-    ``step_fn(model, xb, yb, epoch) -> loss`` for :func:`robeval.core.training.train`.
+    ``step_fn(model, xb, yb, epoch) -> loss`` for :func:`robeval.core.nn.training.train`.
 
     ``loss = CE(model(x), y) + jsd_weight * JS(p_clean, p_aug1, p_aug2)`` where the two AugMix views are drawn
     from ``xb`` (already cropped and flipped) with the full nine-op scheme at ``severity``; ``jsd_weight`` = 12

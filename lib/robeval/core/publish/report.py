@@ -179,7 +179,7 @@ def _summary_chart(df, profile: str) -> None:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from robeval.core.plotting import claims_summary, savefig
+    from robeval.core.publish.plotting import claims_summary, savefig
 
     short = {"mscr": "MSCR (Siedel 2022)", "msd": "MSD (Mintun 2021)", "realworld": "real-world (Scher)",
              "acr": "ACR (Sun 2025)", "core": "data & environment"}  # fmt: skip
@@ -207,7 +207,7 @@ def report(profile: str, path=None) -> str:
     coverage of the paper's claims index, then every row with its test."""
     from fnmatch import fnmatchcase
 
-    from robeval.core.notebooks import notebooks_for_profile
+    from robeval.core.catalog import notebooks_for_profile
 
     ledgers = load_ledgers(profile)
     everything = load_claims(profile)
@@ -310,14 +310,14 @@ def figures_report(profile: str, path=None) -> str:
     ``<results_dir>/FIGURES.md``): every figure with the paper figure it reproduces, its notebook, the
     function that computed its data and the one that drew it. Returns the text."""
     from robeval.core.paths import RESULTS_DIR
-    from robeval.core.plotting import load_manifest
+    from robeval.core.publish.plotting import load_manifest
 
     entries = load_manifest(profile)
     fig_dir = figures_dir(profile)
     lines = [
         f"# Figures — profile `{profile}`",
         "",
-        "Generated from the figure manifest that `robeval.core.plotting.savefig` writes. Each figure: the paper "
+        "Generated from the figure manifest that `robeval.core.publish.plotting.savefig` writes. Each figure: the paper "
         "figure it reproduces, the notebook that saves it, the library function that computed its data, and "
         "the function that draws it (restyle a plot there; its data come from the result files).",
         "",
@@ -360,7 +360,7 @@ def published_figure(path, profile: str):
     from pathlib import Path
 
     from robeval.core.paths import BUILD_DIR
-    from robeval.core.plotting import manifest_dir
+    from robeval.core.publish.plotting import manifest_dir
 
     path, build = Path(path), Path(BUILD_DIR).resolve()
     if not path.resolve().is_relative_to(build) or results_dir(profile).resolve().is_relative_to(build):
@@ -429,7 +429,7 @@ def front_counts() -> list[dict]:
     at that profile, counted from the default profile's). The single readings of an ambiguous statement are
     left out everywhere (:func:`counted`); the same counts feed the README, the site's home page and
     ``CLAIMS.md``."""
-    from robeval.core.notebooks import notebooks_for_profile
+    from robeval.core.catalog import notebooks_for_profile
     from robeval.core.paths import PROFILES
     from robeval.core.profiles import OPTIONAL_PROFILES
 
@@ -502,7 +502,7 @@ def update_readme(profile: str = "default", path=None) -> bool:
                     atomic_write_text(index, new)
         if profile == "default":
             _replace_block(paths.ROOT / "docs" / "results.md", readme_block(profile))
-            from robeval.core.planner import update_docs
+            from robeval.core.publish.planner import update_docs
 
             update_docs(paths.ROOT / "docs" / "running.md")  # what a budget decides, from the same ledgers
         update_profile_tables()
@@ -554,7 +554,7 @@ def rerun_counts(ours, other, notebooks=None) -> list[dict]:
     Returns one dict per notebook present in both folders: ``notebook``, ``decided``, ``changed``,
     ``opposite``, ``newly_decided``, ``changed_ids`` and ``new_ids`` (lists of ids).
     """
-    from robeval.core.ledger_vocab import _DECIDED as decided
+    from robeval.core.ledger.vocab import DECIDED as decided
 
     def counted(folder):  # {notebook: {id: claim}}, without the per-reading parts
         out = {}

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from robeval.core import decisions as _decisions
+from robeval.core.ledger import decisions as _decisions
 from robeval.core.paths import PROFILES
 
 REPRODUCED = "reproduced"
@@ -68,7 +68,7 @@ UNIT_LIMITS = {
 
 
 @dataclass(frozen=True)
-class _Need:
+class Need:
     """What would decide an inconclusive row: ``n`` units (None: no number does), phrased in the row's unit by
     :meth:`Ledger._record` once the unit is known (issue 45, item 5)."""
 
@@ -77,8 +77,8 @@ class _Need:
     suffix: str = ""
     fallback: str = ""
 
-    def __add__(self, more: str) -> _Need:
-        return _Need(self.n, self.now, self.suffix + more, self.fallback)
+    def __add__(self, more: str) -> Need:
+        return Need(self.n, self.now, self.suffix + more, self.fallback)
 
 
 def phrase_need(n, now, unit: str, about: str, available=None) -> str:
@@ -152,7 +152,7 @@ class Claim:
     unit: str | None = None
     scaling: str = ""  # what this row's experiment scales down (scaled replications)
     mechanism: str = ""  # why the mechanism the claim is about survives the scaling, or why not
-    p_value: float | None = None  # p of the row's decision (two-sided scale; robeval.core.decisions)
+    p_value: float | None = None  # p of the row's decision (two-sided scale; robeval.core.ledger.decisions)
     unadjusted: str = ""  # the row's own verdict, when a rule changed it (Holm, stability, units, n, no se)
     part_of: str = ""  # the id of the readings row this row is one reading of (kept out of the tallies)
     about: str = ""  # what the claim is about (ABOUT): "models" needs >= 3 independent trainings
@@ -204,7 +204,7 @@ def check_verdict(evidence: str, verdict: str, row: str = "") -> None:
         )
 
 
-def _round(x):
+def round_value(x):
     if isinstance(x, bool) or x is None:
         return x
     if isinstance(x, (int, float)) or hasattr(x, "item"):
@@ -220,7 +220,7 @@ def _round(x):
     return x
 
 
-def _finite(x, name: str) -> float:
+def finite_float(x, name: str) -> float:
     if isinstance(x, bool):
         raise TypeError(f"{name} must be a number, got {x!r}.")
     try:
@@ -232,7 +232,7 @@ def _finite(x, name: str) -> float:
     return v
 
 
-def _interval(interval):
+def as_interval(interval):
     """``interval`` checked: a robeval.core.stats.Interval with a finite estimate and low <= high."""
     from robeval.core.stats import Interval
 
@@ -243,13 +243,13 @@ def _interval(interval):
     return interval
 
 
-def _invalid_small_n(iv) -> bool:
+def invalid_small_n(iv) -> bool:
     return "bootstrap" in iv.method and iv.n < MIN_BOOTSTRAP_N
 
 
 def p_value(iv) -> float | None:
     """Two-sided p-value of "the quantity is 0" from an interval: Student t with the interval's degrees of
-    freedom for t-intervals (:func:`robeval.core.decisions.df_of`), the normal approximation with the
+    freedom for t-intervals (:func:`robeval.core.ledger.decisions.df_of`), the normal approximation with the
     interval's standard error otherwise; None without an se."""
     if not (iv.se == iv.se and iv.se > 0 and math.isfinite(iv.se)):
         return None
@@ -268,9 +268,9 @@ def holm(p_values, alpha: float) -> list[bool]:
     return rejected
 
 
-_LABELS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available",
+LABEL_KEYS = ("evidence", "unit", "survives", "mechanism", "scaled", "about", "full_scale", "family", "available",
            "depends")  # fmt: skip
-_DECIDED = (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
+DECIDED = (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
 
 
 def table_differences(cells: dict):
@@ -287,8 +287,8 @@ def table_differences(cells: dict):
     return pd.DataFrame(rows)
 
 
-def _decision_of(test, verdict: str) -> str:
-    """The decision a row's verdict makes under its test (robeval.core.decisions)."""
+def decision_of(test, verdict: str) -> str:
+    """The decision a row's verdict makes under its test (robeval.core.ledger.decisions)."""
     if verdict in (REPRODUCED, CONSISTENCY, VERIFIED):
         return _decisions.EQUIVALENT if test.kind == _decisions.EQUIVALENCE else _decisions.CLAIMED
     if verdict in (CONTRADICTED, ERRATUM, FAILED):

@@ -1,4 +1,4 @@
-"""The generated pages and page parts of the reader's website (:mod:`robeval.core.site` assembles them): the
+"""The generated pages and page parts of the reader's website (:mod:`robeval.core.site.build` assembles them): the
 figure gallery grouped by paper in figure order, the claims ledger page with its profile filter, the head of a
 notebook page (its verdicts and the switch between the profiles it was executed under), the home page's links
 to every profile's ledger and notebooks, the "Rerun it" note, the build stamp, and the HTML passes run on the
@@ -16,6 +16,53 @@ PRIMARY = "default"  # the profile the site opens on when it shows several
 
 def _attr(s: str) -> str:
     return html.escape(s, quote=True)
+
+
+# "Fig. 6a", "Table 2b", "Sec. 4.2", "App. B", "Appendix A", "Theorem 1", "Figs. 3"
+_REF = re.compile(
+    r"\b(Figs?\.|Fig|Table|Tab\.|Sec\.|Section|App\.|Appendix|Theorem|Eq\.)\s*([A-Z]?[0-9]+(?:\.[0-9]+)?[a-z]?|[A-Z]\b)"
+)
+
+
+_KIND = {"Figs.": "Fig.", "Fig": "Fig.", "Tab.": "Table", "Section": "Sec.", "Appendix": "App."}
+
+
+def paper_refs(text: str) -> list[str]:
+    """The paper references in a ledger ``source`` or a manifest ``reproduces`` string, normalised.
+
+    ``"Fig. 6a / Sec. 4"`` -> ``["Fig. 6a", "Sec. 4"]``; ``"Appendix B.1"`` -> ``["App. B"]`` (an appendix
+    is named by its letter); ``"Figs. 3"`` -> ``["Fig. 3"]``.
+
+    Parameters
+    ----------
+    text : str
+        Free text such as ``"Table 2a (bold)"``.
+
+    Returns
+    -------
+    list of str
+        ``"<kind> <number>"`` with kind one of Fig., Table, Sec., App., Theorem, Eq. (in order of appearance).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}; pass the ledger row's 'source'.")
+    return [f"{_KIND.get(kind, kind)} {num}" for kind, num in _REF.findall(text)]
+
+
+def claim_anchor(claim_id: str) -> str:
+    """The HTML id of a ledger row on its notebook page (whitespace, which ids may not hold, becomes '_')."""
+    if not isinstance(claim_id, str) or not claim_id:
+        raise ValueError(f"claim id must be a non-empty str, got {claim_id!r}.")
+    return "claim-" + re.sub(r"\s", "_", claim_id)
+
+
+def figure_alt(entry: dict) -> str:
+    """The alt text of a figure on the website: the paper figure it reproduces and its caption (the titles it was
+    drawn with, the manifest's ``caption``, :func:`robeval.core.publish.plotting.figure_caption`); entries saved before
+    captions were recorded give what they reproduce and their name."""
+    reproduces = (entry.get("reproduces") or "").strip()
+    caption = (entry.get("caption") or "").strip()
+    head = f"Figure reproducing {reproduces}" if reproduces else f"Figure {entry['figure']}"
+    return f"{head}: {caption}" if caption else f"{head} ({entry['figure']})"
 
 
 def png_size(path) -> tuple[int, int]:
@@ -47,8 +94,6 @@ def figure_order(entry: dict) -> tuple:
     """Sort key of a manifest figure in its paper's order: the first paper reference it reproduces, figures
     before tables before sections and appendices, by number then panel (``Fig. 6a`` < ``Fig. 6b`` <
     ``Fig. 10`` < ``Fig. A``), then the figure's name."""
-    from robeval.core.site import paper_refs
-
     refs = paper_refs(entry.get("reproduces") or "")
     if not refs:
         return (9, 0, 0, "", entry["figure"])
@@ -63,12 +108,11 @@ def gallery(manifest: list[dict], links: dict, figures: Path | None = None, prof
     image states its size (from the PNG in ``figures``), so that the browser reserves its box before a lazily
     loaded image arrives and a link to ``#fig-<name>`` still lands on that figure."""
     from robeval.core.ledger import PAPERS
-    from robeval.core.site import figure_alt
 
     lines = [
         "# Figure gallery",
         "",
-        f"Every figure of the figure manifest of profile `{profile}` (`robeval.core.plotting.savefig` writes it), "
+        f"Every figure of the figure manifest of profile `{profile}` (`robeval.core.publish.plotting.savefig` writes it), "
         "grouped by paper in the paper's figure order: the paper figure it reproduces, the notebook cell that "
         "draws it, the library function that computed its data and the one that draws it. Click a figure for "
         "the full-size PNG. Another profile's figures are on its notebook pages.",
@@ -189,8 +233,6 @@ def page_head(notebook: str, profile: str, claims: list[dict], shown: list[str],
     """The Markdown cell that opens a notebook page: the profile switch (``shown``: the profiles whose page of
     this notebook the site holds) and the verdict summary of its counted rows, central claims listed."""
     from collections import Counter
-
-    from robeval.core.site import claim_anchor
 
     switch = " · ".join(
         f"**{p}** (this page)"

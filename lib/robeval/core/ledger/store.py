@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from robeval.core.io import atomic_write_json, read_json
-from robeval.core.ledger_vocab import Claim, check_vocabulary
+from robeval.core.ledger.vocab import Claim, check_vocabulary
 from robeval.core.manifest import MANIFEST_KEY, results_manifest
 from robeval.core.paths import results_dir
 
 
-class _StoreMixin:
+class StoreMixin:
     """:meth:`cover`, :meth:`check_coverage`, :attr:`path`, :meth:`save` and :meth:`table` of a
     :class:`robeval.core.ledger.Ledger`."""
 

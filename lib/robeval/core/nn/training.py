@@ -116,7 +116,7 @@ def device_generator(seed: int, device, host: torch.Generator) -> torch.Generato
     return torch.Generator(device=device).manual_seed(int(state) & (2**63 - 1))
 
 
-def _schedule(optimizer, schedule: str, epochs: int, steps_per_epoch: int, milestones=None, gamma=0.1):
+def lr_scheduler(optimizer, schedule: str, epochs: int, steps_per_epoch: int, milestones=None, gamma=0.1):
     total = max(1, epochs * steps_per_epoch)
     if schedule == "cosine":
         return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 * (1 + np.cos(np.pi * min(s, total) / total)))
@@ -193,7 +193,7 @@ def train(
         model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov and momentum > 0
     )
     steps = (len(xt) + batch_size - 1) // batch_size
-    sched = _schedule(opt, schedule, epochs, steps, milestones, gamma)
+    sched = lr_scheduler(opt, schedule, epochs, steps, milestones, gamma)
     bar = tqdm(total=epochs * steps, desc=desc, disable=not progress, leave=False)
     with fixed_threads(train_threads() if threads is None else threads):
         _epochs(

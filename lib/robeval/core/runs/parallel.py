@@ -108,7 +108,7 @@ def imap(fn: Callable, tasks: Iterable[Sequence], *, n_jobs=1) -> Iterator:
     n_jobs = min(resolve_jobs(n_jobs), len(tasks))
     if n_jobs > 1 and not workers_match(n_jobs):
         warnings.warn(
-            "robeval.core.parallel: the worker processes' numpy would use other SIMD code paths than this process "
+            "robeval.core.runs.parallel: the worker processes' numpy would use other SIMD code paths than this process "
             "(the CPU pins were set after numpy was imported), so their results could differ in the last bits; "
             "running serially. Start Python with the pins (robeval run, or the 'Python (robeval)' kernel).",
             RuntimeWarning,

@@ -153,7 +153,9 @@ def adopt_weights(pack: str | os.PathLike, cache: str | os.PathLike | None = Non
         with tarfile.open(pack, "r:*") as tf:
             members = tf.getmembers()
             if not members or members[0].name != MANIFEST:
-                raise ValueError(f"{what} has no {MANIFEST} first: not a pack of robeval.core.weights.pack_weights.")
+                raise ValueError(
+                    f"{what} has no {MANIFEST} first: not a pack of robeval.core.runs.weights.pack_weights."
+                )
             manifest = json.loads(tf.extractfile(members[0]).read())
             blobs = {}
             for m in members[1:]:

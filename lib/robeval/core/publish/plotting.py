@@ -2,7 +2,7 @@
 
 Every saved figure gets a manifest entry (``<results_dir>/figures/<name>.json``): which paper figure it
 reproduces, the notebook that saved it, the library function that computed its data and the one that drew
-it. :func:`robeval.core.report.figures_report` turns the entries into ``FIGURES.md``. Plotting functions
+it. :func:`robeval.core.publish.report.figures_report` turns the entries into ``FIGURES.md``. Plotting functions
 live in ``robeval.<paper>.figures`` and are decorated with :func:`plotter`, so the manifest knows them.
 """
 
@@ -135,7 +135,7 @@ def savefig(
 
         warnings.warn(
             f"figure {name!r}: its smallest text is {text_px:.1f} px at page width ({PAGE_WIDTH_PX} px), below "
-            f"{MIN_TEXT_PX:g} px: enlarge its fonts or narrow the figure (robeval.core.plotting.text_px_at_page_width).",
+            f"{MIN_TEXT_PX:g} px: enlarge its fonts or narrow the figure (robeval.core.publish.plotting.text_px_at_page_width).",
             stacklevel=2,
         )
     files = []
@@ -198,7 +198,7 @@ def text_px_at_page_width(fig) -> float:
 def figure_caption(fig, limit: int = 400) -> str:
     """The figure's own words: its suptitle and its axes' titles (each once, in drawing order), joined by "; ",
     with TeX markup reduced to plain text (``$\\epsilon_{train}$`` -> ``epsilon_train``); "" for a figure without
-    titles. Recorded as the manifest's ``caption`` (the website's alt text, :func:`robeval.core.site.figure_alt`)."""
+    titles. Recorded as the manifest's ``caption`` (the website's alt text, :func:`robeval.core.site.build.figure_alt`)."""
     texts = []
     sup = getattr(fig, "_suptitle", None)
     if sup is not None:

@@ -67,7 +67,7 @@ _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")  # 
 _TYPE_PARAMS_NODES = ("FunctionDef", "AsyncFunctionDef", "ClassDef")  # the nodes Python 3.12 gave type_params
 
 
-def _digest(obj: Any, n: int = 12) -> str:
+def digest(obj: Any, n: int = 12) -> str:
     return hashlib.sha256(to_json(obj, indent=None, sort_keys=True).encode()).hexdigest()[:n]
 
 
@@ -128,7 +128,7 @@ def config_identity(config: Mapping[str, Any], fn: Callable | None = None) -> st
     if fn is not None:
         ident["fn"] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
         ident["code"] = code_identity(fn)
-    return _digest(ident)
+    return digest(ident)
 
 
 def portable_dump(node) -> str:

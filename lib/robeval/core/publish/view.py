@@ -28,7 +28,7 @@ from robeval.core.ledger import (
     REPRODUCED,
     Ledger,
 )
-from robeval.core.report import format_value
+from robeval.core.publish.report import format_value
 
 COLUMNS = ("id", "claim", "paper", "ours", "verdict", "why")
 # relative widths of the columns (percent of the text column); long words wrap anywhere
@@ -260,7 +260,7 @@ def short_index(rows, *, anchor=None, links=None, open_rows: int = OPEN_ROWS) ->
         ledger rows; fields other than id, description, source, paper_value, estimate, ci, n_runs, unit,
         verdict, central, margin, unadjusted, decides, rule and part_of are ignored.
     anchor : callable, optional
-        ``anchor(id)`` gives each table row an HTML id (the website: ``robeval.core.site.claim_anchor``).
+        ``anchor(id)`` gives each table row an HTML id (the website: ``robeval.core.site.build.claim_anchor``).
     links : dict, optional
         ``{id: [(label, href), ...]}`` shown under the row's id (the website's section/figure/ledger links).
     open_rows : int

@@ -1,5 +1,5 @@
 """Many small networks of one architecture trained together as one module (grouped convolutions), each exactly
-as :func:`robeval.core.training.train` would train it alone.
+as :func:`robeval.core.nn.training.train` would train it alone.
 
 A grid that trains dozens of small networks (notebook 02's gpu profile: 80 ResNet-20s) spends its time
 launching tiny kernels. Here ``G`` independent networks of the same architecture become one module whose
@@ -10,11 +10,11 @@ layers hold the ``G`` networks side by side along the channel axis:
 * a batch norm over ``C`` channels becomes one over ``G*C`` channels, which *is* per-network batch norm
   (statistics are per channel), with per-network running statistics and affine parameters;
 * a linear layer becomes :class:`GroupedLinear` (a batched matmul, one weight matrix per network);
-* :class:`robeval.core.models.Normalize` holds ``G`` copies of its channel statistics.
+* :class:`robeval.core.nn.models.Normalize` holds ``G`` copies of its channel statistics.
 
 The fused module takes a batch per network, shape ``(G, B, C, H, W)``, and returns logits ``(G, B, classes)``:
 each network sees its own images, so every network keeps its own data order, flips, crops and noise.
-:func:`stack` builds the fused module from ordinary networks (:func:`robeval.core.models.build`), :func:`unstack`
+:func:`stack` builds the fused module from ordinary networks (:func:`robeval.core.nn.models.build`), :func:`unstack`
 gives them back (state dicts exactly those of ordinary networks), and :func:`train_fused` trains a fused module
 so that network ``g`` receives exactly the batches and augmentation draws that
 ``training.train(..., seed=seeds[g])`` would give it, with the sum of the ``G`` mean cross-entropies as loss
@@ -37,9 +37,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from robeval.core import models
 from robeval.core.env import torch_device
-from robeval.core.training import _schedule, fixed_threads, flip_crop, to_float_tensor, train_threads
+from robeval.core.nn import models
+from robeval.core.nn.training import fixed_threads, flip_crop, lr_scheduler, to_float_tensor, train_threads
 
 __all__ = ["GroupedLinear", "FusedNet", "stack", "unstack", "build_fused", "train_fused", "calibrate"]
 
@@ -106,7 +106,7 @@ class FusedNet(nn.Module):
     """``G`` networks of one architecture held as one module (build it with :func:`stack` or :func:`build_fused`).
 
     ``forward(x)``: ``x`` of shape ``(G, B, C, H, W)`` (images: float in [0, 1], like every
-    :mod:`robeval.core.models` model) or ``(G, B, F)`` (the MLP), network ``g`` gets ``x[g]``; returns the logits
+    :mod:`robeval.core.nn.models` model) or ``(G, B, F)`` (the MLP), network ``g`` gets ``x[g]``; returns the logits
     ``(G, B, classes)`` in the dtype of the computation. ``features(x)``: the penultimate activations
     ``(G, B, D)``. ``net`` is the fused module (the architecture's own module tree, its layers widened, so the
     state dict keys are ``"net." +`` the ordinary network's keys). ``channels_last`` (set by :func:`train_fused` on
@@ -472,7 +472,7 @@ def _prepare(
         fused.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov and momentum > 0
     )
     steps = (len(xt) + batch_size - 1) // batch_size
-    sched = _schedule(opt, schedule, int(epochs), steps, milestones, gamma)
+    sched = lr_scheduler(opt, schedule, int(epochs), steps, milestones, gamma)
     return xt, yt, gens, opt, sched, steps
 
 
@@ -530,7 +530,7 @@ def train_fused(
     progress: bool = False,
     desc: str = "train_fused",
 ) -> FusedNet:
-    """Train the ``G`` networks of ``fused`` together, each exactly as :func:`robeval.core.training.train` would
+    """Train the ``G`` networks of ``fused`` together, each exactly as :func:`robeval.core.nn.training.train` would
     train it alone with ``seed=seeds[g]`` and ``batch_transform=batch_transforms[g]``; return ``fused`` in eval mode.
 
     Every network draws its data order, flips, crops and noise from its own ``torch.Generator`` seeded with
@@ -551,12 +551,12 @@ def train_fused(
         batch of an epoch has ``N mod batch_size`` images for every network.
     schedule, milestones, gamma : 'cosine' (per step), 'step' (``milestones`` in epochs, factor ``gamma``) or
         'constant', as ``training.train``.
-    flip_crop_aug : random flips and 4-px padded crops (:func:`robeval.core.training.flip_crop`).
+    flip_crop_aug : random flips and 4-px padded crops (:func:`robeval.core.nn.training.flip_crop`).
     batch_transforms : one function ``f(xb, gen) -> xb`` for all networks, or G functions / None (e.g. uniform
         noise of network g's radius); called on the CPU batch (B, C, H, W) with network g's generator, as
         ``training.train`` calls ``batch_transform``; must keep the batch's shape and dtype.
     device : torch device (default: CUDA when present, else CPU); ``fused`` is moved there.
-    threads : torch intra-op threads during training (default :func:`robeval.core.training.train_threads`).
+    threads : torch intra-op threads during training (default :func:`robeval.core.nn.training.train_threads`).
     workers : threads preparing the G batches on the CPU (default: min(G, CPU count) on CUDA, 1 on a CPU); they
         change no random draw.
     channels_last : channels-last weights and activations (default: on CUDA, as ``training.train``; grouped

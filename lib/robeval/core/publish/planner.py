@@ -1,7 +1,7 @@
 """What a time budget decides: runs per notebook that decide the most central claims within the budget.
 
 :func:`plan` reads the saved ledgers of a profile (each central row's ``verdict``, ``n_runs`` and ``stable_n``,
-the runs at which a rerun reaches the same decision with probability :data:`robeval.core.decisions.STABLE`),
+the runs at which a rerun reaches the same decision with probability :data:`robeval.core.ledger.decisions.STABLE`),
 each notebook's measured seconds (the ``measured ... s`` of its settings' ``estimate``, on 2 CPU cores) and the cost
 model of ``plan_units.toml`` (how those seconds change with the notebook's run settings), and chooses the run
 settings of every notebook so that as many central rows as possible meet their ``stable_n`` within the budget. The
@@ -28,8 +28,8 @@ from pathlib import Path
 import tomllib
 
 from robeval.core.io import read_json
-from robeval.core.ledger_store import check_saved_ledger
-from robeval.core.ledger_vocab import INCONCLUSIVE, NOT_COMPARABLE
+from robeval.core.ledger.store import check_saved_ledger
+from robeval.core.ledger.vocab import INCONCLUSIVE, NOT_COMPARABLE
 from robeval.core.paths import results_dir
 from robeval.core.profiles import RESERVED, experiments, load_table, resolve
 

@@ -132,7 +132,7 @@ def check_depends(depends, paper: str) -> tuple[str, ...]:
     if bad:
         raise ValueError(
             f"depends= names unknown ambiguity key(s) {bad}; the known keys of paper {paper!r} are {known} "
-            "(register a new one in robeval.core.ambiguities.AMBIGUITIES)."
+            "(register a new one in robeval.core.ledger.ambiguities.AMBIGUITIES)."
         )
     other = [k for k in depends if AMBIGUITIES[k].paper != paper]
     if other:

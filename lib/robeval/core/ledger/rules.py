@@ -1,16 +1,16 @@
 """Per-row figures of :meth:`robeval.core.ledger.Ledger.finalise` that say how a rerun would judge a decision:
 its stability (:func:`stability_of`, the gate every decision must pass), the reruns with more runs that other
 profiles have stored (:func:`larger_reruns`, a gate too) and its agreement with a rerun (:func:`rerun_agreement`,
-reported only). The rules themselves are :mod:`robeval.core.decisions`."""
+reported only). The rules themselves are :mod:`robeval.core.ledger.decisions`."""
 
 from __future__ import annotations
 
-from robeval.core import decisions as _decisions
-from robeval.core.ledger_vocab import _DECIDED, MIN_BOOTSTRAP_N, _decision_of
+from robeval.core.ledger import decisions as _decisions
+from robeval.core.ledger.vocab import DECIDED, MIN_BOOTSTRAP_N, decision_of
 
 
 def _resampling(claim):
-    """``(draw, seed)``: the row's predictive resampler (:func:`robeval.core.decisions.resampler`) and its seed
+    """``(draw, seed)``: the row's predictive resampler (:func:`robeval.core.ledger.decisions.resampler`) and its seed
     (from the row's paper and id), or ``(None, seed)`` where resamples cannot rate it: no runs carried (a table, a
     derived interval), fewer than :data:`MIN_BOOTSTRAP_N` of them (a handful of distinct resamples, many without
     spread), or a zero-width interval (its resamples cannot vary either: the closed form rates it)."""
@@ -24,7 +24,7 @@ def _resampling(claim):
 
 
 def stability_of(claim, decision: str, level: float) -> tuple[float, int | None]:
-    """A decision's stability and the n that makes it stable (:mod:`robeval.core.decisions`): the lower of the
+    """A decision's stability and the n that makes it stable (:mod:`robeval.core.ledger.decisions`): the lower of the
     predictive closed form and, where the row's interval carries its runs and they are at least
     :data:`MIN_BOOTSTRAP_N` (fewer give a handful of distinct resamples, many of them without spread), the share
     of predictive resamples of the runs that reach the decision again; the n is the larger of the two rules'
@@ -46,7 +46,7 @@ def stability_of(claim, decision: str, level: float) -> tuple[float, int | None]
 
 def rerun_agreement(notebook: str, tests, adjusted) -> None:
     """Every decided test row's ``agreement``: the probability that a rerun with other seeds reaches the same
-    verdict, its own rules included (:func:`robeval.core.decisions.verdict_agreement`). It decides nothing: a
+    verdict, its own rules included (:func:`robeval.core.ledger.decisions.verdict_agreement`). It decides nothing: a
     row just past any gate agrees with a rerun only about half the time, whatever the gate, and a rule that
     left the least agreeing rows open would make each row's verdict hang on the others' noise (a simulation
     of reruns changed more verdicts with it, not fewer). Its mean over a notebook's decided rows (exact ones
@@ -55,9 +55,9 @@ def rerun_agreement(notebook: str, tests, adjusted) -> None:
     alpha = _decisions.ALPHA
     for c in tests:
         c.agreement = None
-        if c.verdict not in _DECIDED:
+        if c.verdict not in DECIDED:
             continue
-        if c.verdict not in getattr(c, "_gates", _DECIDED):
+        if c.verdict not in getattr(c, "_gates", DECIDED):
             c.agreement = 1.0  # no erratum in the paper's fixed numbers: a rerun of ours recomputes the same gap
             continue
         name = f"{notebook} / {c._family}" if c._family else notebook
@@ -68,7 +68,7 @@ def rerun_agreement(notebook: str, tests, adjusted) -> None:
             c.agreement = c.stability
             continue
         draw, seed = _resampling(c)
-        c.agreement = round(_decisions.verdict_agreement(test, _decision_of(test, c.verdict), level, draw, seed), 3)
+        c.agreement = round(_decisions.verdict_agreement(test, decision_of(test, c.verdict), level, draw, seed), 3)
 
 
 def larger_reruns(profile: str, notebook: str) -> dict[str, list[tuple[str, dict]]]:

@@ -1,20 +1,20 @@
 """Rows the paper leaves ambiguous and rows the paper puts forward: the readings and central-statement parts of
 :class:`robeval.core.ledger.Ledger` (a mixin; the public API is the Ledger's). A statement the paper leaves
-ambiguous is decided only when every reading agrees (:mod:`robeval.core.ambiguities`); the statements of each
-paper's abstract and conclusion are central (:mod:`robeval.core.central`)."""
+ambiguous is decided only when every reading agrees (:mod:`robeval.core.ledger.ambiguities`); the statements of each
+paper's abstract and conclusion are central (:mod:`robeval.core.ledger.central`)."""
 
 from __future__ import annotations
 
-from robeval.core.ledger_vocab import (
-    _DECIDED,
+from robeval.core.ledger.vocab import (
+    DECIDED,
     INCONCLUSIVE,
     NOT_COMPARABLE,
     Claim,
-    _round,
+    round_value,
 )
 
 
-class _ReadingsMixin:
+class ReadingsMixin:
     """:meth:`readings`, :meth:`under_readings`, :meth:`check_ambiguities` and the central statements of a
     :class:`robeval.core.ledger.Ledger`."""
 
@@ -35,7 +35,7 @@ class _ReadingsMixin:
         every reasonable reading agrees: ``parts`` are the rows already recorded, one per reading (their ids,
         or the Claims). The combined row takes their common verdict (recombined by :meth:`finalise`, after the
         family rules); when the readings disagree it is inconclusive and names the ambiguity. ``key`` names the
-        ambiguity in :data:`robeval.core.ambiguities.AMBIGUITIES`; ``missing``: readings not run (e.g. class
+        ambiguity in :data:`robeval.core.ledger.ambiguities.AMBIGUITIES`; ``missing``: readings not run (e.g. class
         pairs the paper leaves open): the row then decides in neither direction (a rule that blocked only the
         contradiction while a reproduction under the same single choice stood could fail one way only). The
         parts are marked ``part_of`` = ``id`` and left out of the verdict tallies (the combined row counts)."""
@@ -44,10 +44,12 @@ class _ReadingsMixin:
         if len(parts) + len(missing) < 2:
             raise ValueError("readings needs at least two readings: a recorded row per reading (or missing=).")
         if key:
-            from robeval.core.ambiguities import AMBIGUITIES
+            from robeval.core.ledger.ambiguities import AMBIGUITIES
 
             if key not in AMBIGUITIES or AMBIGUITIES[key].paper != self.paper:
-                raise ValueError(f"key {key!r} is not an ambiguity of paper {self.paper!r} (robeval.core.ambiguities).")
+                raise ValueError(
+                    f"key {key!r} is not an ambiguity of paper {self.paper!r} (robeval.core.ledger.ambiguities)."
+                )
         if not ambiguity:
             raise ValueError("readings needs ambiguity= naming what the paper leaves open.")
         evidence = {p.evidence for p in parts}
@@ -77,14 +79,14 @@ class _ReadingsMixin:
         parts = [self.get(i) for i in ids]
         verdicts = {p.verdict for p in parts}
         verdict = verdicts.pop() if len(verdicts) == 1 else INCONCLUSIVE
-        claim.estimate = "; ".join(f"{p.id}: {_round(p.estimate)} ({p.verdict})" for p in parts)
+        claim.estimate = "; ".join(f"{p.id}: {round_value(p.estimate)} ({p.verdict})" for p in parts)
         claim.stability = None
-        if missing and verdict in _DECIDED:
+        if missing and verdict in DECIDED:
             claim.verdict = INCONCLUSIVE
             claim.decides = f"runs under the reading(s) {', '.join(missing)} too (not run at this profile; {ambiguity})"
             return
         if verdict == INCONCLUSIVE:
-            decided = [p for p in parts if p.verdict in _DECIDED]
+            decided = [p for p in parts if p.verdict in DECIDED]
             decides = (
                 f"the paper's intended reading ({ambiguity})"
                 if decided
@@ -96,14 +98,14 @@ class _ReadingsMixin:
             decides = ""
         claim.verdict, claim.decides = verdict, decides
         stab = [p.stability for p in parts if p.stability is not None]
-        claim.stability = min(stab) if stab and verdict in _DECIDED else None
+        claim.stability = min(stab) if stab and verdict in DECIDED else None
         agree = [p.agreement for p in parts if getattr(p, "agreement", None) is not None]
-        claim.agreement = min(agree) if agree and verdict in _DECIDED else None  # every reading must hold again
+        claim.agreement = min(agree) if agree and verdict in DECIDED else None  # every reading must hold again
         bases = {p.noise_basis for p in parts}
         claim.noise_basis = bases.pop() if len(bases) == 1 else ""
 
     def under_readings(self, key: str, runs: dict, record) -> list[Claim]:
-        """Record rows that depend on the ambiguity ``key`` (:data:`robeval.core.ambiguities.AMBIGUITIES`) under
+        """Record rows that depend on the ambiguity ``key`` (:data:`robeval.core.ledger.ambiguities.AMBIGUITIES`) under
         each of its readings: ``runs`` maps each reading to the data ``record(ledger, data)`` needs (None: the
         reading was not run at this profile), and ``record`` records the rows (their ids get ``.<reading>``).
         Each row is then combined across readings into a readings row with the plain id, decided only when
@@ -112,12 +114,12 @@ class _ReadingsMixin:
         Rows that depend on several ambiguities nest the calls: ``record`` may itself call
         :meth:`under_readings` for another key, so that ``<id>.<reading>.<other reading>`` are the leaves,
         ``<id>.<reading>`` combines the other ambiguity's readings and ``<id>`` this one's."""
-        from robeval.core.ambiguities import AMBIGUITIES
+        from robeval.core.ledger.ambiguities import AMBIGUITIES
 
         amb = AMBIGUITIES.get(key)
         if amb is None or amb.paper != self.paper:
             raise ValueError(f"{key!r} is not an ambiguity of paper {self.paper!r}; declare it in "
-                             "robeval.core.ambiguities.AMBIGUITIES.")  # fmt: skip
+                             "robeval.core.ledger.ambiguities.AMBIGUITIES.")  # fmt: skip
         if set(runs) != set(amb.readings):
             raise ValueError(f"{key}: runs must name every reading {sorted(amb.readings)} (None where not run), "
                              f"got {sorted(runs)}.")  # fmt: skip
@@ -168,12 +170,12 @@ class _ReadingsMixin:
 
     def check_ambiguities(self) -> None:
         """ValueError unless every row that depends on an ambiguity of this paper — it declares it
-        (``depends=``) or its id matches a pattern of :data:`robeval.core.ambiguities.AMBIGUITIES` for this
+        (``depends=``) or its id matches a pattern of :data:`robeval.core.ledger.ambiguities.AMBIGUITIES` for this
         notebook — is tested under every reading of it (:meth:`_covers`), and every such pattern matches a
         recorded row. The parts of a readings row carry their one reading and are left to their combined row."""
         from fnmatch import fnmatchcase
 
-        from robeval.core.ambiguities import AMBIGUITIES, for_notebook
+        from robeval.core.ledger.ambiguities import AMBIGUITIES, for_notebook
 
         rows = [c for c in self.claims if not c.part_of]
         needs = {c.id: set(c.depends) for c in rows}
@@ -197,10 +199,10 @@ class _ReadingsMixin:
 
     def _central_rows(self) -> dict:
         """Registered central statement key -> the rows of this ledger that test it
-        (:data:`robeval.core.central.STATEMENTS`; parts of a readings row are left to their combined row)."""
+        (:data:`robeval.core.ledger.central.STATEMENTS`; parts of a readings row are left to their combined row)."""
         from fnmatch import fnmatchcase
 
-        from robeval.core.central import for_notebook
+        from robeval.core.ledger.central import for_notebook
 
         rows = [c for c in self.claims if not c.part_of]
         return {
@@ -218,10 +220,10 @@ class _ReadingsMixin:
 
     def check_central(self) -> None:
         """ValueError when a registered central statement's pattern for this notebook matches no recorded row
-        (:mod:`robeval.core.central`): a renamed row must not drop a statement from the counts unnoticed."""
+        (:mod:`robeval.core.ledger.central`): a renamed row must not drop a statement from the counts unnoticed."""
         dead = [key for key, found in self._central_rows().items() if not found]
         if dead:
             raise ValueError(
-                f"{self.notebook}: the central statement(s) {dead} of robeval.core.central name rows this ledger does "
+                f"{self.notebook}: the central statement(s) {dead} of robeval.core.ledger.central name rows this ledger does "
                 "not record; update the registry's patterns (or record the rows)."
             )

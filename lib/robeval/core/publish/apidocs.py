@@ -2,7 +2,7 @@
 
 The docstrings are numpy style and name other objects with Sphinx roles (the role ``class``, ``func``, ``meth``,
 ``data``, ``attr`` or ``mod`` between colons, then the name in backticks); mkdocstrings renders Markdown, where
-such a role shows as raw text. :class:`SphinxRoles` is a griffe extension (``extensions: [robeval.core.apidocs]``
+such a role shows as raw text. :class:`SphinxRoles` is a griffe extension (``extensions: [robeval.core.publish.apidocs]``
 of the mkdocstrings handler in ``mkdocs.yml``) that rewrites every docstring with
 :func:`sphinx_roles_to_markdown` before it is parsed: the sources keep their roles (read by ``help()`` and
 editors), the website shows the name as code.

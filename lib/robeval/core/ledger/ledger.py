@@ -41,8 +41,8 @@ Verdicts, and the classes that may carry them (:data:`ALLOWED`)
 
 One rule set for every row (enforced here, never chosen per row)
 -----------------------------------------------------------------
-1. *Stable decisions* (:meth:`Ledger.finalise`, :mod:`robeval.core.decisions`): a decision stands only when an
-   independent rerun at the same n would reach it again with probability >= :data:`~robeval.core.decisions.STABLE`
+1. *Stable decisions* (:meth:`Ledger.finalise`, :mod:`robeval.core.ledger.decisions`): a decision stands only when an
+   independent rerun at the same n would reach it again with probability >= :data:`~robeval.core.ledger.decisions.STABLE`
    (0.9) — the lower of the predictive closed form (the true effect uncertain about the observed one) and the
    share of predictive resamples of the row's own runs that reach it again; else the row is fragile,
    inconclusive, and names the n that would make it stable (``stability``, ``stable_n``).
@@ -51,7 +51,7 @@ One rule set for every row (enforced here, never chosen per row)
    the notebook's. A row without a p-value (no standard error) decides nothing.
 3. *Values against the paper's own uncertainty*: the paper's standard error enters the interval; a test whose
    interval is wider than its margin band decides nothing either way; a whole table gets one tolerance.
-4. *Readings wherever the paper is ambiguous* (:data:`robeval.core.ambiguities.AMBIGUITIES`): every row that
+4. *Readings wherever the paper is ambiguous* (:data:`robeval.core.ledger.ambiguities.AMBIGUITIES`): every row that
    depends on a registered ambiguity is tested under each reading (:meth:`Ledger.under_readings`) and decided
    only when all agree; :meth:`Ledger.save` refuses a dependent row recorded under one reading.
 5. *One standard for errata*: every erratum exceeds the paper's own noise, named by ``noise_basis``
@@ -62,7 +62,7 @@ One rule set for every row (enforced here, never chosen per row)
    else it is about (``about``, :data:`ABOUT`); a claim about models is decided, in either direction and whatever
    the evidence class, only over >= 3 independent trainings (:data:`TRAINING_UNITS`).
 7. *A larger rerun overrules*: a decision stands only where no other profile's stored ledger of the notebook
-   (``results/<profile>/claims``, :func:`robeval.core.ledger_rules.larger_reruns`) holds the same row on more
+   (``results/<profile>/claims``, :func:`robeval.core.ledger.rules.larger_reruns`) holds the same row on more
    independent runs with another verdict — the rerun rule 1 predicts, done. The row is then inconclusive and
    says which profile's rerun did not reach it. Either decision can be overruled; smoke runs and dry runs
    consult nothing.
@@ -92,17 +92,15 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from robeval.core import decisions as _decisions
-from robeval.core.ledger_readings import _ReadingsMixin
-from robeval.core.ledger_rules import larger_reruns, overruled_by, rerun_agreement, stability_of
-from robeval.core.ledger_store import _StoreMixin, check_saved_ledger, load_claims, load_ledgers
-from robeval.core.ledger_vocab import (
-    _DECIDED,
-    _LABELS,
+from robeval.core.ledger import decisions as _decisions
+from robeval.core.ledger.readings import ReadingsMixin
+from robeval.core.ledger.rules import larger_reruns, overruled_by, rerun_agreement, stability_of
+from robeval.core.ledger.store import StoreMixin
+from robeval.core.ledger.vocab import (
     ABOUT,
-    ALLOWED,
     CONSISTENCY,
     CONTRADICTED,
+    DECIDED,
     DERIVATION,
     ENVIRONMENT,
     ERRATUM,
@@ -111,6 +109,7 @@ from robeval.core.ledger_vocab import (
     FAILED,
     INCONCLUSIVE,
     KINDS,
+    LABEL_KEYS,
     MIN_BOOTSTRAP_N,
     MIN_TRAININGS,
     MODELS,
@@ -120,89 +119,31 @@ from robeval.core.ledger_vocab import (
     REANALYSIS,
     REPLICATION,
     REPRODUCED,
-    ROUNDING,
     RUN_SPREAD,
     SAMPLING,
     SCALED,
     SIZE_FREE,
     TRAINING_UNITS,
-    UNIT_LIMITS,
     UNITS,
-    VERDICTS,
     VERIFIED,
     Claim,
-    _decision_of,
-    _finite,
-    _interval,
-    _invalid_small_n,
-    _Need,
-    _round,
-    check_verdict,
-    check_vocabulary,
+    Need,
+    as_interval,
     comparable_span,
-    holm,
-    is_scaled,
-    p_value,
+    decision_of,
+    finite_float,
+    invalid_small_n,
     phrase_need,
-    table_differences,
+    round_value,
 )
 from robeval.core.paths import PROFILES, check_profile
 from robeval.core.validation import check_fact_types as _check_types
 
 _Z95 = 1.959963984540054  # the normal 97.5% quantile: a 95% band is 1.96 standard errors
 
-# the public API, unchanged by the split into ledger_vocab, ledger_readings and ledger_store
-__all__ = [
-    "ABOUT",
-    "ALLOWED",
-    "CONSISTENCY",
-    "CONTRADICTED",
-    "Claim",
-    "DERIVATION",
-    "ENVIRONMENT",
-    "ERRATUM",
-    "EVIDENCE",
-    "EXACT",
-    "FAILED",
-    "INCONCLUSIVE",
-    "KINDS",
-    "Ledger",
-    "MIN_BOOTSTRAP_N",
-    "MIN_TRAININGS",
-    "MODELS",
-    "NOISE_BASES",
-    "NOT_COMPARABLE",
-    "PAPERS",
-    "PROFILES",
-    "REANALYSIS",
-    "REPLICATION",
-    "REPRODUCED",
-    "ROUNDING",
-    "RUN_SPREAD",
-    "SAMPLING",
-    "SCALED",
-    "TRAINING_UNITS",
-    "UNITS",
-    "UNIT_LIMITS",
-    "VERDICTS",
-    "VERIFIED",
-    "check_ledger",
-    "check_saved_ledger",
-    "check_verdict",
-    "check_vocabulary",
-    "comparable_span",
-    "holm",
-    "is_scaled",
-    "load_claims",
-    "load_ledgers",
-    "p_value",
-    "phrase_need",
-    "table_differences",
-]
-
 
 @dataclass
-class Ledger(_ReadingsMixin, _StoreMixin):
+class Ledger(ReadingsMixin, StoreMixin):
     """The claims of one notebook run under one profile.
 
     ``scaling``: what this profile scales down relative to the paper's protocol ("" at the paper's scale; set by
@@ -226,7 +167,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
     statistic of the whole dataset: it stays a ``replication``), ``about`` (what the claim is about, :data:`ABOUT`;
     sampled statements default to ``"models"``: decided only over >= 3 independent trainings), ``family`` (a
     table or figure whose tests are Holm-corrected together, non-central rows only), ``depends`` (the keys of
-    :data:`robeval.core.ambiguities.AMBIGUITIES` the row's computation rests on: :meth:`save` refuses the row
+    :data:`robeval.core.ledger.ambiguities.AMBIGUITIES` the row's computation rests on: :meth:`save` refuses the row
     unless it is a readings row for each, :meth:`check_ambiguities`).
     """
 
@@ -299,15 +240,15 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         ``|estimate − paper| <= margin``; for a reanalysis or derivation a larger gap is an erratum only beyond
         the paper's own ``noise`` (its ``noise_basis``, one of :data:`NOISE_BASES`), inconclusive within it.
         """
-        p = _finite(paper, "paper")
-        m = _finite(margin, "margin")
+        p = finite_float(paper, "paper")
+        m = finite_float(margin, "margin")
         if m < 0:
             raise ValueError(f"margin must be >= 0, got {margin!r}.")
         if (interval is None) == (estimate is None):
             raise ValueError("pass either interval= (a stochastic estimate) or estimate= (an exact one), not both.")
         basis = f" ({margin_basis})" if margin_basis else ""
         if interval is None:
-            est = _finite(estimate, "estimate")
+            est = finite_float(estimate, "estimate")
             ok = abs(est - p) <= m
             return self._record(
                 id, source, description, "value", p, est, None, None, m, None,
@@ -322,7 +263,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             )
         from robeval.core.stats import power_to_confirm, runs_needed
 
-        iv = _interval(interval)
+        iv = as_interval(interval)
         lo, hi = iv.low, iv.high
         test = _decisions.test_of(iv, kind=_decisions.EQUIVALENCE, paper=p, margin=m)
         reach = test is None or _decisions.reachable(test, 1 - iv.level)
@@ -338,7 +279,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             target = (m - gap) if gap < m else (gap - m)
             n = runs_needed(iv, target) if target > 0 else None
             if n:
-                decides = _Need(n, iv.n)
+                decides = Need(n, iv.n)
             elif target > 0 and iv.floor_se > 0:
                 decides = "no number of our runs: the published value's own uncertainty is too wide for the margin"
             else:
@@ -389,7 +330,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             raise ValueError(f"direction must be '>' or '<', got {direction!r}.")
         if kind not in ("comparison", "trend"):
             raise ValueError(f"kind must be 'comparison' or 'trend', got {kind!r}.")
-        iv = _interval(interval)
+        iv = as_interval(interval)
         sign = 1 if direction == ">" else -1
         lo, hi = (iv.low, iv.high) if sign > 0 else (-iv.high, -iv.low)
         if lo > 0:
@@ -400,7 +341,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             verdict = INCONCLUSIVE
             gap = abs(iv.estimate)
             n = runs_needed(iv, gap) if gap > 0 else None
-            decides = _Need(n, iv.n, " if the effect is real") if n else "cannot be decided: estimate ≈ 0"
+            decides = Need(n, iv.n, " if the effect is real") if n else "cannot be decided: estimate ≈ 0"
         what = "rank correlation" if kind == "trend" else "difference"
         rule = f"{iv.level:.0%} CI of the {what} ({iv.method}) excludes 0, claimed {direction} 0"
         power = power_to_detect(effect, iv.se, iv.level) if effect is not None else None
@@ -442,7 +383,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         :func:`table_differences` (for a heatmap)."""
         if not isinstance(cells, dict) or len(cells) < 1:
             raise ValueError(f"{id}: cells must map each cell's name to (paper value, interval), got {type(cells)}.")
-        tol = _finite(tolerance, "tolerance")
+        tol = finite_float(tolerance, "tolerance")
         if tol <= 0:
             raise ValueError(f"{id}: tolerance must be > 0, got {tolerance!r}.")
         if not str(tolerance_basis or "").strip():
@@ -451,7 +392,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         for name, pair in cells.items():
             if not (isinstance(pair, tuple | list) and len(pair) == 2):
                 raise ValueError(f"{id}: cell {name!r} must be (paper value, interval), got {pair!r}.")
-            pv, iv = _finite(pair[0], f"paper value of cell {name!r}"), _interval(pair[1])
+            pv, iv = finite_float(pair[0], f"paper value of cell {name!r}"), as_interval(pair[1])
             tests.append(_decisions.test_of(iv, kind=_decisions.EQUIVALENCE, paper=pv, margin=tol))
             names.append(str(name))
             ivs.append(iv)
@@ -495,7 +436,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         else:
             verdict = INCONCLUSIVE
             n = _decisions.decision_n(test, _decisions.EQUIVALENT, alpha, target=0.5)
-            decides = _Need(n, test.n) if n else "no number of our runs (the published uncertainty)"
+            decides = Need(n, test.n) if n else "no number of our runs (the published uncertainty)"
         return self._record(
             id, source, description, "table", f"{len(tests)} cells", estimate, None, level, tol, test.n, rule,
             None, verdict, decides, comparable_at, central, note, labels, interval=ivs[0], test=test,
@@ -566,8 +507,8 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         if discrepancy is not None or noise is not None:
             if holds is not None:
                 raise ValueError("pass holds= or discrepancy= with noise=, not both.")
-            d = _finite(discrepancy, "discrepancy")
-            tol = _finite(noise, "noise")
+            d = finite_float(discrepancy, "discrepancy")
+            tol = finite_float(noise, "noise")
             if tol < 0:
                 raise ValueError(f"{id}: noise must be >= 0, got {noise!r}.")
             if not noise_basis:
@@ -646,14 +587,14 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         return id
 
     def _labels(self, id: str, labels: dict, n_runs, interval, central: bool) -> dict:
-        bad = set(labels) - set(_LABELS)
+        bad = set(labels) - set(LABEL_KEYS)
         if bad:
             hint = (
                 " (about_models= is gone: say what the claim is about with about=, one of ABOUT)"
                 if ("about_models" in bad)
                 else ""
             )
-            raise TypeError(f"{id}: unknown keyword(s) {sorted(bad)}; row labels are {_LABELS}{hint}.")
+            raise TypeError(f"{id}: unknown keyword(s) {sorted(bad)}; row labels are {LABEL_KEYS}{hint}.")
         evidence = labels.get("evidence")
         if evidence is None:
             raise TypeError(
@@ -694,7 +635,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             raise TypeError(
                 f"{id}: available= must be the number of {unit} that exist (an int >= 1), got {available!r}."
             )
-        from robeval.core.ambiguities import check_depends
+        from robeval.core.ledger.ambiguities import check_depends
 
         return dict(
             depends=check_depends(labels.get("depends", ()), self.paper),
@@ -717,7 +658,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
         id = self._check_id(id)
         lab = self._labels(id, labels, n_runs, interval, central)
         comparable_at = comparable_span(comparable_at)
-        if isinstance(decides, _Need):  # what would decide it, in the row's own units
+        if isinstance(decides, Need):  # what would decide it, in the row's own units
             decides = phrase_need(decides.n, decides.now, lab["unit"], lab["about"], lab["available"]) + decides.suffix
         # the verdict of the row's own test, in its evidence class's words: kept as ``unadjusted`` when a rule
         # below overrides a decision (issue 45, item 5)
@@ -796,7 +737,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             verdict = {REPRODUCED: VERIFIED, CONSISTENCY: VERIFIED, CONTRADICTED: FAILED, ERRATUM: FAILED}.get(
                 verdict, verdict
             )
-        if lab["about"] == MODELS and verdict in _DECIDED:
+        if lab["about"] == MODELS and verdict in DECIDED:
             # a claim about training methods or models: only independent trainings decide it, either way
             if not (lab["unit"] in TRAINING_UNITS and (n_runs or 0) >= MIN_TRAININGS):
                 verdict = INCONCLUSIVE
@@ -804,7 +745,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 decides = f"≥ {MIN_TRAININGS} independent trainings (the claim is about models; this rests on {over})"
         if (
             interval is not None
-            and _invalid_small_n(interval)
+            and invalid_small_n(interval)
             and verdict in (REPRODUCED, CONTRADICTED, CONSISTENCY, ERRATUM)
         ):
             verdict = INCONCLUSIVE
@@ -820,7 +761,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 )
             else:
                 decides = f"a real run of the {self.profile} profile (this run is no evidence: see mechanism)"
-        if interval is not None and test is None and verdict in _DECIDED:
+        if interval is not None and test is None and verdict in DECIDED:
             verdict = INCONCLUSIVE
             decides = "an interval with a standard error (without one the row has no p-value and no family)"
             if interval.se == 0 and interval.n > 1:
@@ -829,22 +770,22 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                     "one value, and a degenerate interval at 0 or at the margin has no p-value; more units or a "
                     "statistic that varies"
                 )
-        decision = _decision_of(test, verdict) if test is not None else None
+        decision = decision_of(test, verdict) if test is not None else None
         pv = None if test is None else _decisions.decision_p(test, decision)
         _check_types(f"row {id!r}", p_value=pv, estimate=estimate, counts={"n_runs": n_runs})
         claim = Claim(
             id=id, paper=self.paper, source=source, description=description, kind=kind,
-            paper_value=_round(paper_value), estimate=_round(estimate),
-            ci=None if ci is None else (_round(ci[0]), _round(ci[1])), level=level, margin=_round(margin),
+            paper_value=round_value(paper_value), estimate=round_value(estimate),
+            ci=None if ci is None else (round_value(ci[0]), round_value(ci[1])), level=level, margin=round_value(margin),
             n_runs=n_runs, rule=rule, power=None if power is None else round(float(power), 3), verdict=verdict,
             decides=decides, central=bool(central), profile=self.profile, notebook=self.notebook, note=note,
             evidence=evidence, unit=lab["unit"], scaling=scaling, mechanism=mechanism,
             p_value=None if pv is None else float(f"{pv:.4g}"), about=lab["about"],
-            noise=None if noise is None else _round(noise), noise_basis=noise_basis, depends=lab["depends"],
+            noise=None if noise is None else round_value(noise), noise_basis=noise_basis, depends=lab["depends"],
         )  # fmt: skip
         # a decision of the row's own test that a rule above made inconclusive (too few trainings, a bootstrap at
         # small n, no standard error, an erratum without a noise test): finalise keeps it as ``unadjusted``
-        claim._overridden = own if (own in _DECIDED and verdict == INCONCLUSIVE) else ""
+        claim._overridden = own if (own in DECIDED and verdict == INCONCLUSIVE) else ""
         # the row's own test, kept for the family's correction (finalise); not serialised
         claim._test = test if verdict != NOT_COMPARABLE else None
         claim._p = pv
@@ -865,8 +806,8 @@ class Ledger(_ReadingsMixin, _StoreMixin):
           in the notebook's family. The family's size counts every test in it, decided or not; the readings of
           one ambiguous statement count once (an intersection-union test, :func:`_family_adjusted`).
         * A decision (reproduced, contradicted, consistency, erratum) stands only if its Holm-adjusted p is
-          <= :data:`robeval.core.decisions.ALPHA` and an independent rerun at the same n would reach it again
-          at the row's Holm level with probability >= :data:`robeval.core.decisions.STABLE` (the lower of the
+          <= :data:`robeval.core.ledger.decisions.ALPHA` and an independent rerun at the same n would reach it again
+          at the row's Holm level with probability >= :data:`robeval.core.ledger.decisions.STABLE` (the lower of the
           predictive closed form and the share of predictive resamples of the row's runs, :func:`_stability`); otherwise the row is inconclusive, ``unadjusted`` keeps its own verdict and ``decides`` says
           what failed and the n that would make it stable (``stable_n``).
         """
@@ -891,10 +832,10 @@ class Ledger(_ReadingsMixin, _StoreMixin):
             name = f"{self.notebook} / {c._family}" if c._family else self.notebook
             p_adj, rank, m = adjusted[name][id(c)]
             c.family, c.family_size, c.p_adjusted = name, m, float(f"{p_adj:.4g}")
-            if c.verdict not in _DECIDED or c.verdict not in getattr(c, "_gates", _DECIDED):
+            if c.verdict not in DECIDED or c.verdict not in getattr(c, "_gates", DECIDED):
                 continue
             level = alpha / (m - rank + 1)
-            decision = _decision_of(c._test, c.verdict)
+            decision = decision_of(c._test, c.verdict)
             c.stability, c.stable_n = stability_of(c, decision, level)
             need = phrase_need(c.stable_n, c.n_runs, c.unit, c.about, getattr(c, "_available", None))
             need = f"stable at {need}" if need.startswith("≈") else f"stable: {need}"
@@ -920,7 +861,7 @@ class Ledger(_ReadingsMixin, _StoreMixin):
                 )
         reruns = larger_reruns(self.profile, self.notebook)
         for c in tests:
-            over = overruled_by(c, reruns) if c.verdict in _DECIDED else None
+            over = overruled_by(c, reruns) if c.verdict in DECIDED else None
             if over is not None:
                 other, row = over
                 c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE

@@ -1,7 +1,6 @@
 """Moving finished grid cells between stores, machines and code versions: adopting a store across a code change
 that leaves its cells unchanged (:func:`adopt`, :func:`adopt_pack`), how far each store got (:func:`store_status`),
-and packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`). Split from
-:mod:`robeval.core.runs` (which re-exports every name, so ``runs.adopt`` and the rest are unchanged)."""
+and packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`)."""
 
 from __future__ import annotations
 
@@ -14,18 +13,16 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from robeval.core.identity import local_config
 from robeval.core.io import atomic_write_json, check_output_file, read_json, to_json
-from robeval.core.runs import (
-    _STORE_NAME,
+from robeval.core.runs.identity import code_identity, config_identity, local_config
+from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
-    _cell_digest_error,
-    _compute_cell,
-    _file_digest,
-    _write_store_config,
+    STORE_NAME,
+    cell_digest_error,
     claim_state,
-    code_identity,
-    config_identity,
+    compute_cell,
+    file_digest,
+    write_store_config,
 )
 
 
@@ -75,7 +72,7 @@ def _import_fn(name: str) -> Callable:
 
 def _store_config(path: Path) -> dict:
     """A sub-store's ``config.json``: a JSON object with the cell function's name ``fn`` (text) and ``config`` (an
-    object, its ``<root>``/``<cache>`` paths made this checkout's: :func:`robeval.core.identity.local_config`);
+    object, its ``<root>``/``<cache>`` paths made this checkout's: :func:`robeval.core.runs.identity.local_config`);
     ValueError naming the file otherwise."""
     try:
         meta = read_json(path)
@@ -142,7 +139,7 @@ def adopt(
     for sub in subs:
         if checksums is not None:  # a pack's config.json is verified before anything of it is read
             listed = checksums.get(sub.name) or {}
-            if listed.get("config.json") != _file_digest(sub / "config.json"):
+            if listed.get("config.json") != file_digest(sub / "config.json"):
                 why = "lists no checksum for it" if "config.json" not in listed else "recorded other bytes for it"
                 raise RuntimeError(
                     f"{sub.name}/config.json fails its checksum (the pack's manifest {why}), so nothing of this "
@@ -173,7 +170,7 @@ def adopt(
                 payloads.append(None)
                 broken.setdefault(p.name, f"{p.name}: not valid JSON")
                 continue
-            err = _cell_digest_error(p, payloads[-1])
+            err = cell_digest_error(p, payloads[-1])
             if err is not None:
                 broken.setdefault(p.name, err)
             verified += payloads[-1].get("rows_sha256") is not None if isinstance(payloads[-1], Mapping) else 0
@@ -186,7 +183,7 @@ def adopt(
             ]:
                 if p.name not in listed:
                     broken.setdefault(p.name, f"{p.name}: the pack's manifest lists no checksum for it")
-                elif _file_digest(p) != listed[p.name]:
+                elif file_digest(p) != listed[p.name]:
                     broken.setdefault(
                         p.name, f"{p.name}: its bytes differ from the checksum the pack recorded when it was written"
                     )
@@ -212,7 +209,7 @@ def adopt(
             picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
         bad = []
         for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
-            new = json.loads(to_json(_compute_cell(fn, payloads[i]["cell"], config)["rows"]))
+            new = json.loads(to_json(compute_cell(fn, payloads[i]["cell"], config)["rows"]))
             if not _same(new, payloads[i]["rows"]):
                 bad.append(files[i].name)
         if bad:
@@ -222,7 +219,7 @@ def adopt(
                 "rerun the grid to recompute them."
             )
         target.mkdir(parents=True, exist_ok=True)
-        _write_store_config(target, fn, config)
+        write_store_config(target, fn, config)
         for p in todo:
             try:
                 os.link(p, target / p.name)
@@ -306,7 +303,7 @@ def adopt_pack(
             )
         subs = [m for name in stores for m in manifest["stores"][name].values()]
         with_sums = all(isinstance(m.get("sha256"), dict) for m in subs)
-        if not with_sums and not recompute_all and _file_digest(archive) not in LEGACY_PACKS:
+        if not with_sums and not recompute_all and file_digest(archive) not in LEGACY_PACKS:
             raise ValueError(
                 f"the pack {archive} records no checksums (written before packs had them) and is not a known "
                 "committed pack, so a changed cell could not be told; adopt it with --recompute-all (every cell "
@@ -413,7 +410,7 @@ def _pack_member_ok(name: str) -> bool:
     parts = name.split("/")
     return (
         len(parts) == 3
-        and bool(_STORE_NAME.fullmatch(parts[0]))
+        and bool(STORE_NAME.fullmatch(parts[0]))
         and bool(_PACK_SUB.fullmatch(parts[1]))
         and bool(_PACK_FILE.fullmatch(parts[2]))
     )
@@ -475,7 +472,7 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
         for sub in subs:
             meta = read_json(sub / "config.json")
             cells = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
-            broken = [e for e in (_cell_digest_error(p, read_json(p)) for p in cells) if e is not None]
+            broken = [e for e in (cell_digest_error(p, read_json(p)) for p in cells) if e is not None]
             if broken:
                 raise ValueError(
                     f"{len(broken)} cell(s) of {store.name}/{sub.name} fail their checksum (e.g. {broken[0]}); they "
@@ -486,7 +483,7 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
                 "fn": meta.get("fn"),
                 "code": meta.get("code"),
                 "cells": len(cells),
-                "sha256": {p.name: _file_digest(p) for p in extra + cells},
+                "sha256": {p.name: file_digest(p) for p in extra + cells},
             }
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
     tmp = out.with_name(f".{out.name}.tmp")

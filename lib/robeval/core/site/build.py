@@ -29,15 +29,24 @@ import shutil
 from pathlib import Path
 
 from robeval.core import paths as project
-from robeval.core.ledger_view import CSS_CLASS as INDEX_CLASS
-from robeval.core.ledger_view import reason, short_index
+from robeval.core.catalog import COMPUTE_TAG
 from robeval.core.paths import check_profile
-from robeval.core.report import format_value
-from robeval.core.site_pages import PRIMARY, build_stamp, example_filter, page_name, png_size, rerun_note
-from robeval.core.site_pages import gallery as _gallery
-from robeval.core.site_pages import ledger_csv as _ledger_csv
+from robeval.core.publish.report import format_value
+from robeval.core.publish.view import CSS_CLASS as INDEX_CLASS
+from robeval.core.publish.view import reason, short_index
+from robeval.core.site.pages import (
+    PRIMARY,
+    build_stamp,
+    claim_anchor,
+    figure_alt,
+    gallery,
+    ledger_csv,
+    page_name,
+    paper_refs,
+    rerun_note,
+)
 
-__all__ = ["build_site", "build_stamp", "example_filter", "png_size", "rerun_note", "_gallery", "_ledger_csv"]
+__all__ = ["build_site"]
 
 EVIDENCE_CLASSES = ("replication", "scaled replication", "reanalysis", "derivation", "environment")
 LEDGER_JSON = "assets/ledger.json"
@@ -63,32 +72,6 @@ _MATHJAX_LOCAL_CONFIG = """MathJax.Hub.Config({
 MathJax.Ajax.loadComplete("[MathJax]/config/local/robeval.js");
 """
 _CLAIMS_HEADING = "claims-ledger"
-# "Fig. 6a", "Table 2b", "Sec. 4.2", "App. B", "Appendix A", "Theorem 1", "Figs. 3"
-_REF = re.compile(
-    r"\b(Figs?\.|Fig|Table|Tab\.|Sec\.|Section|App\.|Appendix|Theorem|Eq\.)\s*([A-Z]?[0-9]+(?:\.[0-9]+)?[a-z]?|[A-Z]\b)"
-)
-_KIND = {"Figs.": "Fig.", "Fig": "Fig.", "Tab.": "Table", "Section": "Sec.", "Appendix": "App."}
-
-
-def paper_refs(text: str) -> list[str]:
-    """The paper references in a ledger ``source`` or a manifest ``reproduces`` string, normalised.
-
-    ``"Fig. 6a / Sec. 4"`` -> ``["Fig. 6a", "Sec. 4"]``; ``"Appendix B.1"`` -> ``["App. B"]`` (an appendix
-    is named by its letter); ``"Figs. 3"`` -> ``["Fig. 3"]``.
-
-    Parameters
-    ----------
-    text : str
-        Free text such as ``"Table 2a (bold)"``.
-
-    Returns
-    -------
-    list of str
-        ``"<kind> <number>"`` with kind one of Fig., Table, Sec., App., Theorem, Eq. (in order of appearance).
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}; pass the ledger row's 'source'.")
-    return [f"{_KIND.get(kind, kind)} {num}" for kind, num in _REF.findall(text)]
 
 
 def _same_or_panel(ref: str, other: str) -> bool:
@@ -131,13 +114,6 @@ def section_for_claim(claim: dict, headings: list[tuple[int, str]]) -> int | Non
     return None
 
 
-def claim_anchor(claim_id: str) -> str:
-    """The HTML id of a ledger row on its notebook page (whitespace, which ids may not hold, becomes '_')."""
-    if not isinstance(claim_id, str) or not claim_id:
-        raise ValueError(f"claim id must be a non-empty str, got {claim_id!r}.")
-    return "claim-" + re.sub(r"\s", "_", claim_id)
-
-
 def _attr(s: str) -> str:
     return html.escape(s, quote=True)
 
@@ -166,16 +142,6 @@ def _figure_position(nb, name: str) -> tuple[int, int] | None:
                     if any(parts) and re.fullmatch("[^/]+?".join(map(re.escape, parts)), name):
                         return i, m.start()
     return None
-
-
-def figure_alt(entry: dict) -> str:
-    """The alt text of a figure on the website: the paper figure it reproduces and its caption (the titles it was
-    drawn with, the manifest's ``caption``, :func:`robeval.core.plotting.figure_caption`); entries saved before
-    captions were recorded give what they reproduce and their name."""
-    reproduces = (entry.get("reproduces") or "").strip()
-    caption = (entry.get("caption") or "").strip()
-    head = f"Figure reproducing {reproduces}" if reproduces else f"Figure {entry['figure']}"
-    return f"{head}: {caption}" if caption else f"{head} ({entry['figure']})"
 
 
 NBCONVERT_DEFAULT_ALT = "No description has been provided for this image"  # nbconvert's alt for an image without
@@ -242,8 +208,6 @@ def compute_only_sections(source_nb) -> dict[str, str]:
     """The sections of a notebook (by heading line) whose code cells are all tagged ``compute``, so that the site
     (which runs without them) would show them empty: ``"dry run"`` when each of those cells runs only in a dry
     run (``if cfg.dry_run:``), else ``"compute"``."""
-    from robeval.core.notebooks import COMPUTE_TAG
-
     out = {}
     heads = [i for i, c in enumerate(source_nb.cells) if _heading(c)]
     for k, h in enumerate(heads):
@@ -290,7 +254,7 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict], gallery: boo
       cell with ``<a id="fig-<name>">``, what it reproduces and the functions that computed and drew it, and its
       images get alt text (:func:`label_images`: the figure's :func:`figure_alt`);
     * the cell that saves the ledger (``ledger.save()``) is followed by a Markdown cell with the anchor
-      ``claims-ledger`` and the short index of its rows (:func:`robeval.core.ledger_view.short_index`), each row
+      ``claims-ledger`` and the short index of its rows (:func:`robeval.core.publish.view.short_index`), each row
       with the anchor :func:`claim_anchor`; the index that cell displayed itself is dropped.
 
     The figure of a manifest entry is found by :func:`figure_cell`. ``gallery=False`` (a page of a profile other
@@ -350,7 +314,7 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict], gallery: boo
 
 
 def _is_index(output) -> bool:
-    """Whether a cell output is the notebook's own short index of the ledger (robeval.core.ledger_view)."""
+    """Whether a cell output is the notebook's own short index of the ledger (robeval.core.publish.view)."""
     html_text = (output.get("data") or {}).get("text/html", "")
     html_text = "".join(html_text) if isinstance(html_text, list) else html_text
     return f'class="{INDEX_CLASS}"' in html_text
@@ -358,7 +322,7 @@ def _is_index(output) -> bool:
 
 def _claims_table(claims: list[dict], links: dict) -> str:
     """The Markdown cell (raw HTML) listing the ledger rows recorded by the cell above it: the short index of
-    :func:`robeval.core.ledger_view.short_index`, each row with its anchor and its section, figure and ledger
+    :func:`robeval.core.publish.view.short_index`, each row with its anchor and its section, figure and ledger
     links."""
     row_links = {}
     for c in claims:
@@ -385,7 +349,7 @@ def ledger_records(
     ``ledgers``: dicts as :func:`robeval.core.ledger.load_ledgers` returns, of ``profile``; ``links``: per
     notebook, the result of :func:`annotate_notebook`. The new row fields ``evidence`` and ``unit`` are read when
     present. Rows of a profile other than the site's ``primary`` link their notebook pages of that profile
-    (:func:`robeval.core.site_pages.page_name`) and show their figures there (the gallery holds the primary's).
+    (:func:`robeval.core.site.pages.page_name`) and show their figures there (the gallery holds the primary's).
     """
     from robeval.core.ledger import PAPERS
 
@@ -582,10 +546,10 @@ def build_site(
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
+    from robeval.core.catalog import notebook_paths
     from robeval.core.ledger import load_ledgers
-    from robeval.core.notebooks import notebook_paths
     from robeval.core.paths import results_dir
-    from robeval.core.site_pages import home_profiles, ledger_page
+    from robeval.core.site.pages import home_profiles, ledger_page
 
     check_profile(profile)
     if not isinstance(execute, bool):
@@ -627,12 +591,12 @@ def build_site(
     (src / LEDGER_JSON).write_text(
         json.dumps({"profile": profile, "profiles": list(shown), "rows": records}, indent=0), encoding="utf-8"
     )
-    assets = Path(__file__).with_name("site_assets")
+    assets = Path(__file__).with_name("assets")
     for f in ("ledger.js", "site.css"):
         shutil.copy(assets / f, src / "assets" / f)
-    _ledger_csv(records, src / LEDGER_CSV)
+    ledger_csv(records, src / LEDGER_CSV)
     (src / "ledger.md").write_text(ledger_page(records, profile, list(shown)), encoding="utf-8")
-    (src / "gallery.md").write_text(_gallery(manifest, links, src / "figures", profile), encoding="utf-8")
+    (src / "gallery.md").write_text(gallery(manifest, links, src / "figures", profile), encoding="utf-8")
     running = src / "running.md"
     running.write_text(rerun_note(running.read_text(encoding="utf-8"), profile, tuple(shown)[1:]), encoding="utf-8")
     home = src / "index.md"
@@ -658,8 +622,8 @@ def _profile_pages(profile, chosen, work, src, execute, primary, shown) -> dict:
 
     from robeval.core.ledger import load_ledgers
     from robeval.core.paths import figures_dir
-    from robeval.core.plotting import load_manifest
-    from robeval.core.site_pages import page_head
+    from robeval.core.publish.plotting import load_manifest
+    from robeval.core.site.pages import page_head
 
     here = work if profile == primary else work / profile
     stored = {led["notebook"]: led for led in load_ledgers(profile)}
@@ -700,9 +664,9 @@ def _profile_pages(profile, chosen, work, src, execute, primary, shown) -> dict:
 
 def _reader_passes(site_dir: Path) -> None:
     """The built pages made readable (issue 47, item 6): every notebook page's code folded
-    (:func:`robeval.core.site_pages.fold_code`), every page's tables scrolling inside themselves
-    (:func:`robeval.core.site_pages.scroll_tables`)."""
-    from robeval.core.site_pages import fold_code, scroll_tables
+    (:func:`robeval.core.site.pages.fold_code`), every page's tables scrolling inside themselves
+    (:func:`robeval.core.site.pages.scroll_tables`)."""
+    from robeval.core.site.pages import fold_code, scroll_tables
 
     for page in Path(site_dir).rglob("*.html"):
         if "mathjax" in page.parts:

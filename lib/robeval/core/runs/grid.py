@@ -1,0 +1,269 @@
+"""Resumable run grids: map a function over independent cells, one atomic result file per cell.
+
+A *cell* is a small dict of parameters (e.g. ``{"eps_train": 0.01, "seed": 3}``); ``config`` holds the
+settings shared by every cell. Results live in ``<store>/<identity>/<cell-key>.json``, so
+
+* finished cells are never recomputed — rerunning the same grid only computes what is missing;
+* a killed run loses at most the cells in flight (each file is written atomically when its cell ends);
+* the *identity* hashes the config (keys canonicalised, checkout/cache paths made relative), the cell
+  function's qualified name, and the code it can run: the top-level definitions it reaches in its module and
+  the ``robeval`` modules that module imports, without comments and docstrings (:mod:`robeval.core.runs.identity`).
+  Changing the config or that code starts a fresh sub-store instead of serving stale results;
+* a cell is *claimed* with an exclusive lock file (host, pid and process start) before it is computed, so two
+  processes on the same grid never compute a cell twice: the second one skips claimed cells and waits for their
+  results. A claim whose holder is provably gone (same host, process not alive) is taken over at once, one older
+  than ``lock_timeout`` seconds too; while a run waits on a claim of another host it says so on stderr, with the
+  claim's age and the command that clears it (:func:`claim_state`).
+
+Cells run serially, with joblib processes (default on a laptop), or on a Dask distributed cluster when
+a scheduler address is given (``scheduler=`` or ``$ROBEVAL_DASK_SCHEDULER``); with Dask the results travel
+back through the futures and are written by the client, so workers need no shared filesystem. Determinism
+is the cell's job: every cell carries its own seed, so results never depend on scheduling.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from robeval.core.errors import IncompleteResult
+from robeval.core.io import atomic_write_json, read_json
+from robeval.core.runs.identity import config_identity
+from robeval.core.runs.store import (
+    LOCK_TIMEOUT_S,
+    cell_key,
+    claim,
+    claim_state,
+    clean_leftovers,
+    compute_cell,
+    lock_path,
+    normalise_cells,
+    release,
+    waiting_message,
+    write_store_config,
+)
+
+if TYPE_CHECKING:
+    import pandas
+
+Backend = str  # "auto" | "serial" | "joblib" | "dask"
+
+
+STOP_AFTER_CELLS_ENV = "ROBEVAL_STOP_AFTER_CELLS"
+
+
+_cells_written = 0
+
+
+def _run_cell(fn: Callable, cell: dict, config: dict, path: str) -> str:
+    """Run one cell and write its result file. Executed in the worker (so a kill loses only this cell)."""
+    global _cells_written
+    atomic_write_json(path, compute_cell(fn, cell, config))
+    _cells_written += 1
+    limit = os.environ.get(STOP_AFTER_CELLS_ENV)
+    if limit and _cells_written >= int(limit):
+        # a lease's deadline, simulated at a cell boundary (tests of resuming across leases): the process is
+        # killed as the GPU driver kills a notebook at its deadline, with this cell written and nothing after it
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+    return path
+
+
+class Grid:
+    """A resumable grid of cells over one function and one configuration.
+
+    Parameters
+    ----------
+    fn : callable ``fn(cell: dict, config: dict) -> dict | list[dict] | DataFrame``
+        Must be importable (a module-level function) for process and Dask backends.
+    cells : list of dicts, or dict of lists (Cartesian product)
+    store : directory for the cell files (see :func:`grid_store`)
+    config : settings shared by all cells (JSON-serialisable); part of the store's identity, with ``fn``'s
+        name and code (:func:`config_identity`).
+    lock_timeout : seconds after which another process's claim on a cell is considered dead.
+    """
+
+    def __init__(
+        self,
+        fn: Callable,
+        cells,
+        *,
+        store: str | os.PathLike,
+        config: Mapping | None = None,
+        lock_timeout: float = LOCK_TIMEOUT_S,
+    ):
+        if not callable(fn):
+            raise TypeError(f"fn must be a function fn(cell, config), got {type(fn).__name__}.")
+        self.fn = fn
+        self.cells = normalise_cells(cells)
+        keys = [cell_key(c) for c in self.cells]
+        if len(set(keys)) != len(keys):
+            raise ValueError("The grid has duplicate cells; make every cell unique (e.g. add a seed).")
+        self.config = dict(config or {})
+        self.lock_timeout = float(lock_timeout)
+        self.root = Path(store) / f"config-{config_identity(self.config, fn)}"
+        self._paths = {k: self.root / f"{k}.json" for k in keys}
+
+    def path(self, cell: Mapping) -> Path:
+        return self._paths[cell_key(cell)]
+
+    def pending(self) -> list[dict]:
+        """Cells without a finished result file."""
+        return [c for c in self.cells if not self.path(c).is_file()]
+
+    def done(self) -> list[dict]:
+        return [c for c in self.cells if self.path(c).is_file()]
+
+    def run(
+        self,
+        *,
+        backend: Backend = "auto",
+        n_jobs: int | None = None,
+        scheduler: str | None = None,
+        resources: Mapping[str, float] | None = None,
+        desc: str | None = None,
+        progress: bool = True,
+        poll_s: float = 2.0,
+    ) -> pandas.DataFrame:
+        """Compute the pending cells, then return all results as a tidy DataFrame.
+
+        Cells claimed by another live process are left to it; once this process has computed what it
+        could, it waits for their results (taking over a cell whose claim went stale). ``resources`` (Dask
+        only) are the worker resources each cell needs, e.g. ``{"GPU": 1}`` for training or certifying.
+        """
+        from tqdm.auto import tqdm
+
+        if backend not in ("auto", "serial", "joblib", "dask"):
+            raise ValueError(f"Unknown backend {backend!r}; use 'auto', 'serial', 'joblib' or 'dask'.")
+        self.root.mkdir(parents=True, exist_ok=True)
+        clean_leftovers(self.root, lock_timeout=self.lock_timeout)
+        write_store_config(self.root, self.fn, self.config)
+        scheduler = scheduler or os.environ.get("ROBEVAL_DASK_SCHEDULER") or None
+        label = desc or getattr(self.fn, "__name__", "grid")
+        t0 = time.perf_counter()
+        todo = self.pending()
+        bar = tqdm(total=len(self.cells), initial=len(self.cells) - len(todo), desc=label, disable=not progress)
+        said, said_at = None, 0.0
+        try:
+            while todo:
+                try:
+                    self._compute(todo, backend, n_jobs, scheduler, resources, bar)
+                except Exception as exc:
+                    done = len(self.done())
+                    raise IncompleteResult(
+                        f"{label}: a cell failed ({type(exc).__name__}: {exc}). {done} of {len(self.cells)} cells are "
+                        f"finished and kept in {self.root}; fix the cause and run the grid again: finished cells are "
+                        "not recomputed.",
+                        done=done,
+                        total=len(self.cells),
+                    ) from exc
+                todo = self.pending()
+                if todo:  # claimed by another process: wait for its results or for its claim to expire
+                    claims = [claim_state(lock_path(self.path(c)), self.lock_timeout) for c in todo]
+                    claims = [c for c in claims if c["state"] in ("live", "foreign")]
+                    key = tuple(sorted((c["lock"], c["state"]) for c in claims))
+                    if claims and (key != said or time.monotonic() - said_at > 600):
+                        print(f"{label}: {waiting_message(claims, self.lock_timeout)}", file=sys.stderr, flush=True)
+                        said, said_at = key, time.monotonic()
+                    time.sleep(poll_s)
+                    bar.n = len(self.cells) - len(todo)
+                    bar.refresh()
+        finally:
+            bar.close()
+        if progress:  # a text line for notebooks saved by papermill, whose widget bars do not persist
+            print(f"{label}: {len(self.cells)} cells done ({time.perf_counter() - t0:.0f} s)", flush=True)
+        return self.collect()
+
+    def _compute(self, todo, backend, n_jobs, scheduler, resources, bar) -> None:
+        """Compute the cells of ``todo`` that this process can claim (serially: one claim at a time, so
+        concurrent processes share the work; in parallel: a batch of claims)."""
+        if backend == "auto":
+            backend = "dask" if scheduler else ("serial" if (n_jobs in (None, 1) or len(todo) <= 1) else "joblib")
+        if backend == "serial":
+            for cell in todo:
+                path = self.path(cell)
+                if path.is_file() or not claim(path, self.lock_timeout):
+                    continue
+                try:
+                    if not path.is_file():  # finished by another process since we listed it
+                        _run_cell(self.fn, cell, self.config, str(path))
+                finally:
+                    release(path)
+                bar.update()
+            return
+        mine = [c for c in todo if claim(self.path(c), self.lock_timeout)]
+        try:
+            if not mine:
+                return
+            if backend == "joblib":
+                from joblib import Parallel, delayed
+
+                jobs = (delayed(_run_cell)(self.fn, c, self.config, str(self.path(c))) for c in mine)
+                for _ in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(jobs):
+                    bar.update()
+            else:
+                self._run_dask(mine, scheduler, resources, bar)
+        finally:
+            for c in mine:
+                release(self.path(c))
+
+    def _run_dask(self, cells: list[dict], scheduler: str | None, resources, bar) -> None:
+        from dask.distributed import Client, as_completed
+
+        if scheduler is None:
+            raise ValueError(
+                "backend='dask' needs a scheduler address (scheduler= or $ROBEVAL_DASK_SCHEDULER), "
+                "e.g. the address of a dask.distributed.LocalCluster or a cluster's scheduler."
+            )
+        with Client(scheduler) as client:
+            futures = {
+                client.submit(compute_cell, self.fn, c, self.config, pure=False, resources=resources): c for c in cells
+            }
+            for fut in as_completed(futures):
+                payload = fut.result()  # re-raises worker errors here
+                atomic_write_json(self.path(futures[fut]), payload)  # written by the client: no shared disk needed
+                bar.update()
+
+    def collect(self, allow_missing: bool = False) -> pandas.DataFrame:
+        """All finished results as one DataFrame: one row per returned row, cell parameters as columns."""
+        import pandas as pd
+
+        records = []
+        missing = 0
+        for cell in self.cells:
+            path = self.path(cell)
+            if not path.is_file():
+                missing += 1
+                continue
+            payload = read_json(path)
+            for row in payload["rows"]:
+                records.append({**cell, **row})
+        if missing and not allow_missing:
+            raise RuntimeError(
+                f"{missing} of {len(self.cells)} cells have no result yet in {self.root}; call run() to compute them."
+            )
+        return pd.DataFrame.from_records(records)
+
+
+def run_grid(
+    fn: Callable,
+    cells,
+    *,
+    store: str | os.PathLike,
+    config: Mapping | None = None,
+    backend: Backend = "auto",
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
+    resources: Mapping[str, float] | None = None,
+    desc: str | None = None,
+    progress: bool = True,
+) -> pandas.DataFrame:
+    """Run (or resume) a grid and return its tidy results; see :class:`Grid`."""
+    return Grid(fn, cells, store=store, config=config).run(
+        backend=backend, n_jobs=n_jobs, scheduler=scheduler, resources=resources, desc=desc, progress=progress
+    )

@@ -1,0 +1,277 @@
+"""The files of a grid store: how a store and its cells are named, the store's ``config.json``, a cell's result
+payload and the checksum written with it, and the claims (lock files) that keep two processes from computing one
+cell twice. :mod:`robeval.core.runs.grid` runs grids on top of it; :mod:`robeval.core.runs.packs` moves finished
+cells between stores and machines."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import socket
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from robeval.core.io import atomic_write_json, to_json
+from robeval.core.paths import results_dir
+from robeval.core.runs.identity import code_identity, digest, portable_config
+
+LOCK_TIMEOUT_S = 6 * 3600.0  # a lock older than this is taken over (its owner is presumed dead)
+
+
+STORE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # never "." or "..": a store is a folder below grids/
+
+
+def grid_store(profile: str, name: str) -> Path:
+    """Directory where the grid ``name`` of ``profile`` keeps its cell files."""
+    if not isinstance(name, str) or not STORE_NAME.fullmatch(name):
+        raise ValueError(
+            f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.', and must start with a letter, "
+            "digit or '_'."
+        )
+    return results_dir(profile) / "grids" / name
+
+
+def cell_key(cell: Mapping[str, Any]) -> str:
+    """Readable, filesystem-safe, unique file stem for ``cell``."""
+    parts = []
+    for k in sorted(cell):
+        v = cell[k]
+        text = f"{v:g}" if isinstance(v, float) else str(v)
+        parts.append(f"{k}={text}")
+    readable = re.sub(r"[^A-Za-z0-9=._-]+", "_", "__".join(parts))[:120]
+    return f"{readable}__{digest(dict(cell), 8)}"
+
+
+def normalise_cells(cells: Iterable[Mapping[str, Any]] | Mapping[str, Iterable]) -> list[dict]:
+    if isinstance(cells, Mapping):  # dict of lists → Cartesian product
+        import itertools
+
+        bad = [k for k, v in cells.items() if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Iterable)]
+        if bad:
+            raise ValueError(
+                f"A dict of cells maps each parameter to a list of values (their Cartesian product is the grid); "
+                f"{bad[0]!r} maps to {cells[bad[0]]!r}. Write e.g. {{{bad[0]!r}: [{cells[bad[0]]!r}]}}."
+            )
+        keys = list(cells)
+        out = [dict(zip(keys, combo)) for combo in itertools.product(*(list(cells[k]) for k in keys))]
+    elif isinstance(cells, Iterable) and not isinstance(cells, (str, bytes)):
+        out = []
+        for c in cells:
+            if not isinstance(c, Mapping):
+                raise TypeError(f"A grid cell must be a dict of parameters, got {type(c).__name__}: {c!r}.")
+            out.append(dict(c))
+    else:
+        raise TypeError(f"cells must be a list of dicts or a dict of lists, got {type(cells).__name__}.")
+    if not out:
+        raise ValueError("The grid has no cells; pass at least one (a list of dicts, or a dict of non-empty lists).")
+    for c in out:
+        if not c:
+            raise ValueError("A grid cell is empty; every cell needs at least one parameter (e.g. its seed).")
+    return out
+
+
+def write_store_config(root: Path, fn: Callable, config: Mapping) -> None:
+    """The sub-store's ``config.json`` (cell function, code identity, config), unless it is there already."""
+    if not (root / "config.json").is_file():
+        atomic_write_json(
+            root / "config.json",
+            {"fn": f"{fn.__module__}.{fn.__qualname__}", "code": code_identity(fn), "config": portable_config(config)},
+        )
+
+
+def _rows(result: Any, cell: dict) -> list[dict]:
+    try:
+        import pandas as pd
+
+        if isinstance(result, pd.DataFrame):
+            result = result.to_dict(orient="records")
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(result, Mapping):
+        result = [result]
+    if not isinstance(result, list) or not all(isinstance(r, Mapping) for r in result):
+        raise TypeError(
+            f"Grid function returned {type(result).__name__} for cell {cell}; return a dict, a list of dicts "
+            "or a DataFrame."
+        )
+    return [dict(r) for r in result]
+
+
+def rows_digest(rows: list) -> str:
+    """sha256 of a cell's rows as they read back from its JSON file (keys sorted, no whitespace)."""
+    return hashlib.sha256(to_json(json.loads(to_json(rows)), indent=None, sort_keys=True).encode()).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def compute_cell(fn: Callable, cell: dict, config: dict) -> dict:
+    """Run one cell and return its result payload: rows, wall time and ``rows_sha256``, the checksum of the rows
+    computed when they are written (:func:`rows_digest`), which :func:`pack` and :func:`adopt` verify."""
+    t0 = time.perf_counter()
+    rows = _rows(fn(dict(cell), dict(config)), cell)
+    return {"cell": cell, "rows": rows, "seconds": time.perf_counter() - t0, "rows_sha256": rows_digest(rows)}
+
+
+def cell_digest_error(path: Path, payload: Mapping) -> str | None:
+    """Why the rows of a cell file do not match the checksum written with them; None when they do (or when the
+    cell predates checksums)."""
+    want = payload.get("rows_sha256") if isinstance(payload, Mapping) else None
+    if want is None:
+        return None
+    if not isinstance(payload.get("rows"), list) or rows_digest(payload["rows"]) != want:
+        return f"{path.name}: its rows do not match the checksum written with them"
+    return None
+
+
+# ------------------------------------------------------------------------------------------- cell locks
+def lock_path(path: Path) -> Path:
+    return path.with_suffix(".lock")
+
+
+def _process_start(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, from /proc), or None where /proc does not say: with the
+    pid it identifies a process, so a pid reused by another process is not taken for the claim's holder."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    return stat.rsplit(")", 1)[-1].split()[19]
+
+
+def _me() -> dict:
+    """The identity a claim records: host, process id and start, and when it was made."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "start": _process_start(os.getpid()), "time": time.time()}
+
+
+def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -> dict:
+    """Who holds the claim ``lock`` on a cell, and whether they can still finish it.
+
+    Returns ``state``, ``host``, ``pid``, ``age`` (seconds since the claim was written) and ``lock`` (its path), with
+    ``state`` one of
+
+    * ``"live"``: a running process of this host holds it (or its owner is writing it right now);
+    * ``"dead"``: provably gone: its process is not alive on this host, or the pid now belongs to another process
+      (a claim left by a killed run); a run takes it over at once;
+    * ``"expired"``: older than ``lock_timeout``: its holder is presumed dead, the claim is taken over;
+    * ``"foreign"``: held by a process of another host, which this host cannot check; a run waits for it (up to
+      ``lock_timeout``) and says so, with the command that clears it if that run is gone;
+    * ``"released"``: the lock is gone.
+    """
+    lock = Path(lock)
+    out = {"lock": str(lock), "host": None, "pid": None, "age": 0.0}
+    try:
+        out["age"] = max(0.0, time.time() - lock.stat().st_mtime)
+        owner = json.loads(lock.read_text())
+        if not isinstance(owner, dict):
+            raise ValueError("not a claim")
+    except FileNotFoundError:
+        return {**out, "state": "released"}
+    except (OSError, ValueError):
+        # being written by its owner right now, or garbage left by a crash
+        return {**out, "state": "dead" if out["age"] > 10.0 else "live"}
+    out["host"], out["pid"] = owner.get("host"), owner.get("pid")
+    if out["age"] > lock_timeout:
+        return {**out, "state": "expired"}
+    if owner.get("host") != socket.gethostname():
+        return {**out, "state": "foreign"}
+    try:
+        pid = int(owner["pid"])
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return {**out, "state": "dead"}
+    except (KeyError, ValueError, TypeError):
+        return {**out, "state": "dead" if out["age"] > 10.0 else "live"}
+    except PermissionError:
+        pass  # alive, owned by another user
+    start = owner.get("start")
+    if start is not None and _process_start(pid) not in (None, start):
+        return {**out, "state": "dead"}  # the pid was reused: the holder is gone
+    return {**out, "state": "live"}
+
+
+def claim(path: Path, lock_timeout: float) -> bool:
+    """Take the exclusive lock of a cell's result file; False if another live process holds it."""
+    lock = lock_path(path)
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            if not is_stale(lock, lock_timeout):
+                return False
+            try:  # take over a stale lock (its owner died)
+                os.unlink(lock)
+            except FileNotFoundError:
+                pass
+            continue
+        with os.fdopen(fd, "w") as fh:
+            json.dump(_me(), fh)
+        return True
+    return False
+
+
+def is_stale(lock: Path, lock_timeout: float) -> bool:
+    return claim_state(lock, lock_timeout)["state"] in ("dead", "expired", "released")
+
+
+def format_age(seconds: float) -> str:
+    """A duration for people: ``"42 s"``, ``"12 min"``, ``"3.5 h"``."""
+    return (
+        f"{seconds:.0f} s"
+        if seconds < 120
+        else f"{seconds / 60:.0f} min"
+        if seconds < 7200
+        else f"{seconds / 3600:.1f} h"
+    )
+
+
+def waiting_message(claims: list[dict], lock_timeout: float = LOCK_TIMEOUT_S) -> str:
+    """What a run waiting on the claims ``claims`` (from :func:`claim_state`) tells its user."""
+    foreign = [c for c in claims if c["state"] == "foreign"]
+    live = [c for c in claims if c["state"] == "live"]
+    parts = [f"waiting for {len(claims)} cell(s) claimed by another process"]
+    if live:
+        c = live[0]
+        parts.append(
+            f"{len(live)} by a running process of this host (e.g. pid {c['pid']}, claimed {format_age(c['age'])} ago)"
+        )
+    if foreign:
+        c = max(foreign, key=lambda c: c["age"])
+        paths = " ".join(f"'{f['lock']}'" for f in foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+        parts.append(
+            f"{len(foreign)} by host {c['host']!r} (pid {c['pid']}, claimed {format_age(c['age'])} ago), which this host "
+            f"cannot check; taken over when {format_age(lock_timeout)} old. If that run is gone (a killed container or "
+            f"machine), clear its claims: rm {paths}"
+        )
+    return "; ".join(parts) + "."
+
+
+def release(path: Path) -> None:
+    try:
+        os.unlink(lock_path(path))
+    except FileNotFoundError:
+        pass
+
+
+def clean_leftovers(root: Path, older_than: float = 60.0, lock_timeout: float = LOCK_TIMEOUT_S) -> None:
+    """Remove what killed runs left behind: half-written temporary files (atomic writes live for
+    milliseconds), and the claims of a dead process on cells it finished (a batch keeps its claims until the
+    batch ends, so a kill leaves them; nothing would ever release them, since finished cells are skipped)."""
+    now = time.time()
+    for tmp in root.glob(".*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > older_than:
+                tmp.unlink()
+        except FileNotFoundError:
+            pass
+    for lock in root.glob("*.lock"):
+        if lock.with_suffix(".json").is_file() and is_stale(lock, lock_timeout):
+            try:
+                os.unlink(lock)
+            except FileNotFoundError:
+                pass
