@@ -1,4 +1,5 @@
-"""Run the ``gpu`` profile of notebooks on a lent GPU machine within a deadline, and bring back what it computed.
+"""Run the ``gpu`` profile of notebooks on a lent GPU machine (or the ``long`` profile on this machine's CPUs, in
+chunks: ``benchmarks/cpu_chunks.py``) within a deadline, and bring back what it computed.
 
 The GPU machine lent to this project (the ``device`` tool) has torch, numpy, pandas, scikit-learn, matplotlib and
 seaborn but no papermill, gives one session 15 minutes and one command 10. So this script
@@ -43,18 +44,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
+PARAMS_ENV = "ROBEVAL_GPU_UNITS_PARAMS"  # the notebook parameters benchmarks/gpu_units.py --exec-notebook reads
 PACK_RESERVE_S = 30.0  # seconds kept after the last notebook for packing the grids and the results
 MAX_RESULT_FILE = 2**22  # result files larger than this (4 MiB) are left out of results_gpu.tar.gz
 
 
-def stems_for(only: str) -> list[str]:
+def stems_for(only: str, profile: str = "gpu") -> list[str]:
     """The notebook stems of ``only`` ("09,02" or "09_acr_rs_training,...") that define the gpu profile, in the
     order given (a lease runs first what decides the most claims), except that a notebook whose networks another
     one reuses runs before it (03 before 04); without ``only``, every notebook of the profile in the notebooks'
     order."""
     from robeval.core.catalog import notebooks_for_profile
 
-    stems = [p.stem for p in notebooks_for_profile("gpu", only or None)]
+    stems = [p.stem for p in notebooks_for_profile(profile, only or None)]
     if not only:
         return sorted(stems)
     wanted = [w.strip() for w in only.split(",") if w.strip()]
@@ -68,6 +70,22 @@ def stems_for(only: str) -> list[str]:
 
 
 NEEDS_FIRST = (("03_msd_powerset", "04_msd_cifar10_c_bar"),)  # 04's baselines are the networks 03 trains
+
+
+def parse_params(items) -> dict:
+    """``["n_runs=5", "seed=7"]`` -> ``{"n_runs": 5, "seed": 7}`` (values parsed as ``robeval run -p`` parses them);
+    ValueError naming an item without ``=`` or a key given twice."""
+    from robeval.core.notebooks import parse_parameter_value
+
+    out = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise ValueError(f"--param {item!r}: write KEY=VALUE, e.g. --param n_runs=5")
+        if key.strip() in out:
+            raise ValueError(f"--param {key.strip()} given twice; give each parameter once")
+        out[key.strip()] = parse_parameter_value(value)
+    return out
 
 
 def calibrate(budget_s: float, out: Path) -> dict:
@@ -98,12 +116,15 @@ def committed_packs(folder: Path | None) -> list[Path]:
     found = []
     for f in folder.iterdir():
         m = re.fullmatch(r"lease(\d+)(?:-weights-(\d+))?\.tar\.xz", f.name)
+        c = re.fullmatch(r"M(\d+)\.(\d+)(?:-weights-(\d+))?\.tar\.xz", f.name)  # a CPU chunk's part (cpu_chunks.py)
         if m:
-            found.append(((int(m[1]), int(m[2] or 0)), f))
+            found.append(((int(m[1]), 0, int(m[2] or 0)), f))
+        elif c:
+            found.append(((int(c[1]), int(c[2]), int(c[3] or 0)), f))
     if not found:
         raise ValueError(
-            f"--adopt-dir {folder}: no leaseN.tar.xz or leaseN-weights-NN.tar.xz there; name the packs one by one "
-            "with --adopt, or leave both out for a first lease"
+            f"--adopt-dir {folder}: no leaseN.tar.xz / leaseN-weights-NN.tar.xz (or chunk packs Mk.p.tar.xz) there; "
+            "name the packs one by one with --adopt, or leave both out for a first lease"
         )
     return [f for _, f in sorted(found)]
 
@@ -156,8 +177,8 @@ def check_packs(packs) -> dict:
     return got
 
 
-def adopt_packs(packs) -> dict:
-    """Adopt each pack of an earlier lease: a grid pack's stores into the gpu profile's grid stores
+def adopt_packs(packs, profile: str = "gpu") -> dict:
+    """Adopt each pack of an earlier lease: a grid pack's stores into ``profile``'s grid stores
     (``{store: [status]}``), a weights pack's networks into this machine's cache
     (:func:`robeval.core.runs.weights.adopt_weights`: ``{"restored", "unchanged"}``). Returns ``{pack: report}``."""
     from robeval.core import runs
@@ -169,16 +190,40 @@ def adopt_packs(packs) -> dict:
             out[str(pack)] = weights.adopt_weights(pack)
         else:
             check_identities(pack)
-            got = runs.adopt_pack(pack, lambda name: runs.grid_store("gpu", name), progress=False)
+            got = runs.adopt_pack(pack, lambda name: runs.grid_store(profile, name), progress=False)
             out[str(pack)] = {n: [r["status"] for r in reports] for n, reports in got.items()}
         print(f"adopted {pack}: {out[str(pack)]}", flush=True)
     return out
 
 
-def run_notebooks(stems, deadline: float, logs: Path) -> dict:
-    """Each notebook's code cells in order in its own process at the gpu profile, until ``deadline`` (a
-    ``time.time()``); returns ``{stem: {"status", "seconds"}}``."""
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+def background_priority() -> None:
+    """Lower this process to the idle end of the scheduler: nice 19, and (Linux) its autogroup too, since a process
+    that starts a session of its own (``setsid``, as each notebook here does) gets an autogroup whose weight the
+    nice value alone does not lower. Meant as a ``preexec_fn`` (run in the child) or at a driver's start."""
+    os.nice(19 - os.nice(0))
+    try:
+        with open("/proc/self/autogroup", "w") as fh:
+            fh.write("19")
+    except OSError:  # no autogroups (another OS, or CONFIG_SCHED_AUTOGROUP off): nice alone
+        pass
+
+
+def _start_background() -> None:
+    os.setsid()
+    background_priority()
+
+
+def run_notebooks(
+    stems, deadline: float, logs: Path, profile: str = "gpu", params: dict | None = None, nice: bool = False
+) -> dict:
+    """Each notebook's code cells in order in its own process at ``profile`` (with the notebook parameters
+    ``params``), until ``deadline`` (a ``time.time()``); with ``nice`` at the lowest CPU priority
+    (:func:`background_priority`). Returns ``{stem: {"status", "seconds"}}``."""
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1", PARAMS_ENV: json.dumps(params or {})}
+    if profile == "long":  # numpy pinned (its bits hold across machines), torch at the CPU's own speed
+        from robeval.core.env import pin_cpu_kernels
+
+        pin_cpu_kernels(env, torch=False)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "lib"), env.get("PYTHONPATH", "")]))
     res = {}
     for stem in stems:
@@ -192,14 +237,19 @@ def run_notebooks(stems, deadline: float, logs: Path) -> dict:
             "--exec-notebook",
             stem,
             "--exec-profile",
-            "gpu",
+            profile,
         ]
         t0 = time.perf_counter()
         with open(logs / f"{stem}.log", "w") as log:
             # a session of its own: at the deadline the notebook and its grid's worker processes stop together
-            proc = subprocess.Popen(
-                cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True
-            )
+            if nice:  # the same session of its own, at the idle end of the scheduler
+                proc = subprocess.Popen(
+                    cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, preexec_fn=_start_background
+                )
+            else:
+                proc = subprocess.Popen(
+                    cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True
+                )
             try:
                 rc = proc.wait(timeout=left)
                 status = "ok" if rc == 0 else f"failed (rc {rc})"
@@ -232,7 +282,7 @@ def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
     proc.wait()
 
 
-def bring_back(out: Path, weights_before: dict | None = None) -> dict:
+def bring_back(out: Path, weights_before: dict | None = None, profile: str = "gpu") -> dict:
     """``grids.tar.xz`` (every gpu grid store with a finished cell), ``weights-NN.tar.xz`` (the networks trained
     here that a later lease or notebook reads: new since ``weights_before``, a :func:`robeval.core.runs.weights.snapshot`;
     each file under 16 MiB) and ``results_gpu.tar.gz`` (the small files of the gpu profile's results, ledgers and
@@ -240,18 +290,19 @@ def bring_back(out: Path, weights_before: dict | None = None) -> dict:
     from robeval.core import paths, runs
     from robeval.core.runs import weights
 
-    res = paths.results_dir("gpu")
+    res = paths.results_dir(profile)
     stores = sorted(p for p in (res / "grids").glob("*") if any(p.glob("config-*/config.json")))
     got = {"stores": [p.name for p in stores], "result_files": 0}
     if stores:
         manifest = runs.pack(stores, out / "grids.tar.xz")
         got["cells"] = sum(s["cells"] for st in manifest["stores"].values() for s in st.values())
     got["weights"] = weights.pack_weights(out, weights_before)
-    folders = [(res, "results"), (paths.figures_dir("gpu"), "figures")]
-    with tarfile.open(out / "results_gpu.tar.gz", "w:gz") as tf:
+    folders = [(res, "results"), (paths.figures_dir(profile), "figures")]
+    with tarfile.open(out / f"results_{profile}.tar.gz", "w:gz") as tf:
         for folder, name in folders:
             for p in sorted(folder.rglob("*")):
-                if p.is_file() and "grids" not in p.relative_to(folder).parts and p.stat().st_size < MAX_RESULT_FILE:
+                rel = p.relative_to(folder).parts
+                if p.is_file() and "grids" not in rel and "packs" not in rel and p.stat().st_size < MAX_RESULT_FILE:
                     tf.add(p, arcname=f"{name}/{p.relative_to(folder)}")
                     got["result_files"] += 1
     return got
@@ -259,7 +310,22 @@ def bring_back(out: Path, weights_before: dict | None = None) -> dict:
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--profile", default="gpu", choices=("gpu", "long"), help="gpu (a lease) or long (a CPU chunk)")
     ap.add_argument("--only", default="", help="notebooks, e.g. 03,04 (default: every notebook with a [gpu] table)")
+    ap.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a notebook parameter, as robeval run -p KEY VALUE (repeatable; e.g. n_runs=5 for a chunk of the runs)",
+    )
+    ap.add_argument("--nice", action="store_true", help="run the notebooks at the lowest CPU priority (a CPU chunk)")
+    ap.add_argument(
+        "--reserve-s",
+        type=float,
+        default=PACK_RESERVE_S,
+        help=f"seconds kept at the end for packing (default {PACK_RESERVE_S:.0f})",
+    )
     ap.add_argument("--deadline-s", type=float, default=540.0, help="wall seconds for everything (default 540)")
     ap.add_argument(
         "--calibrate-s",
@@ -298,17 +364,19 @@ def main(argv=None) -> dict:
     from robeval.core.runs import weights
 
     start = time.time()
-    stems = stems_for(args.only)
+    stems = stems_for(args.only, args.profile)
+    params = parse_params(args.param)
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = {"profile": "gpu", "dry_run": os.environ.get("ROBEVAL_DRY_RUN") == "1"}
+    summary = {"profile": args.profile, "params": params, "dry_run": os.environ.get("ROBEVAL_DRY_RUN") == "1"}
     if args.calibrate_s > 0:  # the lease's first minute: what this GPU does, written beside the packs
         summary["calibration"] = calibrate(args.calibrate_s, args.out)
-    summary["adopted"] = adopt_packs(committed_packs(args.adopt_dir) + list(args.adopt))
+    summary["adopted"] = adopt_packs(committed_packs(args.adopt_dir) + list(args.adopt), args.profile)
     before = weights.snapshot()  # after adopting: only what this lease trains is packed
-    summary["notebooks"] = run_notebooks(stems, start + args.deadline_s - PACK_RESERVE_S, args.out)
-    summary["brought_back"] = bring_back(args.out, before)
+    deadline = start + args.deadline_s - args.reserve_s
+    summary["notebooks"] = run_notebooks(stems, deadline, args.out, args.profile, params, args.nice)
+    summary["brought_back"] = bring_back(args.out, before, args.profile)
     summary["wall_s"] = round(time.time() - start, 1)
-    (args.out / "gpu_profile.json").write_text(json.dumps(summary, indent=2))
+    (args.out / f"{args.profile}_profile.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps(summary), flush=True)
     return summary
 

@@ -11,7 +11,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="robeval", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="execute notebooks with papermill and write the claims and figures reports")
-    r.add_argument("--profile", default="default", help="smoke, default, gpu or paper")
+    r.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper")
     r.add_argument("--only", default=None, help="comma-separated notebook numbers or names, e.g. 01,08")
     r.add_argument("--keep-going", action="store_true", help="continue after a failing notebook")
     r.add_argument(
@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser(
         "verify", help="rebuild the claims from stored results and compare the verdicts with the saved ones"
     )
-    v.add_argument("--profile", default="default", help="smoke, default, gpu or paper")
+    v.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper")
     v.add_argument("--only", default=None, help="comma-separated notebook numbers or names")
     v.add_argument(
         "--write-manifest",
@@ -41,12 +41,14 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser(
         "report", help="aggregate the claims and figure manifest of a profile into CLAIMS.md and FIGURES.md"
     )
-    rep.add_argument("--profile", default="default", help="smoke, default, gpu or paper")
+    rep.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper")
     cmp = sub.add_parser(
         "compare", help="list the claims whose verdict differs between this checkout's ledgers and another run's"
     )
     cmp.add_argument("other", help="the other run's ledger folder, e.g. /tmp/clone/results/default/claims")
-    cmp.add_argument("--profile", default="default", help="smoke, default, gpu or paper (this checkout's ledgers)")
+    cmp.add_argument(
+        "--profile", default="default", help="smoke, default, long, gpu or paper (this checkout's ledgers)"
+    )
     pl = sub.add_parser(
         "plan",
         help="what a time budget decides: runs per notebook that decide the most central claims "
@@ -67,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
         "site",
         help="build the website (executed notebooks, claims ledger, figures) from stored results into build/site",
     )
-    st.add_argument("--profile", default="default", help="smoke, default, gpu or paper (whose stored results)")
+    st.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper (whose stored results)")
     st.add_argument("--only", default=None, help="comma-separated notebook numbers or names (default: all)")
     st.add_argument("--site-dir", default=None, help="output folder (default: build/site)")
     st.add_argument(
@@ -116,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         "difference or failed checksum.",
     )
     a.add_argument("names", nargs="+", help="grid store names, e.g. mscr_2d_rf_iid_B_Linf")
-    a.add_argument("--profile", default="default", help="smoke, default, gpu or paper")
+    a.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper")
     a.add_argument(
         "--from",
         dest="source",
@@ -142,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
         "and keeps its cells). Runs nothing (robeval.core.runs.store_status).",
     )
     g.add_argument("names", nargs="*", help="grid store names (default: every store of the profile)")
-    g.add_argument("--profile", default="default", help="smoke, default, gpu or paper")
+    g.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper")
     g.add_argument(
         "--from",
         dest="source",

@@ -250,6 +250,10 @@ def test_pin_cpu_kernels_sets_defaults_and_keeps_user_values():
     assert target["NPY_DISABLE_CPU_FEATURES"] == env.PINNED_CPU_ENV["NPY_DISABLE_CPU_FEATURES"]
     with pytest.raises(TypeError, match="mutable mapping"):
         env.pin_cpu_kernels(["x"])
+    # the long profile's chunks: numpy pinned, torch at the machine's own ISA (issue 63)
+    chunk = {}
+    env.pin_cpu_kernels(chunk, torch=False)
+    assert set(chunk) == set(env.PINNED_CPU_ENV) - set(env.TORCH_PINS) and chunk["MKL_CBWR"] == "AVX2"
     # in a fresh process before numpy: nothing late, and numpy then dispatches no AVX-512 loops
     clean = {k: v for k, v in os.environ.items() if k not in env.PINNED_CPU_ENV}
     code = (

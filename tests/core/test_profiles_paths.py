@@ -21,7 +21,7 @@ def test_settings_are_immutable():
 
 @pytest.mark.parametrize("profile", ["fast", "", "Default"])
 def test_unknown_profile_names_choices(profile):
-    with pytest.raises(ValueError, match="smoke, default, gpu, paper"):
+    with pytest.raises(ValueError, match="smoke, default, long, gpu, paper"):
         profiles.resolve("data_and_environment", profile)
 
 
@@ -158,7 +158,7 @@ def test_the_library_works_outside_a_checkout(tmp_path):
 def test_the_gpu_profile_sits_between_default_and_paper_and_is_defined_per_experiment():
     from robeval.core.catalog import notebooks_for_profile
 
-    assert paths.PROFILES == ("smoke", "default", "gpu", "paper")
+    assert paths.PROFILES == ("smoke", "default", "long", "gpu", "paper")
     assert profiles.defines("acr_rs_training", "gpu") and not profiles.defines("mscr_2d", "gpu")
     assert all(profiles.defines(e, p) for e in profiles.experiments() for p in ("smoke", "default", "paper"))
     s = profiles.resolve("acr_rs_training", "gpu")
@@ -179,6 +179,25 @@ def test_the_gpu_profile_sits_between_default_and_paper_and_is_defined_per_exper
         notebooks_for_profile("gpu", "01,09")
     assert paths.results_dir("gpu") == paths.ROOT / "results" / "gpu"
     assert paths.figures_dir("gpu").is_relative_to(paths.ROOT / "build")
+
+
+def test_the_long_profile_sits_between_default_and_gpu_and_is_defined_where_a_notebook_has_its_table():
+    """Issue 63: ``long`` (hours of a 2-core CPU, in chunks) is optional like ``gpu``; notebook 04 runs the gpu
+    profile's protocol there (every training key and size equal, one process per core), its results go to
+    results/long, and a row comparable at default and paper is comparable at long too."""
+    from robeval.core.catalog import notebooks_for_profile
+    from robeval.core.ledger import comparable_span
+
+    assert "long" in profiles.OPTIONAL_PROFILES and not profiles.defines("mscr_2d", "long")
+    assert [p.stem for p in notebooks_for_profile("long")] == ["04_msd_cifar10_c_bar"]
+    long, gpu = profiles.resolve("msd_cifar10_c_bar", "long"), profiles.resolve("msd_cifar10_c_bar", "gpu")
+    differ = {k for k in gpu if k not in ("n_jobs", "estimate", "scaled_down") and long[k] != gpu[k]}
+    assert not differ and long["n_jobs"] == 2 and "scaled replication" in long["scaled_down"]
+    assert comparable_span(("default", "paper")) == ("default", "long", "gpu", "paper")
+    assert comparable_span(("gpu", "paper")) == ("gpu", "paper")
+    with pytest.raises(ValueError, match="not defined for 01_mscr_2d"):
+        notebooks_for_profile("long", "01,04")
+    assert paths.results_dir("long") == paths.ROOT / "results" / "long"
 
 
 def test_the_gpu_tables_of_the_mscr_and_msd_notebooks_are_sized_to_decide():

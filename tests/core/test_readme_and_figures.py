@@ -214,7 +214,7 @@ def test_the_profiles_table_is_generated_from_the_settings():
             f"{name}: run `robeval report` to regenerate the table of profiles"
         )
     table = profile_table()
-    for profile in ("smoke", "default", "gpu", "paper"):
+    for profile in ("smoke", "default", "long", "gpu", "paper"):
         assert f"`make reproduce PROFILE={profile}`" in table or profile == "default"
     # the default total is the sum of the notebooks' measured times, the same number wherever a time is given
     total = sum(measured_seconds(e) or 0 for e in experiments())

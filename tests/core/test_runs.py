@@ -812,3 +812,18 @@ def test_pack_refuses_a_path_below_a_file_or_in_a_read_only_folder(tmp_path, mon
     monkeypatch.setattr(io, "_writable", lambda folder: folder != ro)  # root ignores permission bits
     with pytest.raises(ValueError, match="ro: the folder is not writable"):
         runs.pack([sub.parent], ro / "x.tar.xz")
+
+
+def test_a_cell_file_records_the_cpu_kind_and_kernel_pins_it_ran_with(tmp_path, monkeypatch):
+    """Issue 63: torch's training bits depend on the CPU kind and the ISA it dispatches to, so every cell says
+    what it ran on (robeval.core.env.cpu_kind), beside its rows."""
+    from robeval.core import env
+
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    grid = runs.Grid(square, {"x": [3], "seed": [0]}, store=tmp_path / "s", config={"log": str(tmp_path / "log")})
+    grid.run(backend="serial", progress=False)
+    machine = json.loads(grid.path({"x": 3, "seed": 0}).read_text())["machine"]
+    kind = env.cpu_kind()
+    assert machine["cpu"] == kind["cpu"] and machine["isa"] in ("avx512", "avx2", "other")
+    assert machine["pins"] == {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": None}

@@ -322,15 +322,18 @@ def test_a_pack_of_other_code_is_refused_before_it_is_adopted(tmp_path):
         driver.check_identities(bad)
 
 
-def test_the_committed_lease_packs_hold_at_this_checkouts_code():
-    """Every grid pack committed from a GPU lease is adopted at this checkout's code, on any Python and in any
-    checkout (identities are portable: robeval.core.runs.identity). An edit of code a packed cell function reaches
-    would orphan the pack's GPU cells; this fails first, naming the store (``code_reach`` lists that code)."""
+@pytest.mark.parametrize("profile", ["gpu", "long"])
+def test_the_committed_lease_and_chunk_packs_hold_at_this_checkouts_code(profile):
+    """Every grid pack committed from a GPU lease (results/gpu/packs) or a CPU chunk of the long profile
+    (results/long/packs, issue 63) is adopted at this checkout's code, on any Python and in any checkout
+    (identities are portable: robeval.core.runs.identity). An edit of code a packed cell function reaches would
+    orphan the pack's cells (torch training is not reproduced bit for bit on another CPU kind); this fails first,
+    naming the store (``code_reach`` lists that code)."""
     driver = _gpu_profile()
-    committed = paths.RESULTS_DIR / "gpu" / "packs"
-    packs = sorted(committed.glob("lease*.tar.xz")) if committed.is_dir() else []
+    committed = paths.RESULTS_DIR / profile / "packs"
+    packs = sorted(committed.glob("*.tar.xz")) if committed.is_dir() else []
     if not packs:
-        pytest.skip("no lease pack is committed (results/gpu/packs holds none)")
+        pytest.skip(f"no pack is committed (results/{profile}/packs holds none)")
     checked = driver.check_packs(driver.committed_packs(committed))
     assert checked and set(checked.values()) == {"holds"}, checked
 

@@ -24,6 +24,10 @@ PINNED_CPU_ENV: dict[str, str] = {
     "ONEDNN_MAX_CPU_ISA": "AVX2",
     "MKL_CBWR": "AVX2",
 }
+# torch's own pins: bit-identical torch training across CPU kinds is not reached with them (oneDNN sizes its
+# convolution blocks from the caches), and they cost 1.3-1.4x per ResNet step on an AVX-512 machine
+# (benchmarks/bench_train_step.py), so the `long` profile's chunks run without them (docs/reliability.md)
+TORCH_PINS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")
 # which already-imported module a variable can no longer affect
 _READ_BY = {
     "NPY_DISABLE_CPU_FEATURES": "numpy",
@@ -34,13 +38,16 @@ _READ_BY = {
 }
 
 
-def pin_cpu_kernels(environ=None, *, warn: bool = True) -> list[str]:
+def pin_cpu_kernels(environ=None, *, warn: bool = True, torch: bool = True) -> list[str]:
     """Pin the CPU kernels of numpy/OpenBLAS/torch to AVX2 code paths for bit-identical reruns across x86.
 
     Sets each variable of :data:`PINNED_CPU_ENV` in ``environ`` (default ``os.environ``) unless it is already
     set (a user's own value wins). The libraries read them when first imported, so call this before
     importing numpy or torch, or pass a copy of the environment of a subprocess (a kernel) to be started.
     Costs speed on machines with AVX-512 (numpy's transcendental functions, BLAS).
+
+    ``torch=False`` leaves torch's ISA pins (:data:`TORCH_PINS`) unset: numpy's bits still hold across machines,
+    torch runs at the machine's speed (the ``long`` profile's chunks, ``benchmarks/cpu_chunks.py``).
 
     Returns the names of the variables set too late for ``os.environ``: those whose library was already
     imported in this process (with ``warn`` a ``RuntimeWarning`` says so). Empty for another ``environ``.
@@ -50,7 +57,7 @@ def pin_cpu_kernels(environ=None, *, warn: bool = True) -> list[str]:
         raise TypeError(f"environ must be a mutable mapping such as os.environ or a dict, got {type(target).__name__}.")
     late = []
     for key, value in PINNED_CPU_ENV.items():
-        if key in target:
+        if key in target or (not torch and key in TORCH_PINS):
             continue
         target[key] = value
         if environ is None and _READ_BY[key] in sys.modules:
@@ -75,6 +82,42 @@ def torch_device(prefer: str | None = None):
     if prefer:
         return torch.device(prefer)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+_CPU_KIND: dict | None = None
+
+
+def cpu_kind() -> dict:
+    """What a cell ran on, as its result file records it (:func:`robeval.core.runs.store.compute_cell`): the CPU
+    model (``/proc/cpuinfo``; ``platform.processor()`` elsewhere), its widest x86 vector ISA (``avx512``, ``avx2``
+    or ``other``), the kernel pins in force (torch's ``ATEN_CPU_CAPABILITY`` and oneDNN's ``ONEDNN_MAX_CPU_ISA``,
+    None when unset) and, when torch is already imported, the capability torch dispatches to. Read once per
+    process; never imports torch."""
+    global _CPU_KIND
+    if _CPU_KIND is None:
+        model, flags = platform.processor() or platform.machine(), set()
+        try:
+            with open("/proc/cpuinfo") as fh:
+                for line in fh:
+                    key, _, value = line.partition(":")
+                    if key.strip() == "model name" and model in ("", platform.processor() or platform.machine()):
+                        model = value.strip()
+                    elif key.strip() == "flags":
+                        flags = set(value.split())
+                        break
+        except OSError:
+            pass
+        isa = "avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "other"
+        _CPU_KIND = {"cpu": model, "isa": isa}
+    out = dict(_CPU_KIND)
+    out["pins"] = {k: os.environ.get(k) for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(getattr(torch, "backends", None), "cpu"):
+        try:
+            out["torch_capability"] = torch.backends.cpu.get_cpu_capability()
+        except Exception:  # pragma: no cover - an old or partial torch
+            out["torch_capability"] = None
+    return out
 
 
 def hardware_info() -> dict:

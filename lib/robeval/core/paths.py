@@ -3,9 +3,9 @@
 Layout (relative to the project root):
     notebooks/                 the ordered notebooks
     figures/                   figures of the ``default`` profile (committed, shown in the README)
-    results/<profile>/         result files and claims of the ``default``, ``gpu`` and ``paper`` profiles
+    results/<profile>/         result files and claims of the ``default``, ``long``, ``gpu`` and ``paper`` profiles
     build/<profile>/           everything the ``smoke`` profile writes (tests never dirty the tree),
-                               figures of the ``gpu`` and ``paper`` profiles, executed notebooks
+                               figures of the ``long``, ``gpu`` and ``paper`` profiles, executed notebooks
     build/dry_run/             results and figures of the ``paper`` profile under ``ROBEVAL_DRY_RUN=1``
                                (``build/dry_run/gpu/``: those of the ``gpu`` profile)
     data/cache/                downloaded data (git-ignored)
@@ -16,9 +16,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# in order of size: smoke (CI), default (a laptop CPU), gpu (one GPU, the image notebooks only, on the
-# same CIFAR-10 subset as default; defined only where an experiment has a [gpu] table), paper (the published protocol)
-PROFILES = ("smoke", "default", "gpu", "paper")
+# in order of size: smoke (CI), default (a laptop CPU), long (hours of a 2-core CPU, run in resumable chunks; the
+# image notebooks only, defined only where an experiment has a [long] table), gpu (one GPU, the image notebooks only,
+# on the same CIFAR-10 subset as default; defined only where an experiment has a [gpu] table), paper (the published
+# protocol)
+PROFILES = ("smoke", "default", "long", "gpu", "paper")
 
 
 def find_root() -> Path | None:

@@ -257,12 +257,12 @@ def resolve(experiment: str, profile: str, *, allow_large: bool = False, **overr
     )
 
 
-OPTIONAL_PROFILES = ("gpu",)  # defined only by the experiments whose settings have a table for them
+OPTIONAL_PROFILES = ("long", "gpu")  # defined only by the experiments whose settings have a table for them
 
 
 def defines(experiment: str, profile: str) -> bool:
     """Whether ``experiment`` runs under ``profile``: smoke, default and paper always; an optional profile
-    (:data:`OPTIONAL_PROFILES`, the ``gpu`` profile) only where ``settings/<experiment>.toml`` has its table."""
+    (:data:`OPTIONAL_PROFILES`: ``long`` and ``gpu``) only where ``settings/<experiment>.toml`` has its table."""
     check_profile(profile)
     return profile not in OPTIONAL_PROFILES or profile in load_table(experiment)
 
@@ -316,6 +316,11 @@ PROFILE_PURPOSE = {
         "of 5000/1000 images, small CNNs, 2–24 runs instead of 10–1200)",
         "2 CPU cores",
     ),
+    "long": (
+        "a scaled replication of the image notebooks on the CPUs we have: the `default` profile's CIFAR-10 subset, "
+        "ResNets trained for hours, run in resumable chunks of at most 2.5 h (`benchmarks/cpu_chunks.py`, docs/running.md)",
+        "2 CPU cores, in chunks",
+    ),
     "gpu": (
         "the image notebooks only, sized for one GPU: ResNets on the `default` profile's CIFAR-10 subset, 10 runs "
         "or seeds per variant; needs a CUDA GPU (H100/H200 class) with 16 CPU cores and torch built for CUDA",
@@ -340,7 +345,7 @@ _SECONDS = re.compile(r"measured (?:[\d.]+ min \((\d+) s\)|(\d+) s)")
 _COST = (
     re.compile(r"~?[\d.,]+ H200-hours"),
     re.compile(r"[\d.,]+ core-hours"),
-    re.compile(r"(?:measured |estimate: )~?[\d.]+ (?:min|s)\b"),
+    re.compile(r"(?:measured |estimate: )~?[\d.]+ (?:h|min|s)\b"),
 )
 
 
@@ -396,6 +401,9 @@ def profile_table(executed: Mapping[str, list[str]] | None = None) -> str:
             time = f"**estimated ~{total:.0f} min** on {hardware} for {', '.join(mins)} ({per}): extrapolated from units measured on an H200, not yet measured"
         elif profile == "smoke":
             time = f"≤ 3 min per notebook on {hardware} (CI's budget)"
+        elif profile == "long":
+            per = ", ".join(f"{nb[:2]} {notebook_cost(by_nb[nb], profile)}" for nb in defined)
+            time = f"per notebook ({hardware}): {per}"
         else:
             per = ", ".join(f"{nb[:2]} {notebook_cost(by_nb[nb], profile)}" for nb in defined)
             time = f"per notebook ({hardware}): {per}"
@@ -408,6 +416,8 @@ def profile_table(executed: Mapping[str, list[str]] | None = None) -> str:
         else:
             status = f"notebooks {', '.join(nb[:2] for nb in ran)} of {len(defined)} (`results/{profile}/`)"
         command = f"`make reproduce PROFILE={profile}`" if profile != "default" else "`make reproduce`"
+        if profile == "long":
+            command = f"`python benchmarks/cpu_chunks.py next`, chunk by chunk ({command} at once)"
         rows.append(f"| `{profile}` | {command} | {purpose} | {time} | {status} |")
     return "\n".join(rows) + "\n"
 

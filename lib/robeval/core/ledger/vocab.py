@@ -299,9 +299,9 @@ def decision_of(test, verdict: str) -> str:
 def comparable_span(comparable_at) -> tuple[str, ...]:
     """The profiles a row is comparable at: ``comparable_at`` with every profile between two of them added.
 
-    Profiles are ordered by scale (:data:`robeval.core.paths.PROFILES`: smoke, default, gpu, paper). A mechanism
+    Profiles are ordered by scale (:data:`robeval.core.paths.PROFILES`: smoke, default, long, gpu, paper). A mechanism
     that survives the scaling of a smaller profile and holds at a larger one survives every scale between them,
-    so a row written ``comparable_at=("default", "paper")`` is comparable at ``gpu`` too; ``("paper",)`` stays
+    so a row written ``comparable_at=("default", "paper")`` is comparable at ``long`` and ``gpu`` too; ``("paper",)`` stays
     ``("paper",)``. A row whose mechanism needs more than the gpu profile's scale says so per row (``survives``,
     ``scaled``), as at every other profile. ValueError for an unknown profile name."""
     names = tuple(comparable_at)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from robeval.core.env import cpu_kind
 from robeval.core.io import atomic_write_json, to_json
 from robeval.core.paths import results_dir
 from robeval.core.runs.identity import code_identity, digest, portable_config
@@ -111,11 +112,19 @@ def file_digest(path: Path) -> str:
 
 
 def compute_cell(fn: Callable, cell: dict, config: dict) -> dict:
-    """Run one cell and return its result payload: rows, wall time and ``rows_sha256``, the checksum of the rows
-    computed when they are written (:func:`rows_digest`), which :func:`pack` and :func:`adopt` verify."""
+    """Run one cell and return its result payload: rows, wall time, ``machine`` (the CPU kind, its vector ISA and
+    the kernel pins it ran with, :func:`robeval.core.env.cpu_kind`: torch's training bits depend on them) and
+    ``rows_sha256``, the checksum of the rows computed when they are written (:func:`rows_digest`), which
+    :func:`pack` and :func:`adopt` verify."""
     t0 = time.perf_counter()
     rows = _rows(fn(dict(cell), dict(config)), cell)
-    return {"cell": cell, "rows": rows, "seconds": time.perf_counter() - t0, "rows_sha256": rows_digest(rows)}
+    return {
+        "cell": cell,
+        "rows": rows,
+        "seconds": time.perf_counter() - t0,
+        "machine": cpu_kind(),
+        "rows_sha256": rows_digest(rows),
+    }
 
 
 def cell_digest_error(path: Path, payload: Mapping) -> str | None:

@@ -526,7 +526,7 @@ def build_site(
     Parameters
     ----------
     profile : str
-        smoke, default, gpu or paper: the profile the site opens on (its notebook pages, gallery and ledger filter).
+        smoke, default, long, gpu or paper: the profile the site opens on (its notebook pages, gallery and ledger filter).
     only : str or list of str, optional
         Notebooks to include (numbers or names, as ``robeval run --only``); default all with a stored ledger.
     site_dir, work_dir : path, optional

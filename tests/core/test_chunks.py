@@ -1,0 +1,167 @@
+"""The long profile's chunk driver (issue 63): ``benchmarks/cpu_chunks.py`` over ``benchmarks/gpu_profile.py``.
+
+The plan parses and refuses a malformed one; a chunk's state comes from the part summaries committed beside its
+packs (done only when its notebook finished, started when a part was stopped by its deadline); the next chunk is
+the first started or ready one; a part's packs are filed under their chunk names, which the lease driver adopts in
+plan order; notebook parameters parse as ``robeval run -p`` parses them. The real chunks run for hours (they are
+recorded in docs/running.md); here the driver runs one with a deadline that lets nothing start.
+"""
+
+import importlib
+import json
+import sys
+
+import pytest
+
+from robeval.core import paths
+
+ROOT = paths.find_root()
+if str(ROOT / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+@pytest.fixture
+def chunks():
+    return importlib.import_module("cpu_chunks")
+
+
+def _plan(tmp_path, text):
+    p = tmp_path / "plan.toml"
+    p.write_text(text)
+    return p
+
+
+PLAN = """
+[[chunk]]
+name = "M1"
+notebook = "04_msd_cifar10_c_bar"
+params = { n_runs = 5 }
+hours = 2.0
+what = "runs 0-4"
+rows = "Table 1"
+
+[[chunk]]
+name = "M2"
+notebook = "02_mscr_cifar10"
+params = {}
+hours = 1.6
+what = "02"
+rows = "trend rows"
+waits = "its [long] table"
+
+[[chunk]]
+name = "M3"
+notebook = "04_msd_cifar10_c_bar"
+params = { n_runs = 10 }
+hours = 1.9
+what = "runs 5-9"
+rows = "Table 1"
+"""
+
+
+def test_the_committed_plan_parses_and_its_first_chunk_runs_notebook_04_at_five_runs(chunks):
+    plan = chunks.load_plan()
+    assert plan[0]["name"] == "M1" and plan[0]["notebook"] == "04_msd_cifar10_c_bar"
+    assert plan[0]["params"] == {"n_runs": 5} and plan[0]["hours"] <= 2.5
+    ready = [c for c in plan if not c.get("waits")]
+    assert all(paths.ROOT.joinpath("notebooks", c["notebook"] + ".ipynb").is_file() for c in plan)
+    from robeval.core.catalog import notebooks_for_profile
+
+    runnable = {p.stem for p in notebooks_for_profile("long")}
+    assert {c["notebook"] for c in ready} <= runnable  # a chunk without `waits` has its [long] table
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (PLAN.replace('name = "M3"', 'name = "M1"'), "unique"),
+        (PLAN.replace('what = "02"\n', ""), "lacks"),
+        (PLAN.replace('name = "M3"', 'name = "chunk3"'), "M<k>"),
+    ],
+)
+def test_a_malformed_plan_is_refused(chunks, tmp_path, bad, match):
+    with pytest.raises(ValueError, match=match):
+        chunks.load_plan(_plan(tmp_path, bad))
+
+
+def _summary(folder, name, part, status):
+    folder.mkdir(parents=True, exist_ok=True)
+    s = {"notebooks": {"04_msd_cifar10_c_bar": {"status": status, "seconds": 10.0}}, "wall_s": 3600.0}
+    (folder / f"{name}.{part}-summary.json").write_text(json.dumps(s))
+
+
+def test_chunk_states_follow_the_committed_part_summaries(chunks, tmp_path):
+    plan = chunks.load_plan(_plan(tmp_path, PLAN))
+    packs = tmp_path / "packs"
+    assert [chunks.chunk_state(c, packs)["state"] for c in plan] == ["ready", "waits", "ready"]
+    assert chunks.next_chunk(plan, packs)["name"] == "M1"
+    _summary(packs, "M1", 1, "timed out")  # a part stopped by its deadline: the chunk goes on
+    assert chunks.chunk_state(plan[0], packs) == {"state": "started", "parts": 1, "seconds": 3600.0}
+    assert chunks.next_chunk(plan, packs)["name"] == "M1"
+    _summary(packs, "M1", 2, "ok")
+    assert chunks.chunk_state(plan[0], packs)["state"] == "done"
+    assert chunks.next_chunk(plan, packs)["name"] == "M3"  # M2 waits
+    _summary(packs, "M3", 1, "ok")
+    assert chunks.next_chunk(plan, packs) is None
+    table = chunks.status_table(plan, packs)
+    assert "| M1 | 04 | n_runs = 5 | 2.0 | done | 2 | 2.00 h |" in table and "waits: its [long] table" in table
+
+
+def test_the_lease_driver_adopts_chunk_packs_in_plan_order(tmp_path):
+    gpu_profile = importlib.import_module("gpu_profile")
+    for name in ("M3.1.tar.xz", "M1.2.tar.xz", "M1.1-weights-02.tar.xz", "M1.1.tar.xz", "M1.1-weights-01.tar.xz"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "M1.1-summary.json").write_text("{}")
+    got = [p.name for p in gpu_profile.committed_packs(tmp_path)]
+    assert got == ["M1.1.tar.xz", "M1.1-weights-01.tar.xz", "M1.1-weights-02.tar.xz", "M1.2.tar.xz", "M3.1.tar.xz"]
+
+
+def test_notebook_parameters_parse_as_robeval_run_parses_them():
+    gpu_profile = importlib.import_module("gpu_profile")
+    assert gpu_profile.parse_params(["n_runs=5", "seeds=[0, 1]", "name='a'"]) == {
+        "n_runs": 5,
+        "seeds": [0, 1],
+        "name": "a",
+    }
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        gpu_profile.parse_params(["n_runs"])
+    with pytest.raises(ValueError, match="given twice"):
+        gpu_profile.parse_params(["n_runs=5", "n_runs=6"])
+
+
+def test_a_part_is_filed_under_its_chunk_name_and_a_finished_one_brings_its_results(chunks, tmp_path, monkeypatch):
+    import tarfile
+
+    packs = tmp_path / "results" / "long" / "packs"
+    monkeypatch.setattr(chunks, "ROOT", tmp_path)
+    out = tmp_path / "work"
+    out.mkdir()
+    (out / "grids.tar.xz").write_bytes(b"grid")
+    (out / "weights-01.tar.xz").write_bytes(b"w1")
+    ledger = tmp_path / "ledger.json"
+    ledger.write_text("{}")
+    with tarfile.open(out / "results_long.tar.gz", "w:gz") as tf:
+        tf.add(ledger, arcname="results/claims/04_msd_cifar10_c_bar.json")
+        tf.add(ledger, arcname="figures/x.json")
+    stopped = {"notebooks": {"04_msd_cifar10_c_bar": {"status": "timed out"}}}
+    chunks.file_part(out, "M1", 1, stopped, "04_msd_cifar10_c_bar")
+    assert sorted(p.name for p in packs.iterdir()) == ["M1.1-summary.json", "M1.1-weights-01.tar.xz", "M1.1.tar.xz"]
+    assert not (tmp_path / "results" / "long" / "claims").exists()  # a part cut short brings no ledger
+    chunks.file_part(out, "M1", 2, {"notebooks": {"04_msd_cifar10_c_bar": {"status": "ok"}}}, "04_msd_cifar10_c_bar")
+    assert (tmp_path / "results" / "long" / "claims" / "04_msd_cifar10_c_bar.json").read_text() == "{}"
+    assert not (tmp_path / "results" / "long" / "x.json").exists()  # figures stay in the part's tarball
+
+
+def test_the_driver_refuses_a_deadline_that_leaves_no_time(chunks, tmp_path):
+    plan = chunks.load_plan(_plan(tmp_path, PLAN))
+    with pytest.raises(ValueError, match="leaves no time"):
+        chunks.run_next(60, plan, tmp_path)
+    assert chunks.main(["status"]) == 0
+
+
+def test_docs_running_shows_the_plan_as_the_committed_packs_say(chunks):
+    """docs/running.md's chunk table is the plan with each chunk's state from results/long/packs: regenerate it
+    with ``python benchmarks/cpu_chunks.py status --write`` after committing a part."""
+    text = chunks.DOCS.read_text(encoding="utf-8")
+    shown = text.split(chunks.CHUNKS_START, 1)[1].split(chunks.CHUNKS_END, 1)[0]
+    assert shown == "\n" + chunks.status_table(chunks.load_plan())
