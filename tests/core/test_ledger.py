@@ -113,8 +113,8 @@ def test_trend_and_paired_intervals_from_runs_decide_as_they_should():
 def test_a_row_comparable_at_two_profiles_is_comparable_at_every_profile_between():
     from robeval.core.ledger import comparable_span
 
-    assert comparable_span(("default", "paper")) == ("default", "gpu", "paper")
-    assert comparable_span(("paper", "default")) == ("default", "gpu", "paper")
+    assert comparable_span(("default", "paper")) == ("default", "long", "gpu", "paper")
+    assert comparable_span(("paper", "default")) == ("default", "long", "gpu", "paper")
     assert comparable_span(("paper",)) == ("paper",) and comparable_span(()) == ()
     assert comparable_span(("smoke", "default")) == ("smoke", "default")
     with pytest.raises(ValueError, match="unknown profile"):
@@ -245,7 +245,7 @@ def test_ledger_roundtrip_and_report(tmp_results):
     assert "| Siedel et al. 2022 — class separation and MSCR | 1 | 1 | 0 | 1 | 0 | 1 | 0 | 0 | 4 |" in text
     assert "| Siedel et al. 2022 — class separation and MSCR | reanalysis | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 1 |" in text
     assert "### Verdicts per evidence class" in text and "equivalent within ± margin" in text
-    assert "### Central claims" in text and "### Coverage of the paper's statements" in text
+    assert "### Central rows" in text and "### Coverage of the paper's statements" in text
     assert (tmp_results / "build_dir" / "smoke" / "results" / "CLAIMS.md").is_file()
     assert "![verdicts per paper](../figures/claims_summary.png)" in text  # both under build/: the link works
 

@@ -47,27 +47,43 @@ def test_readme_claims_summary_is_generated_from_the_ledgers():
 
 
 def test_front_table_recounts_the_ledgers():
-    """The front table's counts recomputed here from the ledger files themselves: central rows that are not a
-    single reading of an ambiguous statement, per paper and profile, by verdict."""
+    """The front table's counts recomputed here from the ledger files themselves: each registered central statement
+    judged from its rows (not single readings) by its quantifier, per paper and profile, by verdict; a statement
+    "for all" whose notebook a profile defines but has not run is not decided there (issue 60)."""
     import json
+    from fnmatch import fnmatchcase
 
+    from robeval.core.catalog import notebooks_for_profile
+    from robeval.core.ledger.central import STATEMENTS, statement_verdict
     from robeval.core.publish.report import front_counts
 
     got = {(r["paper"], r["profile"]): r for r in front_counts()}
     for profile in ("default", "paper"):
-        by_paper = {}
+        ledgers = {}
         for f in sorted((paths.ROOT / "results" / profile / "claims").glob("*.json")):
             d = json.loads(f.read_text(encoding="utf-8"))
-            by_paper.setdefault(d["paper"], []).extend(c for c in d["claims"] if c["central"] and not c["part_of"])
-        for paper, rows in by_paper.items():
-            if paper == "core":
+            ledgers[d["notebook"]] = d
+        runs = {p.stem for p in notebooks_for_profile(profile)}
+        by_paper = {}
+        for st in STATEMENTS:
+            if not st.rows or not any(nb in ledgers for nb in st.rows):
                 continue
+            verdicts = [
+                c["verdict"]
+                for nb in st.rows
+                if nb in ledgers
+                for c in ledgers[nb]["claims"]
+                if not c["part_of"] and any(fnmatchcase(c["id"], p) for p in st.rows[nb])
+            ]
+            verdicts += ["not comparable"] * sum(nb in runs and nb not in ledgers for nb in st.rows)
+            by_paper.setdefault(st.paper, []).append(statement_verdict(verdicts, st.quantifier))
+        for paper, verdicts in by_paper.items():
             r = got[(paper, profile)]
-            assert r["central"] == len(rows)
+            assert r["central"] == len(verdicts)
             for v in ("reproduced", "contradicted", "inconclusive", "not comparable", "erratum", "consistency"):
-                assert r[v] == sum(c["verdict"] == v for c in rows), (paper, profile, v)
-    # notebook 02 has no paper-profile ledger: its central claims count as not run there
-    assert got[("mscr", "paper")]["not run"] > 0 and got[("mscr", "default")]["not run"] == 0
+                assert r[v] == verdicts.count(v), (paper, profile, v)
+    # notebook 02 has no paper-profile ledger: the MSCR statements made for CIFAR-10 too are open there
+    assert got[("mscr", "paper")]["inconclusive"] > 0 and got[("mscr", "default")]["not run"] == 0
 
 
 def test_the_readme_is_a_front_door():
@@ -233,41 +249,54 @@ def test_the_profiles_table_is_generated_from_the_settings():
 
 
 def test_one_line_per_paper_says_what_its_rows_say():
-    """Issue 47, item 4: the README's first screen (and the site's home page, word for word) gives one line per
-    paper; every count and verdict in it is the ledgers' (central rows, the profile it names)."""
-    from robeval.core.publish.report import ONELINE_END, ONELINE_START
+    """Issue 47, item 4 / issue 60: the README's first screen (and the site's home page, word for word) gives one
+    line per paper; every count and verdict in it is the ledgers' (central statements judged by their quantifiers,
+    at the profile it names; the rows it names)."""
+    from robeval.core.catalog import notebooks_for_profile
+    from robeval.core.publish.report import ONELINE_END, ONELINE_START, statements_of
 
     readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
     home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
     block = readme.split(ONELINE_START, 1)[1].split(ONELINE_END, 1)[0]
+    text = " ".join(block.split())
     assert block == home.split(ONELINE_START, 1)[1].split(ONELINE_END, 1)[0]
     assert readme.index(ONELINE_START) < readme.index("| # | notebook | paper |")  # above the notebook list
 
-    def central(profile, notebooks):
-        rows = [r for d in load_ledgers(profile) if d["notebook"][:2] in notebooks for r in d["claims"]]
-        return {r["id"]: r["verdict"] for r in rows if r["central"] and not r.get("part_of")}
+    def judged(profile, paper):
+        runs = {p.stem for p in notebooks_for_profile(profile)}
+        return [j for j in statements_of(load_ledgers(profile), runs) if j["paper"] == paper]
 
-    def count(rows, verdict):
-        return sum(v == verdict for v in rows.values())
+    def rows(profile, notebooks):
+        found = [r for d in load_ledgers(profile) if d["notebook"][:2] in notebooks for r in d["claims"]]
+        return {r["id"]: r["verdict"] for r in found if not r.get("part_of")}
 
-    mscr = central("paper", ("01",))
-    assert f"{count(mscr, 'reproduced')} of {len(mscr)} central claims at the paper's 1200 runs" in block
-    msd = central("default", ("03", "04"))
+    mscr = judged("paper", "mscr")
+    bad = [j for j in mscr if j["verdict"] == "contradicted"]
+    open_ = [j for j in mscr if j["verdict"] == "inconclusive"]
+    only_cifar = [j for j in open_ if j["not_run"] and all(r["verdict"] == "reproduced" for r in j["rows"])]
+    assert [j["key"] for j in bad] == ["mscr_1nn_constant_superior"]
+    assert rows("paper", ("01",))["F5b_1nn_mscr_superior_0.007"] == "contradicted"
     assert (
-        f"{count(msd, 'reproduced')} of {len(msd)} central claims is reproduced and {count(msd, 'consistency')} is"
-        in block
+        f"of {len(mscr)} central statements at the paper's 1200 runs (`paper` profile) {len(bad)} is contradicted "
+        f"(the 1-NN's advantage at every eps_train ≤ 0.007) and {len(open_)} are open, {len(only_cifar)} of them only "
+        "because the paper states them for CIFAR-10 too" in text
     )
+    msd = judged("default", "msd")
+    assert not [j for j in msd if j["verdict"] in ("reproduced", "contradicted", "consistency", "erratum")]
+    assert f"none of {len(msd)} central statements is decided" in text
     for profile in ("default", "paper"):
-        assert central(profile, ("05",))["ionosphere-ranking-differs"] == "reproduced"
-    # "for Iris at `paper`'s 36 runs (fragile at `default`'s 12)"
+        assert rows(profile, ("05",))["ionosphere-ranking-differs"] == "reproduced"
     runs = {p: profiles.resolve("realworld_iris_ionosphere", p)["n_runs"] for p in ("default", "paper")}
-    assert central("paper", ("05",))["iris-ranking-differs"] == "reproduced"
-    assert central("default", ("05",))["iris-ranking-differs"] == "inconclusive"
-    assert f"for Iris at `paper`'s {runs['paper']} runs (fragile at `default`'s {runs['default']})" in block
-    assert count(central("default", ("07",)), "consistency") == 3 and "(3 consistency)" in block
-    acr = central("default", ("08",))
-    assert count(acr, "consistency") == 3 and acr["B1_plugin_is_expectation"] == "erratum"
-    assert f"{count(acr, 'consistency')} central\n  claims hold in closed form" in block
+    assert rows("paper", ("05",))["iris-ranking-differs"] == "reproduced"
+    assert rows("default", ("05",))["iris-ranking-differs"] == "inconclusive"
+    assert rows("paper", ("06",))["fog-adv-differs"] == "not comparable"
+    assert f"for Iris at `paper`'s {runs['paper']} runs (fragile at `default`'s {runs['default']})" in text
+    theory = next(j for j in judged("default", "realworld") if j["key"] == "rw_counterfactuals_insufficient_theory")
+    assert theory["verdict"] == "consistency" and "the theory holds" in text
+    acr = judged("default", "acr")
+    closed = [j for j in acr if j["verdict"] == "consistency"]
+    assert f"{len(closed)} of {len(acr)} central statements hold in closed form" in text
+    assert not [j for j in acr if j["verdict"] in ("reproduced", "contradicted")]
 
 
 def test_text_px_at_page_width_by_hand():

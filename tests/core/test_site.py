@@ -607,11 +607,11 @@ def test_site_builds_quickly_from_stored_results(smoke_site):
     assert not (root / "rerun.html").exists()
     running = (root / "running.html").read_text(encoding="utf-8")
     assert "This website shows stored results." in running and "profile <code>smoke</code>" in running
-    # the home page opens with the results: the per-paper table of central claims by verdict and the findings
+    # the home page opens with the results: the per-paper table of central statements by verdict and the findings
     home = (root / "index.html").read_text(encoding="utf-8")
-    assert "central claims" in home and "not run" in home and "Findings that matter" in home
-    assert re.search(r"central claims\s*</th>", home), "the home page's results table"
-    assert re.search(r"central claims\s*</th>", home).start() < home.index('id="the-library"')
+    assert "central statements" in home and "not run" in home and "Findings that matter" in home
+    assert re.search(r"central statements\s*</th>", home), "the home page's results table"
+    assert re.search(r"central statements\s*</th>", home).start() < home.index('id="the-library"')
     for page in ("results.html", "findings.html", "running.html", "reliability.html"):
         assert (root / page).is_file(), page
 

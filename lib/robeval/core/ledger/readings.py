@@ -212,11 +212,19 @@ class ReadingsMixin:
 
     def _mark_central(self) -> None:
         """Every row that tests a statement of the paper's abstract or conclusion (the registry) is central, and
-        so corrected in the notebook's family (issue 45, item 4)."""
+        so corrected in the notebook's family (issue 45, item 4); a row the registry names as no statement of the
+        paper (our estimator, our arithmetic, a tautology: :data:`robeval.core.ledger.central.NOT_CENTRAL`) is not
+        central, whatever it was recorded with (issue 60, item 5)."""
+        from robeval.core.ledger.central import NOT_CENTRAL
+
         for found in self._central_rows().values():
             for c in found:
                 c.central = True
                 c._family = ""
+        never = NOT_CENTRAL.get(self.notebook, {})
+        for c in self.claims:
+            if c.id in never:
+                c.central = False
 
     def check_central(self) -> None:
         """ValueError when a registered central statement's pattern for this notebook matches no recorded row

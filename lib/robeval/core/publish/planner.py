@@ -248,7 +248,11 @@ class _Notebook:
     def options(self, needs: dict, decided_now: int) -> list[tuple]:
         """(seconds, decided ids, runs, trimmed) of every run combination some row asks for (and the trim)."""
         reachable = {i: n for i, n in needs.items() if n}
-        values = [sorted({self.now[k], *(n[k] for n in reachable.values() if k in n)}) for k in self.runs]
+        # run counts only grow: a row already decided at fewer runs than now keeps today's count
+        values = [
+            sorted({self.now[k], *(n[k] for n in reachable.values() if k in n and n[k] > self.now[k])})
+            for k in self.runs
+        ]
         if math.prod(len(v) for v in values) > MAX_COMBINATIONS:
             raise ValueError(f"{self.name}: more than {MAX_COMBINATIONS} run combinations; give fewer run settings.")
         out = []

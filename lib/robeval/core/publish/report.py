@@ -108,7 +108,7 @@ def central_by_evidence(df):
         rows.append(
             {
                 "paper": PAPERS.get(paper, paper),
-                "central claims": len(c),
+                "central rows": len(c),
                 "replication": int((dec & (ev == REPLICATION)).sum()),
                 "scaled replication": int((dec & (ev == SCALED)).sum()),
                 "reanalysis / derivation": int((dec & ev.isin([REANALYSIS, DERIVATION])).sum()),
@@ -244,15 +244,19 @@ def report(profile: str, path=None) -> str:
             )
         central = central_by_evidence(df)
         if len(central):
-            lines += ["", "### Central claims: what decides them", "", *_md_table(central)]
+            lines += ["", "### Central rows: what decides them", "", *_md_table(central)]
         lines += ["", "### Verdicts per evidence class", "", *_evidence_tally(df)]
+        judged = statements_of(ledgers)
         for paper, g_all in everything.groupby("paper", sort=False):
             g = counted(g_all)
             lines += ["", f"## {PAPERS.get(paper, paper)}", ""]
+            mine = [j for j in judged if j["paper"] == paper]
+            if mine:
+                lines += statement_lines(mine) + [""]
             central = g[g["central"].astype(bool)]
             if len(central):
                 lines += [
-                    "### Central claims",
+                    "### Central rows",
                     "",
                     "| claim | source | verdict | rests on | numbers |",
                     "|---|---|---|---|---|",
@@ -399,8 +403,9 @@ def readme_block(profile: str = "default") -> str:
         return "No claims recorded yet."
     papers = df[(df["paper"] != "core") & (df["evidence"].astype(object) != "environment")]
     lines = [
-        f"Central claims per paper and what decides them at the `{profile}` profile (a claim counts under "
-        "*replication* only when our own experiment ran at the paper's scale):",
+        f"Central rows (the rows that test the papers' central statements, `robeval.core.ledger.central`) per paper "
+        f"and what decides them at the `{profile}` profile (a row counts under *replication* only when our own "
+        "experiment ran at the paper's scale):",
         "",
         *_md_table(central_by_evidence(papers)),
         "",
@@ -412,7 +417,7 @@ def readme_block(profile: str = "default") -> str:
         central = g[g["central"].astype(bool)]
         if central.empty:
             continue
-        lines += ["", f"**{PAPERS.get(paper, paper)}** — central claims:", ""]
+        lines += ["", f"**{PAPERS.get(paper, paper)}** — central rows:", ""]
         for c in central.itertuples():
             lines.append(
                 f"* {_BADGE.get(c.verdict, c.verdict)} — {_class(c)}: {c.description} ({c.source}; {_evidence(c)})"
@@ -423,42 +428,88 @@ def readme_block(profile: str = "default") -> str:
 FRONT_VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, CONSISTENCY, ERRATUM)
 
 
+def statements_of(ledgers, runs=None) -> list[dict]:
+    """The central statements judged on one profile's saved ledgers (:func:`robeval.core.ledger.central.judge`):
+    a notebook of a statement that the profile runs (``runs``: notebook stems; default: every notebook of a
+    statement) but that has no ledger there counts as a part not comparable, so a statement "for all" whose
+    parts did not all run is not reproduced."""
+    from robeval.core.ledger.central import STATEMENTS, judge, statement_verdict
+
+    quantifier = {st.key: st.quantifier for st in STATEMENTS}
+    out = []
+    for j in judge(ledgers):
+        missing = [nb for nb in j["not_run"] if runs is None or nb in runs]
+        if missing:
+            j = {
+                **j,
+                "verdict": statement_verdict(
+                    [r["verdict"] for r in j["rows"]] + [NOT_COMPARABLE] * len(missing), quantifier[j["key"]]
+                ),
+            }
+        out.append(j)
+    return out
+
+
+def statement_lines(judged: list[dict]) -> list[str]:
+    """Markdown: one paper's central statements, each with its quantifier, verdict and rows (id: verdict)."""
+    lines = [
+        "### Central statements",
+        "",
+        "Each statement is judged from its rows by the paper's quantifier (*all*: at the weakest row; *any*: one "
+        "row suffices; *any, all*: the wording allows both, decided only where both agree; "
+        "`robeval.core.ledger.central`).",
+        "",
+        "| statement | source | quantifier | verdict | rows |",
+        "|---|---|---|---|---|",
+    ]
+    for j in judged:
+        rows = "; ".join(f"`{r['id']}` {r['verdict']}" for r in j["rows"])
+        if j["not_run"]:
+            rows += ("; " if rows else "") + "not run: " + ", ".join(j["not_run"])
+        lines.append(
+            f"| {_fmt(j['statement'])} | {j['source']} | {j['quantifier'].replace('|', ', ')} | "
+            f"{_BADGE.get(j['verdict'], j['verdict'])} | {_fmt(rows)} |"
+        )
+    return lines
+
+
 def front_counts() -> list[dict]:
-    """Central claims by verdict, per paper and executed profile: one dict per (paper, profile) with the count
-    of each verdict of :data:`FRONT_VERDICTS` and ``not run`` (central claims of notebooks that have no ledger
-    at that profile, counted from the default profile's). The single readings of an ambiguous statement are
-    left out everywhere (:func:`counted`); the same counts feed the README, the site's home page and
-    ``CLAIMS.md``."""
+    """Central statements by verdict, per paper and executed profile: one dict per (paper, profile) with the count
+    of each verdict of :data:`FRONT_VERDICTS` and ``not run`` (statements whose notebooks the profile runs but that
+    have no ledger there). A statement is judged from its rows by its quantifier (:func:`statements_of`); the same
+    counts feed the README, the site's home page and ``CLAIMS.md``."""
     from robeval.core.catalog import notebooks_for_profile
+    from robeval.core.ledger.central import STATEMENTS
     from robeval.core.paths import PROFILES
     from robeval.core.profiles import OPTIONAL_PROFILES
 
-    def central(ledgers) -> list[dict]:
-        return [c for d in ledgers for c in d["claims"] if c.get("central") and not c.get("part_of")]
-
-    by_profile = {prof: {d["notebook"]: d for d in load_ledgers(prof)} for prof in PROFILES if prof != "smoke"}
+    by_profile = {prof: load_ledgers(prof) for prof in PROFILES if prof != "smoke"}
     runs = {prof: {p.stem for p in notebooks_for_profile(prof)} for prof in by_profile}
-    base = by_profile["default"]
     out = []
     for paper in (p for p in PAPERS if p != "core"):
+        registered = [st for st in STATEMENTS if st.paper == paper and st.rows]
         for profile, ledgers in by_profile.items():
-            mine = [d for d in ledgers.values() if d["paper"] == paper]
-            missing = [d for n, d in base.items() if d["paper"] == paper and n in runs[profile] and n not in ledgers]
+            mine = [d for d in ledgers if d["paper"] == paper]
+            ran = {d["notebook"] for d in mine}
+            here = [st for st in registered if any(nb in runs[profile] for nb in st.rows)]
+            unrun = [st for st in here if not any(nb in ran for nb in st.rows)]
             # a profile shows only where it ran, except an optional one defined for this paper's notebooks but not
-            # executed yet: its row says "not run" for all their central claims
-            if not mine and (profile not in OPTIONAL_PROFILES or not missing):
+            # executed yet: its row says "not run" for all their statements
+            if not mine and (profile not in OPTIONAL_PROFILES or not unrun):
                 continue
-            rows = central(mine)
-            counts = {v: sum(c["verdict"] == v for c in rows) for v in FRONT_VERDICTS}
-            counts["not run"] = len(central(missing))
-            notebooks = sorted(d["notebook"].split("_", 1)[0] for d in (mine or missing))
-            out.append({"paper": paper, "profile": profile, "notebooks": notebooks, "central": len(rows), **counts})
+            judged = statements_of(mine, runs[profile])
+            counts = {v: sum(j["verdict"] == v for j in judged) for v in FRONT_VERDICTS}
+            counts["not run"] = len(unrun)
+            notebooks = sorted(
+                nb.split("_", 1)[0] for nb in (ran or {nb for st in unrun for nb in st.rows if nb in runs[profile]})
+            )
+            out.append({"paper": paper, "profile": profile, "notebooks": notebooks, "central": len(judged), **counts})
     return out
 
 
 def front_block() -> str:
     """The README's and the site home page's results table: :func:`front_counts` as Markdown."""
-    head = ["paper", "profile (notebooks run)", "central claims", *FRONT_VERDICTS, "not run"]
+    head = ["paper", "profile (notebooks run)", "central statements", *FRONT_VERDICTS, "not run"]
     lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
     for r in front_counts():
         cells = [PAPERS[r["paper"]], f"`{r['profile']}` ({', '.join(r['notebooks'])})", str(r["central"])]
