@@ -549,3 +549,48 @@ def test_cache_dir_falls_back_when_data_cache_cannot_be_created(tmp_path, monkey
     if checkout_cache.is_dir():  # an existing but read-only data/cache: the writability check says no
         monkeypatch.setattr(project.os, "access", lambda p, mode: pathlib.Path(p) != checkout_cache)
     assert str(project.cache_dir()).startswith(str(tmp_path / "usercache"))
+
+
+# ------------------------------------------------------------------- issue 62: nothing deleted, nothing run from a pack
+def test_site_never_empties_a_folder_robeval_did_not_write(tmp_results, capsys, monkeypatch):
+    from robeval.core.site import build as site
+
+    mine = tmp_results / "mine"
+    (mine / "photos").mkdir(parents=True)
+    (mine / "my_thesis.txt").write_text("years of work")
+    (mine / "photos" / "a.jpg").write_bytes(b"\xff\xd8")
+    assert main(["site", "--profile", "smoke", "--site-dir", str(mine)]) == 2
+    _one_line_error(capsys, str(mine), "did not write", "pass a new or empty folder")
+    assert sorted(p.name for p in mine.iterdir()) == ["my_thesis.txt", "photos"]  # nothing deleted, nothing added
+    assert (mine / "my_thesis.txt").read_text() == "years of work" and (mine / "photos" / "a.jpg").exists()
+    with pytest.raises(ValueError, match="work_dir .* did not write"):
+        site.build_site("smoke", only="07", site_dir=tmp_results / "new", work_dir=mine)
+    assert sorted(p.name for p in mine.iterdir()) == ["my_thesis.txt", "photos"]
+    # a symlink named like the marker is not robeval's marker
+    (mine / site.SITE_MARKER).symlink_to(mine / "my_thesis.txt")
+    with pytest.raises(ValueError, match="did not write"):
+        site.build_site("smoke", only="07", site_dir=mine)
+    # a relative folder resolves against the working directory, is marked as robeval's, and may then be reused
+    monkeypatch.chdir(tmp_results)
+    with pytest.raises(FileNotFoundError, match="make reproduce PROFILE=smoke"):  # no smoke ledgers here
+        site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
+    assert (tmp_results / "mysite" / site.SITE_MARKER).is_file()
+    assert (tmp_results / "mywork" / site.WORK_MARKER).is_file()
+    (tmp_results / "mysite" / "index.html").write_text("an earlier build")
+    with pytest.raises(FileNotFoundError):  # accepted: it carries the marker of an earlier build
+        site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
+    with pytest.raises(ValueError, match="overlap"):
+        site.build_site("smoke", only="07", site_dir="mysite", work_dir="mysite/work")
+
+
+def test_owned_folder_is_absolute_and_refuses_a_foreign_one(tmp_path, monkeypatch):
+    from robeval.core.io import check_owned_folder
+
+    monkeypatch.chdir(tmp_path)
+    out = check_owned_folder("a/b", "--x", ".mark")
+    assert out == tmp_path / "a" / "b" and out.is_absolute() and (out / ".mark").is_file()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "keep").write_text("k")
+    with pytest.raises(ValueError, match=r"--x .*c holds files robeval did not write"):
+        check_owned_folder("c", "--x", ".mark")
+    assert check_owned_folder("c", "--x", ".mark", ours=True) == tmp_path / "c"  # robeval's default build folder
