@@ -21,6 +21,14 @@ from robeval.core.notebooks import runner
 from robeval.core.runs import store as runs_store
 
 
+@pytest.fixture(autouse=True)
+def _cells_of_this_file(trust_cells):
+    """The grids of this file run its own functions (``square``, ``_cell``): trusted as robeval's cell functions."""
+    from pathlib import Path
+
+    trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
+
+
 def _one_line_error(capsys, *needles):
     err = capsys.readouterr().err
     assert err.startswith("robeval") and err.count("\n") == 1 and "Traceback" not in err, err
@@ -594,3 +602,17 @@ def test_owned_folder_is_absolute_and_refuses_a_foreign_one(tmp_path, monkeypatc
     with pytest.raises(ValueError, match=r"--x .*c holds files robeval did not write"):
         check_owned_folder("c", "--x", ".mark")
     assert check_owned_folder("c", "--x", ".mark", ours=True) == tmp_path / "c"  # robeval's default build folder
+
+
+def test_adopt_of_a_pack_naming_other_code_is_one_line(tmp_results, tmp_path, capsys):
+    from robeval.core import runs
+
+    store = runs.grid_store("smoke", "toy")
+    runs.run_grid(_cell, [{"x": 1}], store=store, progress=False)
+    cfg = next(store.glob("config-*/config.json"))
+    cfg.write_text(cfg.read_text().replace(f"{_cell.__module__}._cell", "builtins.print"))
+    pack = tmp_path / "p.tar.xz"
+    assert main(["grids", "--profile", "smoke", "--pack", str(pack), "toy"]) == 0
+    assert "unknown fn" in capsys.readouterr().out  # listed, not imported
+    assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 2
+    _one_line_error(capsys, str(pack), "'builtins.print'", "rerun its grid")
