@@ -382,13 +382,14 @@ def _main(args) -> int:
             print(f"robeval: {exc}", file=sys.stderr)
             return 1
         for d in diffs:
-            print(f"{d['notebook']}: {d['id']}: saved {d['saved']!r}, rebuilt {d['rebuilt']!r}")
+            reruns = f"; rule 7 read {', '.join(d['reruns'])}" if d.get("reruns") else ""
+            print(f"{d['notebook']}: {d['id']}: {d['field']}: saved {d['saved']!r}, rebuilt {d['rebuilt']!r}{reruns}")
         from robeval.core.paths import results_dir
 
         if not any((results_dir(args.profile) / "claims").glob("*.json")):
             print(f"robeval verify: profile {args.profile!r} has no saved ledgers yet: nothing to verify")
             return 0
-        print(f"robeval verify: {len(diffs)} verdict(s) differ from the saved ledgers of profile {args.profile!r}")
+        print(f"robeval verify: {len(diffs)} row(s) differ from the saved ledgers of profile {args.profile!r}")
         return 1 if diffs else 0
     elif args.cmd == "report":
         from robeval.core.publish.report import figures_report, report, update_readme

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -385,6 +386,26 @@ def test_replot_without_stored_results_says_what_to_run_first(tmp_results, capsy
 
 
 # ------------------------------------------------------------- issue 48: verify checks the data it rests on
+def _rebuild_as_saved(ledger, edit=None):
+    """A stand-in for verify's rebuild of a notebook: writes the saved ledger as it is now (its manifest left out, as
+    a rebuild has none; later edits of the saved file do not reach it), changed by ``edit(ledger dict)``, where the
+    rebuild's ledger goes."""
+    import copy
+
+    from robeval.core.io import atomic_write_json, read_json
+
+    now = read_json(ledger)
+
+    def run(path, profile, **kwargs):
+        d = copy.deepcopy(now)
+        d.pop("results", None)
+        if edit is not None:
+            edit(d)
+        atomic_write_json(Path(os.environ["ROBEVAL_LEDGER_DIR"]) / ledger.name, d)
+
+    return run
+
+
 def _copy_committed(tmp_results, profile="default", notebook="07_realworld_analytical"):
     """The committed ledger of ``notebook`` and its result files, copied into a temporary results folder."""
     import shutil
@@ -464,8 +485,7 @@ def test_verify_refuses_a_ledger_without_manifest_and_write_manifest_records_it(
     saved = read_json(ledger)
     recorded = saved.pop(MANIFEST_KEY)
     ledger.write_text(to_json(saved))
-    monkeypatch.setattr(runner, "run_notebook", lambda *a, **k: None)
-    monkeypatch.setattr("robeval.core.publish.report.compare_ledgers", lambda *a, **k: [])  # the rebuild agrees
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))  # the rebuild agrees
     assert main(["verify", "--profile", "default", "--only", "07"]) == 2
     _one_line_error(capsys, "has no manifest of its result files", "--write-manifest")
     assert notebooks.verify("default", only="07", write_manifest=True) == []
@@ -616,3 +636,57 @@ def test_adopt_of_a_pack_naming_other_code_is_one_line(tmp_results, tmp_path, ca
     assert "unknown fn" in capsys.readouterr().out  # listed, not imported
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 2
     _one_line_error(capsys, str(pack), "'builtins.print'", "rerun its grid")
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("estimate", 0.5), ("ci", [0.0, 1.0]), ("paper_value", "12"), ("rule", "edited"), ("central", True)],
+)
+def test_verify_names_the_first_edited_field_of_a_saved_row(tmp_results, monkeypatch, capsys, field, value):
+    """Issue 62, item 4: an edited estimate, ci, paper_value, rule or central of a saved row passed verify with
+    "0 differ" (only verdicts were compared); CLAIMS.md and the site then showed the edited numbers."""
+    from robeval.core.io import atomic_write_json, read_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
+    assert notebooks.verify("default", only="07") == []  # an unedited ledger rebuilds the same, field by field
+    saved = read_json(ledger)
+    row = saved["claims"][3]
+    rebuilt_value = row[field]
+    row[field] = value
+    atomic_write_json(ledger, saved)
+    (d,) = notebooks.verify("default", only="07")
+    assert (d["id"], d["field"], d["saved"], d["rebuilt"]) == (row["id"], field, value, rebuilt_value)
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 1
+    out = capsys.readouterr().out
+    assert f"07_realworld_analytical: {row['id']}: {field}: saved {value!r}, rebuilt {rebuilt_value!r}" in out
+    assert "1 row(s) differ" in out
+
+
+def test_verify_names_the_other_profiles_ledger_rule_7_read(tmp_results, monkeypatch, capsys):
+    """A verdict that changes with another profile's ledger (rule 7: a larger rerun overrules) is reported with
+    that ledger named; a saved row id listed twice is refused, naming it."""
+    from robeval.core.io import atomic_write_json, read_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    row = read_json(ledger)["claims"][0]
+    paper = tmp_results / "results_dir" / "paper" / "claims" / ledger.name
+    atomic_write_json(paper, {"notebook": ledger.stem, "claims": [{**row, "n_runs": 36, "verdict": "inconclusive"}]})
+
+    def overruled(d):
+        d["claims"][0]["verdict"] = "inconclusive"
+
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger, overruled))
+    (d,) = notebooks.verify("default", only="07")
+    assert (d["id"], d["field"], d["saved"], d["rebuilt"]) == (row["id"], "verdict", row["verdict"], "inconclusive")
+    assert d["reruns"] == [f"{paper} (paper: n_runs 36, verdict 'inconclusive')"]
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 1
+    assert f"rule 7 read {paper} (paper: n_runs 36" in capsys.readouterr().out
+    saved = read_json(ledger)
+    saved["claims"].append(saved["claims"][1])
+    atomic_write_json(ledger, saved)
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
+    with pytest.raises(ValueError, match=rf"the id '{saved['claims'][1]['id']}' is listed twice"):
+        notebooks.verify("default", only="07")
