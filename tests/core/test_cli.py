@@ -690,3 +690,41 @@ def test_verify_names_the_other_profiles_ledger_rule_7_read(tmp_results, monkeyp
     monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
     with pytest.raises(ValueError, match=rf"the id '{saved['claims'][1]['id']}' is listed twice"):
         notebooks.verify("default", only="07")
+
+
+def _kernel_children(pid: int) -> list[int]:
+    """The ipykernel processes started by the process ``pid`` (read from /proc)."""
+    out = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            ppid = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("PPid:"))
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except (OSError, StopIteration, ValueError):
+            continue
+        if ppid == pid and b"ipykernel" in cmdline:
+            out.append(int(status.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_ctrl_c_during_verify_is_one_line_without_the_kernels_traceback():
+    """Issue 62, item 5: a Ctrl-C while verify's kernel executes a cell printed the kernel's 20-line traceback of
+    a reply it could no longer send before robeval's own line; the kernel now logs to a file beside the executed
+    notebook (runner.kernel_log)."""
+    cmd = [sys.executable, "-m", "robeval", "verify", "--profile", "default", "--only", "07"]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 120
+    while not _kernel_children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(4)  # the kernel is executing notebook 07's cells (about 15 s of them)
+    assert proc.poll() is None, "verify ended before the signal"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert err == "robeval verify: interrupted (Ctrl-C); finished files are kept, a rerun resumes.\n", err

@@ -81,6 +81,7 @@ def run_notebook(
                 log_output=progress,
                 execution_timeout=timeout,
                 request_save_on_cell_execute=True,
+                kernel_manager_class=logged_kernel_manager(kernel_log(out)),
             )
     except pm.PapermillExecutionError as exc:
         raise NotebookFailed(
@@ -88,6 +89,28 @@ def run_notebook(
             f"{_failing_cell(out)}\nExecuted copy: {out}"
         ) from exc
     return out
+
+
+def kernel_log(executed: Path) -> Path:
+    """Where the kernel process of the run that writes the executed notebook ``executed`` logs (its own stderr:
+    the kernel's startup warnings, and after a Ctrl-C of robeval the traceback of the kernel's last reply)."""
+    return executed.with_name(f"{executed.stem}.kernel.log")
+
+
+def logged_kernel_manager(log: Path):
+    """A jupyter_client kernel manager class whose kernels write their process stderr to ``log`` (truncated at
+    each start) instead of the terminal: a Ctrl-C of ``robeval run``/``verify`` is then one line, not the kernel's
+    traceback of a reply it could no longer send. Cell outputs are unaffected (they travel as messages)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kw):
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with open(log, "wb") as fh:  # the kernel holds its own copy of the descriptor
+                kw.setdefault("stderr", fh)
+                return await super().start_kernel(**kw)
+
+    return LoggedKernelManager
 
 
 def require_papermill():
