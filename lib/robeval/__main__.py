@@ -272,9 +272,10 @@ def _check_ledger_file(path) -> None:
     ``claims``, each with an ``id`` (what `robeval compare` reads)."""
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = "nested too deeply to read" if isinstance(exc, RecursionError) else exc
         raise ValueError(
-            f"{path} is not a ledger: it is not readable JSON ({exc}). Remove it from the folder, or rebuild the "
+            f"{path} is not a ledger: it is not readable JSON ({why}). Remove it from the folder, or rebuild the "
             "folder's ledgers with `make verify` / `robeval run`."
         ) from None
     claims = d.get("claims") if isinstance(d, dict) else None
@@ -289,6 +290,25 @@ def _check_ledger_file(path) -> None:
             f"{path}: claim {bad[0]} has no 'id' ({len(bad)} such claims); the ledger is damaged. Rebuild it with "
             "`make verify` / `robeval run`."
         )
+    from robeval.core.publish.report import rows_by_id
+
+    rows_by_id(d, path)  # a row without a verdict, an id listed twice: one line naming it
+
+
+def _check_notebook_file(path) -> None:
+    """ValueError naming ``path`` unless it is a Jupyter notebook robeval strip can read: an ``.ipynb`` file of
+    nbformat 4 that validates."""
+    import nbformat
+
+    accepts = "robeval strip takes Jupyter notebooks (.ipynb files of nbformat 4), e.g. notebooks/07_*.ipynb"
+    if path.suffix != ".ipynb":
+        raise ValueError(f"{path} is not a notebook (not an .ipynb file); {accepts}.")
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # nbformat raises NotJSONError, jsonschema's ValidationError, KeyError ...
+        why = " ".join(str(exc).split())[:200]
+        raise ValueError(f"{path} is not a readable notebook ({type(exc).__name__}: {why}); {accepts}.") from None
 
 
 def _strip(paths, check: bool) -> int:
@@ -301,6 +321,8 @@ def _strip(paths, check: bool) -> int:
     missing = [str(p) for p in chosen if not p.is_file()]
     if missing:
         raise ValueError(f"no such notebook: {', '.join(missing)}")
+    for p in chosen:  # every file is checked before any is stripped
+        _check_notebook_file(p)
     dirty = [p for p in chosen if strip_outputs(p, dry_run=check)]
     for path in dirty:
         print(f"{'has outputs' if check else 'stripped'}: {path}")

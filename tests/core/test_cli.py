@@ -728,3 +728,19 @@ def test_ctrl_c_during_verify_is_one_line_without_the_kernels_traceback():
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (out, err)
     assert err == "robeval verify: interrupted (Ctrl-C); finished files are kept, a rerun resumes.\n", err
+
+
+def test_strip_on_a_non_notebook_says_what_it_accepts(tmp_path, capsys):
+    """Issue 62, item 5: `robeval strip ledger.json` was a jsonschema traceback."""
+    ledger = tmp_path / "07.json"
+    ledger.write_text('{"notebook": "07", "claims": []}')
+    assert main(["strip", str(ledger)]) == 2
+    _one_line_error(capsys, str(ledger), "not an .ipynb file", "takes Jupyter notebooks")
+    for name, text, why in [
+        ("ledger.ipynb", ledger.read_text(), "ValidationError"),
+        ("text.ipynb", "not json", "NotJSONError"),
+    ]:
+        (tmp_path / name).write_text(text)
+        assert main(["strip", str(tmp_path / name)]) == 2
+        _one_line_error(capsys, str(tmp_path / name), why, "takes Jupyter notebooks")
+        assert (tmp_path / name).read_text() == text  # untouched

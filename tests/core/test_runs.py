@@ -918,3 +918,50 @@ def paths_root():
     from robeval.core import paths
 
     return paths.find_root()
+
+
+def test_two_packs_written_to_one_file_at_once_use_their_own_temporary_files(tmp_path, monkeypatch):
+    """Issue 62, item 5: two concurrent `robeval grids --pack` to one file shared the temporary name
+    ``.<pack>.tmp``: one's os.replace moved the other's half-written file, the other then failed. Each now writes
+    its own temporary file; the pack is whole, whichever wins."""
+    import os
+    import tarfile
+    import threading
+
+    for name in ("a", "b"):
+        runs.run_grid(
+            square,
+            {"x": [1, 2], "seed": [0]},
+            store=tmp_path / name / "toy",
+            config={"log": str(tmp_path / "l")},
+            progress=False,
+        )
+    out = tmp_path / "grids.tar.xz"
+    barrier, opened, real_open = threading.Barrier(2, timeout=30), [], tarfile.open
+
+    def both_at_once(name, mode="r", *args, **kwargs):
+        if mode.startswith("w"):
+            opened.append(os.path.basename(name))
+            barrier.wait()  # both writers hold their temporary file before either finishes
+        return real_open(name, mode, *args, **kwargs)
+
+    monkeypatch.setattr(tarfile, "open", both_at_once)
+    errors = []
+
+    def write(store):
+        try:
+            runs.pack([store], out)
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(tmp_path / n / "toy",)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    monkeypatch.undo()
+    assert errors == [] and len(set(opened)) == 2, (errors, opened)
+    assert all(n.startswith(".grids.tar.xz.") and n.endswith(".tmp") for n in opened)
+    assert runs.unpack(out, tmp_path / "back")["stores"]["toy"]  # a whole pack
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary file left
+    assert oct(out.stat().st_mode & 0o777) != oct(0o600)  # the user's usual permissions, not mkstemp's

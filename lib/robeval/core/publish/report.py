@@ -537,9 +537,23 @@ def _ledger_folder(folder) -> dict:
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder of ledgers (results/<profile>/claims).")
-    return {
-        (d["notebook"], c["id"]): c for f in sorted(folder.glob("*.json")) for d in [read_json(f)] for c in d["claims"]
-    }
+    out, seen = {}, {}
+    for f in sorted(folder.glob("*.json")):
+        try:
+            d = read_json(f)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            raise ValueError(f"{f} is not a ledger: it is not readable JSON ({why}); restore or rebuild it.") from None
+        notebook = d.get("notebook") if isinstance(d, dict) else None
+        if not isinstance(notebook, str):
+            raise ValueError(f"{f} is not a ledger (no 'notebook' name); restore it (git checkout) or rebuild it.")
+        if notebook in seen:
+            raise ValueError(
+                f"{f} and {seen[notebook]} are both ledgers of {notebook}; keep one ledger per notebook in {folder}."
+            )
+        seen[notebook] = f
+        out.update({(notebook, cid): c for cid, c in rows_by_id(d, f).items()})
+    return out
 
 
 _OPPOSITE = {(REPRODUCED, CONTRADICTED), (CONTRADICTED, REPRODUCED), (CONSISTENCY, ERRATUM), (ERRATUM, CONSISTENCY)}

@@ -8,6 +8,7 @@ import importlib
 import json
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -292,9 +293,13 @@ def adopt(
             except FileExistsError:
                 pass
             except OSError:  # another filesystem, or no hard links
-                tmp = target / f".{p.name}.adopt.tmp"
-                shutil.copy2(p, tmp)
-                os.replace(tmp, target / p.name)
+                fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".adopt.tmp", dir=target)
+                os.close(fd)
+                try:
+                    shutil.copy2(p, name)
+                    os.replace(name, target / p.name)
+                finally:
+                    Path(name).unlink(missing_ok=True)
         log_path = target / "adopted.json"
         log = read_json(log_path) if log_path.is_file() else []
         log.append(
@@ -355,7 +360,6 @@ def adopt_pack(
     (every cell recomputed). Returns ``{name: adopt's report}``; raises RuntimeError prefixed with the store name
     (earlier stores stay adopted), ValueError for a pack that is not one or lacks a store.
     """
-    import tempfile
 
     archive = Path(archive)
     with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
@@ -464,6 +468,13 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
 
 
 # ------------------------------------------------------------------------------------ packing stores
+def _new_file_mode() -> int:
+    """The permission bits a new file of this process gets (0666 less the umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 PACK_FORMAT = "robeval grid pack 1"
 _PACK_SUB = re.compile(r"config-[0-9a-f]+")
 _PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")
@@ -554,8 +565,12 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
                 "sha256": {p.name: file_digest(p) for p in extra + cells},
             }
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
-    tmp = out.with_name(f".{out.name}.tmp")
+    # a temporary name of its own (two packs written to one file at once must not share one), in the pack's folder
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
+        os.chmod(tmp, _new_file_mode())  # mkstemp creates 0600; a pack gets the user's usual permissions
         with tarfile.open(tmp, "w:xz", preset=9) as tf:
             blob = to_json(manifest).encode()
             info = tarfile.TarInfo("MANIFEST.json")
@@ -564,9 +579,10 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
             for arcname, path in members:
                 tf.add(path, arcname=arcname, recursive=False)
         os.replace(tmp, out)
-    except OSError as exc:
-        if tmp.exists():
-            tmp.unlink()
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if not isinstance(exc, OSError):
+            raise
         raise ValueError(
             f"the pack {out} could not be written ({exc.strerror or exc}); pass a path in a folder you can write, "
             "with room for it."
