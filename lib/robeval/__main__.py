@@ -28,7 +28,7 @@ def _parser() -> argparse.ArgumentParser:
         "--replot", action="store_true", help="skip the compute cells: re-plot and rebuild claims from stored results"
     )
     v = sub.add_parser(
-        "verify", help="rebuild the claims from stored results and compare the verdicts with the saved ones"
+        "verify", help="rebuild the claims from stored results and compare every field with the saved ones"
     )
     v.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper")
     v.add_argument("--only", default=None, help="comma-separated notebook numbers or names")
@@ -71,7 +71,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     st.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper (whose stored results)")
     st.add_argument("--only", default=None, help="comma-separated notebook numbers or names (default: all)")
-    st.add_argument("--site-dir", default=None, help="output folder (default: build/site)")
+    st.add_argument(
+        "--site-dir",
+        default=None,
+        help="output folder (default: build/site); emptied on each build, so it must be new, empty or one robeval built",
+    )
     st.add_argument(
         "--also",
         default=None,
