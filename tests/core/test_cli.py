@@ -640,7 +640,14 @@ def test_adopt_of_a_pack_naming_other_code_is_one_line(tmp_results, tmp_path, ca
 
 @pytest.mark.parametrize(
     "field, value",
-    [("estimate", 0.5), ("ci", [0.0, 1.0]), ("paper_value", "12"), ("rule", "edited"), ("central", True)],
+    [
+        ("estimate", 0.5),
+        ("ci", [0.0, 1.0]),
+        ("paper_value", "12"),
+        ("rule", "edited"),
+        ("central", True),
+        ("n_runs", 36),
+    ],
 )
 def test_verify_names_the_first_edited_field_of_a_saved_row(tmp_results, monkeypatch, capsys, field, value):
     """Issue 62, item 4: an edited estimate, ci, paper_value, rule or central of a saved row passed verify with
