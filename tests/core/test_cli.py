@@ -695,7 +695,7 @@ def test_verify_names_the_other_profiles_ledger_rule_7_read(tmp_results, monkeyp
     saved["claims"].append(saved["claims"][1])
     atomic_write_json(ledger, saved)
     monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
-    with pytest.raises(ValueError, match=rf"the id '{saved['claims'][1]['id']}' is listed twice"):
+    with pytest.raises(ValueError, match=re.escape(f"{ledger}: the id '{saved['claims'][1]['id']}' is listed twice")):
         notebooks.verify("default", only="07")
 
 

@@ -341,10 +341,14 @@ def verify(profile: str, only=None, write_manifest: bool = False) -> list[dict]:
                 f"the rebuild of {path.stem} wrote no ledger ({rebuilt_path}); its notebook must end with "
                 f"ledger.save(): run it with `robeval run --profile {profile} --only {path.stem[:2]}` to see why."
             )
-        saved = read_json(saved_dir / f"{path.stem}.json")
-        for d in ledger_differences(saved, read_json(rebuilt_path), path.stem, skip=(MANIFEST_KEY,)):
+        saved_path = saved_dir / f"{path.stem}.json"
+        saved = read_json(saved_path)
+        found = ledger_differences(
+            saved, read_json(rebuilt_path), path.stem, skip=(MANIFEST_KEY,), where=(saved_path, rebuilt_path)
+        )
+        for d in found:
             if d["id"] != LEDGER_LEVEL:  # rule 7's inputs: the other profiles' ledgers holding the row on more runs
-                runs = [r.get("n_runs") for r in (rows_by_id(saved, saved_dir).get(d["id"]),) if r]
+                runs = [r.get("n_runs") for r in (rows_by_id(saved, saved_path).get(d["id"]),) if r]
                 d["reruns"] = rerun_sources(profile, path.stem, d["id"], min([n or 0 for n in runs] or [0]))
             diffs.append(d)
     differing = {d["notebook"] for d in diffs}

@@ -678,11 +678,14 @@ def rows_by_id(ledger, where) -> dict:
     return out
 
 
-def ledger_differences(saved: dict, rebuilt: dict, notebook: str, *, skip=("results",)) -> list[dict]:
+def ledger_differences(
+    saved: dict, rebuilt: dict, notebook: str, *, skip=("results",), where=("the saved ledger", "the rebuilt ledger")
+) -> list[dict]:
     """Every difference between a saved ledger and its rebuild, one per row: the ledger's own fields (``id``
     :data:`LEDGER_LEVEL`; the keys ``skip`` left out: the manifest of the result files), then per row present on
     either side the first field that differs, in the saved row's field order (the verdict first, then every derived
-    field: estimate, ci, paper_value, rule, central, n_runs ...). A row on one side only is field ``row``.
+    field: estimate, ci, paper_value, rule, central, n_runs ...). A row on one side only is field ``row``. ``where``
+    names the two ledgers (their files) in the error of a damaged one (:func:`rows_by_id`).
 
     Returns dicts ``notebook``, ``id``, ``field``, ``saved``, ``rebuilt`` (the two values)."""
     out = []
@@ -699,8 +702,8 @@ def ledger_differences(saved: dict, rebuilt: dict, notebook: str, *, skip=("resu
                     "rebuilt": rebuilt.get(key),
                 }
             )
-    a = rows_by_id(saved, f"the saved ledger of {notebook}")
-    b = rows_by_id(rebuilt, f"the rebuilt ledger of {notebook}")
+    a = rows_by_id(saved, where[0])
+    b = rows_by_id(rebuilt, where[1])
     for cid in [*a, *(k for k in b if k not in a)]:
         if cid not in a or cid not in b:
             out.append(
