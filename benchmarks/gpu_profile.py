@@ -139,13 +139,17 @@ def check_identities(pack: Path) -> None:
     import tempfile
 
     from robeval.core import runs
-    from robeval.core.runs.packs import _import_fn, _store_config
+    from robeval.core.runs.packs import cell_function, store_config
 
     with tempfile.TemporaryDirectory(prefix="robeval-ids-") as tmp:
         runs.unpack(pack, tmp)
         for cfg in sorted(Path(tmp).glob("*/config-*/config.json")):
-            meta = _store_config(cfg)
-            here = f"config-{runs.config_identity(meta['config'], _import_fn(meta['fn']))}"
+            meta = store_config(cfg)
+            try:  # looked up among this checkout's cell functions: a pack that names other code is refused unrun
+                fn = cell_function(meta["fn"])
+            except ValueError as exc:
+                raise ValueError(f"{pack}: its store {cfg.parent.parent.name}/{cfg.parent.name}: {exc}") from None
+            here = f"config-{runs.config_identity(meta['config'], fn)}"
             if here != cfg.parent.name:
                 raise ValueError(
                     f"{pack}: its store {cfg.parent.parent.name}/{cfg.parent.name} has another identity here "

@@ -69,3 +69,17 @@ def tmp_results(tmp_path, monkeypatch):
     for name in ("BUILD_DIR", "RESULTS_DIR", "FIGURES_DIR"):
         monkeypatch.setattr(paths, name, tmp_path / name.lower())
     return tmp_path
+
+
+@pytest.fixture
+def trust_cells(monkeypatch):
+    """Let stores name cell functions of the given test modules (``{top-level module name: its folder}``), beside
+    robeval's: a pack carries data, never code (:data:`robeval.core.runs.packs.CELL_ROOTS`), so a test whose grid
+    runs a function of its own file says so."""
+    from robeval.core.runs import packs
+
+    def trust(**roots):
+        for name, folder in roots.items():
+            monkeypatch.setitem(packs.CELL_ROOTS, name, Path(folder).resolve())
+
+    return trust

@@ -28,7 +28,7 @@ def _parser() -> argparse.ArgumentParser:
         "--replot", action="store_true", help="skip the compute cells: re-plot and rebuild claims from stored results"
     )
     v = sub.add_parser(
-        "verify", help="rebuild the claims from stored results and compare the verdicts with the saved ones"
+        "verify", help="rebuild the claims from stored results and compare every field with the saved ones"
     )
     v.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper")
     v.add_argument("--only", default=None, help="comma-separated notebook numbers or names")
@@ -71,7 +71,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     st.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper (whose stored results)")
     st.add_argument("--only", default=None, help="comma-separated notebook numbers or names (default: all)")
-    st.add_argument("--site-dir", default=None, help="output folder (default: build/site)")
+    st.add_argument(
+        "--site-dir",
+        default=None,
+        help="output folder (default: build/site); emptied on each build, so it must be new, empty or one robeval built",
+    )
     st.add_argument(
         "--also",
         default=None,
@@ -272,9 +276,10 @@ def _check_ledger_file(path) -> None:
     ``claims``, each with an ``id`` (what `robeval compare` reads)."""
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = "nested too deeply to read" if isinstance(exc, RecursionError) else exc
         raise ValueError(
-            f"{path} is not a ledger: it is not readable JSON ({exc}). Remove it from the folder, or rebuild the "
+            f"{path} is not a ledger: it is not readable JSON ({why}). Remove it from the folder, or rebuild the "
             "folder's ledgers with `make verify` / `robeval run`."
         ) from None
     claims = d.get("claims") if isinstance(d, dict) else None
@@ -289,6 +294,25 @@ def _check_ledger_file(path) -> None:
             f"{path}: claim {bad[0]} has no 'id' ({len(bad)} such claims); the ledger is damaged. Rebuild it with "
             "`make verify` / `robeval run`."
         )
+    from robeval.core.publish.report import rows_by_id
+
+    rows_by_id(d, path)  # a row without a verdict, an id listed twice: one line naming it
+
+
+def _check_notebook_file(path) -> None:
+    """ValueError naming ``path`` unless it is a Jupyter notebook robeval strip can read: an ``.ipynb`` file of
+    nbformat 4 that validates."""
+    import nbformat
+
+    accepts = "robeval strip takes Jupyter notebooks (.ipynb files of nbformat 4), e.g. notebooks/07_*.ipynb"
+    if path.suffix != ".ipynb":
+        raise ValueError(f"{path} is not a notebook (not an .ipynb file); {accepts}.")
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # nbformat raises NotJSONError, jsonschema's ValidationError, KeyError ...
+        why = " ".join(str(exc).split())[:200]
+        raise ValueError(f"{path} is not a readable notebook ({type(exc).__name__}: {why}); {accepts}.") from None
 
 
 def _strip(paths, check: bool) -> int:
@@ -301,6 +325,8 @@ def _strip(paths, check: bool) -> int:
     missing = [str(p) for p in chosen if not p.is_file()]
     if missing:
         raise ValueError(f"no such notebook: {', '.join(missing)}")
+    for p in chosen:  # every file is checked before any is stripped
+        _check_notebook_file(p)
     dirty = [p for p in chosen if strip_outputs(p, dry_run=check)]
     for path in dirty:
         print(f"{'has outputs' if check else 'stripped'}: {path}")
@@ -382,13 +408,14 @@ def _main(args) -> int:
             print(f"robeval: {exc}", file=sys.stderr)
             return 1
         for d in diffs:
-            print(f"{d['notebook']}: {d['id']}: saved {d['saved']!r}, rebuilt {d['rebuilt']!r}")
+            reruns = f"; rule 7 read {', '.join(d['reruns'])}" if d.get("reruns") else ""
+            print(f"{d['notebook']}: {d['id']}: {d['field']}: saved {d['saved']!r}, rebuilt {d['rebuilt']!r}{reruns}")
         from robeval.core.paths import results_dir
 
         if not any((results_dir(args.profile) / "claims").glob("*.json")):
             print(f"robeval verify: profile {args.profile!r} has no saved ledgers yet: nothing to verify")
             return 0
-        print(f"robeval verify: {len(diffs)} verdict(s) differ from the saved ledgers of profile {args.profile!r}")
+        print(f"robeval verify: {len(diffs)} row(s) differ from the saved ledgers of profile {args.profile!r}")
         return 1 if diffs else 0
     elif args.cmd == "report":
         from robeval.core.publish.report import figures_report, report, update_readme

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,14 @@ from robeval.core import catalog, env, notebooks
 from robeval.core import paths as project
 from robeval.core.notebooks import runner
 from robeval.core.runs import store as runs_store
+
+
+@pytest.fixture(autouse=True)
+def _cells_of_this_file(trust_cells):
+    """The grids of this file run its own functions (``square``, ``_cell``): trusted as robeval's cell functions."""
+    from pathlib import Path
+
+    trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
 
 
 def _one_line_error(capsys, *needles):
@@ -377,6 +386,26 @@ def test_replot_without_stored_results_says_what_to_run_first(tmp_results, capsy
 
 
 # ------------------------------------------------------------- issue 48: verify checks the data it rests on
+def _rebuild_as_saved(ledger, edit=None):
+    """A stand-in for verify's rebuild of a notebook: writes the saved ledger as it is now (its manifest left out, as
+    a rebuild has none; later edits of the saved file do not reach it), changed by ``edit(ledger dict)``, where the
+    rebuild's ledger goes."""
+    import copy
+
+    from robeval.core.io import atomic_write_json, read_json
+
+    now = read_json(ledger)
+
+    def run(path, profile, **kwargs):
+        d = copy.deepcopy(now)
+        d.pop("results", None)
+        if edit is not None:
+            edit(d)
+        atomic_write_json(Path(os.environ["ROBEVAL_LEDGER_DIR"]) / ledger.name, d)
+
+    return run
+
+
 def _copy_committed(tmp_results, profile="default", notebook="07_realworld_analytical"):
     """The committed ledger of ``notebook`` and its result files, copied into a temporary results folder."""
     import shutil
@@ -456,8 +485,7 @@ def test_verify_refuses_a_ledger_without_manifest_and_write_manifest_records_it(
     saved = read_json(ledger)
     recorded = saved.pop(MANIFEST_KEY)
     ledger.write_text(to_json(saved))
-    monkeypatch.setattr(runner, "run_notebook", lambda *a, **k: None)
-    monkeypatch.setattr("robeval.core.publish.report.compare_ledgers", lambda *a, **k: [])  # the rebuild agrees
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))  # the rebuild agrees
     assert main(["verify", "--profile", "default", "--only", "07"]) == 2
     _one_line_error(capsys, "has no manifest of its result files", "--write-manifest")
     assert notebooks.verify("default", only="07", write_manifest=True) == []
@@ -549,3 +577,177 @@ def test_cache_dir_falls_back_when_data_cache_cannot_be_created(tmp_path, monkey
     if checkout_cache.is_dir():  # an existing but read-only data/cache: the writability check says no
         monkeypatch.setattr(project.os, "access", lambda p, mode: pathlib.Path(p) != checkout_cache)
     assert str(project.cache_dir()).startswith(str(tmp_path / "usercache"))
+
+
+# ------------------------------------------------------------------- issue 62: nothing deleted, nothing run from a pack
+def test_site_never_empties_a_folder_robeval_did_not_write(tmp_results, capsys, monkeypatch):
+    from robeval.core.site import build as site
+
+    mine = tmp_results / "mine"
+    (mine / "photos").mkdir(parents=True)
+    (mine / "my_thesis.txt").write_text("years of work")
+    (mine / "photos" / "a.jpg").write_bytes(b"\xff\xd8")
+    assert main(["site", "--profile", "smoke", "--site-dir", str(mine)]) == 2
+    _one_line_error(capsys, str(mine), "did not write", "pass a new or empty folder")
+    assert sorted(p.name for p in mine.iterdir()) == ["my_thesis.txt", "photos"]  # nothing deleted, nothing added
+    assert (mine / "my_thesis.txt").read_text() == "years of work" and (mine / "photos" / "a.jpg").exists()
+    with pytest.raises(ValueError, match="work_dir .* did not write"):
+        site.build_site("smoke", only="07", site_dir=tmp_results / "new", work_dir=mine)
+    assert sorted(p.name for p in mine.iterdir()) == ["my_thesis.txt", "photos"]
+    # a symlink named like the marker is not robeval's marker
+    (mine / site.SITE_MARKER).symlink_to(mine / "my_thesis.txt")
+    with pytest.raises(ValueError, match="did not write"):
+        site.build_site("smoke", only="07", site_dir=mine)
+    # a relative folder resolves against the working directory, is marked as robeval's, and may then be reused
+    monkeypatch.chdir(tmp_results)
+    with pytest.raises(FileNotFoundError, match="make reproduce PROFILE=smoke"):  # no smoke ledgers here
+        site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
+    assert (tmp_results / "mysite" / site.SITE_MARKER).is_file()
+    assert (tmp_results / "mywork" / site.WORK_MARKER).is_file()
+    (tmp_results / "mysite" / "index.html").write_text("an earlier build")
+    with pytest.raises(FileNotFoundError):  # accepted: it carries the marker of an earlier build
+        site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
+    with pytest.raises(ValueError, match="overlap"):
+        site.build_site("smoke", only="07", site_dir="mysite", work_dir="mysite/work")
+
+
+def test_owned_folder_is_absolute_and_refuses_a_foreign_one(tmp_path, monkeypatch):
+    from robeval.core.io import check_owned_folder
+
+    monkeypatch.chdir(tmp_path)
+    out = check_owned_folder("a/b", "--x", ".mark")
+    assert out == tmp_path / "a" / "b" and out.is_absolute() and (out / ".mark").is_file()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "keep").write_text("k")
+    with pytest.raises(ValueError, match=r"--x .*c holds files robeval did not write"):
+        check_owned_folder("c", "--x", ".mark")
+    assert check_owned_folder("c", "--x", ".mark", ours=True) == tmp_path / "c"  # robeval's default build folder
+
+
+def test_adopt_of_a_pack_naming_other_code_is_one_line(tmp_results, tmp_path, capsys):
+    from robeval.core import runs
+
+    store = runs.grid_store("smoke", "toy")
+    runs.run_grid(_cell, [{"x": 1}], store=store, progress=False)
+    cfg = next(store.glob("config-*/config.json"))
+    cfg.write_text(cfg.read_text().replace(f"{_cell.__module__}._cell", "builtins.print"))
+    pack = tmp_path / "p.tar.xz"
+    assert main(["grids", "--profile", "smoke", "--pack", str(pack), "toy"]) == 0
+    assert "unknown fn" in capsys.readouterr().out  # listed, not imported
+    assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 2
+    _one_line_error(capsys, str(pack), "'builtins.print'", "rerun its grid")
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("estimate", 0.5),
+        ("ci", [0.0, 1.0]),
+        ("paper_value", "12"),
+        ("rule", "edited"),
+        ("central", True),
+        ("n_runs", 36),
+    ],
+)
+def test_verify_names_the_first_edited_field_of_a_saved_row(tmp_results, monkeypatch, capsys, field, value):
+    """Issue 62, item 4: an edited estimate, ci, paper_value, rule or central of a saved row passed verify with
+    "0 differ" (only verdicts were compared); CLAIMS.md and the site then showed the edited numbers."""
+    from robeval.core.io import atomic_write_json, read_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
+    assert notebooks.verify("default", only="07") == []  # an unedited ledger rebuilds the same, field by field
+    saved = read_json(ledger)
+    row = saved["claims"][3]
+    rebuilt_value = row[field]
+    row[field] = value
+    atomic_write_json(ledger, saved)
+    (d,) = notebooks.verify("default", only="07")
+    assert (d["id"], d["field"], d["saved"], d["rebuilt"]) == (row["id"], field, value, rebuilt_value)
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 1
+    out = capsys.readouterr().out
+    assert f"07_realworld_analytical: {row['id']}: {field}: saved {value!r}, rebuilt {rebuilt_value!r}" in out
+    assert "1 row(s) differ" in out
+
+
+def test_verify_names_the_other_profiles_ledger_rule_7_read(tmp_results, monkeypatch, capsys):
+    """A verdict that changes with another profile's ledger (rule 7: a larger rerun overrules) is reported with
+    that ledger named; a saved row id listed twice is refused, naming it."""
+    from robeval.core.io import atomic_write_json, read_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    row = read_json(ledger)["claims"][0]
+    paper = tmp_results / "results_dir" / "paper" / "claims" / ledger.name
+    atomic_write_json(paper, {"notebook": ledger.stem, "claims": [{**row, "n_runs": 36, "verdict": "inconclusive"}]})
+
+    def overruled(d):
+        d["claims"][0]["verdict"] = "inconclusive"
+
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger, overruled))
+    (d,) = notebooks.verify("default", only="07")
+    assert (d["id"], d["field"], d["saved"], d["rebuilt"]) == (row["id"], "verdict", row["verdict"], "inconclusive")
+    assert d["reruns"] == [f"{paper} (paper: n_runs 36, verdict 'inconclusive')"]
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 1
+    assert f"rule 7 read {paper} (paper: n_runs 36" in capsys.readouterr().out
+    saved = read_json(ledger)
+    saved["claims"].append(saved["claims"][1])
+    atomic_write_json(ledger, saved)
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
+    with pytest.raises(ValueError, match=re.escape(f"{ledger}: the id '{saved['claims'][1]['id']}' is listed twice")):
+        notebooks.verify("default", only="07")
+
+
+def _kernel_children(pid: int) -> list[int]:
+    """The ipykernel processes started by the process ``pid`` (read from /proc)."""
+    out = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            ppid = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("PPid:"))
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except (OSError, StopIteration, ValueError):
+            continue
+        if ppid == pid and b"ipykernel" in cmdline:
+            out.append(int(status.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_ctrl_c_during_verify_is_one_line_without_the_kernels_traceback():
+    """Issue 62, item 5: a Ctrl-C while verify's kernel executes a cell printed the kernel's 20-line traceback of
+    a reply it could no longer send before robeval's own line; the kernel now logs to a file beside the executed
+    notebook (runner.kernel_log)."""
+    cmd = [sys.executable, "-m", "robeval", "verify", "--profile", "default", "--only", "07"]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 120
+    while not _kernel_children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(4)  # the kernel is executing notebook 07's cells (about 15 s of them)
+    assert proc.poll() is None, "verify ended before the signal"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert err == "robeval verify: interrupted (Ctrl-C); finished files are kept, a rerun resumes.\n", err
+
+
+def test_strip_on_a_non_notebook_says_what_it_accepts(tmp_path, capsys):
+    """Issue 62, item 5: `robeval strip ledger.json` was a jsonschema traceback."""
+    ledger = tmp_path / "07.json"
+    ledger.write_text('{"notebook": "07", "claims": []}')
+    assert main(["strip", str(ledger)]) == 2
+    _one_line_error(capsys, str(ledger), "not an .ipynb file", "takes Jupyter notebooks")
+    for name, text, why in [
+        ("ledger.ipynb", ledger.read_text(), "ValidationError"),
+        ("text.ipynb", "not json", "NotJSONError"),
+    ]:
+        (tmp_path / name).write_text(text)
+        assert main(["strip", str(tmp_path / name)]) == 2
+        _one_line_error(capsys, str(tmp_path / name), why, "takes Jupyter notebooks")
+        assert (tmp_path / name).read_text() == text  # untouched

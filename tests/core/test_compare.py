@@ -91,3 +91,37 @@ def test_rerun_counts_count_as_the_reliability_page_does(tmp_path):
     assert got["changed_ids"] == ["b", "c"] and got["new_ids"] == ["d"]
     (same,) = rerun_counts(tmp_path / "base", tmp_path / "base")
     assert (same["changed"], same["opposite"], same["newly_decided"]) == (0, 0, 0)
+
+
+def test_compare_refuses_duplicated_ids_rows_without_verdict_and_deep_json(tmp_path, capsys, monkeypatch):
+    """Issue 62, item 5: a row id listed twice hid a changed verdict (the second row won), a row without a verdict
+    was a KeyError traceback and deeply nested JSON a RecursionError; each is now one line naming the file."""
+    import pytest
+
+    from robeval.core import paths
+
+    _write(tmp_path / "smoke" / "claims", [("c1", "reproduced", 1.0)])
+    monkeypatch.setattr(paths, "results_dir", lambda profile: tmp_path / profile)
+    twice = {
+        "notebook": "01_x",
+        "claims": [{"id": "c1", "verdict": "contradicted"}, {"id": "c1", "verdict": "reproduced"}],
+    }
+    cases = [
+        (json.dumps(twice), "the id 'c1' is listed twice"),
+        (json.dumps({"notebook": "01_x", "claims": [{"id": "c1"}]}), "claim 'c1' has no 'verdict'"),
+        ('{"notebook": "01_x", "claims": [' + "[" * 100_000 + "]" * 100_000 + "]}", "nested too deeply"),
+    ]
+    for k, (text, match) in enumerate(cases):
+        other = tmp_path / f"other{k}"
+        other.mkdir()
+        (other / "01_x.json").write_text(text)
+        assert main(["compare", str(other), "--profile", "smoke"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"robeval: {other / '01_x.json'}") and match in err and len(err.splitlines()) == 1, err
+        with pytest.raises(ValueError, match=match):
+            compare_ledgers(tmp_path / "smoke" / "claims", other)
+    # two files of one folder holding the same notebook's ledger
+    _write(tmp_path / "two", [("c1", "reproduced", 1.0)])
+    (tmp_path / "two" / "copy.json").write_text((tmp_path / "two" / "01_x.json").read_text())
+    with pytest.raises(ValueError, match="are both ledgers of 01_x"):
+        compare_ledgers(tmp_path / "smoke" / "claims", tmp_path / "two")

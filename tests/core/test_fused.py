@@ -218,7 +218,7 @@ def test_bad_inputs_give_clear_errors():
         fu.train_fused(f, x, y, seeds=0, **kw)
     with pytest.raises(ValueError, match="batch_transforms has 1"):
         fu.train_fused(f, x, y, seeds=[0, 1], batch_transforms=[None], **kw)
-    with pytest.raises(ValueError, match="same, non-zero length"):
+    with pytest.raises(ValueError, match="y has 5 labels for 8 inputs; pass exactly one label per input row"):
         fu.train_fused(f, x, y[:5], seeds=[0, 1], **kw)
     with pytest.raises(TypeError, match="FusedNet"):
         fu.train_fused(r8, x, y, seeds=[0, 1], **kw)
@@ -237,3 +237,97 @@ def test_calibrate_returns_positive_rates_on_cpu():
     assert out["seconds"] > 0
     with pytest.raises(ValueError, match="seconds_budget"):
         fu.calibrate("resnet8", [1], seconds_budget=0)
+
+
+# ------------------------------------------------------------------ issue 62: the fused trainer's input contract
+@pytest.mark.parametrize(
+    "change, error, said",
+    [
+        ("nan_images", ValueError, r"x holds 1 NaN or infinite pixel values"),
+        ("inf_images", ValueError, r"x holds 1 NaN or infinite pixel values"),
+        (
+            "float_0_255",
+            ValueError,
+            r"x holds float pixel values in \[0, 255\], outside \[0, 1\] \(it looks like 0\.\.255",
+        ),
+        ("negative_floats", ValueError, r"x holds float pixel values in \[-0\.5, .*outside \[0, 1\]"),
+        ("int64_images", TypeError, r"x must hold uint8 images in 0\.\.255 or floats in \[0, 1\], got dtype int64"),
+        ("nhwc_3d", ValueError, r"x must be an image batch of shape \(N, C, H, W\)"),
+        ("fractional_labels", ValueError, r"y must hold integer class indices, got the non-integer value 2\.5"),
+        ("nan_labels", ValueError, r"y contains 1 NaN or infinite labels"),
+        ("negative_labels", ValueError, r"y holds the label -1"),
+        ("short_labels", ValueError, r"y has 7 labels for 8 inputs"),
+        ("lr_nan", ValueError, r"lr must be a finite number > 0, got nan"),
+        ("lr_zero", ValueError, r"lr must be a finite number > 0"),
+        ("lr_text", TypeError, r"lr must be a number, got '0\.1'"),
+        ("momentum_inf", ValueError, r"momentum must be a finite number >= 0, got inf"),
+        ("weight_decay_negative", ValueError, r"weight_decay must be a finite number >= 0"),
+    ],
+)
+def test_train_fused_refuses_inputs_outside_its_contract(change, error, said):
+    """Issue 62, item 6: NaN images, lr = NaN, fractional labels (truncated), float images in 0..255 were all
+    accepted, and training ended with NaN parameters or on other labels. Each is refused before any step, naming
+    the argument and the fix; the networks are left untouched."""
+    x, y = _data(8, 8)
+    kw = {"lr": 0.1, "momentum": 0.9, "weight_decay": 5e-4}
+    xf = x.astype(np.float32) / 255
+    if change == "nan_images":
+        x = xf.copy()
+        x[3, 1, 2, 2] = np.nan
+    elif change == "inf_images":
+        x = xf.copy()
+        x[0, 0, 0, 0] = np.inf
+    elif change == "float_0_255":
+        x = x.astype(np.float32)
+        x[0, 0, 0, 0], x[0, 0, 0, 1] = 0, 255
+    elif change == "negative_floats":
+        x = xf - 0.5
+        x[0, 0, 0, 0] = -0.5
+    elif change == "int64_images":
+        x = x.astype(np.int64)
+    elif change == "nhwc_3d":
+        x = x[:, 0]
+    elif change == "fractional_labels":
+        y = y.astype(float)
+        y[2] = 2.5
+    elif change == "nan_labels":
+        y = y.astype(float)
+        y[0] = np.nan
+    elif change == "negative_labels":
+        y = y.copy()
+        y[1] = -1
+    elif change == "short_labels":
+        y = y[:7]
+    elif change == "lr_nan":
+        kw["lr"] = float("nan")
+    elif change == "lr_zero":
+        kw["lr"] = 0.0
+    elif change == "lr_text":
+        kw["lr"] = "0.1"
+    elif change == "momentum_inf":
+        kw["momentum"] = float("inf")
+    else:
+        kw["weight_decay"] = -1e-4
+    net = fu.build_fused("cnn_small", 2, seeds=[0, 1])
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    with pytest.raises(error, match=said):
+        fu.train_fused(net, x, y, seeds=[0, 1], epochs=1, batch_size=4, device="cpu", **kw)
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())  # nothing trained
+
+
+def test_train_fused_refuses_a_batch_transform_that_returns_nan():
+    x, y = _data(8, 8)
+
+    def broken(xb, gen):
+        return xb * float("nan")
+
+    net = fu.build_fused("cnn_small", 2, seeds=[0, 1])
+    with pytest.raises(ValueError, match=r"batch_transforms\[1\] returned NaN or infinite pixel values"):
+        fu.train_fused(net, x, y, seeds=[0, 1], epochs=1, batch_size=4, device="cpu", batch_transforms=[None, broken])
+    assert all(torch.isfinite(p).all() for p in net.parameters())  # refused before the step that would poison them
+    # the contract's good inputs still train: floats in [0, 1] and integer-valued float labels
+    trained = fu.train_fused(
+        fu.build_fused("cnn_small", 2, seeds=[0, 1]), x / 255.0, y.astype(float), seeds=[0, 1], epochs=1,
+        batch_size=4, device="cpu",
+    )  # fmt: skip
+    assert all(torch.isfinite(p).all() for p in trained.parameters())

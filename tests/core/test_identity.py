@@ -13,7 +13,7 @@ import pytest
 
 from robeval.core import io, paths, runs
 from robeval.core.runs import identity, store
-from robeval.core.runs.packs import _store_config
+from robeval.core.runs.packs import store_config
 
 _DUMP_SAMPLE = '''
 import os
@@ -241,5 +241,5 @@ def test_a_store_config_names_checkout_paths_relatively_and_reads_back_as_this_c
     store.write_store_config(grid.root, runs.grid_store, grid.config)
     raw = io.read_json(grid.root / "config.json")
     assert raw["config"] == {"tsv_dir": "<root>/results/gpu/acr_rs_training", "n": 2}
-    assert _store_config(grid.root / "config.json")["config"] == {"tsv_dir": inside, "n": 2}
+    assert store_config(grid.root / "config.json")["config"] == {"tsv_dir": inside, "n": 2}
     assert identity.config_identity({"tsv_dir": inside, "n": 2}) == identity.config_identity(raw["config"])

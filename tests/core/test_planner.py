@@ -174,3 +174,18 @@ def test_cli_final_json_line(capsys):
     assert main(["plan", "--budget-min", "10"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("robeval: a budget of 10 min") and "raise --budget-min to at least" in err
+
+
+@pytest.mark.parametrize("profile", ["paper", "gpu", "long", "smoke"])
+def test_plan_at_another_profile_refuses_in_one_line(profile, capsys):
+    """Issue 62, item 5: `robeval plan --profile paper` could never work (its estimates are grid core-hours, not
+    the measured notebook minutes the cost model is anchored at) and said so only as a parse error of one file."""
+    from robeval.__main__ import main
+
+    assert main(["plan", "--budget-min", "600", "--profile", profile]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert "sizes the runs of the default profile only" in err and f"the {profile} profile's settings" in err
+    assert "--profile default" in err
+    with pytest.raises(ValueError, match="Unknown profile"):
+        planner.plan(60, profile="nope")

@@ -6,6 +6,14 @@ from robeval.core import runs
 from robeval.core.runs import identity, packs, store
 
 
+@pytest.fixture(autouse=True)
+def _cells_of_this_file(trust_cells):
+    """The grids of this file run its own functions (``square``, ``_cell``): trusted as robeval's cell functions."""
+    from pathlib import Path
+
+    trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
+
+
 def square(cell, config):
     # appends to a call log so tests can count real computations
     with open(config["log"], "a") as fh:
@@ -327,9 +335,11 @@ def _edit(mod, body, m):
     return importlib.reload(m)
 
 
-def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp_path, monkeypatch):
+def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp_path, monkeypatch, trust_cells):
     import importlib
     import sys
+
+    trust_cells(cellmod_for_adopt=tmp_path)
 
     mod = tmp_path / "cellmod_for_adopt.py"
     v1 = "import json\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5, 'k': c['k']}\n"
@@ -827,3 +837,131 @@ def test_a_cell_file_records_the_cpu_kind_and_kernel_pins_it_ran_with(tmp_path, 
     kind = env.cpu_kind()
     assert machine["cpu"] == kind["cpu"] and machine["isa"] in ("avx512", "avx2", "other")
     assert machine["pins"] == {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": None}
+
+
+# ---------------------------------------------------------------- issue 62: a pack carries data, never code
+_EVIL = "import pathlib\npathlib.Path({mark!r}).write_text('ran')\n\ndef f(cell, config):\n    return {{'v': 1}}\n"
+
+
+def _forged_pack(tmp_path, fn_name: str):
+    """A pack of real cells whose store config names ``fn_name``, its checksums consistent (pack() computed them)."""
+    store = tmp_path / "forge" / "toy"
+    runs.run_grid(square, {"x": [1, 2], "seed": [0]}, store=store, config={"log": str(tmp_path / "l")}, progress=False)
+    cfg = next(store.glob("config-*/config.json"))
+    meta = json.loads(cfg.read_text())
+    cfg.write_text(json.dumps({**meta, "fn": fn_name}))
+    out = tmp_path / f"forged-{len(list(tmp_path.glob('forged-*')))}.tar.xz"
+    runs.pack([store], out)
+    return out
+
+
+def test_cell_function_looks_only_among_robevals_functions_and_imports_nothing_else(tmp_path, monkeypatch):
+    import sys
+
+    from robeval.core.runs import identity as identity_module
+
+    mark = tmp_path / "imported.txt"
+    (tmp_path / "evilmod.py").write_text(_EVIL.format(mark=str(mark)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "this", raising=False)
+    for name in ("builtins.print", "os.system", "this.s", "evilmod.f", "subprocess.run", "print", "robeval", ""):
+        with pytest.raises(ValueError, match=r"cell function .*rerun its grid"):
+            packs.cell_function(name)
+    assert not mark.exists() and "this" not in sys.modules and "evilmod" not in sys.modules  # nothing imported
+    # under robeval but not a top-level function of the module named: a re-export, a module, a constant, a class
+    for name in (
+        "robeval.core.runs.config_identity",  # defined in robeval.core.runs.identity
+        "robeval.core.io.os",
+        "robeval.core.runs.packs.CELL_ROOTS",
+        "robeval.core.runs.packs.Path",
+        "robeval.nothing_here.f",
+        "robeval.core.io.no_such_function",
+    ):
+        with pytest.raises(ValueError, match="cell function"):
+            packs.cell_function(name)
+    assert packs.cell_function("robeval.core.runs.identity.config_identity") is identity_module.config_identity
+    assert packs.cell_function(f"{square.__module__}.square") is square  # this file, trusted by its fixture
+
+
+def test_a_pack_naming_other_code_is_refused_unimported_and_uncalled(tmp_path, capsys, monkeypatch):
+    import sys
+
+    mark = tmp_path / "imported.txt"
+    (tmp_path / "evilmod.py").write_text(_EVIL.format(mark=str(mark)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "this", raising=False)
+    for fn_name in ("builtins.print", "this.s", "evilmod.f"):
+        pack = _forged_pack(tmp_path, fn_name)
+        capsys.readouterr()
+        with pytest.raises(ValueError, match=rf"the pack {pack}: toy/config-[0-9a-f]+: .*{fn_name}.*rerun its grid"):
+            runs.adopt_pack(pack, {"toy": tmp_path / "here" / "toy"}, progress=False)
+        assert capsys.readouterr().out == ""  # print was never called with the pack's cells
+        assert not (tmp_path / "here").exists()  # nothing adopted
+        # `robeval grids --from` lists it as of an unknown function, without importing it
+        runs.unpack(pack, tmp_path / "unpacked" / fn_name)
+        (r,) = runs.store_status(tmp_path / "unpacked" / fn_name / "toy")
+        assert r["current"] is None and r["fn"] == fn_name
+        # the GPU/CPU chunk drivers' identity check refuses it the same way
+        sys.path.insert(0, str(paths_root() / "benchmarks"))
+        try:
+            import importlib
+
+            driver = importlib.import_module("gpu_profile")
+        finally:
+            sys.path.remove(str(paths_root() / "benchmarks"))
+        with pytest.raises(ValueError, match=rf"{pack}: its store toy/config-[0-9a-f]+: .*{fn_name}"):
+            driver.check_identities(pack)
+    assert not mark.exists() and "this" not in sys.modules and "evilmod" not in sys.modules
+
+
+def paths_root():
+    from robeval.core import paths
+
+    return paths.find_root()
+
+
+def test_two_packs_written_to_one_file_at_once_use_their_own_temporary_files(tmp_path, monkeypatch):
+    """Issue 62, item 5: two concurrent `robeval grids --pack` to one file shared the temporary name
+    ``.<pack>.tmp``: one's os.replace moved the other's half-written file, the other then failed. Each now writes
+    its own temporary file; the pack is whole, whichever wins."""
+    import os
+    import tarfile
+    import threading
+
+    for name in ("a", "b"):
+        runs.run_grid(
+            square,
+            {"x": [1, 2], "seed": [0]},
+            store=tmp_path / name / "toy",
+            config={"log": str(tmp_path / "l")},
+            progress=False,
+        )
+    out = tmp_path / "grids.tar.xz"
+    barrier, opened, real_open = threading.Barrier(2, timeout=30), [], tarfile.open
+
+    def both_at_once(name, mode="r", *args, **kwargs):
+        if mode.startswith("w"):
+            opened.append(os.path.basename(name))
+            barrier.wait()  # both writers hold their temporary file before either finishes
+        return real_open(name, mode, *args, **kwargs)
+
+    monkeypatch.setattr(tarfile, "open", both_at_once)
+    errors = []
+
+    def write(store):
+        try:
+            runs.pack([store], out)
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(tmp_path / n / "toy",)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    monkeypatch.undo()
+    assert errors == [] and len(set(opened)) == 2, (errors, opened)
+    assert all(n.startswith(".grids.tar.xz.") and n.endswith(".tmp") for n in opened)
+    assert runs.unpack(out, tmp_path / "back")["stores"]["toy"]  # a whole pack
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary file left
+    assert oct(out.stat().st_mode & 0o777) != oct(0o600)  # the user's usual permissions, not mkstemp's

@@ -81,6 +81,7 @@ def run_notebook(
                 log_output=progress,
                 execution_timeout=timeout,
                 request_save_on_cell_execute=True,
+                kernel_manager_class=logged_kernel_manager(kernel_log(out)),
             )
     except pm.PapermillExecutionError as exc:
         raise NotebookFailed(
@@ -88,6 +89,28 @@ def run_notebook(
             f"{_failing_cell(out)}\nExecuted copy: {out}"
         ) from exc
     return out
+
+
+def kernel_log(executed: Path) -> Path:
+    """Where the kernel process of the run that writes the executed notebook ``executed`` logs (its own stderr:
+    the kernel's startup warnings, and after a Ctrl-C of robeval the traceback of the kernel's last reply)."""
+    return executed.with_name(f"{executed.stem}.kernel.log")
+
+
+def logged_kernel_manager(log: Path):
+    """A jupyter_client kernel manager class whose kernels write their process stderr to ``log`` (truncated at
+    each start) instead of the terminal: a Ctrl-C of ``robeval run``/``verify`` is then one line, not the kernel's
+    traceback of a reply it could no longer send. Cell outputs are unaffected (they travel as messages)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kw):
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with open(log, "wb") as fh:  # the kernel holds its own copy of the descriptor
+                kw.setdefault("stderr", fh)
+                return await super().start_kernel(**kw)
+
+    return LoggedKernelManager
 
 
 def require_papermill():
@@ -259,7 +282,7 @@ def scratch_outputs(folder: Path, **env: str):
 
 def verify(profile: str, only=None, write_manifest: bool = False) -> list[dict]:
     """Rebuild every ledger of ``profile`` from its stored result files (notebooks without their compute
-    cells, writing into ``build/verify/<profile>``) and compare the verdicts with the saved ledgers.
+    cells, writing into ``build/verify/<profile>``) and compare every field with the saved ledgers.
 
     First every saved ledger's manifest of its result files (:mod:`robeval.core.manifest`: sha256 and row count of
     each file) is checked: a result file truncated, extended, edited, added or removed since the ledger was saved
@@ -267,13 +290,19 @@ def verify(profile: str, only=None, write_manifest: bool = False) -> list[dict]:
     ``write_manifest``: then its manifest of the files as they are now is written into it, but only when the
     verdicts rebuilt from those files agree with the saved ones (for ledgers saved before manifests existed).
 
-    Returns one dict per claim whose verdict changed, or that exists on one side only (empty: all agree).
+    Every field of every row is compared, not only the verdict (:func:`robeval.core.publish.report.ledger_differences`):
+    an edited estimate, ci, paper_value, rule, central or n_runs of a saved row is a difference too.
+
+    Returns one dict per row that differs (empty: all agree): ``notebook``, ``id``, ``field`` (the first that
+    differs; ``row`` for a row on one side only), ``saved`` and ``rebuilt`` (its two values), and ``reruns``: the
+    other profiles' committed ledgers that rule 7 reads for that row and that can change its outcome
+    (:func:`robeval.core.publish.report.rerun_sources`; an edit there changes the rebuilt verdict here).
     """
 
     from robeval.core.io import atomic_write_text, read_json, to_json
     from robeval.core.manifest import MANIFEST_KEY, check_manifest, results_manifest
     from robeval.core.paths import BUILD_DIR, results_dir
-    from robeval.core.publish.report import compare_ledgers
+    from robeval.core.publish.report import LEDGER_LEVEL, ledger_differences, rerun_sources, rows_by_id
 
     check_profile(profile)
     if not isinstance(write_manifest, bool):
@@ -302,11 +331,26 @@ def verify(profile: str, only=None, write_manifest: bool = False) -> list[dict]:
         check_manifest(saved, ledger_path, profile)
     with scratch_outputs(scratch):
         for path in chosen:
+            (scratch / "claims" / f"{path.stem}.json").unlink(missing_ok=True)  # never compare an earlier rebuild
             run_notebook(path, profile, output_dir=scratch / "notebooks", replot=True)
-    diffs = [
-        {"notebook": d["notebook"], "id": d["id"], "saved": d["ours"], "rebuilt": d["other"]}
-        for d in compare_ledgers(saved_dir, scratch / "claims", notebooks=[p.stem for p in chosen])
-    ]
+    diffs = []
+    for path in chosen:
+        rebuilt_path = scratch / "claims" / f"{path.stem}.json"
+        if not rebuilt_path.is_file():
+            raise ValueError(
+                f"the rebuild of {path.stem} wrote no ledger ({rebuilt_path}); its notebook must end with "
+                f"ledger.save(): run it with `robeval run --profile {profile} --only {path.stem[:2]}` to see why."
+            )
+        saved_path = saved_dir / f"{path.stem}.json"
+        saved = read_json(saved_path)
+        found = ledger_differences(
+            saved, read_json(rebuilt_path), path.stem, skip=(MANIFEST_KEY,), where=(saved_path, rebuilt_path)
+        )
+        for d in found:
+            if d["id"] != LEDGER_LEVEL:  # rule 7's inputs: the other profiles' ledgers holding the row on more runs
+                runs = [r.get("n_runs") for r in (rows_by_id(saved, saved_path).get(d["id"]),) if r]
+                d["reruns"] = rerun_sources(profile, path.stem, d["id"], min([n or 0 for n in runs] or [0]))
+            diffs.append(d)
     differing = {d["notebook"] for d in diffs}
     for stem, (ledger_path, saved, manifest) in unrecorded.items():
         if stem in differing or results_manifest(profile, stem) != manifest:

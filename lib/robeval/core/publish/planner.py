@@ -35,6 +35,7 @@ from robeval.core.profiles import RESERVED, experiments, load_table, resolve
 
 UNITS_FILE = Path(__file__).with_name("plan_units.toml")
 MEASURED_CORES = 2  # every [default] estimate was measured on 2 CPU cores
+UNITS_PROFILE = "default"  # the profile whose measured minutes plan_units.toml's cost model is anchored at
 MAX_COMBINATIONS = 100_000  # run combinations tried per notebook
 _MEASURED = re.compile(r"^measured (?:[\d.]+ min \((?P<s>\d+(?:\.\d+)?) s\)|(?P<s2>\d+(?:\.\d+)?) s)")
 
@@ -293,6 +294,17 @@ def plan(
     ``results/<profile>/claims``) and ``units`` (default :data:`UNITS_FILE`) are for other ledgers and costs.
     Ties: fewer trimmed notebooks, then fewer minutes. ValueError when even the cheapest allocation does not fit.
     """
+    from robeval.core.paths import check_profile
+
+    check_profile(profile)
+    if units is None and profile != UNITS_PROFILE:
+        raise ValueError(
+            f"robeval plan sizes the runs of the {UNITS_PROFILE} profile only: its cost model (plan_units.toml) is "
+            f"anchored at the [{UNITS_PROFILE}] notebooks' measured minutes on {MEASURED_CORES} CPU cores, and the "
+            f"{profile} profile's settings record no such minutes (grid core-hours, GPU estimates). Plan with "
+            f"--profile {UNITS_PROFILE}, or pass a cost model of your own (plan(..., units=FILE) with measured_s per "
+            "notebook)."
+        )
     budget_min = _positive(budget_min, "budget_min", "pass the minutes you can spend, e.g. --budget-min 45")
     slowdown = _positive(slowdown, "slowdown", "pass 1.0 for the measuring machine, 1.75 for one 1.75x slower")
     if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:

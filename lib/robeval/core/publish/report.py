@@ -588,9 +588,23 @@ def _ledger_folder(folder) -> dict:
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder of ledgers (results/<profile>/claims).")
-    return {
-        (d["notebook"], c["id"]): c for f in sorted(folder.glob("*.json")) for d in [read_json(f)] for c in d["claims"]
-    }
+    out, seen = {}, {}
+    for f in sorted(folder.glob("*.json")):
+        try:
+            d = read_json(f)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            raise ValueError(f"{f} is not a ledger: it is not readable JSON ({why}); restore or rebuild it.") from None
+        notebook = d.get("notebook") if isinstance(d, dict) else None
+        if not isinstance(notebook, str):
+            raise ValueError(f"{f} is not a ledger (no 'notebook' name); restore it (git checkout) or rebuild it.")
+        if notebook in seen:
+            raise ValueError(
+                f"{f} and {seen[notebook]} are both ledgers of {notebook}; keep one ledger per notebook in {folder}."
+            )
+        seen[notebook] = f
+        out.update({(notebook, cid): c for cid, c in rows_by_id(d, f).items()})
+    return out
 
 
 _OPPOSITE = {(REPRODUCED, CONTRADICTED), (CONTRADICTED, REPRODUCED), (CONSISTENCY, ERRATUM), (ERRATUM, CONSISTENCY)}
@@ -668,3 +682,120 @@ def compare_ledgers(ours, other, notebooks=None) -> list[dict]:
                 }
             )
     return diffs
+
+
+# ------------------------------------------------------------------------- every field of a rebuilt ledger
+LEDGER_LEVEL = "(ledger)"  # the id under which a difference of a ledger's own fields (not a row's) is reported
+
+
+def _same_value(a, b) -> bool:
+    """Equality of two JSON values; numbers equal to 1e-9 relative (a rebuild on another machine may differ in the
+    last bits of a float, an edit does not), NaN equal to NaN, True never equal to 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+            return True
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def rows_by_id(ledger, where) -> dict:
+    """``{id: row}`` of a saved ledger's claims; ValueError naming ``where`` (the file) and the fix when a row is no
+    JSON object, has no ``id`` or ``verdict``, or an id is listed twice (a second row would hide the first)."""
+    claims = ledger.get("claims") if isinstance(ledger, dict) else None
+    if not isinstance(claims, list):
+        raise ValueError(f"{where} is not a ledger (no list of 'claims'); restore it (git checkout) or rebuild it.")
+    out: dict = {}
+    for i, c in enumerate(claims):
+        why = None
+        if not isinstance(c, dict) or "id" not in c:
+            why = f"claim {i} has no 'id'"
+        elif not isinstance(c["id"], str):
+            why = f"claim {i} has the id {c['id']!r}, not text"
+        elif "verdict" not in c:
+            why = f"claim {c['id']!r} has no 'verdict'"
+        elif c["id"] in out:
+            why = f"the id {c['id']!r} is listed twice"
+        if why is not None:
+            raise ValueError(
+                f"{where}: {why}; the ledger is damaged. Restore it (git checkout) or rebuild it with `robeval run`."
+            )
+        out[c["id"]] = c
+    return out
+
+
+def ledger_differences(
+    saved: dict, rebuilt: dict, notebook: str, *, skip=("results",), where=("the saved ledger", "the rebuilt ledger")
+) -> list[dict]:
+    """Every difference between a saved ledger and its rebuild, one per row: the ledger's own fields (``id``
+    :data:`LEDGER_LEVEL`; the keys ``skip`` left out: the manifest of the result files), then per row present on
+    either side the first field that differs, in the saved row's field order (the verdict first, then every derived
+    field: estimate, ci, paper_value, rule, central, n_runs ...). A row on one side only is field ``row``. ``where``
+    names the two ledgers (their files) in the error of a damaged one (:func:`rows_by_id`).
+
+    Returns dicts ``notebook``, ``id``, ``field``, ``saved``, ``rebuilt`` (the two values)."""
+    out = []
+    for key in [*saved, *(k for k in rebuilt if k not in saved)]:
+        if key in ("claims", *skip):
+            continue
+        if not _same_value(saved.get(key), rebuilt.get(key)):
+            out.append(
+                {
+                    "notebook": notebook,
+                    "id": LEDGER_LEVEL,
+                    "field": key,
+                    "saved": saved.get(key),
+                    "rebuilt": rebuilt.get(key),
+                }
+            )
+    a = rows_by_id(saved, where[0])
+    b = rows_by_id(rebuilt, where[1])
+    for cid in [*a, *(k for k in b if k not in a)]:
+        if cid not in a or cid not in b:
+            out.append(
+                {
+                    "notebook": notebook,
+                    "id": cid,
+                    "field": "row",
+                    "saved": a[cid].get("verdict") if cid in a else None,
+                    "rebuilt": b[cid].get("verdict") if cid in b else None,
+                }
+            )
+            continue
+        fields = ["verdict", *(k for k in a[cid] if k != "verdict"), *(k for k in b[cid] if k not in a[cid])]
+        for field in fields:
+            if not _same_value(a[cid].get(field, None), b[cid].get(field, None)) or (field in a[cid]) != (
+                field in b[cid]
+            ):
+                out.append(
+                    {
+                        "notebook": notebook,
+                        "id": cid,
+                        "field": field,
+                        "saved": a[cid].get(field),
+                        "rebuilt": b[cid].get(field),
+                    }
+                )
+                break
+    return out
+
+
+def rerun_sources(profile: str, notebook: str, row_id: str, n_runs) -> list[str]:
+    """The other profiles' committed ledgers that rule 7 (:func:`robeval.core.ledger.rules.larger_reruns`) reads for
+    the row ``row_id`` of ``notebook`` and that can change its outcome: those holding the row on more than ``n_runs``
+    independent runs. Each as ``"<ledger path> (<profile>: n_runs N, verdict V)"``."""
+    from robeval.core.ledger.rules import larger_reruns
+    from robeval.core.paths import stored_ledger
+
+    mine = n_runs if isinstance(n_runs, (int, float)) and not isinstance(n_runs, bool) else 0
+    out = []
+    for other, row in larger_reruns(profile, notebook).get(row_id, []):
+        theirs = row.get("n_runs")
+        if isinstance(theirs, (int, float)) and not isinstance(theirs, bool) and theirs > mine:
+            out.append(f"{stored_ledger(other, notebook)} ({other}: n_runs {theirs}, verdict {row.get('verdict')!r})")
+    return out

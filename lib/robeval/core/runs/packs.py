@@ -8,6 +8,7 @@ import importlib
 import json
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -59,18 +60,81 @@ def _check_sample(cells: list[dict], n_check: int, seed: int) -> list[int]:
     return sorted(chosen)
 
 
-def _import_fn(name: str) -> Callable:
+# Where a store's cell function may come from: a top-level package name and the folder its modules must lie in.
+# Only this checkout's robeval; a pack carries data, never code (tests add their own cell modules here).
+CELL_ROOTS: dict[str, Path] = {"robeval": Path(__file__).resolve().parents[2]}
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _module_inside(module: str, folder: Path) -> bool:
+    """Whether ``module`` is a module (or package) whose file lies inside ``folder``, checked from its import spec:
+    only its parent packages, already checked the same way, are imported to find it; ``module`` itself is not."""
+    import importlib.util
+    import sys
+
+    parts = module.split(".")
+    for i in range(1, len(parts) + 1):
+        name = ".".join(parts[:i])
+        loaded = sys.modules.get(name)
+        if loaded is not None:
+            where = getattr(loaded, "__file__", None)
+        else:
+            try:
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                return False
+            where = spec.origin if spec is not None and spec.has_location else None
+        if not where or folder not in Path(where).resolve().parents:
+            return False
+    return True
+
+
+def cell_function(name: str) -> Callable:
+    """The grid cell function a store's ``config.json`` names (``"robeval.msd.cbar.table1_cell"``), looked up in
+    this checkout only: a plain function defined at the top level of a module of :data:`CELL_ROOTS` (robeval).
+    Everything is checked before anything not yet imported is imported: the name's package, and that every
+    module on its path is a file of that package (``importlib.util.find_spec``); then the object must be a function
+    whose defining module and name are the ones named. ValueError naming the function and the fix otherwise (a
+    pack carries data, never code: ``builtins.print``, ``os.system``, ``this.s`` are refused unimported)."""
+    import inspect
+    import sys
+
+    fix = (
+        "a grid store names its cell function by where robeval defines it (e.g. robeval.msd.cbar.table1_cell); "
+        "take the pack or store from a robeval run of this project, or rerun its grid."
+    )
+    if not isinstance(name, str) or not _DOTTED.fullmatch(name):
+        raise ValueError(f"the store's cell function {name!r} is not a dotted function name; {fix}")
     module, _, qualname = name.rpartition(".")
+    top = module.split(".")[0]
+    if top not in CELL_ROOTS:
+        raise ValueError(
+            f"the store's cell function {name!r} is not in {' or '.join(sorted(CELL_ROOTS))}; nothing was imported: "
+            f"{fix}"
+        )
+    if not _module_inside(module, CELL_ROOTS[top]):
+        raise ValueError(
+            f"the store's cell function {name!r}: {module} is not a module of this checkout's {top} "
+            f"({CELL_ROOTS[top]}); nothing was imported: {fix}"
+        )
     try:
         obj: Any = importlib.import_module(module)
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError, ValueError):
-        raise ValueError(f"the store's cell function {name!r} cannot be imported from this checkout.") from None
-    return obj
+    except ImportError:
+        raise ValueError(f"the store's cell function {name!r} cannot be imported from this checkout; {fix}") from None
+    fn = getattr(obj, qualname, None)
+    if not (
+        inspect.isfunction(fn)
+        and fn.__module__ == module
+        and fn.__qualname__ == qualname
+        and sys.modules.get(module) is obj
+    ):
+        raise ValueError(
+            f"the store's cell function {name!r} is not a function defined at the top level of {module}; {fix}"
+        )
+    return fn
 
 
-def _store_config(path: Path) -> dict:
+def store_config(path: Path) -> dict:
     """A sub-store's ``config.json``: a JSON object with the cell function's name ``fn`` (text) and ``config`` (an
     object, its ``<root>``/``<cache>`` paths made this checkout's: :func:`robeval.core.runs.identity.local_config`);
     ValueError naming the file otherwise."""
@@ -146,8 +210,11 @@ def adopt(
                     "sub-store is adopted. Take the pack as it was written (e.g. `git checkout -- PACK`) or rerun the "
                     "grid to recompute its cells."
                 )
-        meta = _store_config(sub / "config.json")
-        fn = _import_fn(meta["fn"])
+        meta = store_config(sub / "config.json")
+        try:
+            fn = cell_function(meta["fn"])
+        except ValueError as exc:
+            raise ValueError(f"{sub.parent.name}/{sub.name}: {exc}") from None
         config = meta["config"]
         target = store / f"config-{config_identity(config, fn)}"
         if target.resolve() == sub.resolve():
@@ -226,9 +293,13 @@ def adopt(
             except FileExistsError:
                 pass
             except OSError:  # another filesystem, or no hard links
-                tmp = target / f".{p.name}.adopt.tmp"
-                shutil.copy2(p, tmp)
-                os.replace(tmp, target / p.name)
+                fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".adopt.tmp", dir=target)
+                os.close(fd)
+                try:
+                    shutil.copy2(p, name)
+                    os.replace(name, target / p.name)
+                finally:
+                    Path(name).unlink(missing_ok=True)
         log_path = target / "adopted.json"
         log = read_json(log_path) if log_path.is_file() else []
         log.append(
@@ -289,7 +360,6 @@ def adopt_pack(
     (every cell recomputed). Returns ``{name: adopt's report}``; raises RuntimeError prefixed with the store name
     (earlier stores stay adopted), ValueError for a pack that is not one or lacks a store.
     """
-    import tempfile
 
     archive = Path(archive)
     with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
@@ -324,6 +394,8 @@ def adopt_pack(
                 )
             except RuntimeError as exc:
                 raise RuntimeError(f"{name}: {exc}") from None
+            except ValueError as exc:  # a pack naming a cell function this checkout does not hold, unimported
+                raise ValueError(f"the pack {archive}: {exc}") from None
     return out
 
 
@@ -350,7 +422,7 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
     for sub in subs:
         meta = read_json(sub / "config.json") if (sub / "config.json").is_file() else {}
         try:
-            fn = _import_fn(meta["fn"])
+            fn = cell_function(meta["fn"])
             current = sub.name == f"config-{config_identity(meta['config'], fn)}"
         except (KeyError, ValueError):
             current = None
@@ -396,6 +468,13 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
 
 
 # ------------------------------------------------------------------------------------ packing stores
+def _new_file_mode() -> int:
+    """The permission bits a new file of this process gets (0666 less the umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 PACK_FORMAT = "robeval grid pack 1"
 _PACK_SUB = re.compile(r"config-[0-9a-f]+")
 _PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")
@@ -486,8 +565,12 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
                 "sha256": {p.name: file_digest(p) for p in extra + cells},
             }
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
-    tmp = out.with_name(f".{out.name}.tmp")
+    # a temporary name of its own (two packs written to one file at once must not share one), in the pack's folder
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
+        os.chmod(tmp, _new_file_mode())  # mkstemp creates 0600; a pack gets the user's usual permissions
         with tarfile.open(tmp, "w:xz", preset=9) as tf:
             blob = to_json(manifest).encode()
             info = tarfile.TarInfo("MANIFEST.json")
@@ -496,9 +579,10 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
             for arcname, path in members:
                 tf.add(path, arcname=arcname, recursive=False)
         os.replace(tmp, out)
-    except OSError as exc:
-        if tmp.exists():
-            tmp.unlink()
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if not isinstance(exc, OSError):
+            raise
         raise ValueError(
             f"the pack {out} could not be written ({exc.strerror or exc}); pass a path in a folder you can write, "
             "with room for it."

@@ -24,6 +24,8 @@ import hashlib
 import io
 import json
 import os
+import re
+import stat
 import tarfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
@@ -57,16 +59,45 @@ def _check_folders(folders: Iterable[str]) -> list[str]:
     return out
 
 
+def _walk(folder: Path):
+    """Every entry below ``folder`` (not following links), sorted; a missing folder has none."""
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    out = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        out += [Path(dirpath) / n for n in dirnames + filenames]
+    return sorted(out)
+
+
 def snapshot(folders: Iterable[str] = CARRIED, cache: str | os.PathLike | None = None) -> dict[str, tuple]:
-    """``{relative path: (size, mtime_ns)}`` of every weight file under ``cache/<folder>`` (``cache`` defaults to
-    :func:`robeval.core.paths.cache_dir`): what was there before a run, for :func:`pack_weights`."""
+    """``{relative path: (size, mtime_ns)}`` of every weight file (a regular ``.pt`` file, not a link) under
+    ``cache/<folder>`` (``cache`` defaults to :func:`robeval.core.paths.cache_dir`): what was there before a run,
+    for :func:`pack_weights`."""
     root = _root(cache)
     out = {}
     for folder in _check_folders(folders):
-        for p in sorted((root / folder).rglob("*")):
-            if p.is_file() and p.suffix in SUFFIXES:
-                st = p.stat()
+        for p in _walk(root / folder):
+            st = p.lstat()
+            if stat.S_ISREG(st.st_mode) and p.suffix in SUFFIXES:
                 out[p.relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def irregular(folders: Iterable[str] = CARRIED, cache: str | os.PathLike | None = None) -> list[str]:
+    """The entries under ``cache/<folder>`` a weights pack cannot carry as they are: a carried folder that is a
+    link, links (to a file or a folder: the networks they point to would not travel) and special files (a pipe,
+    a device) named like weight files, and links to folders. Relative paths, sorted."""
+    root = _root(cache)
+    out = []
+    for folder in _check_folders(folders):
+        if (root / folder).is_symlink():
+            out.append(folder)
+        for p in _walk(root / folder):
+            st = p.lstat()
+            if stat.S_ISLNK(st.st_mode) and (p.suffix in SUFFIXES or p.is_dir()):
+                out.append(p.relative_to(root).as_posix())
+            elif not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode) and p.suffix in SUFFIXES:
+                out.append(p.relative_to(root).as_posix())
     return out
 
 
@@ -90,6 +121,14 @@ def pack_weights(
         raise ValueError(f"limit must be a positive number of bytes, got {limit!r}.")
     root = _root(cache)
     before = dict(before or {})
+    folders = _check_folders(folders)
+    odd = irregular(folders, root)
+    if odd:  # refused, not skipped: a lease's networks would silently stay behind
+        raise ValueError(
+            f"{root / odd[0]} is a link or a special file ({len(odd)} such under the carried folders), which a weights "
+            "pack does not carry: the network it stands for would not come back. Replace it with the regular file it "
+            'points to (cp --remove-destination "$(readlink -f PATH)" PATH) or remove it, then pack again.'
+        )
     now = snapshot(folders, root)
     new = sorted(p for p, stat in now.items() if before.get(p) != stat)
     groups: list[list[str]] = []
@@ -118,8 +157,12 @@ def pack_weights(
             info = tarfile.TarInfo(MANIFEST)
             info.size = len(blob)
             tf.addfile(info, io.BytesIO(blob))
-            for rel in group:
-                tf.add(root / rel, arcname=rel, recursive=False)
+            for rel in group:  # the entry written is the regular file checked above (lstat), never a link
+                info = tf.gettarinfo(root / rel, arcname=rel)
+                if not info.isfile():
+                    raise ValueError(f"{root / rel} changed into a link or a special file while packing; pack again.")
+                with open(root / rel, "rb") as fh:
+                    tf.addfile(info, fh)
         tmp.replace(out_dir / name)
         names.append(name)
     return {"files": len(new), "bytes": sum(now[r][0] for r in new), "packs": names}
@@ -135,51 +178,138 @@ def is_weights_pack(path: str | os.PathLike) -> bool:
         return False
 
 
-def adopt_weights(pack: str | os.PathLike, cache: str | os.PathLike | None = None) -> dict:
+_NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*")
+MANIFEST_MAX = 2**20  # bytes of a WEIGHTS.json: thousands of entries
+
+
+def member_error(name: str) -> str | None:
+    """Why ``name`` cannot be a member of a weights pack, or None: ``<carried folder>/.../<file>.pt``, each part a
+    plain name (letters, digits, ``_.=+-``, never ``.``/``..``, never empty), the cache layout of :data:`CARRIED`."""
+    if not isinstance(name, str):
+        return f"{name!r} is not a path"
+    parts = name.split("/")
+    if len(parts) < 2 or parts[0] not in CARRIED:
+        return f"{name!r} is not inside a carried cache folder {CARRIED}"
+    if not all(_NAME_PART.fullmatch(p) and p.strip(".") for p in parts):
+        return f"{name!r} is not a plain relative path (an empty, '.', '..' or unusual part)"
+    if PurePosixPath(name).suffix not in SUFFIXES:
+        return f"{name!r} is not a weight file ({', '.join(SUFFIXES)})"
+    return None
+
+
+def _read_capped(fh, size: int) -> bytes:
+    """Exactly ``size`` bytes of ``fh``, read in blocks; fewer (a cut-off member) raise EOFError."""
+    chunks, left = [], size
+    while left:
+        block = fh.read(min(left, 2**20))
+        if not block:
+            raise EOFError(f"{size - left} of {size} bytes")
+        chunks.append(block)
+        left -= len(block)
+    return b"".join(chunks)
+
+
+def _dest_error(root: Path, rel: str) -> str | None:
+    """Why the file ``root/rel`` cannot be written as a weight file: a folder or link where the file goes, or a file
+    or link where one of its folders goes (below the cache root)."""
+    dest = root / rel
+    for p in [*reversed(PurePosixPath(rel).parents[:-1]), None]:
+        here = dest if p is None else root / p
+        if not os.path.lexists(here):
+            continue
+        st = here.lstat()
+        if p is None and not stat.S_ISREG(st.st_mode):
+            return f"{here} is a folder, a link or a special file where the weight file {rel} goes"
+        if p is not None and not stat.S_ISDIR(st.st_mode):
+            return f"{here} is a file or a link where a folder of {rel} goes"
+    return None
+
+
+def adopt_weights(pack: str | os.PathLike, cache: str | os.PathLike | None = None, *, max_bytes: int = LIMIT) -> dict:
     """Restore the weight files of a :func:`pack_weights` pack into ``cache`` (default
-    :func:`robeval.core.paths.cache_dir`). Every member is read and checked against the manifest (size, sha256,
-    a path inside a carried folder) before any file is written; a truncated, edited or foreign pack raises a
-    ValueError naming the pack and nothing is written. Files already present with the same content are left as
-    they are; others are replaced atomically (the carried networks are the ones the packed grid cells used).
+    :func:`robeval.core.paths.cache_dir`). The manifest (read first, at most :data:`MANIFEST_MAX` bytes) is checked
+    before any weight is read: every name a path of the cache layout (:func:`member_error`), listed once, none a
+    folder of another, at most ``max_bytes`` bytes in all (the limit packs are written under); every member is then
+    checked against it by its header before it is read (its name listed, its size the listed one) and read in blocks
+    up to that size, then its sha256 checked. A truncated, edited, oversized or foreign pack, or a cache where a
+    folder or link stands where a file goes (or the reverse), raises a ValueError naming the pack, and nothing is
+    written. Files already present with the same content are left as they are; others are replaced atomically (the
+    carried networks are the ones the packed grid cells used).
 
     Returns ``{"restored": int, "unchanged": int}``.
     """
     pack = Path(pack)
     root = _root(cache)
     what = f"weights pack {pack}"
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}.")
     if not pack.is_file():
         raise ValueError(f"{what} does not exist; give the path of a weights-NN.tar.xz written by a lease.")
     try:
         with tarfile.open(pack, "r:*") as tf:
-            members = tf.getmembers()
-            if not members or members[0].name != MANIFEST:
+            first = tf.next()
+            if first is None or first.name != MANIFEST or not first.isfile():
                 raise ValueError(
                     f"{what} has no {MANIFEST} first: not a pack of robeval.core.runs.weights.pack_weights."
                 )
-            manifest = json.loads(tf.extractfile(members[0]).read())
+            if first.size > MANIFEST_MAX:
+                raise ValueError(f"{what}: its {MANIFEST} has {first.size} bytes (at most {MANIFEST_MAX}); refused.")
+            manifest = json.loads(_read_capped(tf.extractfile(first), first.size))
+            entries = manifest.get("files") if isinstance(manifest, dict) else None
+            if not isinstance(entries, list) or not all(
+                isinstance(e, dict) and isinstance(e.get("path"), str) for e in entries
+            ):
+                raise ValueError(f"{what}: {MANIFEST} lists no files; the pack is damaged.")
+            sizes = {}
+            for e in entries:
+                why = member_error(e["path"])
+                if why is None and e["path"] in sizes:
+                    why = f"{e['path']!r} is listed twice"
+                n = e.get("bytes")
+                if why is None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+                    why = f"{e['path']!r} has no size in bytes ({n!r})"
+                if why is None and not isinstance(e.get("sha256"), str):
+                    why = f"{e['path']!r} has no sha256"
+                if why is not None:
+                    raise ValueError(f"{what}: {MANIFEST}: {why}; refusing the pack.")
+                sizes[e["path"]] = n
+            folders = {str(q) for rel in sizes for q in PurePosixPath(rel).parents}
+            clash = sorted(folders & set(sizes))
+            if clash:
+                raise ValueError(f"{what}: {clash[0]!r} is listed both as a file and as a folder; refusing the pack.")
+            if sum(sizes.values()) > max_bytes:
+                raise ValueError(
+                    f"{what}: {MANIFEST} lists {sum(sizes.values())} bytes of weights, more than {max_bytes} (the "
+                    "limit packs are written under); refused unread. Pass max_bytes= if the pack was written with a "
+                    "larger limit."
+                )
             blobs = {}
-            for m in members[1:]:
+            while (m := tf.next()) is not None:
+                if m.name not in sizes or m.name in blobs:
+                    why = "twice" if m.name in blobs else f"which {MANIFEST} does not list"
+                    raise ValueError(f"{what}: it holds {m.name!r}, {why}; refusing the pack.")
                 if not m.isfile():
                     raise ValueError(f"{what}: member {m.name!r} is not a regular file; refusing the pack.")
-                blobs[m.name] = tf.extractfile(m).read()
+                if m.size != sizes[m.name]:
+                    raise ValueError(
+                        f"{what}: member {m.name!r} has {m.size} bytes, {MANIFEST} lists {sizes[m.name]}; refused "
+                        "unread: the pack is damaged or forged."
+                    )
+                blobs[m.name] = _read_capped(tf.extractfile(m), m.size)
     except (tarfile.TarError, EOFError, OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(
             f"{what} cannot be read whole ({type(exc).__name__}: {exc}); it is truncated or damaged: copy it again "
             "from the lease's output."
         ) from None
-    entries = manifest.get("files") if isinstance(manifest, dict) else None
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise ValueError(f"{what}: {MANIFEST} lists no files; the pack is damaged.")
-    listed = {e.get("path") for e in entries}
-    if listed != set(blobs):
-        raise ValueError(f"{what}: its files {sorted(blobs)} are not the ones {MANIFEST} lists {sorted(listed)}.")
+    if set(sizes) != set(blobs):
+        raise ValueError(f"{what}: its files {sorted(blobs)} are not the ones {MANIFEST} lists {sorted(sizes)}.")
     for e in entries:
-        rel = PurePosixPath(str(e["path"]))
-        if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.parts[0] not in CARRIED:
-            raise ValueError(f"{what}: {e['path']!r} is not a path inside a carried cache folder {CARRIED}.")
-        data = blobs[e["path"]]
-        if len(data) != e.get("bytes") or hashlib.sha256(data).hexdigest() != e.get("sha256"):
+        if hashlib.sha256(blobs[e["path"]]).hexdigest() != e["sha256"]:
             raise ValueError(f"{what}: {e['path']} does not match its checksum in {MANIFEST}; the pack is damaged.")
+    for e in entries:  # the cache's layout, before anything is written
+        why = _dest_error(root, e["path"])
+        if why is not None:
+            raise ValueError(f"{what}: {why}; nothing was written. Move it aside and adopt again.")
     got = {"restored": 0, "unchanged": 0}
     for e in entries:
         dest = root / e["path"]
@@ -187,7 +317,7 @@ def adopt_weights(pack: str | os.PathLike, cache: str | os.PathLike | None = Non
             got["unchanged"] += 1
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_name(f"{dest.name}.{os.getpid()}.tmp")
+        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
         tmp.write_bytes(blobs[e["path"]])
         tmp.replace(dest)
         got["restored"] += 1

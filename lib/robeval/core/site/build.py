@@ -51,6 +51,8 @@ __all__ = ["build_site"]
 EVIDENCE_CLASSES = ("replication", "scaled replication", "reanalysis", "derivation", "environment")
 LEDGER_JSON = "assets/ledger.json"
 LEDGER_CSV = "assets/ledger.csv"
+SITE_MARKER = ".robeval-site"  # in a site folder robeval built: a later build may empty it (hidden: mkdocs keeps it)
+WORK_MARKER = ".robeval-site-src"  # the same in a scratch folder of a build
 # TeX in Markdown cells is typeset by MathJax 2, served from the site itself: the files come from the
 # jupyter-server-mathjax package (in the `docs` extra), so the notebook pages render their math offline too.
 # Without that package the pages load MathJax from this CDN instead (offline they then show the raw TeX).
@@ -554,15 +556,27 @@ def build_site(
     check_profile(profile)
     if not isinstance(execute, bool):
         raise TypeError(f"execute must be True or False, got {type(execute).__name__}.")
-    from robeval.core.io import check_output_folder
+    from robeval.core.io import check_owned_folder
 
     also = [p for p in executed_profiles() if p != profile] if also is None else [check_profile(p) for p in also]
-    site_dir = check_output_folder(
-        site_dir if site_dir is not None else project.BUILD_DIR / "site", "site_dir (--site-dir)"
+    # both folders are emptied and refilled: only robeval's own (the defaults under build/, or one carrying the
+    # marker of an earlier build) or an empty one; relative paths resolve against the working directory
+    site_dir = check_owned_folder(
+        site_dir if site_dir is not None else project.BUILD_DIR / "site",
+        "site_dir (--site-dir)",
+        SITE_MARKER,
+        ours=site_dir is None,
     )
-    work = check_output_folder(
-        work_dir if work_dir is not None else project.BUILD_DIR / "site-src" / profile, "work_dir"
+    work = check_owned_folder(
+        work_dir if work_dir is not None else project.BUILD_DIR / "site-src" / profile,
+        "work_dir",
+        WORK_MARKER,
+        ours=work_dir is None,
     )
+    if site_dir == work or work in site_dir.parents or site_dir in work.parents:
+        raise ValueError(
+            f"site_dir {site_dir} and work_dir {work} overlap (one would empty the other); pass separate folders."
+        )
     stored = {led["notebook"]: led for led in load_ledgers(profile)}
     chosen = notebook_paths(only) if only else [p for p in notebook_paths() if p.stem in stored]
     missing = [p.stem for p in chosen if p.stem not in stored]
