@@ -68,3 +68,22 @@ def test_benchmark_prints_json(script):
     if script == "bench_realworld.py":
         for r in out["results"]:
             assert 0 < r["serial_bound"] <= 1 and r["ratio_min"] <= r["ratio"] <= r["ratio_max"]
+
+
+@pytest.mark.slow
+def test_bench_train_step_runs_both_pin_settings_and_reruns_bit_identically():
+    """Issue 63, item 3: the training-step benchmark measures the project's loops against a bare torch loop (the
+    floor) with torch's ISA pins on and off, each in fresh processes, and the project's seeded loops rerun
+    bit-identically within a process and across the processes of a setting (timings are never asserted)."""
+    path = ROOT / "benchmarks" / "bench_train_step.py"
+    proc = subprocess.run([sys.executable, str(path), "--quick"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    for key in ("project_to_floor", "pinned_to_unpinned", "channels_last_to_nchw", "seconds"):
+        nums = list(_numbers(out[key]))
+        assert nums and all(math.isfinite(v) and v >= 0 for v in nums), key
+    assert set(out["seconds"]) == {"pinned", "unpinned"}
+    if out["cpu"]["avx512f"]:
+        assert out["cpu"]["cpu_capability"]["pinned"] == "AVX2"
+    for key, bits in out["bits"].items():
+        assert all(bits["identical_in_process"].values()), key

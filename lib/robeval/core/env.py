@@ -25,7 +25,7 @@ PINNED_CPU_ENV: dict[str, str] = {
     "MKL_CBWR": "AVX2",
 }
 # torch's own pins: bit-identical torch training across CPU kinds is not reached with them (oneDNN sizes its
-# convolution blocks from the caches), and they cost 1.3-1.4x per ResNet step on an AVX-512 machine
+# convolution blocks from the caches), and they cost 1.17-1.40x per ResNet step on an AVX-512 machine
 # (benchmarks/bench_train_step.py), so the `long` profile's chunks run without them (docs/reliability.md)
 TORCH_PINS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")
 # which already-imported module a variable can no longer affect
