@@ -483,9 +483,11 @@ def test_code_is_folded_and_tables_scroll_inside_themselves():
     assert wrapped.count("<div") == wrapped.count("</div>")
 
 
-def test_the_site_explorer_counts_the_rows_the_readme_counts():
-    """One set of counts: the explorer's counted rows (no single readings), central, by paper and verdict, are the
-    README's and the home page's table at the default profile."""
+def test_the_site_explorer_holds_the_rows_of_the_statements_the_readme_counts():
+    """One set of rows behind the counts: the README's and the home page's table counts the central statements
+    (issue 60); the explorer's central rows (no single readings) at each executed profile are exactly the rows those
+    statements are judged from, with the same verdicts."""
+    from robeval.core.catalog import notebooks_for_profile
     from robeval.core.ledger import load_ledgers
     from robeval.core.publish import report
 
@@ -494,11 +496,19 @@ def test_the_site_explorer_counts_the_rows_the_readme_counts():
         records += site.ledger_records(load_ledgers(profile), {}, [], profile=profile)
     assert any(r["part_of"] for r in records), "the default ledgers hold readings rows (01's noise modes)"
     for row in (r for r in report.front_counts() if r["profile"] in ("default", "paper")):
-        mine = [r for r in records if r["profile"] == row["profile"] and r["paper"] == row["paper"]]
-        mine = [r for r in mine if r["central"] and not r["part_of"]]
-        assert len(mine) == row["central"], row["paper"]
+        profile, paper = row["profile"], row["paper"]
+        runs = {p.stem for p in notebooks_for_profile(profile)}
+        judged = [j for j in report.statements_of(load_ledgers(profile), runs) if j["paper"] == paper]
+        assert len(judged) == row["central"], paper
         for verdict in report.FRONT_VERDICTS:
-            assert sum(r["verdict"] == verdict for r in mine) == row[verdict], (row["paper"], verdict)
+            assert sum(j["verdict"] == verdict for j in judged) == row[verdict], (paper, verdict)
+        mine = {
+            (r["notebook"], r["id"]): r["verdict"]
+            for r in records
+            if r["profile"] == profile and r["paper"] == paper and r["central"] and not r["part_of"]
+        }
+        behind = {(x["notebook"], x["id"]): x["verdict"] for j in judged for x in j["rows"]}
+        assert mine == behind, (profile, paper)
 
 
 def test_ids_that_start_with_a_digit_get_a_letter_first(tmp_path):
