@@ -612,6 +612,11 @@ def test_a_pipeline_check_profile_names_the_profile_that_decides(tmp_results):
     one = led.value("g", "T", "x", unit="test images", about="one model", **size)
     assert (ok.verdict, bad.verdict, data.verdict) == ("consistency", "erratum", CONTRADICTED)
     assert one.verdict == NOT_COMPARABLE and one.decides.startswith("the gpu profile")
+    # issue 60, item 6: a row comparable at the paper profile only names the paper profile, never the check's own
+    big = led.comparison("h", "T", "x", interval=_iv(2.0, 1.0, 3.0), comparable_at=("paper",), **R)
+    assert big.verdict == NOT_COMPARABLE and big.decides.startswith("the paper profile (this default run")
+    mid = led.comparison("i", "T", "x", interval=_iv(2.0, 1.0, 3.0), comparable_at=("long", "paper"), **R)
+    assert mid.decides.startswith("the gpu profile")  # the check's own profile is in the row's span
     dry = Ledger(paper="acr", notebook="99_test", profile="default", mechanism="none: a dry run", survives=False)
     assert (
         dry.consistency("d", "T", "a closed form", holds=True, check="algebra", evidence="derivation").verdict

@@ -755,9 +755,15 @@ class Ledger(ReadingsMixin, StoreMixin):
             # check trims the trainings, so only its rows about data, closed forms or the paper keep their verdicts
             verdict, mechanism = NOT_COMPARABLE, self.mechanism
             if self.decided_by:
+                # the profile that can decide this row: the pipeline check's own, where the row is comparable there,
+                # else the smallest larger profile the row is comparable at (issue 60, item 6)
+                larger = [p for p in comparable_at if PROFILES.index(p) > PROFILES.index(self.profile)]
+                by = self.decided_by if self.decided_by in larger else (larger[0] if larger else "")
                 decides = (
-                    f"the {self.decided_by} profile (this {self.profile} run is sized to check the pipeline, not to "
-                    "decide: see mechanism)"
+                    f"the {by} profile (this {self.profile} run is sized to check the pipeline, not to decide: see "
+                    "mechanism)"
+                    if by
+                    else f"no profile of this compendium (the row is comparable at {', '.join(comparable_at) or 'none'})"
                 )
             else:
                 decides = f"a real run of the {self.profile} profile (this run is no evidence: see mechanism)"
