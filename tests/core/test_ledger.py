@@ -950,6 +950,21 @@ def test_decides_never_asks_for_more_units_than_exist_and_names_trainings_for_mo
     assert phrase_need(20, 12, "forest runs", "models") == "≈20 forest runs (now 12)"
     assert phrase_need(None, 12, "forest runs", "models") == "no number of our forest runs"
     assert phrase_need(600, 500, "schemes", "data").startswith("more schemes than exist (≈600 needed, 512 exist)")
+    # issue 60, item 6: a reanalysis never asks for more of the authors' units as if they were ours, nor caps
+    # ImageNet's images at CIFAR-10's test set: more than their files hold comes only from a replication
+    theirs = phrase_need(18_337, 427, "test images", "one model", available=50_000, evidence="reanalysis")
+    assert theirs.startswith("more test images than the authors' released files hold (≈18337 needed, 427 there)")
+    assert "nothing this world" not in theirs and "10000" not in theirs
+    cifar = phrase_need(61_587, 10_000, "test images", "one model", evidence="reanalysis")  # the dataset's own cap
+    assert cifar.startswith("more test images than exist (≈61587 needed, 10000 exist)")
+    assert phrase_need(30, 20, "runs", "data", evidence="reanalysis").endswith(
+        "only a replication that produces them decides it"
+    )
+    assert phrase_need(15, 20, "runs", "data", evidence="reanalysis") == "≈15 runs (now 20)"
+    assert phrase_need(None, 20, "runs", "data", evidence="reanalysis") == "no number of the authors' runs"
+    sheet = dict(evidence="reanalysis", unit="forest runs", about="data")
+    sh = led.comparison("sh", "T2a", "x", interval=_iv(0.01, -0.05, 0.07, n=20), **sheet)
+    assert sh.verdict == INCONCLUSIVE and "the authors' released files hold" in sh.decides, sh.decides
     with pytest.raises(TypeError, match="available"):
         led.comparison("bad", "S", "x", interval=_iv(0.5, 0.3, 0.7), available=0, **R)
 

@@ -659,7 +659,10 @@ class Ledger(ReadingsMixin, StoreMixin):
         lab = self._labels(id, labels, n_runs, interval, central)
         comparable_at = comparable_span(comparable_at)
         if isinstance(decides, Need):  # what would decide it, in the row's own units
-            decides = phrase_need(decides.n, decides.now, lab["unit"], lab["about"], lab["available"]) + decides.suffix
+            decides = (
+                phrase_need(decides.n, decides.now, lab["unit"], lab["about"], lab["available"], lab["evidence"])
+                + decides.suffix
+            )
         # the verdict of the row's own test, in its evidence class's words: kept as ``unadjusted`` when a rule
         # below overrides a decision (issue 45, item 5)
         own = verdict
@@ -843,7 +846,7 @@ class Ledger(ReadingsMixin, StoreMixin):
             level = alpha / (m - rank + 1)
             decision = decision_of(c._test, c.verdict)
             c.stability, c.stable_n = stability_of(c, decision, level)
-            need = phrase_need(c.stable_n, c.n_runs, c.unit, c.about, getattr(c, "_available", None))
+            need = phrase_need(c.stable_n, c.n_runs, c.unit, c.about, getattr(c, "_available", None), c.evidence)
             need = f"stable at {need}" if need.startswith("≈") else f"stable: {need}"
             if p_adj > alpha:
                 c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE

@@ -81,9 +81,12 @@ class Need:
         return Need(self.n, self.now, self.suffix + more, self.fallback)
 
 
-def phrase_need(n, now, unit: str, about: str, available=None) -> str:
+def phrase_need(n, now, unit: str, about: str, available=None, evidence: str = "") -> str:
     """``decides`` for a row that ``n`` of its units would decide: never more units than exist (``available``, else
-    :data:`UNIT_LIMITS`), and for a claim about models the trainings it needs, not more test units of one model."""
+        :data:`UNIT_LIMITS`), and for a claim about models the trainings it needs, not more test units of one model. A
+        reanalysis never asks for more of the authors' units as if they were ours: its units are what their released
+        files hold (``now``), and more of them come only from a replication that produces them, up to what exists
+    (issue 60, item 6)."""
     limit = available if available is not None else UNIT_LIMITS.get(unit)
     if about == MODELS and unit not in TRAINING_UNITS:
         return (
@@ -91,9 +94,14 @@ def phrase_need(n, now, unit: str, about: str, available=None) -> str:
             + (f" (≈{n} {unit} would only narrow this interval)" if n else "")
         )
     if n is None:
-        return f"no number of our {unit}"
+        return f"no number of our {unit}" if evidence != REANALYSIS else f"no number of the authors' {unit}"
     if limit is not None and n > limit:
         return f"more {unit} than exist (≈{n} needed, {limit} exist): nothing this world holds decides it"
+    if evidence == REANALYSIS and now is not None and n > now:
+        return (
+            f"more {unit} than the authors' released files hold (≈{n} needed, {now} there): only a replication that "
+            "produces them decides it"
+        )
     return f"≈{n} {unit} (now {now})"
 
 
