@@ -253,7 +253,8 @@ def test_one_line_per_paper_says_what_its_rows_say():
     line per paper; every count and verdict in it is the ledgers' (central statements judged by their quantifiers,
     at the profile it names; the rows it names)."""
     from robeval.core.catalog import notebooks_for_profile
-    from robeval.core.publish.report import ONELINE_END, ONELINE_START, statements_of
+    from robeval.core.ledger.central import judge
+    from robeval.core.publish.report import ONELINE_END, ONELINE_START
 
     readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
     home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
@@ -264,7 +265,7 @@ def test_one_line_per_paper_says_what_its_rows_say():
 
     def judged(profile, paper):
         runs = {p.stem for p in notebooks_for_profile(profile)}
-        return [j for j in statements_of(load_ledgers(profile), runs) if j["paper"] == paper]
+        return [j for j in judge(load_ledgers(profile), runs) if j["paper"] == paper]
 
     def rows(profile, notebooks):
         found = [r for d in load_ledgers(profile) if d["notebook"][:2] in notebooks for r in d["claims"]]

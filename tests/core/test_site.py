@@ -489,6 +489,7 @@ def test_the_site_explorer_holds_the_rows_of_the_statements_the_readme_counts():
     statements are judged from, with the same verdicts."""
     from robeval.core.catalog import notebooks_for_profile
     from robeval.core.ledger import load_ledgers
+    from robeval.core.ledger.central import judge
     from robeval.core.publish import report
 
     records = []
@@ -498,7 +499,7 @@ def test_the_site_explorer_holds_the_rows_of_the_statements_the_readme_counts():
     for row in (r for r in report.front_counts() if r["profile"] in ("default", "paper")):
         profile, paper = row["profile"], row["paper"]
         runs = {p.stem for p in notebooks_for_profile(profile)}
-        judged = [j for j in report.statements_of(load_ledgers(profile), runs) if j["paper"] == paper]
+        judged = [j for j in judge(load_ledgers(profile), runs) if j["paper"] == paper]
         assert len(judged) == row["central"], paper
         for verdict in report.FRONT_VERDICTS:
             assert sum(j["verdict"] == verdict for j in judged) == row[verdict], (paper, verdict)

@@ -457,11 +457,14 @@ def for_notebook(paper: str, notebook: str) -> list[Statement]:
     return [s for s in STATEMENTS if s.paper == paper and notebook in s.rows]
 
 
-def judge(ledgers) -> list[dict]:
+def judge(ledgers, runs=None) -> list[dict]:
     """Every registered statement judged on the saved ledgers of one profile (``ledgers``: their dicts, as
     :func:`robeval.core.ledger.load_ledgers` gives them). One dict per statement whose notebooks include one that
     ran: ``key``, ``paper``, ``source``, ``statement``, ``quantifier``, ``verdict`` (:func:`statement_verdict`),
-    ``rows`` (``[{"notebook", "id", "verdict"}]``) and ``not_run`` (its notebooks without a ledger here)."""
+    ``rows`` (``[{"notebook", "id", "verdict"}]``) and ``not_run`` (its notebooks without a ledger here). A
+    notebook of the statement that the profile runs (``runs``: notebook stems; None: every notebook) but that has
+    no ledger counts as a part not comparable, so a statement "for all" whose parts did not all run is not
+    reproduced."""
     from fnmatch import fnmatchcase
 
     by_nb = {d["notebook"]: d for d in ledgers}
@@ -478,6 +481,8 @@ def judge(ledgers) -> list[dict]:
             for c in by_nb[nb]["claims"]
             if not c.get("part_of") and any(fnmatchcase(c["id"], p) for p in st.rows[nb])
         ]
+        not_run = [nb for nb in st.rows if nb not in by_nb]
+        parts = [r["verdict"] for r in rows] + [NOT_COMPARABLE for nb in not_run if runs is None or nb in runs]
         out.append(
             {
                 "key": st.key,
@@ -485,9 +490,9 @@ def judge(ledgers) -> list[dict]:
                 "source": st.source,
                 "statement": st.statement,
                 "quantifier": st.quantifier,
-                "verdict": statement_verdict([r["verdict"] for r in rows], st.quantifier),
+                "verdict": statement_verdict(parts, st.quantifier),
                 "rows": rows,
-                "not_run": [nb for nb in st.rows if nb not in by_nb],
+                "not_run": not_run,
             }
         )
     return out

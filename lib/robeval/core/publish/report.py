@@ -26,6 +26,7 @@ from robeval.core.ledger import (
     load_claims,
     load_ledgers,
 )
+from robeval.core.ledger.central import judge
 from robeval.core.paths import figures_dir, results_dir
 
 
@@ -246,7 +247,7 @@ def report(profile: str, path=None) -> str:
         if len(central):
             lines += ["", "### Central rows: what decides them", "", *_md_table(central)]
         lines += ["", "### Verdicts per evidence class", "", *_evidence_tally(df)]
-        judged = statements_of(ledgers)
+        judged = judge(ledgers)
         for paper, g_all in everything.groupby("paper", sort=False):
             g = counted(g_all)
             lines += ["", f"## {PAPERS.get(paper, paper)}", ""]
@@ -428,28 +429,6 @@ def readme_block(profile: str = "default") -> str:
 FRONT_VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, CONSISTENCY, ERRATUM)
 
 
-def statements_of(ledgers, runs=None) -> list[dict]:
-    """The central statements judged on one profile's saved ledgers (:func:`robeval.core.ledger.central.judge`):
-    a notebook of a statement that the profile runs (``runs``: notebook stems; default: every notebook of a
-    statement) but that has no ledger there counts as a part not comparable, so a statement "for all" whose
-    parts did not all run is not reproduced."""
-    from robeval.core.ledger.central import STATEMENTS, judge, statement_verdict
-
-    quantifier = {st.key: st.quantifier for st in STATEMENTS}
-    out = []
-    for j in judge(ledgers):
-        missing = [nb for nb in j["not_run"] if runs is None or nb in runs]
-        if missing:
-            j = {
-                **j,
-                "verdict": statement_verdict(
-                    [r["verdict"] for r in j["rows"]] + [NOT_COMPARABLE] * len(missing), quantifier[j["key"]]
-                ),
-            }
-        out.append(j)
-    return out
-
-
 def statement_lines(judged: list[dict]) -> list[str]:
     """Markdown: one paper's central statements, each with its quantifier, verdict and rows (id: verdict)."""
     lines = [
@@ -476,7 +455,7 @@ def statement_lines(judged: list[dict]) -> list[str]:
 def front_counts() -> list[dict]:
     """Central statements by verdict, per paper and executed profile: one dict per (paper, profile) with the count
     of each verdict of :data:`FRONT_VERDICTS` and ``not run`` (statements whose notebooks the profile runs but that
-    have no ledger there). A statement is judged from its rows by its quantifier (:func:`statements_of`); the same
+    have no ledger there). A statement is judged from its rows by its quantifier (:func:`robeval.core.ledger.central.judge`); the same
     counts feed the README, the site's home page and ``CLAIMS.md``."""
     from robeval.core.catalog import notebooks_for_profile
     from robeval.core.ledger.central import STATEMENTS
@@ -497,7 +476,7 @@ def front_counts() -> list[dict]:
             # executed yet: its row says "not run" for all their statements
             if not mine and (profile not in OPTIONAL_PROFILES or not unrun):
                 continue
-            judged = statements_of(mine, runs[profile])
+            judged = judge(mine, runs[profile])
             counts = {v: sum(j["verdict"] == v for j in judged) for v in FRONT_VERDICTS}
             counts["not run"] = len(unrun)
             notebooks = sorted(
