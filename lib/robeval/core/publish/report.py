@@ -312,29 +312,35 @@ def report(profile: str, path=None) -> str:
 
 def figures_report(profile: str, path=None) -> str:
     """The figure manifest of ``profile`` as Markdown (``results/FIGURES.md`` for default, else
-    ``<results_dir>/FIGURES.md``): every figure with the paper figure it reproduces, its notebook, the
-    function that computed its data and the one that drew it. Returns the text."""
+    ``<results_dir>/FIGURES.md``): every figure with what it shows at ``profile``, judged from its ledger rows
+    (:func:`robeval.core.publish.labels.figure_label`: "reproduces" only where they are decided), its notebook,
+    the function that computed its data and the one that drew it. Returns the text."""
     from robeval.core.paths import RESULTS_DIR
+    from robeval.core.publish.labels import figure_label
     from robeval.core.publish.plotting import load_manifest
 
     entries = load_manifest(profile)
+    ledgers = {d["notebook"]: d for d in load_ledgers(profile)}
     fig_dir = figures_dir(profile)
     lines = [
         f"# Figures — profile `{profile}`",
         "",
-        "Generated from the figure manifest that `robeval.core.publish.plotting.savefig` writes. Each figure: the paper "
-        "figure it reproduces, the notebook that saves it, the library function that computed its data, and "
-        "the function that draws it (restyle a plot there; its data come from the result files).",
+        "Generated from the figure manifest that `robeval.core.publish.plotting.savefig` writes. Each figure: what it "
+        f"shows at `{profile}`, judged from the ledger rows that test it (`robeval.core.publish.labels`: it "
+        "*reproduces* a paper figure only where those rows are decided at this profile; otherwise it is a pipeline "
+        "check, a scaled replication, a stand-in or an undecided replication of it), the notebook that saves it, "
+        "the library function that computed its data, and the function that draws it (restyle a plot there; its "
+        "data come from the result files).",
         "",
-        "| figure | reproduces | notebook | data computed by | drawn by |",
+        "| figure | what it shows (its rows) | notebook | data computed by | drawn by |",
         "|---|---|---|---|---|",
     ]
     for e in entries:
         shown = published_figure(fig_dir / f"{e['figure']}.png", profile)
         link = f"[{e['figure']}]({_relative_link(shown, profile)})"
-        lines.append(
-            f"| {link} | {_fmt(e['reproduces'])} | {_fmt(e['notebook'])} | `{e['data_from']}` | `{e['plotted_by']}` |"
-        )
+        label = figure_label(e, ledgers.get(e.get("notebook")), profile)
+        what = label["text"] + (f" ({label['tally']})" if label["tally"] else "")
+        lines.append(f"| {link} | {_fmt(what)} | {_fmt(e['notebook'])} | `{e['data_from']}` | `{e['plotted_by']}` |")
     if not entries:
         lines.append("| — | no figures saved yet under this profile | | | |")
     text = "\n".join(lines) + "\n"
