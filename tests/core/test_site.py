@@ -299,7 +299,18 @@ def test_glossary_defines_the_words_of_the_tables():
     terms = re.findall(r"^(\S[^\n]*)\n:   ", text, re.M)
     for verdict in VERDICTS:
         assert any(verdict in t.split(" / ") for t in terms), verdict
-    for term in ("central", "profile", "Holm's correction", "stability", "MSCR", "MSD", "MMD", "ACR"):
+    for term in (
+        "central",
+        "profile",
+        "Holm's correction",
+        "stability",
+        "MSCR",
+        "MSD",
+        "MMD",
+        "ACR",
+        "real-world robustness",  # issue 61, item 1
+        "lease",
+    ):
         assert term in terms, term
     flat = " ".join(text.split())
     for profile in paths.PROFILES:
@@ -1093,6 +1104,124 @@ def test_site_check_finds_what_a_reader_would_meet(tmp_path):
     assert "index.html: 1 tables do not scroll inside themselves" in problems
     assert "index.html does not link the ledger of profile paper" in problems and len(problems) == 6
     assert unscrolled_tables('<div class="ledger-scroll"><table></table></div>') == 0
+
+
+def test_row_permalinks_name_their_profile_and_row():
+    """Issue 61, item 1: a row's permalink on the ledger page names its profile and <notebook>/<id>; the ids the
+    prose prints as "<profile> ledger: `nb/id`" become links to it, only for rows the site holds; glossary terms
+    get anchors."""
+    from robeval.core.site.links import glossary_anchors, link_printed_rows, term_anchor
+
+    assert site_pages.row_fragment("paper", "01_mscr_2d", "S4_mscr_increases") == (
+        "profile=paper&row=01_mscr_2d/S4_mscr_increases"
+    )
+    assert site_pages.row_fragment("default", "", "a b") == "profile=default&row=a%20b"
+    with pytest.raises(ValueError, match="profile"):
+        site_pages.row_fragment("", "01_mscr_2d", "x")
+    prose = (
+        "(paper\nledger: <code>01_mscr_2d/T2a_acc.iid</code> — contradicted) and "
+        "(default ledger: <code>08_acr_published_certifications/B1_plugin_is_expectation</code> — erratum)"
+    )
+    page, n = link_printed_rows(prose, "../ledger.html", {("paper", "01_mscr_2d", "T2a_acc.iid")})
+    assert n == 1
+    assert (
+        '(paper\nledger: <a class="ledger-row" href="../ledger.html#profile=paper&amp;row=01_mscr_2d/T2a_acc.iid">'
+        "<code>01_mscr_2d/T2a_acc.iid</code></a> — contradicted)"
+    ) in page
+    assert "<code>08_acr_published_certifications/B1_plugin_is_expectation</code> — erratum" in page  # not on the site
+    glossary, k = glossary_anchors("<dl><dt>Holm's correction</dt><dd>x</dd><dt>1-NN, RF</dt><dd>y</dd></dl>")
+    assert k == 2 and '<dt id="term-holm-s-correction">' in glossary and '<dt id="term-1-nn-rf">' in glossary
+    assert term_anchor("real-world robustness") == "term-real-world-robustness"
+
+
+def test_ledger_links_are_checked_against_the_rows_they_open(tmp_path):
+    """Issue 61, item 1: the site check fails a link into the ledger that shows 0 rows, a row permalink without its
+    profile, one that opens another profile than its text or notebook page names, or another verdict."""
+    from robeval.core.site.check import check_site, ledger_state, shown_rows
+
+    rows = [
+        {"id": "S4", "notebook": "01_mscr_2d", "profile": "default", "verdict": "inconclusive", "paper": "mscr"},
+        {"id": "S4", "notebook": "01_mscr_2d", "profile": "paper", "verdict": "reproduced", "paper": "mscr"},
+        {"id": "S4.iid", "notebook": "01_mscr_2d", "profile": "paper", "verdict": "reproduced", "part_of": "S4"},
+    ]
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "assets" / "ledger.json").write_text(
+        json.dumps({"profile": "default", "profiles": ["default", "paper"], "rows": rows})
+    )
+    (tmp_path / "ledger.html").write_text('<div id="ledger-app"></div>')
+    (tmp_path / "index.html").write_text(
+        '<a href="ledger.html#profile=default">d</a> <a href="ledger.html#profile=paper">p</a> '
+        '(paper ledger: <a href="ledger.html#profile=paper&amp;row=01_mscr_2d/S4"><code>x</code></a> — reproduced) '
+        '(paper ledger: <a href="ledger.html#profile=default&amp;row=01_mscr_2d/S4"><code>x</code></a> — reproduced) '
+        '<a href="ledger.html#row=01_mscr_2d/S4">no profile</a> <a href="ledger.html#verdict=erratum">none</a> '
+        '<a href="ledger.html#profile=paper&amp;row=01_mscr_2d/S4.iid">a reading</a>'
+    )
+    (tmp_path / "notebooks" / "01_mscr_2d.paper.html").write_text(
+        '<table><tr><td><a href="../ledger.html#profile=paper&amp;row=01_mscr_2d/S4">ledger</a></td>'
+        '<td class="verdict verdict-reproduced">reproduced</td></tr>'
+        '<tr><td><a href="../ledger.html#profile=default&amp;row=01_mscr_2d/S4">ledger</a></td>'
+        '<td class="verdict verdict-reproduced">reproduced</td>'
+        "</tr></table>".replace("<table>", '<div class="robeval-table-scroll"><table>').replace(
+            "</table>", "</table></div>"
+        )
+    )
+    problems = check_site(tmp_path)
+    wrong = "ledger link #profile=default&row=01_mscr_2d/S4"
+    assert sorted(problems) == [
+        f"index.html: {wrong}: the text is about profile paper, the link opens default",
+        f"index.html: {wrong}: the text says reproduced, the row is inconclusive",
+        "index.html: ledger link #row=01_mscr_2d/S4 names no profile",
+        "index.html: ledger link #verdict=erratum shows 0 rows",
+        f"notebooks/01_mscr_2d.paper.html: {wrong}: the text is about profile paper, the link opens default",
+        f"notebooks/01_mscr_2d.paper.html: {wrong}: the text says reproduced, the row is inconclusive",
+    ]
+    assert [r["profile"] for r in shown_rows(rows, ledger_state("row=01_mscr_2d/S4&profile=all"), "default")] == [
+        "default",
+        "paper",
+    ]
+    assert len(shown_rows(rows, ledger_state("profile=paper&rows=all&q=s4"), "default")) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_links_and_figures_keep_their_profile_on_the_built_site(smoke_site):
+    """Issue 61, items 1, 2 and 5 on the built smoke site (the paper profile beside it): each row's "ledger" link on
+    a notebook page is that row's permalink at the page's profile (the paper pages opened the default ledger); no
+    link into the ledger shows 0 rows, another profile or another verdict than its text; the glossary's terms have
+    anchors; every figure says what its rows make it and opens full size on a click; notebook 00's settings table
+    folds its long texts."""
+    from html import unescape
+
+    from robeval.core.ledger import load_ledgers
+    from robeval.core.publish.labels import figure_label
+    from robeval.core.publish.plotting import load_manifest
+    from robeval.core.site.check import ledger_link_problems, parse
+
+    root = smoke_site["dir"]
+    data = json.loads((root / "assets" / "ledger.json").read_text())
+    texts = {p: parse(p)[1] for p in sorted(root.rglob("*.html")) if "mathjax" not in p.parts}
+    assert ledger_link_problems(root, texts, data) == []
+    for profile, suffix in (("smoke", ""), ("paper", ".paper")):
+        held = {d["notebook"]: d for d in load_ledgers(profile)}
+        for nb in SITE_NOTEBOOKS:
+            text = texts[root / "notebooks" / f"{nb}{suffix}.html"]
+            rows = [unescape(h) for h in re.findall(r'href="\.\./ledger\.html#([^"]*row=[^"]*)"', text)]
+            assert sorted(rows) == sorted(site_pages.row_fragment(profile, nb, c["id"]) for c in held[nb]["claims"])
+            # the figures of the page link their full-size PNGs, which the site holds
+            figures = re.findall(r'<a class="robeval-figure-link" href="([^"]+)"', text)
+            assert all((root / "notebooks" / unescape(f)).resolve().is_file() for f in figures), nb
+            if nb == "07_realworld_analytical":
+                assert len(figures) >= 3 and all(f.startswith(f"../figures/{suffix[1:]}") for f in figures)
+    glossary = texts[root / "glossary.html"]
+    for term in ("lease", "real-world-robustness", "reproduced", "pipeline-check", "holm-s-correction"):
+        assert f'<dt id="term-{term}">' in glossary, term
+    ledgers = {d["notebook"]: d for d in load_ledgers("smoke")}
+    gallery = unescape(texts[root / "gallery.html"])
+    for e in (e for e in load_manifest("smoke") if e.get("notebook") in SITE_NOTEBOOKS):
+        label = figure_label(e, ledgers.get(e["notebook"]), "smoke")
+        assert f"{label['title']}: {label['text']}".replace("`", "") in re.sub(r"<[^>]+>", "", gallery), e["figure"]
+    assert texts[root / "notebooks" / "00_data_and_environment.html"].count("<details><summary>") > 20
 
 
 @pytest.mark.slow

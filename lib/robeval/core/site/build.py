@@ -31,6 +31,7 @@ from pathlib import Path
 from robeval.core import paths as project
 from robeval.core.catalog import COMPUTE_TAG
 from robeval.core.paths import check_profile
+from robeval.core.publish.labels import same_or_panel
 from robeval.core.publish.report import format_value
 from robeval.core.publish.view import CSS_CLASS as INDEX_CLASS
 from robeval.core.publish.view import reason, short_index
@@ -39,11 +40,13 @@ from robeval.core.site.pages import (
     build_stamp,
     claim_anchor,
     figure_alt,
+    figure_label_text,
     gallery,
     ledger_csv,
     page_name,
     paper_refs,
     rerun_note,
+    row_fragment,
 )
 
 __all__ = ["build_site"]
@@ -76,11 +79,6 @@ MathJax.Ajax.loadComplete("[MathJax]/config/local/robeval.js");
 _CLAIMS_HEADING = "claims-ledger"
 
 
-def _same_or_panel(ref: str, other: str) -> bool:
-    """``ref`` names ``other`` or a panel of it: "Fig. 6a" matches "Fig. 6a" and "Fig. 6", not "Fig. 6b"."""
-    return ref == other or (ref[-1].isalpha() and ref[:-1] == other and other[-1].isdigit())
-
-
 def figure_for_claim(claim: dict, manifest: list[dict]) -> str | None:
     """The name of the manifest figure of the claim's notebook that reproduces a figure or table the claim's
     ``source`` cites (Fig./Table references only), or None when the manifest ties none."""
@@ -89,7 +87,7 @@ def figure_for_claim(claim: dict, manifest: list[dict]) -> str | None:
         for entry in manifest:
             if entry.get("notebook") != claim.get("notebook"):
                 continue
-            if any(_same_or_panel(ref, other) for other in paper_refs(entry.get("reproduces", ""))):
+            if any(same_or_panel(ref, other) for other in paper_refs(entry.get("reproduces", ""))):
                 return entry["figure"]
     return None
 
@@ -111,7 +109,7 @@ def section_for_claim(claim: dict, headings: list[tuple[int, str]]) -> int | Non
     refs = paper_refs(claim.get("source") or "")
     for ref in refs:
         for i, text in headings[1:]:
-            if any(_same_or_panel(ref, other) or _same_or_panel(other, ref) for other in paper_refs(text)):
+            if any(same_or_panel(ref, other) or same_or_panel(other, ref) for other in paper_refs(text)):
                 return i
     return None
 
@@ -157,11 +155,12 @@ def _png_of(output) -> str | None:
     return ("".join(png) if isinstance(png, list) else png).replace("\n", "")
 
 
-def label_images(nb, alts: dict[int, list[str]]) -> int:
+def label_images(nb, alts: dict[int, list[str]], hrefs: dict[int, list[str]] | None = None) -> int:
     """Give every PNG output of an executed notebook (in place) alt text: the k-th image of cell ``i`` gets
     ``alts[i][k]`` (the figures that cell saves, in the order it saves them), any other image the text of the
     section heading above it. The output becomes an HTML ``<img>`` with that ``alt`` (nbconvert writes its
-    :data:`NBCONVERT_DEFAULT_ALT` on every image output it renders itself). Returns how many images it labelled."""
+    :data:`NBCONVERT_DEFAULT_ALT` on every image output it renders itself). The k-th image of cell ``i`` links to
+    ``hrefs[i][k]`` where given (the full-size PNG: a click enlarges it). Returns how many images it labelled."""
     heading, done = "", 0
     for i, cell in enumerate(nb.cells):
         head = _heading(cell)
@@ -176,12 +175,17 @@ def label_images(nb, alts: dict[int, list[str]]) -> int:
                 continue
             named = alts.get(i, [])
             alt = named[k] if k < len(named) else f"Figure drawn in the section “{heading or 'notebook'}”"
+            links = (hrefs or {}).get(i, [])
+            href = links[k] if k < len(links) else None
             k += 1
             meta = (output.get("metadata") or {}).get("image/png") or {}
             size = "".join(f' {key}="{int(meta[key])}"' for key in ("width", "height") if meta.get(key))
             data = {key: v for key, v in output["data"].items() if key != "image/png"}
+            img = f'<img class="robeval-output-figure" src="data:image/png;base64,{png}" alt="{_attr(alt)}"{size}>'
             data["text/html"] = (
-                f'<img class="robeval-output-figure" src="data:image/png;base64,{png}" alt="{_attr(alt)}"{size}>'
+                f'<a class="robeval-figure-link" href="{_attr(href)}" title="the full-size figure">{img}</a>'
+                if href
+                else img
             )
             output["data"] = data
             done += 1
@@ -248,7 +252,15 @@ def tidy_sections(nb, emptied: dict[str, str]) -> list[str]:
     return removed
 
 
-def annotate_notebook(nb, claims: list[dict], manifest: list[dict], gallery: bool = True) -> dict:
+def annotate_notebook(
+    nb,
+    claims: list[dict],
+    manifest: list[dict],
+    gallery: bool = True,
+    profile: str = PRIMARY,
+    notebook: str = "",
+    figure_dir: str = "",
+) -> dict:
     """Add anchors to an executed notebook (in place) and return what each claim and figure links to.
 
     * each heading cell gets ``<a id="cell-<i>">`` (``i``: its index before annotation);
@@ -260,7 +272,10 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict], gallery: boo
       with the anchor :func:`claim_anchor`; the index that cell displayed itself is dropped.
 
     The figure of a manifest entry is found by :func:`figure_cell`. ``gallery=False`` (a page of a profile other
-    than the one the gallery shows) leaves out the figures' links to the gallery.
+    than the one the gallery shows) leaves out the figures' links to the gallery. Each row's "ledger" link is its
+    permalink at ``profile`` (:func:`robeval.core.site.pages.row_fragment`; ``notebook``: the page's notebook, else
+    the row's own ``notebook`` field). ``figure_dir`` (e.g. ``"../figures/"``): where the site holds the figures'
+    PNGs, which each image then links to (full size on click).
 
     Returns
     -------
@@ -280,12 +295,16 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict], gallery: boo
         }
     before: dict[int, list] = {}
     after: dict[int, list] = {}
-    saved: dict[int, list[tuple[int, str]]] = {}  # cell -> (offset, alt text) of the figures it saves
+    saved: dict[int, list[tuple[int, str, str]]] = {}  # cell -> (offset, alt text, name) of the figures it saves
     for entry in manifest:
         where = _figure_position(nb, entry["figure"])
         if where is not None:
-            saved.setdefault(where[0], []).append((where[1], figure_alt(entry)))
-    label_images(nb, {i: [alt for _, alt in sorted(v)] for i, v in saved.items()})
+            saved.setdefault(where[0], []).append((where[1], figure_alt(entry), entry["figure"]))
+    label_images(
+        nb,
+        {i: [alt for _, alt, _ in sorted(v)] for i, v in saved.items()},
+        {i: [f"{figure_dir}{name}.png" for _, _, name in sorted(v)] for i, v in saved.items()} if figure_dir else None,
+    )
     for entry in manifest:
         name = entry["figure"]
         hit = figure_cell(nb, name)
@@ -294,7 +313,7 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict], gallery: boo
         links["figures"][name] = f"fig-{name}"
         before.setdefault(hit, []).append(
             nbformat.v4.new_markdown_cell(
-                f'<a id="fig-{_attr(name)}"></a>\n\n**Figure `{name}`** — reproduces {entry.get("reproduces", "")}; '
+                f'<a id="fig-{_attr(name)}"></a>\n\n**Figure `{name}`** — {figure_label_text(entry)}; '
                 f"data computed by `{entry.get('data_from', '')}`, drawn by `{entry.get('plotted_by', '')}`"
                 + (f" ([gallery](../gallery.html#fig-{name}))." if gallery else ".")
             )
@@ -305,7 +324,7 @@ def annotate_notebook(nb, claims: list[dict], manifest: list[dict], gallery: boo
     if save_cell is not None and claims:
         # the site's index (with anchors and links) replaces the one the notebook displayed
         nb.cells[save_cell].outputs = [o for o in nb.cells[save_cell].get("outputs", []) if not _is_index(o)]
-        after[save_cell] = [nbformat.v4.new_markdown_cell(_claims_table(claims, links["claims"]))]
+        after[save_cell] = [nbformat.v4.new_markdown_cell(_claims_table(claims, links["claims"], profile, notebook))]
     for i in heading_cells:
         nb.cells[i].source = f'<a id="cell-{i}"></a>\n\n' + nb.cells[i].source
     cells = []
@@ -322,10 +341,10 @@ def _is_index(output) -> bool:
     return f'class="{INDEX_CLASS}"' in html_text
 
 
-def _claims_table(claims: list[dict], links: dict) -> str:
+def _claims_table(claims: list[dict], links: dict, profile: str = PRIMARY, notebook: str = "") -> str:
     """The Markdown cell (raw HTML) listing the ledger rows recorded by the cell above it: the short index of
     :func:`robeval.core.publish.view.short_index`, each row with its anchor and its section, figure and ledger
-    links."""
+    links (the ledger link: the row's permalink at ``profile``)."""
     row_links = {}
     for c in claims:
         link = links.get(c["id"], {})
@@ -334,7 +353,7 @@ def _claims_table(claims: list[dict], links: dict) -> str:
             extra.append(("section", f"#{link['section']}"))
         if link.get("figure"):
             extra.append(("figure", f"#fig-{link['figure']}"))
-        extra.append(("ledger", f"../ledger.html#q={c['id']}"))
+        extra.append(("ledger", f"../ledger.html#{row_fragment(profile, notebook or c.get('notebook', ''), c['id'])}"))
         row_links[c["id"]] = extra
     index = short_index(claims, anchor=claim_anchor, links=row_links).to_html()
     return (
@@ -623,7 +642,7 @@ def build_site(
     )
     build(load_config(str(config)))
     _letter_first_ids(site_dir)
-    _reader_passes(site_dir)
+    _reader_passes(site_dir, {(r["profile"], r["notebook"], r["id"]) for r in records})
     return site_dir
 
 
@@ -636,16 +655,28 @@ def _profile_pages(profile, chosen, work, src, execute, primary, shown) -> dict:
 
     from robeval.core.ledger import load_ledgers
     from robeval.core.paths import figures_dir
-    from robeval.core.publish.plotting import load_manifest
+    from robeval.core.publish.labels import figure_label
+    from robeval.core.publish.plotting import load_manifest, manifest_dir
     from robeval.core.site.pages import page_head
 
     here = work if profile == primary else work / profile
     stored = {led["notebook"]: led for led in load_ledgers(profile)}
     names = [p.stem for p in chosen]
     manifest = [e for e in load_manifest(profile) if e.get("notebook") in names or e.get("notebook") not in stored]
-    manifest = [e for e in manifest if (figures_dir(profile) / f"{e['figure']}.png").is_file()]
     executed = _execute(profile, chosen, here) if execute else {n: here / "executed" / f"{n}.ipynb" for n in names}
+
+    def png(name: str) -> Path | None:
+        """The figure's PNG: this build's replot, else the stored one, else the copy committed beside the
+        manifest (a profile whose figures are build output, e.g. paper, in a fresh clone)."""
+        for folder in (here / "figures", figures_dir(profile), manifest_dir(profile)):
+            if (folder / f"{name}.png").is_file():
+                return folder / f"{name}.png"
+        return None
+
+    manifest = [e for e in manifest if png(e["figure"]) is not None]
     manifest = [_with_fresh_caption(e, here / "figures" / "manifest") for e in manifest]
+    # what each figure shows at this profile, from its rows (issue 61, item 2): gallery, captions and alt texts
+    manifest = [{**e, "label": figure_label(e, stored.get(e.get("notebook")), profile)} for e in manifest]
     links = {}
     for path in chosen:
         nb_name = path.stem
@@ -655,7 +686,15 @@ def _profile_pages(profile, chosen, work, src, execute, primary, shown) -> dict:
         rebuilt = here / "claims" / f"{nb_name}.json"
         recorded = json.loads(rebuilt.read_text())["claims"] if rebuilt.is_file() else stored[nb_name]["claims"]
         nb_manifest = [e for e in manifest if e.get("notebook") == nb_name]
-        links[nb_name] = annotate_notebook(nb, recorded, nb_manifest, gallery=profile == primary)
+        links[nb_name] = annotate_notebook(
+            nb,
+            recorded,
+            nb_manifest,
+            gallery=profile == primary,
+            profile=profile,
+            notebook=nb_name,
+            figure_dir="../figures/" if profile == primary else f"../figures/{profile}/",
+        )
         title = next((i for i, c in enumerate(nb.cells) if _heading(c)), -1)
         holders = [p for p, held in shown.items() if nb_name in held]
         head = page_head(nb_name, profile, recorded, holders, primary)
@@ -668,26 +707,38 @@ def _profile_pages(profile, chosen, work, src, execute, primary, shown) -> dict:
                 nb.cells.insert(title + 1, nbformat.v4.new_markdown_cell(intro))
         nb.cells.insert(title + 1, nbformat.v4.new_markdown_cell(head))
         nbformat.write(nb, src / "notebooks" / page_name(nb_name, profile, primary))
-    if profile == primary:
-        for e in manifest:  # the replotted figure when this build drew it, else the stored one
-            fresh = here / "figures" / f"{e['figure']}.png"
-            shutil.copy(fresh if fresh.is_file() else figures_dir(profile) / f"{e['figure']}.png", src / "figures")
+    # the replotted figure when this build drew it, else the stored one: the gallery's (primary profile) and what
+    # every notebook page's images link to (another profile's under figures/<profile>/)
+    into = src / "figures" if profile == primary else src / "figures" / profile
+    into.mkdir(parents=True, exist_ok=True)
+    for e in manifest:
+        shutil.copy(png(e["figure"]), into)
     records = ledger_records([stored[n] for n in names], links, manifest, profile=profile, primary=primary)
     return {"records": records, "manifest": manifest, "links": links}
 
 
-def _reader_passes(site_dir: Path) -> None:
+def _reader_passes(site_dir: Path, known: set = frozenset()) -> None:
     """The built pages made readable (issue 47, item 6): every notebook page's code folded
     (:func:`robeval.core.site.pages.fold_code`), every page's tables scrolling inside themselves
-    (:func:`robeval.core.site.pages.scroll_tables`)."""
+    (:func:`robeval.core.site.pages.scroll_tables`); issue 61: the ledger ids the prose prints linked to their
+    rows' permalinks (``known``: the site's (profile, notebook, id), :func:`robeval.core.site.links.link_printed_rows`),
+    the glossary's terms anchored (:func:`robeval.core.site.links.glossary_anchors`)."""
+    import os
+
+    from robeval.core.site.links import glossary_anchors, link_printed_rows
     from robeval.core.site.pages import fold_code, scroll_tables
 
-    for page in Path(site_dir).rglob("*.html"):
+    site_dir = Path(site_dir)
+    for page in site_dir.rglob("*.html"):
         if "mathjax" in page.parts:
             continue
         text = page.read_text(encoding="utf-8")
         fixed = fold_code(text)[0] if page.parent.name == "notebooks" else text
         fixed = scroll_tables(fixed)[0]
+        ledger = os.path.relpath(site_dir / "ledger.html", page.parent).replace(os.sep, "/")
+        fixed = link_printed_rows(fixed, ledger, known)[0]
+        if page.name == "glossary.html":
+            fixed = glossary_anchors(fixed)[0]
         if fixed != text:
             page.write_text(fixed, encoding="utf-8")
 

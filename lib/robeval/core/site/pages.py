@@ -10,42 +10,16 @@ import html
 import json
 import re
 from pathlib import Path
+from urllib.parse import quote
+
+from robeval.core.publish.labels import paper_refs
 
 PRIMARY = "default"  # the profile the site opens on when it shows several
+__all__ = ["PRIMARY", "paper_refs"]  # paper_refs: robeval.core.publish.labels's, for the site's modules
 
 
 def _attr(s: str) -> str:
     return html.escape(s, quote=True)
-
-
-# "Fig. 6a", "Table 2b", "Sec. 4.2", "App. B", "Appendix A", "Theorem 1", "Figs. 3"
-_REF = re.compile(
-    r"\b(Figs?\.|Fig|Table|Tab\.|Sec\.|Section|App\.|Appendix|Theorem|Eq\.)\s*([A-Z]?[0-9]+(?:\.[0-9]+)?[a-z]?|[A-Z]\b)"
-)
-
-
-_KIND = {"Figs.": "Fig.", "Fig": "Fig.", "Tab.": "Table", "Section": "Sec.", "Appendix": "App."}
-
-
-def paper_refs(text: str) -> list[str]:
-    """The paper references in a ledger ``source`` or a manifest ``reproduces`` string, normalised.
-
-    ``"Fig. 6a / Sec. 4"`` -> ``["Fig. 6a", "Sec. 4"]``; ``"Appendix B.1"`` -> ``["App. B"]`` (an appendix
-    is named by its letter); ``"Figs. 3"`` -> ``["Fig. 3"]``.
-
-    Parameters
-    ----------
-    text : str
-        Free text such as ``"Table 2a (bold)"``.
-
-    Returns
-    -------
-    list of str
-        ``"<kind> <number>"`` with kind one of Fig., Table, Sec., App., Theorem, Eq. (in order of appearance).
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}; pass the ledger row's 'source'.")
-    return [f"{_KIND.get(kind, kind)} {num}" for kind, num in _REF.findall(text)]
 
 
 def claim_anchor(claim_id: str) -> str:
@@ -55,13 +29,36 @@ def claim_anchor(claim_id: str) -> str:
     return "claim-" + re.sub(r"\s", "_", claim_id)
 
 
+def row_fragment(profile: str, notebook: str, claim_id: str) -> str:
+    """The ledger page's permalink of one row (its URL fragment, ``ledger.html#<this>``): the row's profile and
+    ``<notebook>/<id>`` (the id alone when ``notebook`` is empty). ``assets/ledger.js`` shows exactly that row of
+    that profile, whatever the other filters, on load and on every hash change (Back, Forward)."""
+    for name, value in (("profile", profile), ("claim id", claim_id)):
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{name} must be a non-empty str, got {value!r}.")
+    row = f"{notebook}/{claim_id}" if notebook else claim_id
+    return f"profile={quote(profile, safe='')}&row={quote(row, safe='/')}"
+
+
+def figure_label_text(entry: dict) -> str:
+    """What a manifest figure shows: its ``label``'s text when the site labelled it from its rows
+    (:func:`robeval.core.publish.labels.figure_label`: "pipeline check of MSCR Fig. 6b"), else "reproduces" and the
+    manifest's ``reproduces``."""
+    label = entry.get("label") or {}
+    return label.get("text") or f"reproduces {(entry.get('reproduces') or '').strip()}"
+
+
 def figure_alt(entry: dict) -> str:
-    """The alt text of a figure on the website: the paper figure it reproduces and its caption (the titles it was
-    drawn with, the manifest's ``caption``, :func:`robeval.core.publish.plotting.figure_caption`); entries saved before
-    captions were recorded give what they reproduce and their name."""
+    """The alt text of a figure on the website: what it shows (:func:`figure_label_text`: the paper figure it
+    reproduces, or that it is a pipeline check, scaled replication or stand-in of it) and its caption (the titles
+    it was drawn with, the manifest's ``caption``, :func:`robeval.core.publish.plotting.figure_caption`); entries
+    saved before captions were recorded give what they show and their name."""
     reproduces = (entry.get("reproduces") or "").strip()
     caption = (entry.get("caption") or "").strip()
-    head = f"Figure reproducing {reproduces}" if reproduces else f"Figure {entry['figure']}"
+    if entry.get("label"):
+        head = f"Figure: {figure_label_text(entry)}"
+    else:
+        head = f"Figure reproducing {reproduces}" if reproduces else f"Figure {entry['figure']}"
     return f"{head}: {caption}" if caption else f"{head} ({entry['figure']})"
 
 
@@ -113,9 +110,11 @@ def gallery(manifest: list[dict], links: dict, figures: Path | None = None, prof
         "# Figure gallery",
         "",
         f"Every figure of the figure manifest of profile `{profile}` (`robeval.core.publish.plotting.savefig` writes it), "
-        "grouped by paper in the paper's figure order: the paper figure it reproduces, the notebook cell that "
-        "draws it, the library function that computed its data and the one that draws it. Click a figure for "
-        "the full-size PNG. Another profile's figures are on its notebook pages.",
+        "grouped by paper in the paper's figure order: what it shows at this profile, judged from the ledger rows "
+        "that test it (it *reproduces* a paper figure only where those rows are decided here; otherwise it is a "
+        "pipeline check, a scaled replication, a stand-in or an undecided replication of it), the notebook cell "
+        "that draws it, the library function that computed its data and the one that draws it. Click a figure "
+        "for the full-size PNG. Another profile's figures are on its notebook pages.",
         "",
     ]
     groups: dict[str, list[dict]] = {}
@@ -131,7 +130,7 @@ def gallery(manifest: list[dict], links: dict, figures: Path | None = None, prof
 
 
 def _gallery_entry(e: dict, links: dict, figures: Path | None, alt: str) -> list[str]:
-    name = e["figure"]
+    name, label = e["figure"], e.get("label") or {}
     nb = e.get("notebook") or ""
     anchor = links.get(nb, {}).get("figures", {}).get(name)
     png = Path(figures) / f"{name}.png" if figures is not None else None
@@ -146,9 +145,12 @@ def _gallery_entry(e: dict, links: dict, figures: Path | None, alt: str) -> list
         "",
         f"### {name}",
         "",
-        f'<a href="figures/{name}.png"><img src="figures/{name}.png" alt="{_attr(alt)}"{size} loading="lazy"></a>',
+        f'<a href="figures/{name}.png" title="the full-size figure"><img src="figures/{name}.png" alt="{_attr(alt)}"'
+        f'{size} loading="lazy"></a>',
         "",
-        f"**Reproduces** {e.get('reproduces', '')} · **notebook** {where} · "
+        f"**{label.get('title', 'Reproduces')}**: {figure_label_text(e)}"
+        + (f" ({label['tally']})" if label.get("tally") else "")
+        + f" · **notebook** {where} · "
         f"**data computed by** `{e.get('data_from', '')}` · **drawn by** `{e.get('plotted_by', '')}`",
         "",
         "</div>",

@@ -113,11 +113,31 @@
       return tr;
     });
 
+    // a row's permalink (#profile=P&row=<notebook>/<id>, robeval.core.site.pages.row_fragment) shows that row of
+    // that profile, its readings rows included, whatever the other filters; changing a filter leaves it
+    var rowKey = "";
+
+    function rowMatches(r) {
+      return rowKey === r.notebook + "/" + r.id || rowKey === r.id;
+    }
+
     function apply() {
       var q = search.value.trim().toLowerCase();
       var shown = 0;
       var state = [];
       var profile = selects.profile.value;
+      if (rowKey) {
+        trs.forEach(function (tr) {
+          var ok = rowMatches(tr._row) && (!profile || tr._row.profile === profile);
+          tr.hidden = !ok;
+          tr.classList.toggle("ledger-target", ok);
+          if (ok) shown += 1;
+        });
+        count.textContent = shown + (shown === 1 ? " row" : " rows") + " shown: the permalink of row " + rowKey +
+          (profile ? " at profile " + profile : "") + " (change a filter to see the others)";
+        count.setAttribute("data-count", String(shown));
+        return;
+      }
       var counted = rows.filter(function (r) { return !r.part_of && (!profile || r.profile === profile); }).length;
       var readings = rows.filter(function (r) { return r.part_of && (!profile || r.profile === profile); }).length;
       trs.forEach(function (tr) {
@@ -127,6 +147,7 @@
         });
         if (ok && q) ok = tr._text.indexOf(q) >= 0;
         tr.hidden = !ok;
+        tr.classList.remove("ledger-target");
         if (ok) shown += 1;
       });
       FILTERS.forEach(function (f) {
@@ -144,21 +165,35 @@
       }
     }
 
-    var initial = hashState();
-    FILTERS.forEach(function (f) {
-      var sel = selects[f[0]];
-      if (initial[f[0]] !== undefined) sel.value = initial[f[0]] === "all" ? "" : initial[f[0]];
-      else if (DEFAULTS[f[0]] !== undefined) sel.value = DEFAULTS[f[0]];
-      sel.addEventListener("change", apply);
-    });
-    if (initial.q) search.value = initial.q;
-    search.addEventListener("input", apply);
+    // the filters from the URL's hash: on load, and again on every hash change (a link within the page, Back and
+    // Forward), so a permalink or a linked filter always shows what its URL says
+    function fromHash() {
+      var initial = hashState();
+      FILTERS.forEach(function (f) {
+        var sel = selects[f[0]];
+        if (initial[f[0]] !== undefined) sel.value = initial[f[0]] === "all" ? "" : initial[f[0]];
+        else sel.value = DEFAULTS[f[0]] !== undefined ? DEFAULTS[f[0]] : "";
+      });
+      search.value = initial.q || "";
+      rowKey = initial.row || "";
+      apply();
+      if (rowKey) {
+        var target = trs.filter(function (tr) { return !tr.hidden; })[0];
+        if (target) target.scrollIntoView({ block: "center" });
+      }
+    }
+
+    function edited() { rowKey = ""; apply(); }
+
+    FILTERS.forEach(function (f) { selects[f[0]].addEventListener("change", edited); });
+    search.addEventListener("input", edited);
+    window.addEventListener("hashchange", fromHash);
     app.appendChild(controls);
     app.appendChild(count);
     var scroller = el("div", { class: "ledger-scroll" });
     scroller.appendChild(table);
     app.appendChild(scroller);
-    apply();
+    fromHash();
     app.setAttribute("data-ready", "1");
   }
 
