@@ -160,3 +160,21 @@ def test_an_interval_that_looks_decisive_shows_why_it_is_not():
     assert ours(fragile) == "5.2 CI [3.18, 7.26] (stability 0.8 < 0.9); n=3 training runs"
     assert ours({**row, "verdict": "reproduced", "unadjusted": ""}) == "5.2 CI [3.18, 7.26]; n=3 training runs"
     assert ours({**row, "unadjusted": ""}) == "5.2 CI [3.18, 7.26]; n=3 training runs"
+
+
+def test_folded_cells_keep_long_texts_a_click_away():
+    """Issue 61, item 5: notebook 00's settings table (cells of up to 2,000 characters) folds its long texts, so
+    it is no longer tens of thousands of pixels wide."""
+    import pandas as pd
+
+    from robeval.core.publish.view import folded_cell, folded_table
+
+    assert folded_cell("short <b>") == "short &lt;b&gt;"
+    assert folded_cell("one two three four five", limit=12) == (
+        "<details><summary>one two …</summary>one two three four five</details>"
+    )
+    assert folded_cell(None) == ""
+    with pytest.raises(ValueError, match="limit"):
+        folded_cell("x", limit=3)
+    page = folded_table(pd.DataFrame({"setting": ["n", "estimate"], "paper": [3, "x " * 100]})).to_html()
+    assert page.count("<details>") == 1 and 'class="robeval-folded"' in page and ">3<" in page

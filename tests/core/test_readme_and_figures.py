@@ -38,12 +38,27 @@ def test_readme_claims_summary_is_generated_from_the_ledgers():
     from robeval.core.publish.report import front_block
 
     assert _block(_readme()) == front_block().strip(), "run `robeval report` to regenerate the README's table"
+    # issue 61, item 5: four columns (ten did not fit the home page's column), each row's verdicts as a list
+    lines = front_block().splitlines()
+    assert lines[0] == "| paper | profile (notebooks run) | central statements | verdicts |"
+    for line, r in zip(lines[2:], report_front_counts(), strict=True):
+        shown = re.findall(r"\*{0,2}(\d+) ([a-z ]+?)\*{0,2}(?: · |$)", line.rsplit(" | ", 1)[1].rstrip(" |"))
+        assert {v: int(n) for n, v in shown} == {v: n for v, n in r.items() if v in _VERDICT_KEYS and n}
     home = (paths.ROOT / "docs" / "index.md").read_text(encoding="utf-8")
     assert _block(home) == _block(_readme()), "the site's home page shows the README's table"
     detail = (paths.ROOT / "docs" / "results.md").read_text(encoding="utf-8")
     assert _block(detail) == readme_block("default").strip()
     f0, f1 = "<!-- findings:start -->", "<!-- findings:end -->"
     assert _block(home, f0, f1) == _block(_readme(), f0, f1), "the home page shows the README's findings"
+
+
+_VERDICT_KEYS = ("reproduced", "contradicted", "inconclusive", "not comparable", "consistency", "erratum", "not run")
+
+
+def report_front_counts():
+    from robeval.core.publish.report import front_counts
+
+    return front_counts()
 
 
 def test_front_table_recounts_the_ledgers():

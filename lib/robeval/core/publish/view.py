@@ -272,3 +272,31 @@ def short_index(rows, *, anchor=None, links=None, open_rows: int = OPEN_ROWS) ->
         Displayed as HTML by Jupyter; ``to_markdown()`` for text.
     """
     return ShortIndex(rows, anchor=anchor, links=links, open_rows=open_rows)
+
+
+# ------------------------------------------------------------------------------- wide tables of long texts
+FOLD_CHARS = 90  # a cell longer than this shows its start, the rest under <details>
+
+
+def folded_cell(value, limit: int = FOLD_CHARS) -> str:
+    """One table cell as HTML: its text escaped, folded under ``<details>`` past ``limit`` characters (the first
+    ``limit`` shown, the whole text on a click), so that a cell of a few thousand characters keeps its row short."""
+    if not isinstance(limit, int) or limit < 10:
+        raise ValueError(f"limit must be an int >= 10, got {limit!r}.")
+    text = "" if value is None else str(value)
+    if len(text) <= limit:
+        return html.escape(text)
+    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return f"<details><summary>{html.escape(cut)} …</summary>{html.escape(text)}</details>"
+
+
+def folded_table(frame, limit: int = FOLD_CHARS):
+    """A DataFrame of long texts (notebook 00's settings of every profile, :func:`robeval.core.profiles.overview`)
+    as a styled table that fits a notebook page: cells longer than ``limit`` characters folded
+    (:func:`folded_cell`), text left-aligned and wrapping, no index column. Returns a pandas ``Styler``."""
+    return (
+        frame.style.format(lambda v: folded_cell(v, limit))
+        .hide(axis="index")
+        .set_properties(**{"text-align": "left", "white-space": "pre-wrap", "vertical-align": "top"})
+        .set_table_attributes('class="robeval-folded"')
+    )
