@@ -192,6 +192,15 @@ def test_png_size_and_gallery_images_state_their_size(tmp_path):
     # with the caption the figure was drawn with, the gallery's alt text is that caption
     page = site_pages.gallery([{**MANIFEST[0], "caption": "Clean accuracy vs MSCR"}], {}, tmp_path)
     assert 'alt="Figure reproducing MSCR Fig. 6a: Clean accuracy vs MSCR"' in page
+    # issue 61, item 2: a figure labelled from its rows says so in its text and alt text, and opens full size
+    from robeval.core.publish.labels import figure_label
+
+    ledger = {"decided_by": "gpu", "claims": [{"id": "a", "source": "Fig. 6a", "verdict": "not comparable"}]}
+    labelled = {**MANIFEST[0], "label": figure_label(MANIFEST[0], ledger, "default")}
+    page = site_pages.gallery([labelled], {}, tmp_path)
+    assert "**Pipeline check**: pipeline check of MSCR Fig. 6a (rows at `default`: 1 not comparable)" in page
+    assert 'alt="Figure: pipeline check of MSCR Fig. 6a (m_fig6a)"' in page
+    assert '<a href="figures/m_fig6a.png" title="the full-size figure"><img src="figures/m_fig6a.png"' in page
 
 
 def test_figure_caption_reads_the_titles_a_figure_was_drawn_with():
@@ -1132,6 +1141,48 @@ def test_row_permalinks_name_their_profile_and_row():
     glossary, k = glossary_anchors("<dl><dt>Holm's correction</dt><dd>x</dd><dt>1-NN, RF</dt><dd>y</dd></dl>")
     assert k == 2 and '<dt id="term-holm-s-correction">' in glossary and '<dt id="term-1-nn-rf">' in glossary
     assert term_anchor("real-world robustness") == "term-real-world-robustness"
+
+
+def test_the_prose_ids_link_rows_of_their_profile_and_verdict(tmp_path):
+    """Issue 61, item 1, as a fast walk over the committed prose: the home page's and findings' ledger ids
+    ("(paper ledger: `01_mscr_2d/T2a_acc.iid` — contradicted)"), rendered as mkdocs renders them and linked by the
+    site's pass against the committed default and paper ledgers, each open a row of the profile and verdict their
+    text names; none is left unlinked."""
+    import markdown
+
+    from robeval.core import paths
+    from robeval.core.ledger import load_ledgers
+    from robeval.core.site.check import check_site
+    from robeval.core.site.links import link_printed_rows
+
+    rows = [
+        {"profile": p, "notebook": d["notebook"], "id": c["id"], "verdict": c["verdict"], "part_of": c["part_of"]}
+        for p in ("default", "paper")
+        for d in load_ledgers(p)
+        for c in d["claims"]
+    ]
+    known = {(r["profile"], r["notebook"], r["id"]) for r in rows}
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "ledger.json").write_text(
+        json.dumps({"profile": "default", "profiles": ["default", "paper"], "rows": rows})
+    )
+    (tmp_path / "ledger.html").write_text('<div id="ledger-app"></div>')
+    linked = 0
+    for name in ("index", "findings"):
+        source = (paths.ROOT / "docs" / f"{name}.md").read_text(encoding="utf-8")
+        printed = len(re.findall(r"\b(?:default|paper) ledger: `", " ".join(source.split())))
+        page, n = link_printed_rows(markdown.markdown(source, extensions=["tables"]), "ledger.html", known)
+        assert n == printed > 0, name
+        # the site's home page links every profile's ledger (check_site asks it of index.html)
+        extra = '<a href="ledger.html#profile=default">d</a><a href="ledger.html#profile=paper">p</a>'
+        (tmp_path / f"{name}.html").write_text(scroll(page) + extra)
+        linked += n
+    problems = [p for p in check_site(tmp_path) if "ledger link" in p]
+    assert problems == [] and linked >= 25
+
+
+def scroll(page: str) -> str:
+    return site_pages.scroll_tables(page)[0]
 
 
 def test_ledger_links_are_checked_against_the_rows_they_open(tmp_path):
