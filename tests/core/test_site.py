@@ -198,7 +198,7 @@ def test_png_size_and_gallery_images_state_their_size(tmp_path):
     ledger = {"decided_by": "gpu", "claims": [{"id": "a", "source": "Fig. 6a", "verdict": "not comparable"}]}
     labelled = {**MANIFEST[0], "label": figure_label(MANIFEST[0], ledger, "default")}
     page = site_pages.gallery([labelled], {}, tmp_path)
-    assert "**Pipeline check**: pipeline check of MSCR Fig. 6a (rows at `default`: 1 not comparable)" in page
+    assert "**What it shows**: pipeline check of MSCR Fig. 6a (rows at `default`: 1 not comparable)" in page
     assert 'alt="Figure: pipeline check of MSCR Fig. 6a (m_fig6a)"' in page
     assert '<a href="figures/m_fig6a.png" title="the full-size figure"><img src="figures/m_fig6a.png"' in page
 
@@ -1271,7 +1271,7 @@ def test_links_and_figures_keep_their_profile_on_the_built_site(smoke_site):
     gallery = unescape(texts[root / "gallery.html"])
     for e in (e for e in load_manifest("smoke") if e.get("notebook") in SITE_NOTEBOOKS):
         label = figure_label(e, ledgers.get(e["notebook"]), "smoke")
-        assert f"{label['title']}: {label['text']}".replace("`", "") in re.sub(r"<[^>]+>", "", gallery), e["figure"]
+        assert f"What it shows: {label['text']}".replace("`", "") in re.sub(r"<[^>]+>", "", gallery), e["figure"]
     assert texts[root / "notebooks" / "00_data_and_environment.html"].count("<details><summary>") > 20
 
 

@@ -130,7 +130,7 @@ def gallery(manifest: list[dict], links: dict, figures: Path | None = None, prof
 
 
 def _gallery_entry(e: dict, links: dict, figures: Path | None, alt: str) -> list[str]:
-    name, label = e["figure"], e.get("label") or {}
+    name, label = e["figure"], e.get("label") or {}  # what its rows make it (robeval.core.publish.labels)
     nb = e.get("notebook") or ""
     anchor = links.get(nb, {}).get("figures", {}).get(name)
     png = Path(figures) / f"{name}.png" if figures is not None else None
@@ -148,7 +148,7 @@ def _gallery_entry(e: dict, links: dict, figures: Path | None, alt: str) -> list
         f'<a href="figures/{name}.png" title="the full-size figure"><img src="figures/{name}.png" alt="{_attr(alt)}"'
         f'{size} loading="lazy"></a>',
         "",
-        f"**{label.get('title', 'Reproduces')}**: {figure_label_text(e)}"
+        f"**What it shows**: {figure_label_text(e)}"
         + (f" ({label['tally']})" if label.get("tally") else "")
         + f" · **notebook** {where} · "
         f"**data computed by** `{e.get('data_from', '')}` · **drawn by** `{e.get('plotted_by', '')}`",
