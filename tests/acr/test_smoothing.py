@@ -175,11 +175,11 @@ def test_validation_errors():
     for alpha in (0.0, 1.0, -0.1, 2):
         with pytest.raises(ValueError, match="alpha"):
             sm.certify(x, 10, 10, alpha, seed=0)
-    with pytest.raises(ValueError, match="N0"):
+    with pytest.raises(ValueError, match="n0 must"):
         sm.certify(x, 0, 10, 0.01, seed=0)
-    with pytest.raises(ValueError, match="N must"):
+    with pytest.raises(ValueError, match="n must"):
         sm.certify(x, 10, 0, 0.01, seed=0)
-    with pytest.raises(ValueError, match="N must"):
+    with pytest.raises(ValueError, match="n must"):
         sm.predict(x, 0, 0.01, seed=0)
     with pytest.raises(ValueError, match="uint8"):
         sm.certify(np.zeros((1, 8), np.uint8), 10, 10, 0.01, seed=0)

@@ -482,7 +482,7 @@ def certify_table(
     if not isinstance(smooth, Smooth):
         raise TypeError(f"smooth must be a robeval.acr.smoothing.Smooth, got {type(smooth).__name__}.")
     r = _check_radii(radii)
-    n0 = check_num_samples(n0, "N0")
+    n0 = check_num_samples(n0, "n0")
     n_max, alpha, batch_size, x, idx = smooth._prepare(x, n_max, alpha, batch_size, seed, idx)
     th = _norm.cdf(r / smooth.sigma)
     counts0 = smooth.sample_counts(x, n0, batch_size, image_generators(seed, idx, 0, smooth.device))

@@ -34,7 +34,15 @@ from scipy.stats import norm as _norm
 
 from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
-from robeval.core.validation import MAX_DRAWS, as_float_points, as_model, check_draw_budget, check_labels, read_output
+from robeval.core.validation import (
+    MAX_DRAWS,
+    as_float_points,
+    as_model,
+    check_draw_budget,
+    check_indices,
+    check_labels,
+    read_output,
+)
 
 ABSTAIN = -1
 _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
@@ -43,6 +51,8 @@ _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
 def check_sigma(sigma) -> float:
     """Return ``sigma`` as float; raise ValueError unless it is a finite number > 0."""
     try:
+        if isinstance(sigma, (str, bytes)):
+            raise TypeError
         s = float(sigma)
     except (TypeError, ValueError):
         raise ValueError(f"sigma must be a positive number (noise std in input units), got {sigma!r}.") from None
@@ -75,7 +85,7 @@ def check_num_samples(n, name: str = "N") -> int:
         raise ValueError(f"{name} must be a positive integer number of noise draws, got {n!r}.")
     n = int(n)
     if n < 1:
-        raise ValueError(f"{name} must be >= 1 (number of noise draws), got {n}; Cohen et al. use N0=100 and N=100000.")
+        raise ValueError(f"{name} must be >= 1 (number of noise draws), got {n}; Cohen et al. use n0=100 and n=100000.")
     return n
 
 
@@ -377,23 +387,23 @@ class Smooth:
             raise ValueError("x contains NaN or inf values; clean the inputs first.")
         return x.to(self.device, dtype=torch.float32)
 
-    def _prepare(self, x, n, alpha, batch_size, seed, idx, *, n0: int = 0, allow_large=False, what="len(x) * n"):
+    def _prepare(
+        self, x, n, alpha, batch_size, seed, idx, *, n0: int = 0, allow_large=False, what="len(x) * n", n_name="n"
+    ):
         """Validated ``(n, alpha, batch_size)``, ``x`` as a batch tensor on the device, the image indices
         that key the noise streams; the base classifier is put in eval mode (the common start of CERTIFY
         and PREDICT, whose :func:`_restores_mode` gives the caller's mode back).
 
         A call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``len(x) * (n0 + n)``) is refused
         with the time the classifier would take at its measured speed, unless ``allow_large``."""
-        n = check_num_samples(n, "N")
+        n = check_num_samples(n, n_name)
         alpha = check_alpha(alpha)
         batch_size = check_num_samples(batch_size, "batch_size")
         as_seed_sequence(seed)  # an int or SeedSequence is required: results must be reproducible
         x = self._as_tensor(x)
         if x.ndim == 0 or len(x) == 0:
             raise ValueError("x is empty; pass a batch (B, *input_shape) with B >= 1.")
-        idx = np.arange(len(x)) if idx is None else np.asarray(idx).reshape(-1)
-        if len(idx) != len(x):
-            raise ValueError(f"idx has {len(idx)} entries for {len(x)} inputs; pass one index per input.")
+        idx = np.arange(len(x)) if idx is None else check_indices(idx, "idx", n=len(x))
         if self._model.kind == "torch":
             self.base_classifier.eval()
         draws = len(x) * (int(n0) + n)
@@ -635,7 +645,7 @@ class Smooth:
         -------
         CertifyResult
         """
-        n0 = check_num_samples(n0, "N0")
+        n0 = check_num_samples(n0, "n0")
         n, alpha, batch_size, x, idx = self._prepare(
             x, n, alpha, batch_size, seed, idx, n0=n0, allow_large=allow_large, what="len(x) * (n0 + n)"
         )
@@ -701,7 +711,7 @@ class Smooth:
         -------
         RadiusResult
         """
-        n0 = check_num_samples(n0, "N0")
+        n0 = check_num_samples(n0, "n0")
         if isinstance(radius, bool) or not isinstance(radius, (int, float, np.integer, np.floating)):
             raise TypeError(
                 f"radius must be one number (an L2 radius), got {type(radius).__name__} {radius!r}; call "
@@ -711,7 +721,16 @@ class Smooth:
         if not math.isfinite(radius) or radius < 0:
             raise ValueError(f"radius must be a finite number >= 0, got {radius!r}.")
         n_max, alpha, batch_size, x, idx = self._prepare(
-            x, n_max, alpha, batch_size, seed, idx, n0=n0, allow_large=allow_large, what="len(x) * (n0 + n_max)"
+            x,
+            n_max,
+            alpha,
+            batch_size,
+            seed,
+            idx,
+            n0=n0,
+            allow_large=allow_large,
+            what="len(x) * (n0 + n_max)",
+            n_name="n_max",
         )
         schedule = sequential_schedule(n_start, n_max)
         level = alpha / len(schedule)
@@ -838,9 +857,7 @@ class Smooth:
             raise TypeError(f"x must be a batch (M, *input_shape) array or tensor, got {type(x).__name__}.") from None
         labels = check_labels(labels, name="labels", n=n_x, num_classes=self.num_classes)
         m = len(labels)
-        idx = np.arange(m) if idx is None else np.asarray(idx).reshape(-1)
-        if len(idx) != m:
-            raise ValueError("idx must have one entry per input.")
+        idx = np.arange(m) if idx is None else check_indices(idx, "idx", n=m)
         step = images_per_step or max(1, batch_size // max(int(n0), 1))
         step = check_num_samples(step, "images_per_step")
         from tqdm.auto import tqdm

@@ -152,7 +152,10 @@ def check_features(X, name: str = "X") -> np.ndarray:
 
 def check_covariance(cov, d: int | None = None, name: str = "cov", rtol: float = 1e-8) -> np.ndarray:
     """Validate one (d, d) matrix or an (n, d, d) stack as symmetric PSD; return float64."""
-    C = np.asarray(cov, dtype=np.float64)
+    try:
+        C = np.asarray(cov, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a numeric (d, d) covariance matrix, got {cov!r:.60}.") from None
     if C.ndim not in (2, 3) or C.shape[-1] != C.shape[-2]:
         raise ValueError(f"{name} must be a square (d, d) matrix or an (n, d, d) stack of them; got shape {C.shape}.")
     if d is not None and C.shape[-1] != d:
@@ -252,6 +255,56 @@ def check_choice(value, name: str, choices) -> object:
     return value
 
 
+def check_sequence(values, name: str, *, example: str = "[0, 1, 2]") -> list:
+    """``values`` as a non-empty list: TypeError for a string or a scalar (``for v in 0.5`` would fail as
+    ``'float' object is not iterable``), ValueError for a multi-dimensional array or an empty sequence."""
+    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+        raise TypeError(f"{name} must be a sequence, e.g. {example}; got {values!r}.")
+    if np.ndim(values) != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {np.shape(values)}; pass a flat list.")
+    out = list(values)
+    if not out:
+        raise ValueError(f"{name} is empty; pass at least one value, e.g. {example}.")
+    return out
+
+
+def check_indices(idx, name: str = "idx", *, n: int | None = None) -> np.ndarray:
+    """Indices (keys of per-input random streams, rows of a dataset) as a 1-D int64 array: whole numbers >= 0,
+    none repeated (two inputs sharing an index would share their noise: one input counted twice), ``n`` of them
+    when given; TypeError / ValueError naming ``name`` and the fix otherwise."""
+    arr = to_numpy(idx)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (one index per input), got shape {arr.shape}.")
+    if n is not None and len(arr) != n:
+        raise ValueError(f"{name} has {len(arr)} entries for {n} inputs; pass one index per input.")
+    if arr.dtype.kind not in "iuf" or arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise TypeError(f"{name} must hold whole numbers (indices), got dtype {arr.dtype}; pass integers.")
+    if arr.dtype.kind == "f" and np.any(arr != np.round(arr)):
+        bad = float(arr[arr != np.round(arr)][0])
+        raise ValueError(f"{name} holds the fractional value {bad:g}; an index is a whole number (never truncated).")
+    out = arr.astype(np.int64)
+    if np.any(out < 0):
+        raise ValueError(f"{name} holds the negative index {int(out[out < 0][0])}; indices are >= 0.")
+    values, counts = np.unique(out, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(
+            f"{name} lists the index {int(values[counts > 1][0])} more than once; give each input its own index "
+            "(equal indices share a random stream: one input counted twice)."
+        )
+    return out
+
+
+def check_distinct(values, name: str, *, why: str = "it would be counted twice") -> list:
+    """``values`` unchanged (a list) if no value repeats; else ValueError naming the first repeated one."""
+    values = list(values)
+    seen = set()
+    for v in values:
+        if v in seen:
+            raise ValueError(f"{name} lists {v!r} more than once ({why}); pass each value once.")
+        seen.add(v)
+    return values
+
+
 # ------------------------------------------------------------------------------------------- labels and models
 def _torch():
     """The torch module if it is imported (a user cannot hold a torch object otherwise), else None."""
@@ -283,7 +336,8 @@ def check_labels(y, *, name: str = "y", n: int | None = None, num_classes: int |
     Parameters
     ----------
     y : array_like, list or torch tensor, shape (n,)
-        Labels. NaN or None labels are always rejected (a NaN would become a class of its own).
+        Labels. NaN or None labels and fractional float labels (0.5: a probability, not a class) are always
+        rejected (a NaN would become a class of its own).
     name : str
         Name used in the error messages.
     n : int, optional
@@ -311,6 +365,15 @@ def check_labels(y, *, name: str = "y", n: int | None = None, num_classes: int |
         raise ValueError(f"{name} contains {bad} NaN or infinite labels; drop those rows (a NaN is not a class).")
     if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not math.isfinite(v)) for v in arr):
         raise ValueError(f"{name} contains None or NaN labels; drop those rows (a missing label is not a class).")
+    if arr.dtype.kind == "f":  # a fractional value is a probability or a regression target, never a class
+        frac = arr != np.round(arr)
+        if np.any(frac):
+            raise ValueError(
+                f"{name} must hold {'integer class indices' if integer or num_classes is not None else 'class labels'}, "
+                f"got the non-integer value {float(arr[frac][0]):g} (row "
+                f"{int(np.argmax(frac))}); pass class labels (integers or strings), not probabilities or regression "
+                "targets (a fraction would be truncated to a class, or become a class of its own)."
+            )
     if not (integer or num_classes is not None):
         return arr
     if arr.dtype.kind not in "biuf":
@@ -318,13 +381,6 @@ def check_labels(y, *, name: str = "y", n: int | None = None, num_classes: int |
             f"{name} must hold integer class indices, got dtype {arr.dtype}; map other labels to 0..C-1 with "
             f"np.unique({name}, return_inverse=True)[1]."
         )
-    if arr.dtype.kind == "f":
-        frac = arr != np.round(arr)
-        if np.any(frac):
-            raise ValueError(
-                f"{name} must hold integer class indices, got the non-integer value {float(arr[frac][0]):g}; pass class "
-                "labels, not probabilities or regression targets (they would be truncated to a class)."
-            )
     out = arr.astype(np.int64)
     if num_classes is not None and (np.any(out < 0) or np.any(out >= num_classes)):
         bad = out[(out < 0) | (out >= num_classes)][0]

@@ -158,5 +158,11 @@ def radial_cdf(r, d: int, norm=2, eps: float = 1.0):
     eps = check_eps(eps)
     if eps == 0:
         raise ValueError("eps must be > 0 for a radial CDF")
-    r = np.clip(np.asarray(r, dtype=np.float64) / eps, 0.0, 1.0)
+    try:
+        r = np.asarray(r, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"r must hold numbers (radii), got {r!r:.60}.") from None
+    if np.any(np.isnan(r)):
+        raise ValueError("r contains NaN; pass radii (numbers >= 0, inf allowed).")
+    r = np.clip(r / eps, 0.0, 1.0)
     return r**d

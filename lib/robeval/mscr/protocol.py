@@ -41,6 +41,7 @@ from robeval.core.seeding import keyed
 from robeval.core.validation import (
     as_float_points,
     as_model,
+    check_distinct,
     check_eps,
     check_features,
     check_frame,
@@ -48,6 +49,7 @@ from robeval.core.validation import (
     check_level,
     check_numeric_column,
     check_positive,
+    check_sequence,
     check_unique_runs,
 )
 from robeval.mscr.noise import unit_ball_offsets
@@ -77,7 +79,8 @@ def run_seeds(seed: int, n_runs: int) -> list[int]:
     """The seeds of runs 0 .. n_runs-1 derived from the settings' ``seed`` (:func:`robeval.core.seeding.keyed`
     with the run index): run i has the same seed in every grid (noise modes, models, eps levels, profiles), so
     grids are paired by run, and a grid with fewer runs uses the first seeds of a larger one."""
-    if isinstance(n_runs, bool) or int(n_runs) != n_runs or n_runs < 0:
+    check_positive(seed, "seed", strict=False, integer=True)
+    if isinstance(n_runs, (bool, str, bytes)) or int(n_runs) != n_runs or n_runs < 0:
         raise ValueError(f"n_runs must be an integer >= 0, got {n_runs!r}")
     return [int(keyed(int(seed), "mscr run", i).generate_state(1)[0]) for i in range(int(n_runs))]
 
@@ -306,6 +309,8 @@ def _accuracy(value, name: str):
                 "or a row of evaluate_levels."
             )
         value = value["acc"]
+    if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind in "USO":
+        raise TypeError(f"{name} must be an accuracy in [0, 1] (a number, not text), got {value!r:.60}.")
     try:
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -398,7 +403,12 @@ def mean_ci(values, level: float = 0.95) -> tuple[float, float, float, int]:
     from scipy import stats
 
     level = check_level(level)
-    v = np.asarray(values, dtype=np.float64)
+    if isinstance(values, (str, bytes)) or np.ndim(values) != 1:
+        raise ValueError(f"values must be a one-dimensional sequence of numbers, got {values!r:.80}.")
+    try:
+        v = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"values must hold numbers, got {list(values)[:5]!r:.80}; convert them to floats.") from None
     v = v[np.isfinite(v)]
     n = v.size
     if n == 0:
@@ -419,7 +429,10 @@ def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = Tr
     scale = 100.0 if percent else 1.0
     level = check_level(level)
     check_frame(df, ("seed", "eps_train", "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d).")
+    check_frame(df, (), "df", non_empty=True, hint="Pass the grid's rows (run_cell_2d).")
     check_unique_runs(df, ("seed", "eps_train", "eps_test"), "df", hint="Each run has one accuracy per cell.")
+    acc = check_numeric_column(df, "acc", "df", hint="Each run has one finite accuracy per cell.")
+    df = df.assign(acc=acc)
     stats_ = df.groupby(["eps_test", "eps_train"])["acc"].apply(lambda s: mean_ci(s * scale, level))
     out = {}
     for i, name in enumerate(("mean", "std", "margin", "n")):
@@ -455,6 +468,9 @@ def mscr_summary(df: pd.DataFrame, eps_min: float, *, by=("eps_train",), level: 
 
 def row_optima(mean: pd.DataFrame) -> pd.Series:
     """For every eps_test row, the eps_train column with the highest mean accuracy."""
+    check_frame(mean, (), "mean", non_empty=True, hint="Pass accuracy_matrix(df)['mean'].")
+    if mean.shape[1] == 0:
+        raise ValueError("mean has no eps_train columns; pass accuracy_matrix(df)['mean'].")
     return mean.idxmax(axis=1)
 
 
@@ -488,8 +504,16 @@ def resolve_eps_levels(levels, eps_min: float, *, replace_nearest: bool = False)
 
 
 def make_cells(seeds, eps_train, **fixed) -> list[dict]:
-    """Grid cells ``{"seed": s, "eps_train": e, **fixed}`` for every run seed and training level."""
-    return [{"seed": int(s), "eps_train": float(e), **fixed} for s in seeds for e in eps_train]
+    """Grid cells ``{"seed": s, "eps_train": e, **fixed}`` for every run seed and training level.
+
+    ``seeds``: distinct integers >= 0 (a fraction is never truncated to a seed); ``eps_train``: distinct noise
+    radii >= 0. TypeError / ValueError naming the argument otherwise (a repeated seed or level would be a run
+    counted twice)."""
+    seeds = [int(check_positive(s, "seeds", strict=False, integer=True)) for s in check_sequence(seeds, "seeds")]
+    levels = [check_eps(e, "eps_train") for e in check_sequence(eps_train, "eps_train", example="[0.0, 0.01]")]
+    check_distinct(seeds, "seeds", why="a run counted twice")
+    check_distinct(levels, "eps_train", why="a training level run twice")
+    return [{"seed": s, "eps_train": e, **fixed} for s in seeds for e in levels]
 
 
 def k_effect_cells(seeds, eps: float, ks, model: str = "rf") -> list[dict]:

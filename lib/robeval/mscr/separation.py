@@ -83,6 +83,23 @@ def _check_labelled(X, y, pixel_units: bool = False):
     return X.reshape(len(X), -1), y
 
 
+def _check_span(X: np.ndarray, norm: float) -> None:
+    """ValueError when a distance between points of ``X`` could overflow float64 (the ``norm`` of the span of
+    every coordinate, as the distance kernels compute it, is not finite): the nearest-neighbour search would see
+    every distance as inf (it raised IndexError)."""
+    if X.dtype.kind != "f":
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = X.max(axis=0) - X.min(axis=0)
+        total = float(span.max() if norm == math.inf else span.sum() if norm == 1.0 else np.sum(span * span))
+    if not math.isfinite(total):
+        raise ValueError(
+            f"X spans {float(np.max(np.abs(X))):.3g} in absolute value: distances between its points overflow float64 "
+            "(their squares or sums are infinite), so no class separation can be computed. Rescale X first, e.g. "
+            "X / np.abs(X).max(), and scale the separation back."
+        )
+
+
 def _as_tensor(X: np.ndarray, norm: float, device) -> torch.Tensor:
     # Integer data (uint8 images) is exact in float32 for L_inf and L1 sums (255 * 3072 < 2**24);
     # L2 and float data use float64.
@@ -237,6 +254,7 @@ def nearest_other_class_distance(
     """
     p = check_norm(norm)
     X2, y = _check_labelled(X, y, pixel_units)
+    _check_span(X2, p)
     check_positive(chunk_size, "chunk_size", integer=True)
     check_positive(n_candidates, "n_candidates", integer=True)
     check_positive(subset_dims, "subset_dims", integer=True)

@@ -67,7 +67,7 @@ def mmd(aug_feats, corr_feats) -> float:
     -------
     float  ``|| mean_k f(a_k) - mean_m f(c_m) ||_2`` in feature units.
     """
-    a, c = _check_pair(aug_feats, corr_feats)
+    a, c = _check_pair(_numeric(aug_feats, "aug_feats"), _numeric(corr_feats, "corr_feats"))
     return float(np.linalg.norm(a.mean(0) - c.mean(0)))
 
 
@@ -93,6 +93,27 @@ def _sq_dists(a: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return np.maximum(d, 0.0)
 
 
+def _check_many(aug_feats, corr_means):
+    """:func:`_check_pair` for the ``*_many`` functions, whose second argument is ``corr_means``."""
+    a = _check_feats(_numeric(aug_feats, "aug_feats"), "aug_feats")
+    c = _check_feats(_numeric(corr_means, "corr_means"), "corr_means")
+    if a.shape[1] != c.shape[1]:
+        raise ValueError(
+            f"aug_feats and corr_means have different feature sizes ({a.shape[1]} vs {c.shape[1]}); compute both "
+            "with the same feature extractor."
+        )
+    return a, c
+
+
+def _numeric(a, name: str):
+    """``a`` unchanged unless it cannot be read as numbers: TypeError naming ``name`` (not numpy's message)."""
+    try:
+        np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a numeric (n_samples, D) feature array, got {a!r:.60}.") from None
+    return a
+
+
 def msd_many(aug_feats, corr_means) -> np.ndarray:
     """MSD from one augmentation sample set to many corruption means at once.
 
@@ -106,7 +127,7 @@ def msd_many(aug_feats, corr_means) -> np.ndarray:
     -------
     float64 array (L,)
     """
-    a, c = _check_pair(aug_feats, corr_means)
+    a, c = _check_many(aug_feats, corr_means)
     best = np.full(len(c), np.inf)
     for start in range(0, len(a), 8192):  # chunked so 100k samples stay within memory
         best = np.minimum(best, _sq_dists(a[start : start + 8192], c).min(0))
@@ -115,7 +136,7 @@ def msd_many(aug_feats, corr_means) -> np.ndarray:
 
 def mmd_many(aug_feats, corr_means) -> np.ndarray:
     """MMD from one augmentation sample set to many corruption means: (L,) float64."""
-    a, c = _check_pair(aug_feats, corr_means)
+    a, c = _check_many(aug_feats, corr_means)
     return np.linalg.norm(c - a.mean(0)[None, :], axis=1)
 
 

@@ -43,7 +43,7 @@ import numpy as np
 from scipy import stats
 
 from robeval.core.seeding import as_generator
-from robeval.core.validation import as_model, check_covariance, check_features
+from robeval.core.validation import as_model, check_covariance, check_features, check_positive
 
 __all__ = [
     "trace_normalized",
@@ -511,7 +511,14 @@ def wilson_se(k, n) -> np.ndarray:
 
 
 def adaptive_sample_sizes(n_min: int, n_max: int) -> list[int]:
-    """The schedule of cumulative sample counts of ``n_samples="auto"``: ``n_min``, doubled until ``n_max``."""
+    """The schedule of cumulative sample counts of ``n_samples="auto"``: ``n_min``, doubled until ``n_max``.
+
+    ``n_min`` and ``n_max`` are integers with ``1 <= n_min <= n_max`` (TypeError / ValueError naming them otherwise;
+    ``n_min = 0`` would never double)."""
+    n_min = check_positive(n_min, "n_min", integer=True)
+    n_max = check_positive(n_max, "n_max", integer=True)
+    if n_min > n_max:
+        raise ValueError(f"n_min ({n_min}) must be <= n_max ({n_max}); the schedule doubles n_min up to n_max.")
     out = [n_min]
     while out[-1] < n_max:
         out.append(min(2 * out[-1], n_max))
