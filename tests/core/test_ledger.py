@@ -498,10 +498,18 @@ def test_readings_decide_only_when_every_reading_agrees():
 
 def test_errata_need_to_exceed_the_papers_own_noise():
     led = ledger()
-    # a -0.126 -> -0.127 dip inside the sheet's +-0.007: consistency
+    # a -0.126 -> -0.127 dip inside the sheet's +-0.007: within the noise, but one gap whose se is the noise itself
+    # cannot show that a true gap lies within +-0.007 (TOST p = 2 * sf((0.007 - 0.001) / (0.007 / 1.96)) = 0.093)
     dip = led.consistency("a", "T2a", "monotone", discrepancy=-0.001, noise=0.007, check="sheet",
                           noise_basis=RUN_SPREAD)  # fmt: skip
-    assert dip.verdict == CONSISTENCY and "noise" in dip.rule and dip.noise_basis == RUN_SPREAD
+    assert dip.verdict == INCONCLUSIVE and "TOST p = 0.093" in dip.rule and dip.noise_basis == RUN_SPREAD
+    assert "within ± 0.007" in dip.decides
+    # the statement tolerates a gap of 0.02: the same dip is shown to lie within it (p = 2 * sf(0.019 / 0.00357))
+    wide = led.consistency("a2", "T2a", "monotone", discrepancy=-0.001, noise=0.007, margin=0.02, check="sheet",
+                           noise_basis=RUN_SPREAD)  # fmt: skip
+    assert wide.verdict == CONSISTENCY and wide.p_value == pytest.approx(1.0e-7, rel=0.1)
+    with pytest.raises(ValueError, match="margin="):
+        led.consistency("a3", "T", "x", discrepancy=0.1, noise=0.5, margin=1.0, check="c", noise_basis=ROUNDING)
     b = led.consistency("b", "T1", "delta", discrepancy=1.0, noise=0.05, check="printed", noise_basis=ROUNDING)
     assert b.verdict == ERRATUM
     with pytest.raises(ValueError, match="not both"):
@@ -702,9 +710,7 @@ def test_every_committed_decision_passes_the_rules():
             for r in led["claims"]:
                 if r["verdict"] not in decided:
                     continue
-                if r["family"] and not (r["verdict"] == CONSISTENCY and r["noise_basis"] == RUN_SPREAD):
-                    # (a gap within the paper's run-to-run spread is counted in the family, not gated: it is
-                    # consistency because the test found no erratum)
+                if r["family"]:  # every decision with a test passed Holm and stability, consistency too
                     n_tests += 1
                     assert r["p_adjusted"] <= 0.05 and r["stability"] >= STABLE, (led["notebook"], r["id"])
                 if r["verdict"] == ERRATUM:
@@ -900,9 +906,18 @@ def test_a_check_without_a_noise_test_decides_nothing_either_way():
     closed = led.consistency("cf", "S", "closed form", holds=True, check="Eq. 8", evidence="derivation")
     closed_no = led.consistency("cfn", "S", "closed form", holds=False, check="Eq. 8", evidence="derivation")
     assert (closed.verdict, closed_no.verdict) == (CONSISTENCY, ERRATUM)
-    # with a noise test both directions decide
+    # with a noise test both directions decide (a gap within the noise by an equivalence test: here the statement
+    # tolerates 0.1)
     small = led.consistency(
-        "s", "S", "x", discrepancy=0.01, noise=0.02, noise_basis=RUN_SPREAD, check="c", evidence="reanalysis"
+        "s",
+        "S",
+        "x",
+        discrepancy=0.01,
+        noise=0.02,
+        margin=0.1,
+        noise_basis=RUN_SPREAD,
+        check="c",
+        evidence="reanalysis",
     )
     big = led.consistency(
         "b", "S", "x", discrepancy=0.05, noise=0.02, noise_basis=RUN_SPREAD, check="c", evidence="reanalysis"
@@ -1070,7 +1085,7 @@ def test_default_and_paper_ledgers_never_decide_a_row_two_ways():
     assert clashes == []
     # the one row the paper profile's larger rerun overruled (rule 7; docs/results.md "notebook 05 at 36 runs"):
     # the Iris minimum at default's 12 runs missed the runs in which a test point sits on the forest's boundary
-    row = default[("05_realworld_iris_ionosphere", "fig3a-range.trace1-std")]
+    row = default[("05_realworld_iris_ionosphere", "fig3a-range.trace1-std.versicolor-virginica")]
     assert row["verdict"] == INCONCLUSIVE and row["unadjusted"] == REPRODUCED
     assert row["decides"].startswith("a larger rerun does not reach it: the paper profile's 36 forest runs")
 
@@ -1123,9 +1138,10 @@ def test_a_larger_rerun_of_another_profile_overrules_a_decision_in_either_direct
 
 
 def test_an_erratum_against_the_papers_run_spread_is_a_test_in_the_family():
-    """Issue 45, item 3: a gap judged against the paper's run-to-run spread joins the notebook's Holm family (its
-    noise as a 95% band, se = noise / 1.96) and an erratum stands only if it passes; a gap within the noise stays
-    consistency, counted in the family; a rounding or exact check is no sampling test and carries none."""
+    """Issues 45 and 60 (item 3): a gap judged against the paper's run-to-run spread joins the notebook's Holm
+    family (its noise as a 95% band, se = noise / 1.96) and an erratum stands only if it passes; a gap within the
+    noise is consistency only if an equivalence test shows it and that decision passes the same gates; a rounding
+    or exact check is no sampling test and carries none."""
     from scipy import stats as sst
 
     def led(gap):
@@ -1136,6 +1152,10 @@ def test_an_erratum_against_the_papers_run_spread_is_a_test_in_the_family():
                        check="c")  # fmt: skip
         lg.consistency("within", "T", "a gap within it", discrepancy=0.5, noise=1.0, noise_basis=RUN_SPREAD,
                        check="c")  # fmt: skip
+        lg.consistency("tolerated", "T", "a small gap, a wide tolerance", discrepancy=0.1, noise=1.0, margin=4.0,
+                       noise_basis=RUN_SPREAD, check="c")  # fmt: skip
+        lg.consistency("barely", "T", "a small gap, a tolerance just past the noise", discrepancy=0.1, noise=1.0,
+                       margin=1.2, noise_basis=RUN_SPREAD, check="c")  # fmt: skip
         lg.consistency("printed", "T", "printed twice", discrepancy=0.002, noise=0.0005, noise_basis=ROUNDING,
                        check="c")  # fmt: skip
         lg.consistency("text", "T", "the text", holds=False, noise_basis=EXACT, check="c")
@@ -1152,11 +1172,18 @@ def test_an_erratum_against_the_papers_run_spread_is_a_test_in_the_family():
         lg.finalise()
         return {c.id: c for c in lg.claims}
 
-    got = led(1.05)  # z = 1.05 * 1.96 = 2.06, p = 0.040: beyond the noise, but fails Holm over the 7 tests
-    assert got["far"].verdict == ERRATUM and got["far"].family_size == 7 and got["far"].stability == 1.0
+    got = led(1.05)  # z = 1.05 * 1.96 = 2.06, p = 0.040: beyond the noise, but fails Holm over the 9 tests
+    assert got["far"].verdict == ERRATUM and got["far"].family_size == 9 and got["far"].stability == 1.0
     assert got["far"].p_value == pytest.approx(2 * sst.norm.sf(5.0 * 1.959964), rel=1e-3)
     assert got["near"].verdict == INCONCLUSIVE and got["near"].unadjusted == ERRATUM and "Holm" in got["near"].decides
-    assert got["within"].verdict == CONSISTENCY and got["within"].p_adjusted is not None  # counted, not gated
+    # within the noise: an equivalence test against +-1 cannot reject with se 1/1.96 (p = 2 sf(0.5 * 1.96) = 0.327)
+    assert got["within"].verdict == INCONCLUSIVE and got["within"].p_value == pytest.approx(0.327, abs=1e-3)
+    # shown within +-4: p = 2 sf(3.9 * 1.96) ~ 1.9e-14, passes Holm and is a decision like the erratum's
+    assert got["tolerated"].verdict == CONSISTENCY and got["tolerated"].stability == 1.0
+    # shown within +-1.2 alone (p = 2 sf(1.1 * 1.96) = 0.0311) but not after Holm: the consistency is gated too
+    assert got["barely"].p_value == pytest.approx(0.0311, abs=1e-3)
+    assert got["barely"].verdict == INCONCLUSIVE and got["barely"].unadjusted == CONSISTENCY
+    assert "Holm" in got["barely"].decides
     assert got["printed"].verdict == ERRATUM and got["printed"].p_adjusted is None  # rounding: exact bounds
     assert got["text"].verdict == ERRATUM and not got["text"].family
     assert led(2.5)["near"].verdict == ERRATUM  # p = 1e-6: passes
@@ -1186,3 +1213,70 @@ def test_the_readings_of_one_statement_count_once_in_the_family():
     rank = 2 if weakest > o6.p_value else 1  # the statement's rank in the family of two
     want = min(1.0, max(o6.p_adjusted if rank == 2 else 0.0, weakest * (2 - rank + 1)))
     assert max(c.p_adjusted for c in parts) == pytest.approx(want, rel=1e-3)
+
+
+def test_a_statement_of_direction_is_shown_beyond_the_noise_or_contradicted_beyond_it():
+    """Issue 60, item 3: "rises at every step" against the paper's run spread: consistency only when its weakest
+    step rises beyond the noise, an erratum only when one falls beyond it, otherwise inconclusive — never confirmed
+    because nothing went the wrong way; both decisions are one difference test, gated alike."""
+    from scipy import stats as sst
+
+    lg = Ledger(paper="acr", notebook="t", profile="default")
+    kw = dict(noise=1.0, noise_basis=RUN_SPREAD, check="weakest step")
+    up = lg.consistency("up", "T", "rises", claimed=2.5, **kw)
+    flat = lg.consistency("flat", "T", "rises", claimed=0.3, **kw)
+    down = lg.consistency("down", "T", "rises", claimed=-3.0, **kw)
+    assert (up.verdict, flat.verdict, down.verdict) == (CONSISTENCY, INCONCLUSIVE, ERRATUM)
+    assert up.p_value == pytest.approx(2 * sst.norm.sf(2.5 * 1.959964), rel=1e-3)
+    assert flat.p_value == pytest.approx(2 * sst.norm.sf(0.3 * 1.959964), rel=1e-3)
+    assert "neither show" in flat.decides
+    lg.finalise()
+    assert up.family_size == 3 and up.verdict == CONSISTENCY and down.verdict == ERRATUM
+    # exact numbers (tol 0): the sign decides; a tie decides nothing
+    ex = Ledger(paper="acr", notebook="t", profile="default")
+    signs = [ex.consistency(f"e{i}", "T", "x", claimed=c, noise=0.0, noise_basis=EXACT, check="c") for i, c in
+             enumerate((0.1, 0.0, -0.1))]  # fmt: skip
+    assert [c.verdict for c in signs] == [CONSISTENCY, INCONCLUSIVE, ERRATUM]
+    with pytest.raises(ValueError, match="not both"):
+        lg.consistency("x", "T", "x", claimed=1.0, discrepancy=0.0, **kw)
+    with pytest.raises(ValueError, match="noise_basis"):
+        lg.consistency("y", "T", "x", claimed=1.0, noise=1.0, check="c")
+
+
+def test_a_setting_registered_as_ambiguous_names_the_rows_that_read_it():
+    """Issue 60, item 2: an ambiguity that enters through a setting (``settings``) names, for that notebook, the
+    rows computed from it (``rows``), so that every such row is refused unless tested under every reading; the Iris
+    rows of notebook 05 read ``iris_classes`` and the 'halving' rows of 01 read the words of Sec. 5.4."""
+    from fnmatch import fnmatchcase
+
+    from robeval.core.ledger.ambiguities import AMBIGUITIES
+
+    for key, amb in AMBIGUITIES.items():
+        for notebook, names in amb.settings.items():
+            assert amb.rows.get(notebook), (key, notebook, names)  # a setting without the rows it reaches
+    pair = AMBIGUITIES["realworld_iris_pair"].rows["05_realworld_iris_ionosphere"]
+    iris = ("iris-ranking-differs", "iris-dense-near-1", "iris-corr-peak", "iris-mc-convergence", "fig3c-range",
+            "fig5-iris-differs")  # fmt: skip
+    assert all(any(fnmatchcase(i, p) for p in pair) for i in iris)
+    assert not any(fnmatchcase("ionosphere-ranking-differs", p) for p in pair)
+    # the central Iris row recorded on our class pair alone: refused
+    lg = Ledger(paper="realworld", notebook="05_realworld_iris_ionosphere", profile="default")
+    lg.comparison("iris-ranking-differs", "Sec. 4.1.3", "x", interval=_iv(0.2, 0.1, 0.3, n=30), central=True, **R)
+    with pytest.raises(ValueError, match=r"under every reading.*realworld_iris_pair"):
+        lg.check_ambiguities()
+    # "less than halving the classification error" is read both ways; one reading alone is refused
+    assert set(AMBIGUITIES["mscr_halving"].readings) == {"below_half", "above_half"}
+    lg = Ledger(paper="mscr", notebook="01_mscr_2d", profile="default")
+    lg.comparison("SH_error_halved", "Sec. 5.4", "x", interval=_iv(0.2, 0.1, 0.3, n=30), **R)
+    with pytest.raises(ValueError, match=r"under every reading.*mscr_halving"):
+        lg.check_ambiguities()
+    # under both readings: the opposite readings cannot both hold, so the statement is decided only if neither does
+    lg = Ledger(paper="mscr", notebook="01_mscr_2d", profile="default")
+    (c,) = lg.under_readings(
+        "mscr_halving",
+        {"below_half": 1.0, "above_half": -1.0},
+        lambda led, s: [led.comparison("SH_error_halved", "Sec. 5.4", "x", interval=_iv(0.2 * s, 0.2 * s - 0.1,
+                                                                                    0.2 * s + 0.1, n=30), **R)],
+    )  # fmt: skip
+    assert c.verdict == INCONCLUSIVE and lg.get("SH_error_halved.below_half").verdict == REPRODUCED
+    assert c.ambiguity == "mscr_halving" and lg.get("SH_error_halved.above_half").verdict == CONTRADICTED

@@ -99,3 +99,50 @@ def test_a_statement_the_papers_words_allow_both_ways_is_decided_only_where_both
     assert statement_verdict([R, C], "any|all") == I  # one reading reproduced, the other contradicted
     with pytest.raises(ValueError, match="quantifier"):
         statement_verdict([R], "all|all")
+
+
+def _confirm_only(source: str) -> list[str]:
+    """Functions of ``source`` that can only confirm a consistency: a literal ``holds=True``/``False``, or a
+    ``consistency(...)`` call beside an ``unavailable(..., kind="consistency")`` in one function (the other branch
+    of the same check recorded as 'could not be checked' instead of an erratum)."""
+    import ast
+
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
+        cons = [c for c in calls if c.func.attr == "consistency"]
+        literal = any(k.arg == "holds" and isinstance(k.value, ast.Constant) for c in cons for k in c.keywords)
+        unavailable = any(
+            c.func.attr == "unavailable"
+            and any(
+                k.arg == "kind" and isinstance(k.value, ast.Constant) and k.value.value == "consistency"
+                for k in c.keywords
+            )
+            for c in calls
+        )
+        if literal or (cons and unavailable):
+            found.append(fn.name)
+    return found
+
+
+def test_no_paper_package_holds_a_confirm_only_check():
+    """Issue 60, item 3: a consistency a check can only confirm (a rising sheet -> consistency, a falling one ->
+    'unavailable') is the one-way rule the ledger refuses; every paper package is scanned for its two shapes."""
+    confirm_only = """
+def steady(ledger, steps):
+    if all(s > 0 for s in steps):
+        return ledger.consistency("x", "S", "rises", holds=True, check="every step rises")
+    return ledger.unavailable("x", "S", "rises", kind="consistency", why="no noise")
+"""
+    both_ways = """
+def steady(ledger, steps):
+    return ledger.consistency("x", "S", "rises", holds=all(s > 0 for s in steps), check="every step rises")
+"""
+    assert _confirm_only(confirm_only) == ["steady"] and _confirm_only(both_ways) == []
+    lib = paths.ROOT / "lib" / "robeval"
+    files = [f for pkg in ("mscr", "msd", "realworld", "acr") for f in sorted((lib / pkg).glob("*.py"))]
+    assert len(files) > 40
+    found = {f.name: _confirm_only(f.read_text()) for f in files}
+    assert {k: v for k, v in found.items() if v} == {}

@@ -460,10 +460,14 @@ def test_evaluate_sec41_covers_the_index(tmp_path):
     # result files written before the readings: our reading and class pair only, the others left open
     led = ledger()
     out = labelled(RC.evaluate_sec41(led, cfg, tmp_path))
-    # Fig. 3a/3b: four readings and their combination each; dense-near-1: our reading and its combination;
-    # Fig. 5: our reading and pair, combined over the pairs and over the readings
-    assert len(out) == 2 * 4 + 2 * (4 + 1) + 1 + 2 + 2  # the rows that count (readings parts are left out)
-    assert len(led.claims) == 2 * (4 + 1) + 2 * (4 + 1) + 1 + 2 * 3 + 2
+    # the rows that count: 7 Iris rows (each combined over the class pairs, issue 60 item 2), 4 Ionosphere rows,
+    # the 2 Fig. 5 rows and the 2 consistency rows
+    assert len(out) == 7 + 4 + 2 + 2
+    # every row: Iris under our pair (ranking, dense-near-1 = our reading + its combination, corr-peak,
+    # mc-convergence, Fig. 3a/3b = four readings + their combination each, Fig. 3c) and the 7 combined over the
+    # pairs; Ionosphere (dense-near-1 with its combination); Fig. 5: our reading and pair, combined over the pairs
+    # and over the readings; the consistency rows
+    assert len(led.claims) == (1 + 2 + 1 + 1 + 2 * (4 + 1) + 1) + 7 + (1 + 2 + 1 + 1) + 2 * 3 + 2
     led.cover(RC.INDEX_05)
     led.check_coverage()  # every row in the index, every pattern matched
     led.check_ambiguities()
@@ -474,7 +478,11 @@ def test_evaluate_sec41_covers_the_index(tmp_path):
     _write_fig5_files(tmp_path)
     led = ledger()
     out = labelled(RC.evaluate_sec41(led, cfg, tmp_path))
-    assert len(led.claims) == 2 * (4 + 4) + 2 * (4 + 1) + 1 + 2 * (12 + 4 + 1) + 2
+    assert len(led.claims) == (1 + 5 + 1 + 1 + 2 * (4 + 1) + 1) + 7 + (1 + 5 + 1 + 1) + 2 * (12 + 4 + 1) + 2
+    # the Iris rows are readings rows of the class pair, the two pairs not in these files recorded missing
+    ranking = led.get("iris-ranking-differs")
+    assert ranking.ambiguity == "realworld_iris_pair" and ranking.verdict == INCONCLUSIVE and ranking.central
+    assert ranking._readings[2] == ["setosa-versicolor", "setosa-virginica"]
     led.cover(RC.INDEX_05)
     led.check_coverage()
     led.check_ambiguities()
@@ -483,7 +491,9 @@ def test_evaluate_sec41_covers_the_index(tmp_path):
         assert row.ambiguity == "realworld_fig3_axis" and row.depends == ("realworld_fig3_axis", "realworld_iris_pair")
         assert all(led.get(f"{cid}.{r}").ambiguity == "realworld_iris_pair" for r in RC.FIG3_READINGS)
         assert row.verdict == REPRODUCED, row.decides
-    assert led.get("iris-dense-near-1").ambiguity == "realworld_fig3_axis"
+    # dense-near-1 on Iris: the class pairs outside, the covariance readings inside each pair
+    assert led.get("iris-dense-near-1").ambiguity == "realworld_iris_pair"
+    assert led.get("iris-dense-near-1.versicolor-virginica").ambiguity == "realworld_fig3_axis"
 
 
 # ================================================================== notebook 06

@@ -54,80 +54,74 @@ def _agrees(diff, unit) -> bool:
 
 
 ROUND, TRUNCATE = "rounded", "truncated"
+# Round-to-nearest printed through one intermediate digit (the file's value rounded to 4 decimals, then that to 3,
+# ties to even) moves a printed number up to 0.55 of a unit from the value: Table 4 prints three ACRs that way
+# (0.47654 -> 0.4765 -> 0.476; 0.82452 -> 0.824; 1.04254 -> 1.042) beside ones rounded directly. Both are rounding,
+# which the paper does not say more about, so a rounded table's band is +-0.55 unit; truncation's is [0, 1) unit.
+ROUND_HALF_WIDTH = 0.55
 
 
-def rounding_convention(*cmps: pd.DataFrame) -> str:
-    """How the paper prints its certification files, decided once for the paper from every printed cell of its
-    tables (``cmps``: :func:`robeval.acr.metrics.compare_tables` outputs): :data:`ROUND` when at least as many
-    cells are the file's value rounded to the printed digits (|file − printed| ≤ half a unit) as truncated
-    (0 ≤ file − printed < one unit), else :data:`TRUNCATE`. One convention for every row, so a row's noise does not
-    depend on which convention happens to fit it."""
-    cmp = pd.concat(cmps, ignore_index=True)
+def _fits(diff, unit, convention: str):
+    """Which of ``diff`` (file − printed, array) a print of the file's value under ``convention`` explains."""
+    d = np.asarray(diff, dtype=np.float64)
+    if convention == ROUND:
+        return np.abs(d) <= ROUND_HALF_WIDTH * unit + 1e-9
+    return (d >= -1e-9) & (d < unit - 1e-9)
+
+
+def rounding_convention(cmp: pd.DataFrame) -> str:
+    """How the paper prints one table of its certification files, read once per table from every printed cell
+    of it (``cmp``: a :func:`robeval.acr.metrics.compare_tables` output): :data:`ROUND` when at least as many cells
+    are the file's value rounded to the printed digits (|file − printed| <= :data:`ROUND_HALF_WIDTH` of a unit) as
+    truncated (0 <= file − printed < one unit), else :data:`TRUNCATE`. One convention for every row of the table, so
+    a row's noise does not depend on which convention happens to fit it (issue 60, item 4)."""
     _check_frame(cmp, ("quantity", "diff"), "cmp")
     unit = np.where(cmp["quantity"].to_numpy() == "ACR", ACR_UNIT, ACC_UNIT)
     d = cmp["diff"].to_numpy(np.float64)
-    rounded = int(np.sum(np.abs(d) <= unit / 2 + 1e-9))
-    truncated = int(np.sum((d >= -1e-9) & (d < unit - 1e-9)))
+    rounded = int(np.sum(_fits(d, unit, ROUND)))
+    truncated = int(np.sum(_fits(d, unit, TRUNCATE)))
     return ROUND if rounded >= truncated else TRUNCATE
 
 
-def printed_twice(table5: pd.DataFrame, table3: pd.DataFrame) -> dict:
-    """The paper's own gap between two prints of one quantity: Table 5 repeats Table 3's Gaussian row and its
-    "all three" row is Ours; ``{(sigma, method, column): |Table 5 − Table 3|}`` for every such cell."""
-    out = {}
-    for (s, variant), row in table5.iterrows():
-        method = {"gaussian": "gaussian", "all": "ours"}.get(variant)
-        if method is None or (s, method) not in table3.index:
-            continue
-        for col in row.index:
-            a, b = float(row[col]), float(table3.loc[(s, method), col])
-            if np.isfinite(a) and np.isfinite(b):
-                out[(float(s), method, str(col))] = abs(a - b)
-    return out
-
-
-def record_table_consistency(
-    ledger, tag: str, source: str, cmp: pd.DataFrame, convention: str = ROUND, twice: dict | None = None
-) -> None:
+def record_table_consistency(ledger, tag: str, source: str, cmp: pd.DataFrame, convention: str | None = None) -> None:
     """Tables 3/4 against the authors' certification files, per (sigma, method): the ACR and the certified
     accuracies (``consistency`` when every printed number is the file's printed to the paper's digits, else
     ``erratum``).
 
     One noise basis for every row, chosen from what the numbers are and never from how far a row is off: the
     tables are the authors' released certification files printed (one run printed twice), so the noise is the
-    printing — the paper's one ``convention`` (:func:`rounding_convention`, decided once for the paper: half a
-    unit of the last digit when it rounds, [0, 1) unit when it truncates) — widened, where the paper prints the
-    same number twice (``twice``: :func:`printed_twice`), by the gap between its own two prints. A row printed
-    from another run than the released file is then an erratum of the artefacts (the file does not give the
-    printed row), and its note says so.
+    printing — the table's one ``convention`` (:func:`rounding_convention` of ``cmp`` when None: read once per
+    table; ± :data:`ROUND_HALF_WIDTH` of a unit of the last digit when it rounds, [0, 1) unit when it truncates).
+    No other gap widens it: a row printed from another run than the released file is an erratum of the artefacts
+    (the file does not give the printed row), and its note says so — the same standard as Table 5's repeat of
+    Table 3's rows (:func:`record_table5_consistency`), so a gap is never noise in one row and an erratum in another.
 
     ``cmp``: :func:`robeval.acr.metrics.compare_tables` output (``sigma, method, quantity, paper, recomputed,
     diff``; accuracies in percent).
     """
     _check_ledger(ledger)
     _check_frame(cmp, ("sigma", "method", "quantity", "paper", "recomputed", "diff"), "cmp")
+    convention = rounding_convention(cmp) if convention is None else convention
     if convention not in (ROUND, TRUNCATE):
         raise ValueError(f"convention must be {ROUND!r} or {TRUNCATE!r}, got {convention!r}.")
-    twice = twice or {}
 
     def excess(q) -> float:
         """How far a cell's file − printed lies from its noise band, in units of the band's half-width (<= 1:
         within)."""
         unit = ACR_UNIT if q["quantity"] == "ACR" else ACC_UNIT
         centre = 0.0 if convention == ROUND else unit / 2
-        half = unit / 2 + twice.get((float(q["sigma"]), str(q["method"]), str(q["quantity"])), 0.0)
+        half = ROUND_HALF_WIDTH * unit if convention == ROUND else unit / 2
         return abs(float(q["diff"]) - centre) / half * (1 - 1e-6)
 
     def _other(q) -> str:  # a cell the other convention would print as the paper does
         unit = ACR_UNIT if q["quantity"] == "ACR" else ACC_UNIT
-        d = float(q["diff"])
-        fits = (0 <= d + 1e-9 and d < unit - 1e-9) if convention == ROUND else abs(d) <= unit / 2 + 1e-9
         other = TRUNCATE if convention == ROUND else ROUND
-        return f" (the file's value {other}, while the paper's numbers are {convention})" if fits else ""
+        fits = bool(_fits([float(q["diff"])], unit, other)[0])
+        return f" (the file's value {other}, while the table's numbers are {convention})" if fits else ""
 
     how = (
-        f"in units of the printing noise: the file's value {convention} to the printed digits (the paper's one "
-        "convention), widened by the gap between the paper's own two prints where it prints the number twice"
+        f"in units of the printing noise: the file's value {convention} to the printed digits (the table's one "
+        "convention, read from all its cells)"
     )
     for (s, m), g in cmp.groupby(["sigma", "method"], sort=False):
         a = g[g.quantity == "ACR"]
@@ -246,10 +240,10 @@ def record_table5_consistency(ledger, table5: pd.DataFrame = PAPER_TABLE5_FULL, 
             "Table 5 / Sec. 6 (ablation)",
             f"sigma={s}: 'when applied alone, all three components improve ACR compared to Gaussian training' "
             "against the printed Table 5",
-            discrepancy=max(0.0, -min(alone.values())) / _seed_noise_or_inf("ACR", s),
+            claimed=min(alone.values()) / _seed_noise_or_inf("ACR", s),
             noise=1.0,
             noise_basis=RUN_SPREAD,
-            check="printed ACR of each single component > printed Gaussian ACR (the largest shortfall in units of "
+            check="printed ACR of each single component > printed Gaussian ACR (the smallest gain in units of "
             f"1.96 · √2 · Table 8's seed std (widened {_WIDEN:.2f}x for its 2 df) of the ACR: the rows are different runs)",
             estimate=", ".join(f"{v} {d:+.3f}" for v, d in alone.items()),
             evidence=REANALYSIS,
@@ -263,10 +257,10 @@ def record_table5_consistency(ledger, table5: pd.DataFrame = PAPER_TABLE5_FULL, 
             "Table 5 / Sec. 6 (ablation)",
             f"sigma={s}: 'combining two components arbitrarily improves the ACR compared to using only one "
             "component' against the printed Table 5",
-            discrepancy=max(0.0, -min(pairs.values())) / _seed_noise_or_inf("ACR", s),
+            claimed=min(pairs.values()) / _seed_noise_or_inf("ACR", s),
             noise=1.0,
             noise_basis=RUN_SPREAD,
-            check="printed ACR of each pair > printed ACR of each of its two components (the largest shortfall in "
+            check="printed ACR of each pair > printed ACR of each of its two components (the smallest gain in "
             f"units of 1.96 · √2 · Table 8's seed std (widened {_WIDEN:.2f}x for its 2 df) of the ACR)",
             estimate=", ".join(f"{p} {d:+.3f} over its better component" for p, d in pairs.items()),
             evidence=REANALYSIS,
@@ -275,10 +269,10 @@ def record_table5_consistency(ledger, table5: pd.DataFrame = PAPER_TABLE5_FULL, 
             f"T5_text_all_best_s{s}",
             "Table 5 / Sec. 6 (ablation)",
             f"sigma={s}: 'the best ACR is achieved when all three components are combined' against the printed Table 5",
-            discrepancy=max(0.0, float(acr.drop("all").max() - acr["all"])) / _seed_noise_or_inf("ACR", s),
+            claimed=float(acr["all"] - acr.drop("all").max()) / _seed_noise_or_inf("ACR", s),
             noise=1.0,
             noise_basis=RUN_SPREAD,
-            check="printed ACR of all three > every other row's (the largest excess of another row in units of "
+            check="printed ACR of all three > every other row's (its lead over the best other row in units of "
             f"1.96 · √2 · Table 8's seed std (widened {_WIDEN:.2f}x for its 2 df) of the ACR)",
             estimate=f"best: {acr.idxmax()} ({acr.max():.3f})",
             evidence=REANALYSIS,
@@ -403,15 +397,19 @@ def _widen() -> float:
 _WIDEN = _widen()  # how much wider a spread over three seeds may be (robeval.core.ledger.decisions.spread_factor)
 
 
-def trend_gap(falls, rises) -> float:
-    """How far the printed columns violate "``falls`` strictly decreasing and ``rises`` strictly increasing",
-    in units of the paper's own noise (:func:`seed_noise`): the largest wrong-way step of either column divided
-    by its column's noise (0 when both columns move the right way)."""
-    gaps = [0.0]
-    for col, sign in ((falls, 1.0), (rises, -1.0)):
-        steps = sign * np.diff(np.asarray(col, dtype=np.float64))  # > 0 is a wrong-way step
-        gaps.append(float(np.max(steps, initial=0.0)) / seed_noise(str(col.name)))
-    return max(gaps)
+def trend_margin(falls, rises) -> float:
+    """How far the printed columns hold "``falls`` strictly decreasing and ``rises`` strictly increasing", in
+    units of the paper's own noise (:func:`seed_noise`): the weakest step of either column on its claimed side
+    divided by its column's noise — > 0 when every step moves the claimed way, < 0 when one moves the other way
+    (a ``claimed=`` margin of :meth:`robeval.core.ledger.Ledger.consistency`)."""
+    margins = []
+    for col, sign in ((falls, -1.0), (rises, 1.0)):
+        steps = sign * np.diff(np.asarray(col, dtype=np.float64))  # > 0 is a step the claimed way
+        if len(steps):
+            margins.append(float(np.min(steps)) / seed_noise(str(col.name)))
+    if not margins:
+        raise ValueError("trend_margin needs columns of at least two values.")
+    return min(margins)
 
 
 def record_ablation_table_consistency(ledger, tables: dict = PAPER_ABLATIONS, table3=PAPER_TABLE3) -> None:
@@ -479,10 +477,10 @@ def record_ablation_table_consistency(ledger, tables: dict = PAPER_ABLATIONS, ta
         "D2_steps_tradeoff",
         "App. D.2 / Table 12",
         "more attack steps K: better certified accuracy at large radii, lower clean accuracy",
-        discrepancy=trend_gap(t12["0.00"], t12["1.75"]),
+        claimed=trend_margin(t12["0.00"], t12["1.75"]),
         noise=1.0,
         noise_basis=RUN_SPREAD,
-        check="r=0 column strictly decreasing and r=1.75 column strictly increasing in K (the largest wrong-way step in units of 1.96 · √2 · the seed std of Table 8)",
+        check="r=0 column strictly decreasing and r=1.75 column strictly increasing in K (the weakest step in units of 1.96 · √2 · the seed std of Table 8)",
         estimate=f"r=0: {t12['0.00'].tolist()}; r=1.75: {t12['1.75'].tolist()}",
         evidence=REANALYSIS,
     )
@@ -491,10 +489,10 @@ def record_ablation_table_consistency(ledger, tables: dict = PAPER_ABLATIONS, ta
         "D2_step_size_tradeoff",
         "App. D.2 / Table 11",
         "'increasing the step size in a moderate range' (0.125 to 0.5) has the same effect as more steps",
-        discrepancy=trend_gap(moderate["0.00"], moderate["1.75"]),
+        claimed=trend_margin(moderate["0.00"], moderate["1.75"]),
         noise=1.0,
         noise_basis=RUN_SPREAD,
-        check="for eta in 0.125, 0.25, 0.5: r=0 strictly decreasing, r=1.75 strictly increasing (the largest wrong-way step in units of 1.96 · √2 · the seed std of Table 8)",
+        check="for eta in 0.125, 0.25, 0.5: r=0 strictly decreasing, r=1.75 strictly increasing (the weakest step in units of 1.96 · √2 · the seed std of Table 8)",
         estimate=f"r=0: {moderate['0.00'].tolist()}; r=1.75: {moderate['1.75'].tolist()}",
         evidence=REANALYSIS,
     )
@@ -513,10 +511,10 @@ def record_ablation_table_consistency(ledger, tables: dict = PAPER_ABLATIONS, ta
         "E4_linf_steps_tradeoff",
         "App. E.4 / Table 14",
         "Linf attack: more steps give better accuracy at large radii and lower accuracy at small radii",
-        discrepancy=trend_gap(t14["0.00"], t14["1.75"]),
+        claimed=trend_margin(t14["0.00"], t14["1.75"]),
         noise=1.0,
         noise_basis=RUN_SPREAD,
-        check="r=0 strictly decreasing and r=1.75 strictly increasing in K (the largest wrong-way step in units of 1.96 · √2 · the seed std of Table 8)",
+        check="r=0 strictly decreasing and r=1.75 strictly increasing in K (the weakest step in units of 1.96 · √2 · the seed std of Table 8)",
         estimate=f"r=0: {t14['0.00'].tolist()}; r=1.75: {t14['1.75'].tolist()}",
         evidence=REANALYSIS,
     )
@@ -524,10 +522,10 @@ def record_ablation_table_consistency(ledger, tables: dict = PAPER_ABLATIONS, ta
         "E4_linf_step_size_tradeoff",
         "App. E.4 / Table 13",
         "Linf attack: a larger step size gives better accuracy at large radii and lower accuracy at small radii",
-        discrepancy=trend_gap(t13["0.00"], t13["1.75"]),
+        claimed=trend_margin(t13["0.00"], t13["1.75"]),
         noise=1.0,
         noise_basis=RUN_SPREAD,
-        check="r=0 strictly decreasing and r=1.75 strictly increasing in eta (the largest wrong-way step in units of 1.96 · √2 · the seed std of Table 8)",
+        check="r=0 strictly decreasing and r=1.75 strictly increasing in eta (the weakest step in units of 1.96 · √2 · the seed std of Table 8)",
         estimate=f"r=0: {t13['0.00'].tolist()}; r=1.75: {t13['1.75'].tolist()}",
         note="" if _increasing(t13["1.75"]) else "the r=1.75 column falls at the largest step size",
         evidence=REANALYSIS,

@@ -429,6 +429,12 @@ def record_csv_statements(
     i01 = int(np.flatnonzero(np.isclose(e_te, 0.01))[0])
     ib, jb = np.unravel_index(int(np.argmax(a)), a.shape)
     jclean = int(np.argmax(a[0]))
+    # the claimed best cell's strongest rival (the best of the others): a claim that X is the best holds beyond the
+    # noise only if X beats it, and fails beyond the noise only if it beats X
+    jrival = int(np.argmax(np.where(np.arange(a.shape[1]) == j01, -np.inf, a[0])))
+    others = a.copy()
+    others[i01, j002] = -np.inf
+    irival, jrival2 = np.unravel_index(int(np.argmax(others)), a.shape)
     best_tr = e_tr[a.argmax(axis=1)]
     # Sec. 5.4: with 20 runs, is the clean gain of eps_train = 0.01 significant (the CSV's 95% margins overlap)?
     marg = csv_acc_margin.to_numpy(dtype=float)
@@ -442,11 +448,11 @@ def record_csv_statements(
             "S4_cifar_csv_clean_best_0.01",
             "Sec. 4 / authors' CSV",
             "CSV: eps_train = 0.01 has the best clean accuracy",
-            discrepancy=float(a[0, jclean] - a[0, j01]),
-            noise=float(np.hypot(marg[0, jclean], marg[0, j01])),
+            claimed=float(a[0, j01] - a[0, jrival]),
+            noise=float(np.hypot(marg[0, jrival], marg[0, j01])),
             noise_basis=RUN_SPREAD,
-            check="the CSV's best clean accuracy minus eps_train = 0.01's, against their 95% margins combined (the "
-            "columns are different runs)",
+            check=f"the clean accuracy of eps_train = 0.01 minus the best other column's (eps_train = {e_tr[jrival]:g}),"
+            " against their 95% margins combined (the columns are different runs)",
             evidence="reanalysis",
             unit="training runs",
             estimate=f"eps_train = {e_tr[jclean]:g}",
@@ -455,11 +461,11 @@ def record_csv_statements(
             "S4_cifar_csv_max_overall",
             "Sec. 4 / authors' CSV",
             "CSV: maximal accuracy at eps_train = 0.02, eps_test = 0.01",
-            discrepancy=float(a[ib, jb] - a[i01, j002]),
-            noise=float(np.hypot(marg[ib, jb], marg[i01, j002])),
+            claimed=float(a[i01, j002] - a[irival, jrival2]),
+            noise=float(np.hypot(marg[irival, jrival2], marg[i01, j002])),
             noise_basis=RUN_SPREAD,
-            check="the CSV's largest accuracy minus the cell at eps_train = 0.02, eps_test = 0.01, against their 95% "
-            "margins combined",
+            check="the cell at eps_train = 0.02, eps_test = 0.01 minus the CSV's largest other cell (eps_train = "
+            f"{e_tr[jrival2]:g}, eps_test = {e_te[irival]:g}), against their 95% margins combined",
             evidence="reanalysis",
             unit="training runs",
             estimate=f"eps_train = {e_tr[jb]:g}, eps_test = {e_te[ib]:g}",

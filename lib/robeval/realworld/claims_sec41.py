@@ -206,7 +206,6 @@ def record_sec41_claims(
                 f"mean fractions {np.nanmean(st['frac_rw_09']):.2f} (P_r) vs {np.nanmean(st['frac_adv_09']):.2f} "
                 "(adversarial)",
                 f"P_r from N = {int(st['n_samples'].iloc[0])} samples per point" if "n_samples" in st else "",
-                "our Iris class pair only (the other pairs are not attacked)" if reading and dataset == "iris" else "",
                 smoke,
             ),
         )
@@ -338,8 +337,9 @@ def record_fig3_range_claims(
       means is ambiguous (:data:`FIG3_AMBIGUITY`): with the scale sweep (``sweep``: columns ``run``, ``scale``,
       ``min_robustness``) every reading of :data:`FIG3_READINGS` is a row ``<id>.<reading>`` and ``<id>``
       combines them (:meth:`robeval.core.ledger.Ledger.readings`: decided only when all agree, and only once
-      every Iris class pair has run: ours, ``iris_classes``, is one of three readings of the unstated pair, so
-      the combined row decides in neither direction). Without ``sweep`` only our reading is
+      every Iris class pair has run: with ``iris_classes`` (ours) the other pairs are recorded missing, so the
+      combined row decides in neither direction; with ``iris_classes=None`` the call records one pair of several
+      and :func:`evaluate_sec41` combines the pairs, ``realworld_iris_pair``). Without ``sweep`` only our reading is
       recorded and the row says which reading it is. A scatter scale that is not the paper's panel scale makes
       the rows not comparable.
     * ``fig3c-range``: the Pearson correlation curve lies inside (0.1, 0.9): interval over runs of
@@ -392,7 +392,7 @@ def record_fig3_range_claims(
                     f"{why}; mean minimum {np.nanmean(values):.3f}" if np.isfinite(values).any() else why,
                     "the paper's figure is one split and forest; the interval is for the expected minimum under our "
                     "protocol",
-                    _CLASS_PAIR,
+                    "" if iris_classes is None else _CLASS_PAIR,
                     f"{drop} run(s) outside the sweep's range dropped" if drop else "",
                     "" if same else f"our scale {scale:g} is not the panel's {paper_scale:g}",
                     smoke,
@@ -412,10 +412,11 @@ def record_fig3_range_claims(
             parts=parts,
             key="realworld_fig3_axis",
             ambiguity=FIG3_AMBIGUITY,
-            # the class pair is ambiguous too (realworld_iris_pair) and only ours was run: neither a reproduction
-            # nor a contradiction with it alone decides the statement
-            missing=[f"Iris class pair {p}" for p in _other_pairs(iris_classes)],
-            note=note_text(_CLASS_PAIR, smoke),
+            # the class pair is ambiguous too (realworld_iris_pair): called for one pair of several (iris_classes
+            # None) the pairs combine outside; with only ours run, neither a reproduction nor a contradiction with
+            # it alone decides the statement
+            missing=[] if iris_classes is None else [f"Iris class pair {p}" for p in _other_pairs(iris_classes)],
+            note=note_text("" if iris_classes is None else _CLASS_PAIR, smoke),
         )
         out.append(c)
     lo, hi = FIG3C_AXIS
@@ -645,21 +646,35 @@ def evaluate_sec41(ledger, cfg, out_dir) -> list[Claim]:
         stats[dataset].attrs["n_repeats"] = int(tables["runs"]["n_repeats"].iloc[0])
         scales[dataset] = float(scatter[0])
     fig5, dense = fig5_tables(tables_by, stats, cov_trace=cfg["cov_trace"], iris_classes=cfg["iris_classes"])
-    out = []
-    for dataset in rx.SEC41_DATASETS:
-        out += record_sec41_claims(
-            ledger, dataset, stats[dataset], scatter_scale=scales[dataset], n_samples=int(cfg["n_samples"]),
-            dense_by_reading=dense[dataset],
+    # every Iris row under every class pair (the ambiguity realworld_iris_pair): ours from the main grid, the others
+    # from their own runs (robeval.realworld.experiments.run_sec41_pairs_grid) where the folder has them
+    by_pair = {rx.iris_pair_name(cfg["iris_classes"]): (stats["iris"], dense["iris"], sweeps["iris"])}
+    for pair, t in rx.load_sec41_pair_results(out_dir).items():
+        st = rs.sec41_statistics(t["points"], t["sweep"], t["runs"], cfg["iris_scatter_scales"])
+        st.attrs["n_repeats"] = int(t["runs"]["n_repeats"].iloc[0])
+        f5 = rs.fig5_statistics(t["fig5"], t["points"])
+        by_pair[pair] = (st, {r: g.sort_values("run").reset_index(drop=True) for r, g in f5.groupby("reading")},
+                         t["sweep"])  # fmt: skip
+    from robeval.core.ledger.ambiguities import AMBIGUITIES
+
+    pairs = {p: by_pair.get(p) for p in AMBIGUITIES[PAIR_KEY].readings}
+    n_samples = int(cfg["n_samples"])
+
+    def iris_rows(lg, data):
+        st, dn, sweep = data
+        rows = record_sec41_claims(
+            lg, "iris", st, scatter_scale=scales["iris"], n_samples=n_samples, dense_by_reading=dn
         )  # fmt: skip
-    out += record_fig3_range_claims(
-        ledger,
-        stats["iris"],
-        cfg["iris_scatter_scales"],
-        sweep=sweeps["iris"],
-        n_features=n_features,
-        cov_trace=cfg["cov_trace"],
-        iris_classes=cfg["iris_classes"],
-    )
+        return rows + record_fig3_range_claims(
+            lg, st, cfg["iris_scatter_scales"], sweep=sweep, n_features=n_features, cov_trace=cfg["cov_trace"],
+            iris_classes=None,
+        )  # fmt: skip
+
+    out = ledger.under_readings(PAIR_KEY, pairs, iris_rows)
+    out += record_sec41_claims(
+        ledger, "ionosphere", stats["ionosphere"], scatter_scale=scales["ionosphere"], n_samples=n_samples,
+        dense_by_reading=dense["ionosphere"],
+    )  # fmt: skip
     out += record_covariance_claims(ledger, fig5, scale_by_dataset=scales)
     out += record_sec41_consistency(ledger, cov_trace=cfg["cov_trace"])
     return out

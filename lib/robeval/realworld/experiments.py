@@ -744,6 +744,102 @@ def run_sec41_grid(cfg, out_dir, *, progress: bool = True) -> dict:
     return tables
 
 
+def sec41_pair_cells(n_runs: int, iris_classes) -> list[dict]:
+    """The cells ``{"pair", "run"}`` of :func:`sec41_pair_cell`: every Iris class pair other than ``iris_classes``
+    (ours), ``n_runs`` runs each."""
+    if int(n_runs) < 1:
+        raise ValueError(f"n_runs must be >= 1; got {n_runs!r}.")
+    ours = iris_pair_name(iris_classes)
+    pairs = [iris_pair_name(p) for p in ((0, 1), (0, 2), (1, 2)) if iris_pair_name(p) != ours]
+    return [{"pair": p, "run": r} for p in pairs for r in range(int(n_runs))]
+
+
+def sec41_pair_cell(cell: dict, config: dict) -> list[dict]:
+    """Grid cell of notebook 05's other Iris class pairs (robeval.core.ledger.ambiguities, "realworld_iris_pair"):
+    the whole Sec. 4.1 run (:func:`sec41_run`: forest, CEML attack, scale sweep, scatter scales, convergence
+    repetitions, Fig. 5 under every covariance reading) on the two classes of ``cell["pair"]``, seeded by
+    ``keyed(config["seed"], "iris", run, "pair-run", pair)`` (independent of our pair's runs and of the Fig. 5-only
+    pair cells of :func:`sec41_cell`). Rows tagged ``table`` = "points", "sweep", "summary" or "fig5", each with
+    ``pair``."""
+    pair, run = str(cell["pair"]), int(cell["run"])
+    names = pair.split("-")
+    if len(names) != 2 or any(n not in IRIS_CLASSES for n in names):
+        raise ValueError(f"pair must name two Iris classes 'a-b' of {IRIS_CLASSES}; got {pair!r}.")
+    per = config["iris"]
+    out = sec41_run(
+        "iris",
+        keyed(config["seed"], "iris", run, "pair-run", pair),
+        n_samples=config["n_samples"],
+        sweep_samples=config["sweep_samples"],
+        scales=config["scales"],
+        scatter_scales=per["scatter_scales"],
+        n_repeats=config["n_repeats"],
+        n_random_cov=config["n_random_cov"],
+        attack=per["attack"],
+        attack_kwargs=per["attack_kwargs"],
+        model_kwargs=per["model_kwargs"],
+        cov_trace=config["cov_trace"],
+        iris_classes=[IRIS_CLASSES.index(n) for n in names],
+        max_test_points=config["max_test_points"] or None,
+        reading_samples=config.get("reading_samples"),
+    )
+    rows = [{"table": "points", **r} for r in out["points"].to_dict(orient="records")]
+    if "fig5" in out:
+        rows += [{"table": "fig5", **r} for r in out["fig5"].to_dict(orient="records")]
+    rows += [{"table": "sweep", **r} for r in out["sweep"].to_dict(orient="records")]
+    rows.append({"table": "summary", **out["summary"]})
+    return [{**r, "pair": pair} for r in rows]
+
+
+def run_sec41_pairs_grid(cfg, out_dir, *, progress: bool = True) -> dict:
+    """The Iris rows under the other class pairs (the ambiguity "realworld_iris_pair"): ``n_runs`` runs of each
+    pair other than ``iris_classes`` (:func:`sec41_pair_cell`) as a resumable run grid cached under
+    ``results/<profile>/grids/realworld_sec41_pairs``, then ``iris_pairs_points.csv``, ``iris_pairs_sweep.csv``,
+    ``iris_pairs_runs.csv`` and ``iris_pairs_fig5.csv`` in ``out_dir`` (column ``pair``). Returns
+    :func:`load_sec41_pair_results`."""
+    from pathlib import Path
+
+    from robeval.core import io
+    from robeval.core.runs import grid_store, run_grid
+
+    out_dir = Path(out_dir)
+    df = run_grid(
+        sec41_pair_cell,
+        sec41_pair_cells(cfg["n_runs"], cfg["iris_classes"]),
+        store=grid_store(cfg.profile, "realworld_sec41_pairs"),
+        config=sec41_config(cfg),
+        n_jobs=int(cfg["n_jobs"]),
+        desc="Sec. 4.1 runs, other Iris pairs",
+        progress=progress,
+    )
+    order = {"points": ["point"], "sweep": ["scale"], "summary": [], "fig5": ["reading", "point"]}
+    for table, name in (("points", "points"), ("sweep", "sweep"), ("summary", "runs"), ("fig5", "fig5")):
+        t = tidy_table(df[df["table"] == table].drop(columns=["table"]))
+        t = t.sort_values(["pair", "run"] + [c for c in order[table] if c in t.columns]).reset_index(drop=True)
+        io.save_frame(t, out_dir / f"iris_pairs_{name}.csv")
+    return load_sec41_pair_results(out_dir)
+
+
+def load_sec41_pair_results(out_dir) -> dict:
+    """The files :func:`run_sec41_pairs_grid` wrote: ``{pair: {"points", "sweep", "runs", "fig5"}}`` (one entry per
+    Iris class pair other than ours, each table without its ``pair`` column), or ``{}`` where the folder has none
+    (written before the other pairs ran: their rows stay open)."""
+    from pathlib import Path
+
+    from robeval.core import io
+
+    out_dir = Path(out_dir)
+    names = ("points", "sweep", "runs", "fig5")
+    if not all((out_dir / f"iris_pairs_{n}.csv").exists() for n in names):
+        return {}
+    tables = {n: io.load_frame(out_dir / f"iris_pairs_{n}.csv") for n in names}
+    pairs = sorted(set(tables["runs"]["pair"].astype(str)))
+    return {
+        p: {n: t[t["pair"].astype(str) == p].drop(columns=["pair"]).reset_index(drop=True) for n, t in tables.items()}
+        for p in pairs
+    }
+
+
 def load_sec41_results(out_dir, dataset: str) -> dict:
     """The result files :func:`run_sec41_grid` wrote for ``dataset``: ``{"points", "sweep", "runs"}``
     DataFrames (column ``run`` in each), and ``"fig5"`` (Fig. 5 under every covariance reading and, for Iris,

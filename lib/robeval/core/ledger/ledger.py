@@ -93,6 +93,7 @@ import re
 from dataclasses import dataclass, field
 
 from robeval.core.ledger import decisions as _decisions
+from robeval.core.ledger.gaps import GapTest, direction_test, gap_test
 from robeval.core.ledger.readings import ReadingsMixin
 from robeval.core.ledger.rules import larger_reruns, overruled_by, rerun_agreement, stability_of
 from robeval.core.ledger.store import StoreMixin
@@ -139,7 +140,6 @@ from robeval.core.ledger.vocab import (
 from robeval.core.paths import PROFILES, check_profile
 from robeval.core.validation import check_fact_types as _check_types
 
-_Z95 = 1.959963984540054  # the normal 97.5% quantile: a 95% band is 1.96 standard errors
 
 
 @dataclass
@@ -482,8 +482,10 @@ class Ledger(ReadingsMixin, StoreMixin):
         paper=None,
         estimate=None,
         discrepancy: float | None = None,
+        claimed: float | None = None,
         noise: float | None = None,
         noise_basis: str = "",
+        margin: float | None = None,
         comparable_at=PROFILES,
         central: bool = False,
         note: str = "",
@@ -502,45 +504,45 @@ class Ledger(ReadingsMixin, StoreMixin):
         statement is decided without noise: text, counts, closed forms; a derivation's closed form is exact by
         default); for a reanalysis of the paper's noisy numbers it decides nothing either way (a check that could
         not find an erratum cannot confirm either).
+
+        With :data:`RUN_SPREAD` (the numbers come from different runs of the paper), consistency and erratum pass
+        the same kind of test and the same gates (issue 60, item 3): the gap is a draw with standard error
+        ``noise / 1.96`` (the paper's own, so a rerun of ours recomputes it). Beyond the noise it is tested for a
+        difference from 0 (erratum); within it, by two one-sided tests for a true gap inside ± ``margin`` (the
+        largest gap the statement tolerates, in the paper's units; default ``noise``): consistency only when that
+        equivalence test rejects — a gap within the noise is otherwise inconclusive, not confirmed. Both decisions
+        join the notebook's Holm family and its stability gate.
+
+        A statement of direction ("rises at every step", "each component improves", "the best is X") passes
+        ``claimed`` instead of ``discrepancy``: its weakest margin on the claimed side, signed (> 0 where every part
+        holds; e.g. the smallest step of a column that should rise), in the units of ``noise``. It is consistency
+        only beyond the noise on the claimed side, an erratum only beyond it on the other, and inconclusive between
+        (with :data:`RUN_SPREAD`: one difference test for both, gated alike) — never confirmed because nothing
+        went the wrong way.
         """
-        test = None
-        if discrepancy is not None or noise is not None:
+        if claimed is not None:
+            if discrepancy is not None or holds is not None or margin is not None:
+                raise ValueError(f"{id}: pass claimed= (a statement of direction) or discrepancy=/holds=, not both.")
+            gap = direction_test(id, claimed, noise, noise_basis, check)
+        elif discrepancy is not None or noise is not None:
             if holds is not None:
                 raise ValueError("pass holds= or discrepancy= with noise=, not both.")
-            d = finite_float(discrepancy, "discrepancy")
-            tol = finite_float(noise, "noise")
-            if tol < 0:
-                raise ValueError(f"{id}: noise must be >= 0, got {noise!r}.")
-            if not noise_basis:
-                raise ValueError(
-                    f"{id}: noise= needs noise_basis= saying what the paper's own noise is: one of {NOISE_BASES}."
-                )
-            holds = abs(d) <= tol
-            check = f"{check}; erratum only beyond the paper's own noise ({noise_basis}): |{d:.4g}| vs {tol:.4g}"
-            estimate = d if estimate is None else estimate
-            if noise_basis == RUN_SPREAD and tol > 0:
-                # the paper's run-to-run spread is sampling noise: the gap is a test like every other decision's
-                # (issue 45, item 3), with the noise as its 95% band (se = noise / 1.96); it joins the notebook's
-                # Holm family and an erratum stands only if it passes it. The numbers are the paper's, so the whole
-                # se is theirs (floor_se): a rerun of ours recomputes the same gap, and more runs of ours cannot
-                # narrow it. A gap within the noise is consistency without a test's gate (it finds no erratum).
-                se = tol / _Z95
-                test = _decisions.Test(_decisions.DIFFERENCE, -abs(d), se, math.inf, 1, se)
+            gap = gap_test(id, discrepancy, noise, noise_basis, check, margin)
         elif holds is None:
             raise ValueError("consistency needs holds= (or discrepancy= and noise=).")
         else:
             _check_types(f"consistency {id!r}", holds=holds)
+            gap = GapTest(holds, None, check, None, "")
+        holds, test, check, undecided = gap.holds, gap.test, gap.check, gap.undecided
+        estimate = gap.estimate if estimate is None else estimate
         labels.setdefault("evidence", REANALYSIS)
+        verdict = INCONCLUSIVE if holds is None else CONSISTENCY if bool(holds) else ERRATUM
         claim = self._record(
             id, source, description, "consistency", paper, estimate, None, None, None, None, check, None,
-            CONSISTENCY if bool(holds) else ERRATUM, "", comparable_at, central, note, labels,
-            noise=noise, noise_basis=noise_basis, discrepancy=None if discrepancy is None else abs(discrepancy),
-            test=test,
+            verdict, undecided if holds is None else "", comparable_at, central, note, labels,
+            noise=noise, noise_basis=noise_basis,
+            discrepancy=None if discrepancy is None or claimed is not None else abs(discrepancy), test=test,
         )  # fmt: skip
-        if test is not None:
-            # only an erratum is a decision of the test (gated by Holm and stability in finalise); consistency
-            # means the test found no erratum
-            claim._gates = (ERRATUM,)
         return claim
 
     def unavailable(
@@ -841,7 +843,7 @@ class Ledger(ReadingsMixin, StoreMixin):
             name = f"{self.notebook} / {c._family}" if c._family else self.notebook
             p_adj, rank, m = adjusted[name][id(c)]
             c.family, c.family_size, c.p_adjusted = name, m, float(f"{p_adj:.4g}")
-            if c.verdict not in DECIDED or c.verdict not in getattr(c, "_gates", DECIDED):
+            if c.verdict not in DECIDED:
                 continue
             level = alpha / (m - rank + 1)
             decision = decision_of(c._test, c.verdict)
