@@ -141,7 +141,6 @@ from robeval.core.paths import PROFILES, check_profile
 from robeval.core.validation import check_fact_types as _check_types
 
 
-
 @dataclass
 class Ledger(ReadingsMixin, StoreMixin):
     """The claims of one notebook run under one profile.
