@@ -165,9 +165,12 @@ def test_best_column_needs_to_beat_every_other_column():
     # the optimum sits at eps_min, 0.2 above the best column beyond it (0.007): the opposite is decided
     assert rows["SH_optimum_above_eps_min"].verdict == "erratum"
     assert rows["SH_optimum_above_eps_min"].estimate == pytest.approx(99.3 - 99.5)
-    # error halved: err(0) = 1.0, err(0.007) = 0.7 > 0.5 -> the opposite is decided
-    assert rows["SH_error_halved"].verdict == "erratum"
-    assert rows["SH_error_halved"].estimate == pytest.approx(0.5 - 0.7)
+    # "less than halving": err(0) = 1.0, err(0.007) = 0.7 > 0.5: not halved, so the reading "below half" is an
+    # erratum and the reading "reduced by less than half" holds; the readings disagree (issue 60, item 2)
+    assert rows["SH_error_halved.below_half"].verdict == "erratum"
+    assert rows["SH_error_halved.below_half"].estimate == pytest.approx(0.5 - 0.7)
+    assert rows["SH_error_halved.above_half"].verdict == "consistency"
+    assert rows["SH_error_halved"].verdict == "inconclusive" and rows["SH_error_halved"].ambiguity == "mscr_halving"
 
 
 # ---------------------------------------------------------------------------------- the authors' sheets
