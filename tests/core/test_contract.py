@@ -581,6 +581,11 @@ EXEMPT = {
 ANSWERS: dict[tuple[str, str, str], Callable] = {
     # mean_ci leaves NaN values out and returns (nan, nan, nan, 0) for no finite value (its docstring)
     ("mscr.mean_ci", "values", "empty"): lambda r: r[3] == 0 and np.isnan(r[0]),
+    # any finite threshold is a valid boundary w.x + b = threshold; one far above every score leaves each point on
+    # its side with certainty (linear_robustness's docstring)
+    ("realworld.linear_robustness", "threshold", "big"): lambda r: np.all(r == 1.0),
+    # scale is the total variance, >= 0 (trace_normalized's docstring): 0 is no perturbation, the zero matrix
+    ("realworld.trace_normalized", "scale", "zero"): lambda r: r.shape == (2, 2) and np.all(r == 0.0),
 }
 
 
@@ -626,22 +631,6 @@ KNOWN_GAPS = {
     ("msd.scheme_transform", "severity", "nan"),
     ("msd.scheme_transform", "severity", "neg"),
     ("msd.scheme_transform", "severity", "text"),
-    ("realworld.BoundedPerturbation", "lower", "text"),
-    ("realworld.BoundedPerturbation", "max_rounds", "frac"),
-    ("realworld.BoundedPerturbation", "max_rounds", "zero"),
-    ("realworld.BoundedPerturbation", "upper", "text"),
-    ("realworld.CategoricalPerturbation", "columns", "text"),
-    ("realworld.correlation", "a", "inf"),
-    ("realworld.correlation", "a", "text"),
-    ("realworld.correlation", "b", "inf"),
-    ("realworld.correlation", "b", "text"),
-    ("realworld.linear_robustness", "b", "text"),
-    ("realworld.linear_robustness", "threshold", "big"),
-    ("realworld.linear_robustness", "threshold", "nan"),
-    ("realworld.linear_robustness", "w", "text"),
-    ("realworld.rescale_distances", "distances", "text"),
-    ("realworld.right_angle_robustness", "a", "text"),
-    ("realworld.trace_normalized", "scale", "zero"),
     ("transforms.apply_scheme", "severity", "text"),
     ("transforms.corrupt", "name", "text"),
     ("transforms.corrupt_with_param", "param", "nan"),
