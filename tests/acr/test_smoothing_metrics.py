@@ -73,7 +73,7 @@ def test_frame_validation():
         max_certified_radius(1000, 1.5, 1.0)
     with pytest.raises(ValueError, match="sigma"):
         max_certified_radius(1000, 0.001, 0.0)
-    with pytest.raises(ValueError, match="N must"):
+    with pytest.raises(ValueError, match="n must"):
         min_count_for_radius(0.1, 0, 0.001, 1.0)
 
 

@@ -14,16 +14,21 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom as _binom
 
-from robeval.acr.metrics import certified_accuracy, check_certification_frame, key_columns
+from robeval.acr.metrics import certified_accuracy, check_certification_frame, check_radii, key_columns
 from robeval.acr.smoothing import check_num_samples
 from robeval.acr.theory import min_count_for_radius, radius_for_count
-from robeval.core.validation import check_frame, check_mapping
+from robeval.core.validation import check_frame, check_mapping, check_numbers
 
 
-def _p_grid(grid):
-    grid = np.asarray(grid, dtype=np.float64).reshape(-1)
+def _p_grid(grid, name: str = "grid", *, finite: bool = False):
+    grid = check_numbers(grid, name, example="[0.5, 0.75, 1.0]").reshape(-1)
+    if finite and not np.all(np.isfinite(grid)):
+        raise ValueError(f"{name} holds NaN or infinite values; pass probabilities in [0, 1].")
     if grid.size == 0 or np.any(grid < 0) or np.any(grid > 1) or np.any(np.diff(grid) <= 0):
-        raise ValueError("grid must be strictly increasing probabilities in [0, 1].")
+        raise ValueError(
+            f"{name} must be a non-empty, strictly increasing array of probabilities in [0, 1]"
+            + (" (empty)." if grid.size == 0 else f", got {grid[:3]}...")
+        )
     return grid
 
 
@@ -59,7 +64,7 @@ def ecdf_from_certification(
     pandas.DataFrame with columns ``x``, ``y`` (fractions).
     """
     check_certification_frame(df)
-    n = check_num_samples(n)
+    n = check_num_samples(n, "n")
     grid = _p_grid(np.round(np.arange(500, 1001) / 1000, 3) if grid is None else grid)
     counts = np.clip(np.ceil(grid * n - 1e-9) - int(count_offset), 0, n)
     r = radius_for_count(counts, n, alpha, sigma)
@@ -78,7 +83,7 @@ def ecdf_indicators(df: pd.DataFrame, sigma, x, n: int = 100_000, alpha: float =
     numpy.ndarray of bool, shape (M, len(x)), rows in the frame's order.
     """
     check_certification_frame(df)
-    n = check_num_samples(n)
+    n = check_num_samples(n, "n")
     x = np.atleast_1d(np.asarray(x, dtype=np.float64))
     counts = np.clip(np.ceil(x * n - 1e-9) - int(count_offset), 0, n)
     r = np.maximum(radius_for_count(counts, n, alpha, sigma), 0.0)
@@ -119,18 +124,20 @@ def certified_accuracy_from_ecdf(
     -------
     pandas.DataFrame with columns ``radius``, ``min_count``, ``min_p_a``, ``certified_accuracy``.
     """
-    x = _p_grid(ecdf_x)
-    y = np.asarray(ecdf_y, dtype=np.float64).reshape(-1)
+    x = _p_grid(ecdf_x, "ecdf_x", finite=True)
+    y = check_numbers(ecdf_y, "ecdf_y", example="[0.8, 0.6, 0.4]").reshape(-1)
     if y.shape != x.shape:
         raise ValueError(f"ecdf_y has shape {y.shape} but ecdf_x has {x.shape}; pass matching arrays.")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("ecdf_y holds NaN or infinite values; pass a survival curve with values in [0, 1].")
     if np.any(np.diff(y) > 1e-12) or np.any(y < 0) or np.any(y > 1):
         raise ValueError("ecdf_y must be a non-increasing survival curve with values in [0, 1].")
     if method not in ("plugin", "binomial"):
         raise ValueError(f"method must be 'plugin' or 'binomial', got {method!r}.")
     if lookup not in ("next", "linear"):
         raise ValueError(f"lookup must be 'next' or 'linear', got {lookup!r}.")
-    n = check_num_samples(n)
-    radii = np.atleast_1d(np.asarray(radii, dtype=np.float64))
+    n = check_num_samples(n, "n")
+    radii = check_radii(radii)
     n_min = min_count_for_radius(radii, n, alpha, sigma)
     p_min = n_min / n
     acc = np.zeros(radii.shape)
@@ -177,8 +184,8 @@ def ecdf_from_certified_accuracy(radii, accuracy, p_grid, n: int, alpha: float, 
         raise ValueError("radii and accuracy must be non-empty arrays of the same length.")
     if np.any(np.diff(radii) <= 0):
         raise ValueError("radii must be strictly increasing.")
-    p = _p_grid(p_grid)
-    n = check_num_samples(n)
+    p = _p_grid(p_grid, "p_grid")
+    n = check_num_samples(n, "n")
     r = np.asarray(radius_for_count(np.round(p * n), n, alpha, sigma), dtype=np.float64).reshape(-1)
     j = np.searchsorted(radii, np.maximum(r, radii[0]) - 1e-9, side="left")
     y = np.where(j < len(radii), acc[np.minimum(j, len(radii) - 1)], 0.0)
@@ -508,7 +515,7 @@ def appendix_b_round_trip(ecdf_x, ecdf_y, n: int, alpha: float, sigma: float) ->
     The radii are those of the counts ``n // 2 ... n`` that certify (one per count), so the round trip is
     exact up to floating point.
     """
-    n = check_num_samples(n)
+    n = check_num_samples(n, "n")
     rad = radius_for_count(np.arange(n // 2, n + 1), n, alpha, sigma)
     rad = rad[rad >= 0]
     b1 = certified_accuracy_from_ecdf(ecdf_x, ecdf_y, rad, n, alpha, sigma)

@@ -18,7 +18,7 @@ import pandas as pd
 from robeval.acr.published import METHODS
 from robeval.acr.smoothing import ABSTAIN
 from robeval.acr.theory import max_certified_radius
-from robeval.core.validation import check_frame, check_mapping
+from robeval.core.validation import check_frame, check_mapping, check_numbers, check_numeric_column
 
 CERT_COLUMNS = ("label", "predict", "radius", "correct")
 
@@ -43,6 +43,8 @@ def check_certification_frame(df, name: str = "df") -> pd.DataFrame:
         )
     if len(df) == 0:
         raise ValueError(f"{name} is empty; certify at least one input.")
+    check_numeric_column(df, "radius", name, finite=False)
+    check_unique_inputs(df, name)
     r = df["radius"].to_numpy(dtype=np.float64)
     if not np.all(np.isfinite(r)) or np.any(r < 0):
         raise ValueError(f"{name}['radius'] must be finite and >= 0 (0 for abstentions).")
@@ -63,6 +65,41 @@ def check_certification_frame(df, name: str = "df") -> pd.DataFrame:
             f"(first at row {int(np.argmax(wrong))}); recompute it as (predict == label)."
         )
     return df
+
+
+#: Columns that, with ``idx``, name one certification of one input when frames of several models are pooled (the
+#: seeds of a variant: the same test input once per trained model).
+RUN_COLUMNS = ("seed", "run", "model", "method", "variant", "sigma")
+
+
+def check_unique_inputs(df: pd.DataFrame, name: str = "df") -> pd.DataFrame:
+    """``df`` unchanged unless two rows certify the same test input (``idx``) of the same model (the columns of
+    :data:`RUN_COLUMNS` it has): ValueError naming the first repeated index (a row concatenated twice would count
+    that input twice in every mean). A frame without ``idx`` is returned unchecked."""
+    if "idx" in df.columns:
+        keys = ["idx"] + [c for c in RUN_COLUMNS if c in df.columns]
+        dup = df.duplicated(keys, keep=False).to_numpy()
+        if dup.any():
+            first = df["idx"].to_numpy()[dup][0]
+            raise ValueError(
+                f"{name} holds {int(dup.sum())} rows whose {', '.join(keys)} repeat (e.g. idx={first}): one test "
+                f"input would be counted twice. Drop the repeated rows ({name}.drop_duplicates({keys!r})) or give "
+                "each input its own idx."
+            )
+    return df
+
+
+def check_radii(radii, name: str = "radii") -> np.ndarray:
+    """Query radii as a 1-D float64 array (a scalar becomes one radius): numbers, finite and >= 0; TypeError /
+    ValueError naming ``name`` otherwise."""
+    radii = np.atleast_1d(check_numbers(radii, name, example="[0.0, 0.25, 0.5]"))
+    if radii.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (a list of radii), got shape {radii.shape}; flatten it.")
+    if not np.all(np.isfinite(radii)) or np.any(radii < 0):
+        raise ValueError(
+            f"{name} must be finite numbers >= 0 (L2 radii in input units), got {radii[~(radii >= 0)][:3]}."
+        )
+    return radii
 
 
 def acr(df: pd.DataFrame) -> float:
@@ -97,11 +134,7 @@ def certified_accuracy(df: pd.DataFrame, radii) -> np.ndarray:
     numpy.ndarray of float64, shape (R,), values in [0, 1].
     """
     check_certification_frame(df)
-    radii = np.atleast_1d(np.asarray(radii, dtype=np.float64))
-    if not np.all(np.isfinite(radii)) or np.any(radii < 0):
-        raise ValueError(
-            f"radii must be finite numbers >= 0 (L2 radii in input units), got {radii[~(radii >= 0)][:3]}."
-        )
+    radii = check_radii(radii)
     ok = df["correct"].to_numpy().astype(bool)
     r = np.sort(df["radius"].to_numpy(np.float64)[ok])
     # number of correct inputs with radius >= each query, by one sorted search
@@ -167,7 +200,7 @@ def certification_table(frames: dict, radii, n_images: bool = False) -> pd.DataF
     """
     if not frames:
         raise ValueError("frames is empty; pass {key: certification DataFrame}.")
-    radii = np.atleast_1d(np.asarray(radii, dtype=np.float64))
+    radii = check_radii(radii)
     rows = {}
     for key, df in frames.items():
         rows[key] = [acr(df)] + list(100.0 * certified_accuracy(df, radii))

@@ -15,6 +15,7 @@ when ``p_A_lower >= 1/2`` (else abstain); it is increasing in ``n_A``.
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,7 @@ from robeval.acr.smoothing import (
     clopper_pearson_lower,
     radius_from_p_lower,
 )
-from robeval.core.validation import check_frame
+from robeval.core.validation import check_frame, check_numbers
 
 
 def radius_for_count(n_a, n, alpha, sigma) -> np.ndarray:
@@ -44,7 +45,7 @@ def radius_for_count(n_a, n, alpha, sigma) -> np.ndarray:
     -------
     numpy.ndarray of float64
     """
-    return radius_from_p_lower(clopper_pearson_lower(n_a, check_num_samples(n), alpha), sigma)
+    return radius_from_p_lower(clopper_pearson_lower(n_a, check_num_samples(n, "n"), alpha), sigma)
 
 
 def min_count_for_radius(radius, n, alpha, sigma) -> np.ndarray:
@@ -64,7 +65,7 @@ def min_count_for_radius(radius, n, alpha, sigma) -> np.ndarray:
         The minimal count; ``nan`` where even ``n_A = n`` does not certify ``radius``
         (``radius > max_certified_radius(n, alpha, sigma)``).
     """
-    n = check_num_samples(n)
+    n = check_num_samples(n, "n")
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
     radius = np.atleast_1d(np.asarray(radius, dtype=np.float64))
     if np.any(~np.isfinite(radius)) or np.any(radius < 0):
@@ -102,9 +103,14 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
     numpy.ndarray of float64 (or float)
     """
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
-    n = np.asarray(n, dtype=np.float64)
+    n = check_numbers(n, "n", example="100000")
     if np.any(~(n >= 1)):
         raise ValueError("n must be >= 1 (number of noise draws).")
+    if np.any(n != np.floor(n)):
+        raise ValueError(
+            f"n must be a whole number of noise draws, got {n[n != np.floor(n)].reshape(-1)[0]!r}; a budget is "
+            "never truncated (round it yourself if you mean an integer)."
+        )
     q = -np.expm1(np.log(alpha) / n)  # 1 - alpha ** (1 / n)
     out = sigma * _norm.isf(q)
     return out if np.ndim(out) else float(out)
@@ -123,6 +129,8 @@ def trivial_classifier_acr(n, alpha, sigma, class_fraction) -> np.ndarray:
     class_fraction : float in (0, 1]
         Share of the predicted class in the data set (>= 1/K for the most frequent of K classes).
     """
+    if isinstance(class_fraction, (bool, np.bool_)) or not isinstance(class_fraction, (Real, np.number)):
+        raise TypeError(f"class_fraction must be a number in (0, 1], e.g. 0.1; got {class_fraction!r}.")
     pi = float(class_fraction)
     if not (0 < pi <= 1):
         raise ValueError(f"class_fraction must be in (0, 1], got {class_fraction!r}.")
@@ -244,7 +252,7 @@ def budget_toy_example(
 
 def _max_certifiable_p(n: int, alpha: float) -> float:
     """``alpha ** (1/n)``: the largest ``p`` whose one-sided lower bound a budget ``(n, alpha)`` can reach."""
-    return check_alpha(alpha) ** (1 / check_num_samples(n))
+    return check_alpha(alpha) ** (1 / check_num_samples(n, "n"))
 
 
 def fig2_p_grid(n: int, alpha: float, points: int = 200) -> np.ndarray:

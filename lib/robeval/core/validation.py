@@ -294,6 +294,21 @@ def check_indices(idx, name: str = "idx", *, n: int | None = None) -> np.ndarray
     return out
 
 
+def check_numbers(values, name: str, *, example: str = "[0.0, 0.25]") -> np.ndarray:
+    """``values`` (a number or an array of them) as a float64 array of its own shape, or TypeError naming ``name``
+    and its first value that is not a number (text, ``None``): ``np.asarray(["1"], dtype=float)`` would read a
+    string as a number and an object array fails with numpy's ``could not convert string to float``. Finiteness,
+    shape and range are left to the caller."""
+    arr = to_numpy(values)
+    if arr.dtype.kind not in "biuf":
+        flat = arr.reshape(-1).tolist() if arr.dtype.kind == "O" else [arr.reshape(-1)[0]] if arr.size else []
+        bad = [v for v in flat if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.number))]
+        if bad or arr.dtype.kind != "O":
+            shown = bad[0] if bad else values
+            raise TypeError(f"{name} must hold numbers, e.g. {example}; got {shown!r} (dtype {arr.dtype}).")
+    return np.asarray(arr, dtype=np.float64)
+
+
 def check_distinct(values, name: str, *, why: str = "it would be counted twice") -> list:
     """``values`` unchanged (a list) if no value repeats; else ValueError naming the first repeated one."""
     values = list(values)

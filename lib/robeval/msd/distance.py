@@ -145,9 +145,11 @@ def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[
     """Wrap a :mod:`robeval.core.nn.models` network as ``feature_fn(images uint8 (N, H, W, C)) -> (N, D)`` float64
     returning the penultimate layer ``model.features`` (model in eval mode)."""
     from robeval.core.nn.training import extract_features
+    from robeval.core.validation import check_positive
 
     if not hasattr(model, "features"):
         raise ValueError("model has no .features(x) method; build it with robeval.core.nn.models.build(...).")
+    check_positive(batch_size, "batch_size", integer=True)
 
     def feature_fn(images: np.ndarray) -> np.ndarray:
         x = to_nchw(images)

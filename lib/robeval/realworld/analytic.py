@@ -24,10 +24,12 @@ projection ``x_cf = x - (w.x + b - 1/2) w / |w|^2``).
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from scipy import special
 
-from robeval.core.validation import check_covariance, check_features
+from robeval.core.validation import check_covariance, check_features, check_numbers
 
 __all__ = [
     "linear_classifier",
@@ -50,7 +52,9 @@ def _norm_cdf(z):
 
 
 def _check_linear(w, b, d=None):
-    w = np.asarray(w, dtype=np.float64)
+    w = check_numbers(w, "w", example="[1.0, -1.0]")
+    if isinstance(b, (bool, np.bool_)) or not isinstance(b, (Real, np.number)) or np.ndim(b) != 0:
+        raise TypeError(f"b must be a number (the classifier's offset), got {b!r}; e.g. b=0.0.")
     if w.ndim != 1 or not np.all(np.isfinite(w)) or not np.any(w != 0):
         raise ValueError(f"w must be a finite, non-zero 1-D weight vector; got {w!r}.")
     if d is not None and w.shape[0] != d:
@@ -82,7 +86,8 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
     cov : array_like, shape (d, d) or (n, d, d)
         Gaussian uncertainty, shared or per point. Default: identity.
     threshold : float
-        Decision threshold on ``w.x + b`` (1/2 in the paper).
+        Decision threshold on ``w.x + b`` (1/2 in the paper): any finite number (a threshold far from every
+        score puts all points on one side, each with ``P_r = 1``).
 
     Returns
     -------
@@ -92,6 +97,10 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
     X = check_features(X)
     n, d = X.shape
     w, b = _check_linear(w, b, d)
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (Real, np.number)):
+        raise TypeError(f"threshold must be a number (the decision threshold on w.x + b), got {threshold!r}.")
+    if not np.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number (1/2 in the paper), got {threshold!r}.")
     C = np.eye(d) if cov is None else check_covariance(cov, d=d)
     if C.ndim == 3 and C.shape[0] != n:
         raise ValueError(f"cov stack has {C.shape[0]} matrices but X has {n} points.")
@@ -125,7 +134,7 @@ def linear_counterfactual(X, w, b: float = 0.0, threshold: float = 0.5):
 
 
 def _check_corner(a):
-    a = np.asarray(a, dtype=np.float64)
+    a = check_numbers(a, "a", example="(0.0, 0.0)")
     if a.shape != (2,) or not np.all(np.isfinite(a)):
         raise ValueError(f"a must be the finite corner (a1, a2), shape (2,); got {a!r}.")
     return a

@@ -44,6 +44,7 @@ from scipy import stats
 
 from robeval.core.seeding import as_generator
 from robeval.core.validation import as_model, check_covariance, check_features, check_positive
+from robeval.core.validation import check_numbers as check_numbers
 
 __all__ = [
     "trace_normalized",
@@ -237,8 +238,8 @@ class BoundedPerturbation:
 
     def __init__(self, base: Sampler, lower, upper, mode: str = "clip", max_rounds: int = 1000):
         self.base = base
-        self.lower = np.asarray(lower, dtype=np.float64)
-        self.upper = np.asarray(upper, dtype=np.float64)
+        self.lower = check_numbers(lower, "lower", example="[0.0, -np.inf]")
+        self.upper = check_numbers(upper, "upper", example="[100.0, np.inf]")
         if self.lower.shape != self.upper.shape or self.lower.ndim != 1:
             raise ValueError(
                 f"lower and upper must be 1-D arrays of equal length d; got shapes {self.lower.shape}, {self.upper.shape}."
@@ -248,7 +249,7 @@ class BoundedPerturbation:
         if mode not in ("clip", "truncate"):
             raise ValueError(f"mode must be 'clip' or 'truncate'; got {mode!r}.")
         self.mode = mode
-        self.max_rounds = int(max_rounds)
+        self.max_rounds = int(check_positive(max_rounds, "max_rounds", integer=True))
 
     def __call__(self, x: np.ndarray, index: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
         if x.shape[-1] != self.lower.shape[0]:
@@ -285,6 +286,11 @@ class CategoricalPerturbation:
     """
 
     def __init__(self, columns: Mapping[int, tuple[Sequence[float], np.ndarray]], continuous: Sampler | None = None):
+        if not isinstance(columns, Mapping):
+            raise TypeError(
+                f"columns must be a mapping {{column: (categories, transition)}}, got {type(columns).__name__} "
+                f"{columns!r:.60}; e.g. {{0: ([0.0, 1.0], [[0.9, 0.1], [0.2, 0.8]])}}."
+            )
         if not columns:
             raise ValueError("columns is empty; give at least one {column: (categories, transition)} entry.")
         self.columns = {}
