@@ -559,6 +559,9 @@ def update_readme(profile: str = "default", path=None) -> bool:
 
             update_docs(paths.ROOT / "docs" / "running.md")  # what a budget decides, from the same ledgers
         update_profile_tables()
+        from robeval.core.publish.citation import update_citation_files
+
+        update_citation_files()  # CITATION.bib and the citation lists, from CITATION.cff
     return changed
 
 

@@ -53,6 +53,7 @@ __all__ = ["build_site"]
 
 EVIDENCE_CLASSES = ("replication", "scaled replication", "reanalysis", "derivation", "environment")
 LEDGER_JSON = "assets/ledger.json"
+CITATION_FILES = ("CITATION.cff", "CITATION.bib")  # copied to the site root beside cite.html
 LEDGER_CSV = "assets/ledger.csv"
 SITE_MARKER = ".robeval-site"  # in a site folder robeval built: a later build may empty it (hidden: mkdocs keeps it)
 WORK_MARKER = ".robeval-site-src"  # the same in a scratch folder of a build
@@ -608,6 +609,8 @@ def build_site(
     if src.exists():
         shutil.rmtree(src)
     shutil.copytree(project.ROOT / "docs", src)
+    for name in CITATION_FILES:  # the How to cite page links them (issue 61, item 7)
+        shutil.copy(project.ROOT / name, src / name)
     for sub in ("notebooks", "assets", "figures"):
         (src / sub).mkdir()
     shown: dict[str, list[str]] = {profile: [p.stem for p in chosen]}
