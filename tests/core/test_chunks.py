@@ -4,7 +4,7 @@ The plan parses and refuses a malformed one; a chunk's state comes from the part
 packs (done only when its notebook finished, started when a part was stopped by its deadline); the next chunk is
 the first started or ready one; a part's packs are filed under their chunk names, which the lease driver adopts in
 plan order; notebook parameters parse as ``robeval run -p`` parses them. The real chunks run for hours (they are
-recorded in docs/running.md); here the driver runs one with a deadline that lets nothing start.
+recorded in docs/scale.md); here the driver runs one with a deadline that lets nothing start.
 """
 
 import importlib
@@ -160,7 +160,7 @@ def test_the_driver_refuses_a_deadline_that_leaves_no_time(chunks, tmp_path):
 
 
 def test_docs_running_shows_the_plan_as_the_committed_packs_say(chunks):
-    """docs/running.md's chunk table is the plan with each chunk's state from results/long/packs: regenerate it
+    """docs/scale.md's chunk table is the plan with each chunk's state from results/long/packs: regenerate it
     with ``python benchmarks/cpu_chunks.py status --write`` after committing a part."""
     text = chunks.DOCS.read_text(encoding="utf-8")
     shown = text.split(chunks.CHUNKS_START, 1)[1].split(chunks.CHUNKS_END, 1)[0]
