@@ -457,19 +457,19 @@ def for_notebook(paper: str, notebook: str) -> list[Statement]:
     return [s for s in STATEMENTS if s.paper == paper and notebook in s.rows]
 
 
-def judge(ledgers, runs=None) -> list[dict]:
+def judge(ledgers, runs=None, statements=None) -> list[dict]:
     """Every registered statement judged on the saved ledgers of one profile (``ledgers``: their dicts, as
     :func:`robeval.core.ledger.load_ledgers` gives them). One dict per statement whose notebooks include one that
     ran: ``key``, ``paper``, ``source``, ``statement``, ``quantifier``, ``verdict`` (:func:`statement_verdict`),
     ``rows`` (``[{"notebook", "id", "verdict"}]``) and ``not_run`` (its notebooks without a ledger here). A
     notebook of the statement that the profile runs (``runs``: notebook stems; None: every notebook) but that has
     no ledger counts as a part not comparable, so a statement "for all" whose parts did not all run is not
-    reproduced."""
+    reproduced. ``statements``: the registry to judge (default :data:`STATEMENTS`)."""
     from fnmatch import fnmatchcase
 
     by_nb = {d["notebook"]: d for d in ledgers}
     out = []
-    for st in STATEMENTS:
+    for st in STATEMENTS if statements is None else statements:
         if not st.rows:
             continue
         ran = [nb for nb in st.rows if nb in by_nb]

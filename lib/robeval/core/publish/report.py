@@ -555,6 +555,9 @@ def update_readme(profile: str = "default", path=None) -> bool:
                     atomic_write_text(index, new)
         if profile == "default":
             _replace_block(paths.ROOT / "docs" / "results.md", readme_block(profile))
+            from robeval.core.publish.capability import update_capability
+
+            update_capability(paths.ROOT / "docs" / "results.md")  # what each profile can decide
             from robeval.core.publish.planner import update_docs
 
             update_docs(paths.ROOT / "docs" / "running.md")  # what a budget decides, from the same ledgers
