@@ -592,9 +592,8 @@ ANSWERS: dict[tuple[str, str, str], Callable] = {
 #: Bad inputs still accepted or refused obscurely (issue 62 item 5, left open): each runs as a strict xfail, so a fix
 #: fails the test until its entry is removed. Those of :data:`FROZEN` are in code whose source is bound to committed
 #: result packs (code identities of msd.cbar.table1_cell / scan_cell and msd.nets.trained_model): fixing them there
-#: would orphan the packs; acr.certified_radius, acr.clopper_pearson_lower and acr.write_certification_tsv are reached
-#: by acr.training.run_variant and trained_model, whose identities name the cells and weights computed on a GPU lease
-#: (results/gpu/packs); msd.corruption_features, corruption_transform, mixture_transform and scheme_transform are
+#: would orphan the packs (acr.certified_radius, clopper_pearson_lower and write_certification_tsv were fixed while
+#: results/gpu/packs held no pack of the cells that reach them); msd.corruption_features, corruption_transform, mixture_transform and scheme_transform are
 #: reached by the powerset grid cells (msd.powerset.powerset_cell, retrain_cell, toy_cell, prepare_powerset), also
 #: through robeval.msd's __init__ (a public wrapper of the same name there changes them too); the others are not
 #: fixed yet.
@@ -603,9 +602,6 @@ FROZEN = {
     "transforms.corrupt",
     "transforms.apply_scheme",
     "transforms.corrupt_with_param",
-    "acr.certified_radius",
-    "acr.clopper_pearson_lower",
-    "acr.write_certification_tsv",
     "msd.corruption_features",
     "msd.corruption_transform",
     "msd.mixture_transform",
@@ -627,13 +623,6 @@ KNOWN_GAPS = {
     ("msd.scheme_transform", "severity", "nan"),
     ("msd.scheme_transform", "severity", "neg"),
     ("msd.scheme_transform", "severity", "text"),
-    ("acr.certified_radius", "n_a", "text"),
-    ("acr.clopper_pearson_lower", "n_a", "text"),
-    ("acr.write_certification_tsv", "df", "dup"),
-    ("acr.write_certification_tsv", "df", "empty"),
-    ("acr.write_certification_tsv", "df", "missing:radius"),
-    ("acr.write_certification_tsv", "df", "nan:radius"),
-    ("acr.write_certification_tsv", "path", "list"),
     ("msd.msd", "aug_feats", "text"),
     ("msd.msd", "corr_feats", "text"),
     ("transforms.apply_scheme", "severity", "text"),

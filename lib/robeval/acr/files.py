@@ -142,11 +142,24 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
     Returns
     -------
     pathlib.Path
+
+    Raises
+    ------
+    TypeError
+        ``df`` is not a DataFrame or ``path`` not a file name.
+    ValueError
+        ``df`` is empty, lacks a column, has a NaN or negative radius, inconsistent ``correct`` or a repeated
+        ``idx`` (:func:`robeval.acr.metrics.check_certification_frame`).
     """
+    from robeval.acr.metrics import check_certification_frame  # (metrics reads files through published)
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file name (str or os.PathLike), got {type(path).__name__}.")
+    check_certification_frame(df, "df")  # a frame, not empty, finite radii >= 0, no input twice, consistent
     need = ["idx", "label", "predict", "radius", "correct", "time"]
     missing = [c for c in need if c not in df.columns]
     if missing:
-        raise ValueError(f"certification frame lacks columns {missing}; expected {need}.")
+        raise ValueError(f"df lacks columns {missing}; a certification file needs {need}.")
     lines = ["\t".join(need)]
     for row in df[need].itertuples(index=False):
         t = row.time if isinstance(row.time, str) else format_time(row.time)

@@ -89,6 +89,17 @@ def check_num_samples(n, name: str = "N") -> int:
     return n
 
 
+def _counts(values, name: str, what: str) -> np.ndarray:
+    """``values`` as a float64 array of counts; TypeError naming ``name`` for text, objects or booleans."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must be integer numbers of {what} (an int or an array of them), got {arr.dtype} values; "
+            "convert with np.asarray(..., dtype=int)."
+        )
+    return arr.astype(np.float64)
+
+
 def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
     """One-sided ``(1 - alpha)`` Clopper--Pearson lower confidence bound on a binomial proportion.
 
@@ -110,8 +121,8 @@ def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
         Lower bounds in [0, 1], shape of ``broadcast(n_a, n)``.
     """
     alpha = check_alpha(alpha)
-    n_a = np.asarray(n_a, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
+    n_a = _counts(n_a, "n_a", "successes")
+    n = _counts(n, "n", "trials")
     if np.any(n < 1) or np.any(n != np.round(n)):
         raise ValueError("n must be integers >= 1 (number of trials).")
     if np.any(n_a < 0) or np.any(n_a > n) or np.any(n_a != np.round(n_a)):
