@@ -593,36 +593,15 @@ ANSWERS: dict[tuple[str, str, str], Callable] = {
 #: fails the test until its entry is removed. Those of :data:`FROZEN` are in code whose source is bound to committed
 #: result packs (code identities of msd.cbar.table1_cell / scan_cell and msd.nets.trained_model): fixing them there
 #: would orphan the packs (acr.certified_radius, clopper_pearson_lower and write_certification_tsv were fixed while
-#: results/gpu/packs held no pack of the cells that reach them); msd.corruption_features, corruption_transform, mixture_transform and scheme_transform are
-#: reached by the powerset grid cells (msd.powerset.powerset_cell, retrain_cell, toy_cell, prepare_powerset), also
-#: through robeval.msd's __init__ (a public wrapper of the same name there changes them too); the others are not
-#: fixed yet.
+#: results/gpu/packs held no pack of the cells that reach them, and msd.corruption_features, corruption_transform,
+#: mixture_transform and scheme_transform while no pack of the powerset grid was committed).
 FROZEN = {
     "msd.msd",
     "transforms.corrupt",
     "transforms.apply_scheme",
     "transforms.corrupt_with_param",
-    "msd.corruption_features",
-    "msd.corruption_transform",
-    "msd.mixture_transform",
-    "msd.scheme_transform",
 }
 KNOWN_GAPS = {
-    ("msd.corruption_features", "severities", "big"),
-    ("msd.corruption_features", "severities", "frac"),
-    ("msd.corruption_features", "severities", "zero"),
-    ("msd.corruption_transform", "name", "text"),
-    ("msd.corruption_transform", "severity", "big"),
-    ("msd.corruption_transform", "severity", "frac"),
-    ("msd.corruption_transform", "severity", "text"),
-    ("msd.corruption_transform", "severity", "zero"),
-    ("msd.mixture_transform", "probs", "text"),
-    ("msd.mixture_transform", "severities", "big"),
-    ("msd.scheme_transform", "mode", "text"),
-    ("msd.scheme_transform", "severity", "big"),
-    ("msd.scheme_transform", "severity", "nan"),
-    ("msd.scheme_transform", "severity", "neg"),
-    ("msd.scheme_transform", "severity", "text"),
     ("msd.msd", "aug_feats", "text"),
     ("msd.msd", "corr_feats", "text"),
     ("transforms.apply_scheme", "severity", "text"),

@@ -10,7 +10,7 @@ from robeval.core.publish.report import README_END, README_START, readme_block
 
 # "(default ledger: `nb/id` — verdict)" refers to the default profile's ledger, "(paper ledger: ...)" to the paper
 # profile's: every finding names its profile (issue 47, item 1)
-FINDING = re.compile(r"\((default|paper|gpu) ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)\)")
+FINDING = re.compile(r"\((default|paper|gpu) ledger: `([^`/]+)/([^`]+)` — ([a-z ]+)[);]")
 UNNAMED = re.compile(r"(?<![a-z] )\bledger: `")  # a reference without its profile
 
 
@@ -118,6 +118,59 @@ def test_every_finding_points_to_a_ledger_row_with_that_verdict():
         _check_findings(text)
 
 
+PROSE_NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?(?:[ ,]\d{3})*(?![\w])")
+# where a number names a place in the paper or in our code rather than a value: left out of the check
+PLACES = re.compile(r"`[^`]*`|\b(?:Figs?\.|Tables?|Sec\.|Section|App\.|Eq\.|Algorithm)\s*[\dA-Z][\w.]*")
+
+
+def _numbers_of(rows) -> list[float]:
+    """Every number a set of ledger rows states: numeric fields, numbers in their text fields, and the gap between
+    each row's estimate and the paper's value."""
+    out = []
+
+    def walk(o):
+        if isinstance(o, (int, float)) and not isinstance(o, bool):
+            out.append(float(o))
+        elif isinstance(o, str):
+            out.extend(float(m) for m in re.findall(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", o.replace(",", "")))
+        elif isinstance(o, dict):
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, (list, tuple)):
+            for v in o:
+                walk(v)
+
+    for row in rows:
+        walk(row)
+        est, paper = row.get("estimate"), row.get("paper_value")
+        if isinstance(est, (int, float)) and isinstance(paper, (int, float)):
+            out.append(float(est) - float(paper))
+    return out
+
+
+def _prose_numbers(text: str) -> list[str]:
+    return PROSE_NUMBER.findall(PLACES.sub("", text))
+
+
+def _read_off(token: str, values) -> bool:
+    """Whether a printed number is one of ``values`` at the digits printed (as a fraction or in percent)."""
+    t = token.replace("−", "-").replace(",", "").replace(" ", "")
+    x, digits = float(t), len(t.split(".")[1]) if "." in t else 0
+    half = 0.5 * 10**-digits + 1e-12
+    return any(abs(abs(z) - abs(x)) <= half for v in values for z in (v, 100 * v))
+
+
+def test_a_number_not_in_its_rows_fails_the_findings_check():
+    rows = [{"estimate": 0.703063, "paper_value": 0.684, "n_runs": 1200, "decides": "stable at ≈2152 runs"}]
+    values = _numbers_of(rows)
+    for printed in ("0.703", "0.019", "1200", "2152", "70.3", "0.68"):
+        assert _read_off(printed, values), printed
+    for invented in ("0.702", "0.03", "1201", "5.9"):
+        assert not _read_off(invented, values), invented
+    text = "Fig. 3c and Table 2a (Sec. 5.1), `eps_train = 0.007`: at σ = 1.0, up to 61% of 1 200 points"
+    assert _prose_numbers(text) == ["1.0", "61", "1 200"]
+
+
 def _check_findings(text: str) -> None:
     findings = text.split("<!-- findings:start -->", 1)[1].split("<!-- findings:end -->", 1)[0]
     bullets = []  # a bullet and its indented continuation lines
@@ -147,6 +200,19 @@ def _check_findings(text: str) -> None:
             row = rows[key]
             replication = row.get("evidence") in ("replication", "scaled replication") and verdict != "not comparable"
             assert replication or verdict == "erratum", f"{notebook}/{cid}: a finding cannot rest on a {verdict} row"
+        # issue 61, item 3: every number of the finding is read off the rows it names (a value, an interval, the
+        # paper's value, a gap between them, n, a count in the row's own words), up to the digits it prints
+        values = []
+        for profile, notebook, cid, _ in refs:
+            named = [  # the row, its readings, and the readings row it is one reading of
+                c
+                for k, c in rows.items()
+                if k[:2] == (profile, notebook)
+                and (k[2] == cid or k[2].startswith(cid + ".") or cid.startswith(k[2] + "."))
+            ]
+            values += _numbers_of(named)
+        for token in _prose_numbers(FINDING.sub("", b)):
+            assert _read_off(token, values), f"the number {token} of a finding is in none of its rows: {b[:90]}"
 
 
 @pytest.mark.parametrize("ext", ["png", "pdf"])

@@ -20,6 +20,7 @@ The experiments built on these distances are in :mod:`robeval.msd.powerset` and 
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Real
 
 import numpy as np
 
@@ -27,6 +28,8 @@ from robeval.core.images import to_nchw, to_nhwc
 from robeval.core.seeding import as_generator, keyed
 from robeval.core.validation import check_images
 from robeval.transforms import augmentations as aug
+from robeval.transforms.corruptions import ALL_CORRUPTIONS, VARIANTS
+from robeval.transforms.corruptions.common import check_severity
 
 
 # distances
@@ -213,8 +216,17 @@ def transform_features(
 
 def scheme_transform(scheme, *, mode: str = "composite", severity: float = 3.0, **kw) -> Callable:
     """Transform for :func:`transform_features`: one sampled instance of an augmentation scheme
-    (:func:`robeval.transforms.augmentations.sample_scheme`) applied to all images."""
+    (:func:`robeval.transforms.augmentations.sample_scheme`) applied to all images.
+
+    ``mode`` and ``severity`` (AugMix scale, [0.1, 10]) are checked here, by drawing one instance as
+    :func:`~robeval.transforms.augmentations.sample_scheme` does, so a bad value fails when the transform is made,
+    not inside a feature loop."""
     scheme = aug.parse_scheme(scheme)
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a string naming a compositing mode (e.g. 'composite'), got {mode!r}.")
+    if isinstance(severity, (bool, np.bool_)) or not isinstance(severity, (Real, np.floating, np.integer)):
+        raise TypeError(f"severity must be a number in [0.1, 10] (AugMix scale; the paper uses 3), got {severity!r}.")
+    aug.sample_scheme(scheme, 1, np.random.default_rng(0), mode=mode, severity=severity)  # ValueError if out of range
 
     def transform(images, rng):
         return aug.apply_scheme(images, scheme, rng, mode, severity=severity, same_instance=True, **kw)
@@ -244,10 +256,30 @@ def _default_corrupt():
     return corrupt
 
 
+def _check_corruption_name(name, arg: str) -> str:
+    """``name`` if :func:`robeval.transforms.corruptions.corrupt` knows it; else ValueError naming ``arg``."""
+    known = (*ALL_CORRUPTIONS, *VARIANTS)
+    if not isinstance(name, str) or name not in known:
+        raise ValueError(f"{arg} must name a corruption of robeval.transforms ({', '.join(known)}), got {name!r}.")
+    return name
+
+
+def _severity_list(severities, arg: str = "severities") -> list[int]:
+    """``severities`` (one level or a sequence of them) as a list of ints in 1..5; else ValueError naming ``arg``."""
+    values = np.atleast_1d(np.asarray(severities, dtype=object)).ravel().tolist()
+    bad = [v for v in values if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 5]
+    if bad or not values:
+        raise ValueError(f"{arg} must be integer benchmark levels in 1..5, got {bad[0] if bad else severities!r}.")
+    return [int(v) for v in values]
+
+
 def corruption_transform(name: str, severity: int, corrupt_fn: Callable | None = None) -> Callable:
     """Transform for :func:`transform_features`: one realisation of corruption ``name`` at ``severity``
     (``corrupt_fn(images, name, severity, seed)``, default :func:`robeval.transforms.corruptions.corrupt`) with a
     seed drawn from the rng."""
+    if corrupt_fn is None:
+        _check_corruption_name(name, "name")
+    severity = check_severity(severity)
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
 
     def transform(images, rng):
@@ -261,10 +293,13 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
     probability ``probs[j]`` at a uniformly drawn severity. ``fn(images uint8 NHWC, rng) -> uint8``;
     wrap with :func:`robeval.transforms.augmentations.as_batch_transform` for training (Fig. 2 toy)."""
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
-    probs = np.asarray(probs, dtype=np.float64)
-    if len(names) != len(probs) or np.any(probs < 0) or not np.isclose(probs.sum(), 1.0):
-        raise ValueError("names and probs must have equal length and probs must be >= 0 and sum to 1.")
-    severities = tuple(int(s) for s in severities)
+    probs = np.asarray(probs)
+    if probs.dtype.kind not in "iuf":
+        raise TypeError(f"probs must be numbers (one probability per name), got {probs.dtype} values.")
+    probs = probs.astype(np.float64)
+    if len(names) != len(probs) or not np.all(np.isfinite(probs)) or np.any(probs < 0) or not np.isclose(probs.sum(), 1.0):
+        raise ValueError("names and probs must have equal length and probs must be finite, >= 0 and sum to 1.")
+    severities = tuple(_severity_list(severities))
 
     def fn(images, rng):
         images = check_images(images)
@@ -327,6 +362,7 @@ def corruption_features(
     from robeval.core.runs.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
 
     out = None
+    severities = _severity_list(severities)
     pairs = [(c, s) for c in corruptions for s in severities]
     n_jobs = resolve_jobs(n_jobs)
     if n_jobs > 1 or chunk is not None:
