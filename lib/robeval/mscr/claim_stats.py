@@ -194,6 +194,22 @@ def trend_test(levels, per_run, n_boot: int, seed: int = 0) -> stats.Interval:
     return stats.bootstrap_interval(lambda a: fast_spearman(levels, a.mean(axis=0)), per_run, n_boot=n_boot, seed=seed)
 
 
+def steady_rise_interval(per_run, level: float = 0.95) -> tuple[stats.Interval, int]:
+    """"The curve rises at every step" (a *steady* increase, Sec. 5.2) over the levels of ``per_run`` (runs x
+    levels, paired over runs): every neighbouring step j -> j + 1 must rise, so the weakest step decides the claim
+    (an intersection-union test: no correction), and a fall at some step contradicts it (Bonferroni over the
+    steps) — :func:`robeval.core.stats.rows_contrast_interval` with one row per step. Returns the interval of the
+    deciding step's paired difference (curve units) and the step's position j. One run gives an unbounded
+    interval."""
+    x = np.asarray(per_run, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise ValueError(f"per_run must have shape (runs, levels >= 2), got {x.shape}.")
+    steps = x.shape[1] - 1
+    runs = np.repeat(x[:, None, :], steps, axis=1)  # (runs, steps, levels): row j compares column j + 1 with j
+    iv, row, _, _ = stats.rows_contrast_interval(runs, [([j + 1], [j]) for j in range(steps)], level)
+    return iv, int(row)
+
+
 def per_run_trend(levels, per_run, level: float = 0.95) -> stats.Interval:
     """Small-n trend interval: each run's Spearman rho between ``levels`` and its own curve (``per_run``: runs x
     levels), summarised by a t-interval over the independent runs (valid from 2 runs on, unlike a percentile
