@@ -627,6 +627,11 @@ def _resolve(page: Path, href: str, root: Path):
 
 @pytest.mark.slow
 @pytest.mark.notebook
+def _unglossed(page: str) -> str:
+    """A built page without the glossary's first-use links (their words kept), for tests that read its prose."""
+    return re.sub(r'<a class="glossary-term" href="[^"]*">([^<]*)</a>', r"\1", page)
+
+
 def test_site_builds_quickly_from_stored_results(smoke_site):
     # about 1 min on 2 idle cores; timings are asserted only on request, as for the smoke notebooks
     if os.environ.get("ROBEVAL_STRICT_TIME"):
@@ -636,7 +641,7 @@ def test_site_builds_quickly_from_stored_results(smoke_site):
         assert (root / page).is_file(), page
     # one "Rerun it" page: running.md opens with the note on the site's stored results
     assert not (root / "rerun.html").exists()
-    running = (root / "running.html").read_text(encoding="utf-8")
+    running = _unglossed((root / "running.html").read_text(encoding="utf-8"))
     assert "This website shows stored results." in running and "profile <code>smoke</code>" in running
     # the home page opens with the results: the per-paper table of central statements by verdict and the findings
     home = (root / "index.html").read_text(encoding="utf-8")
@@ -1351,3 +1356,41 @@ def test_home_ledgers_and_pages_as_a_reader_at_1400_and_390_px(served_site):
             assert shown and all(tr.get_attribute("data-profile") == profile for tr in shown[:20]), profile
     finally:
         driver.set_window_size(1280, 900)
+
+
+def test_glossary_terms_are_linked_on_first_use_only_in_prose():
+    """Issue 61, item 1: a glossary term is linked where a page first uses it — not inside code, links, headings or
+    scripts, not a second time, not as part of a longer name — and every link lands on an anchored term."""
+    from robeval.core import paths
+    from robeval.core.site.links import glossary_anchors, glossary_phrases, link_glossary_terms, term_anchor
+
+    phrases = glossary_phrases((paths.ROOT / "docs" / "glossary.md").read_text(encoding="utf-8"))
+    assert phrases["Holm's correction"] == "term-holm-s-correction" and phrases["eps_train"] == phrases["ε_test"]
+    assert "failed" not in phrases and "N" not in phrases and "RF" not in phrases  # everyday or too short
+    page = (
+        '<nav>reproduced</nav><div role="main"><h1>Reproduced rows</h1><p>A row is reproduced when, again, '
+        "reproduced; <code>MSCR</code> and MSCRs and MSCR. The CIFAR-10-C-bar set, then CIFAR-10-C.</p>"
+        '<p><a href="x">stability</a>, then Stability.</p></div><script>var reproduced = 1;</script>'
+    )
+    linked, n = link_glossary_terms(page, "../glossary.html", phrases)
+    links = re.findall(r'<a class="glossary-term" href="([^"]+)">([^<]+)</a>', linked)
+    assert links == [
+        ("../glossary.html#term-reproduced", "reproduced"),
+        ("../glossary.html#term-mscr", "MSCR"),
+        ("../glossary.html#term-cifar-10-c-cifar-10-c-bar", "CIFAR-10-C-bar"),
+        ("../glossary.html#term-stability", "Stability"),
+    ] and n == 4
+    assert linked.startswith("<nav>reproduced</nav>") and "var reproduced = 1;" in linked
+    assert "<h1>Reproduced rows</h1>" in linked and "<code>MSCR</code>" in linked and "MSCRs" in linked
+    # a ">" inside an attribute (an alt text) is not the end of the tag; comments are left alone
+    tricky = '<div role="main"><img alt="ours > paper: reproduced" width="5"><!-- reproduced --><p>MSD</p></div>'
+    linked, n = link_glossary_terms(tricky, "g.html", phrases)
+    assert n == 1 and '<img alt="ours > paper: reproduced" width="5"><!-- reproduced -->' in linked
+    assert link_glossary_terms("<p>no main column: reproduced</p>", "g.html", phrases) == (
+        "<p>no main column: reproduced</p>", 0,
+    )
+    # every anchor a link can name is one the glossary page gets
+    glossary_html = "".join(f"<dt>{t}</dt>" for t in ("reproduced", "MSCR", "CIFAR-10-C, CIFAR-10-C-bar", "stability"))
+    anchored = set(re.findall(r'id="([^"]+)"', glossary_anchors(glossary_html)[0]))
+    assert {h.split("#")[1] for h, _ in links} <= anchored
+    assert term_anchor("CIFAR-10-C, CIFAR-10-C-bar") in anchored

@@ -725,13 +725,16 @@ def _reader_passes(site_dir: Path, known: set = frozenset()) -> None:
     (:func:`robeval.core.site.pages.fold_code`), every page's tables scrolling inside themselves
     (:func:`robeval.core.site.pages.scroll_tables`); issue 61: the ledger ids the prose prints linked to their
     rows' permalinks (``known``: the site's (profile, notebook, id), :func:`robeval.core.site.links.link_printed_rows`),
-    the glossary's terms anchored (:func:`robeval.core.site.links.glossary_anchors`)."""
+    the glossary's terms anchored (:func:`robeval.core.site.links.glossary_anchors`) and linked on their first use on
+    every other reader page (:func:`robeval.core.site.links.link_glossary_terms`)."""
     import os
 
-    from robeval.core.site.links import glossary_anchors, link_printed_rows
+    from robeval.core.site.links import glossary_anchors, glossary_phrases, link_glossary_terms, link_printed_rows
     from robeval.core.site.pages import fold_code, scroll_tables
 
     site_dir = Path(site_dir)
+    glossary = project.ROOT / "docs" / "glossary.md"
+    phrases = glossary_phrases(glossary.read_text(encoding="utf-8")) if glossary.is_file() else {}
     for page in site_dir.rglob("*.html"):
         if "mathjax" in page.parts:
             continue
@@ -742,6 +745,10 @@ def _reader_passes(site_dir: Path, known: set = frozenset()) -> None:
         fixed = link_printed_rows(fixed, ledger, known)[0]
         if page.name == "glossary.html":
             fixed = glossary_anchors(fixed)[0]
+        elif page.name not in ("ledger.html", "404.html") and "api" not in page.relative_to(site_dir).parts:
+            # each glossary term linked on its first use on the page (issue 61, item 1)
+            href = os.path.relpath(site_dir / "glossary.html", page.parent).replace(os.sep, "/")
+            fixed = link_glossary_terms(fixed, href, phrases)[0]
         if fixed != text:
             page.write_text(fixed, encoding="utf-8")
 

@@ -58,3 +58,85 @@ def glossary_anchors(page: str) -> tuple[str, int]:
         return f'<dt id="{term_anchor(m["term"])}">{m["term"]}</dt>'
 
     return _DT.sub(repl, page), n
+
+
+# ---------------------------------------------------------------------------------- glossary terms on first use
+_MIN_PHRASE = 3  # shorter names ("N", "RF") are too common to link as words
+_COMMON = {"failed"}  # a second name that is an everyday word elsewhere ("fails Holm's correction"): not linked
+# text inside these elements is never linked: links, code, headings, the definition terms themselves, scripts
+_SKIP_TAGS = {"a", "code", "pre", "kbd", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "script", "style", "title",
+              "button", "label", "textarea", "select", "option", "svg", "summary"}  # fmt: skip
+# a tag, its quoted attribute values read whole (an alt text may hold ">"); comments and doctypes as one token
+_TAG = re.compile(r"<!--.*?-->|<![^>]*>|<(/?)([A-Za-z][A-Za-z0-9]*)(?:[^>\"']|\"[^\"]*\"|'[^']*')*?(/?)>", re.S)
+_VOID = {"br", "img", "hr", "input", "meta", "link", "wbr", "source", "col", "area", "base", "embed", "track"}
+
+
+def glossary_phrases(markdown: str) -> dict[str, str]:
+    """``{phrase: anchor}`` of a glossary written as a Markdown definition list (``term`` on its own line, its
+    definition on the next, opened by ``:   ``): each term's names ("ε_train, ε_test (eps_train, eps_test)" gives
+    four; "verified / failed" one: "failed" is an everyday word elsewhere), those of at least three characters, each
+    with the term's :func:`term_anchor`."""
+    lines = markdown.splitlines()
+    out = {}
+    for i, line in enumerate(lines[:-1]):
+        if not line.strip() or line.startswith((" ", ":", "#", "*", "|", "<", "`", "-")) or not lines[i + 1].startswith(":   "):
+            continue
+        term = line.strip()
+        for phrase in re.split(r"\s*(?:,|/|\(|\))\s*", term):
+            if len(phrase) >= _MIN_PHRASE and phrase not in _COMMON:
+                out.setdefault(phrase, term_anchor(term))
+    return out
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern:
+    """A phrase as a whole word (never part of a longer word or hyphenated name); names with capitals are matched
+    as written, lower-case words in any case."""
+    variants = {re.escape(phrase), re.escape(html.escape(phrase, quote=True)), re.escape(phrase.replace("'", "&rsquo;"))}
+    flags = 0 if any(c.isupper() for c in phrase) else re.IGNORECASE
+    return re.compile(r"(?<![\w-])(?:" + "|".join(sorted(variants, key=len, reverse=True)) + r")(?![\w-])", flags)
+
+
+def link_glossary_terms(page: str, glossary_href: str, phrases: dict[str, str], start: str = 'role="main"'):
+    """Link the first use of every glossary phrase on a built page to its term (``glossary_href#<anchor>``): only
+    text after ``start`` (the page's main column), never inside a link, code, a heading or a script, one link per
+    term (a term's first phrase to appear wins; longer phrases are tried first, so "CIFAR-10-C-bar" is not read as
+    "CIFAR-10-C"). Returns the page and how many links it added."""
+    at = page.find(start)
+    if at < 0 or not phrases:
+        return page, 0
+    at = page.find(">", at) + 1
+    head, body = page[:at], page[at:]
+    ordered = sorted(phrases, key=len, reverse=True)
+    patterns = {p: _phrase_pattern(p) for p in ordered}
+    done: set[str] = set()  # anchors already linked
+    out, depth, pos, n = [], 0, 0, 0
+
+    def link_text(text: str) -> str:
+        nonlocal n
+        for phrase in ordered:
+            anchor = phrases[phrase]
+            if anchor in done:
+                continue
+            m = patterns[phrase].search(text)
+            if m is None:
+                continue
+            done.add(anchor)
+            n += 1
+            link = f'<a class="glossary-term" href="{html.escape(glossary_href, quote=True)}#{anchor}">{m.group()}</a>'
+            return link_text(text[: m.start()]) + link + link_text(text[m.end() :])
+        return text
+
+    for m in _TAG.finditer(body):
+        text = body[pos : m.start()]
+        out.append(link_text(text) if depth == 0 and text.strip() else text)
+        out.append(m.group())
+        if m.group(2) is None:  # a comment or a doctype
+            pos = m.end()
+            continue
+        closing, name, selfclosing = m.group(1) == "/", m.group(2).lower(), m.group(3) == "/"
+        if name in _SKIP_TAGS and name not in _VOID and not selfclosing:
+            depth = max(0, depth - 1) if closing else depth + 1
+        pos = m.end()
+    rest = body[pos:]
+    out.append(link_text(rest) if depth == 0 and rest.strip() else rest)
+    return head + "".join(out), n
