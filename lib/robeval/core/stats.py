@@ -218,6 +218,20 @@ def trend_interval(levels, per_run, level: float = 0.95, n_boot: int = 2000, see
     return bootstrap_interval(lambda a: spearman(levels, a.mean(axis=0)), m, level=level, n_boot=n_boot, seed=seed)
 
 
+def calibration_p(observed: int, predicted: float) -> float:
+    """Whether ``observed`` changed verdicts over reruns agree with ``predicted`` (the sum of the rows' 1 −
+    agreement): the two-sided exact Poisson p-value of ``observed`` at mean ``predicted`` (the sum of many rare,
+    independent changes), doubling the smaller tail, at most 1. A small p says the rows' agreement is miscalibrated:
+    too many changes (overconfident) or too few (underconfident)."""
+    if isinstance(observed, bool) or int(observed) != observed or observed < 0:
+        raise ValueError(f"observed must be a count >= 0 of changed verdicts, got {observed!r}.")
+    if not (isinstance(predicted, (int, float)) and math.isfinite(predicted) and predicted > 0):
+        raise ValueError(f"predicted must be a positive expected number of changes, got {predicted!r}.")
+    k = int(observed)
+    low, high = stats.poisson.cdf(k, predicted), stats.poisson.sf(k - 1, predicted)
+    return float(min(1.0, 2 * min(low, high)))
+
+
 def wilson_half_width(successes, trials, z: float):
     """Half-width of the Wilson interval for ``successes`` of ``trials`` at normal quantile ``z``; vectorised
     over arrays (numpy broadcasting), a float for scalars. Positive even at 0 or all successes."""
