@@ -25,16 +25,27 @@ def unbounded(estimate: float, n: int, why: str) -> stats.Interval:
     return stats.Interval(est, -math.inf, math.inf, math.nan, int(n), LEVEL, why)
 
 
-def bootstrap(statistic, *samples, seed: int, n_boot: int = 2000, unit: str = "runs") -> stats.Interval:
+def bootstrap(
+    statistic, *samples, seed: int, n_boot: int = 2000, unit: str = "runs", mean_of_units: bool = False
+) -> stats.Interval:
     """:func:`robeval.core.stats.bootstrap_interval` over the rows of ``samples`` (the independent units, named
     ``unit`` in the interval's method), or an unbounded interval with fewer than two rows or a non-finite
-    estimate."""
+    estimate.
+
+    ``mean_of_units``: the statistic is a mean over the units of a per-unit value (minus a constant), e.g. a mean
+    percentile. A statistic at the bound of its range (every unit at its extreme: every resample alike, a
+    zero-width interval) then gets the sign test over the units, 2 · 2^-n, as its exact p, not the bootstrap's
+    resolution 2 / (B + 1): the bound is as sure as n units all on one side make it (issue 60, item 7)."""
     n = len(samples[0])
     est = float(statistic(*[np.asarray(s, dtype=float) for s in samples])) if n else math.nan
     if n < 2 or not np.isfinite(est):
         return unbounded(est, n, f"no interval ({n} {unit})")
     iv = stats.bootstrap_interval(statistic, *samples, level=LEVEL, n_boot=int(n_boot), seed=int(seed))
-    return dataclasses.replace(iv, method=iv.method.replace(f"over {n} runs", f"over {n} {unit}"))
+    method = iv.method.replace(f"over {n} runs", f"over {n} {unit}")
+    if mean_of_units and iv.se == 0 and est != 0:  # every unit alike, on one side: the sign test over the units
+        return dataclasses.replace(iv, method=f"{method}; every {unit[:-1] if unit.endswith('s') else unit} alike: "
+                                   f"sign test over the {n} {unit}", exact_p=min(1.0, 2.0 * 0.5**n))  # fmt: skip
+    return dataclasses.replace(iv, method=method)
 
 
 def mean_over_runs(values) -> stats.Interval:

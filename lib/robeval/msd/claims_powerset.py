@@ -547,7 +547,9 @@ def record_method_claims(ledger, bn_avg, methods, *, seed: int, n_boot: int = 20
                 "Fig. 5 / Sec. 4.2",
                 f"{text}: its MSD to {', '.join(c.replace('_', ' ') for c in corrs)} lies below the median powerset "
                 "scheme's (mean percentile − 0.5 < 0)",
-                interval=bootstrap(stat, msd.to_numpy(), seed=_seed(seed, cid), n_boot=n_boot, unit="schemes"),
+                interval=bootstrap(
+                    stat, msd.to_numpy(), seed=_seed(seed, cid), n_boot=n_boot, unit="schemes", mean_of_units=True
+                ),
                 direction="<",
                 **DISTANCES,
                 note=f"bootstrap over {len(msd)} powerset schemes; the method's own sampling noise is not included",
