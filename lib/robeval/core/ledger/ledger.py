@@ -66,6 +66,10 @@ One rule set for every row (enforced here, never chosen per row)
    independent runs with another verdict — the rerun rule 1 predicts, done. The row is then inconclusive and
    says which profile's rerun did not reach it. Either decision can be overruled; smoke runs and dry runs
    consult nothing.
+8. *Two reruns that flip it leave it open*: a decision that two independent reruns with other seeds at the same
+   profile did not reach (recorded in ``results/<profile>/reruns.json``,
+   :func:`robeval.core.ledger.rules.recorded_flips`) is inconclusive, whatever its stability: the rerun rule 1
+   predicts failed twice. Either decision can be left open so.
 
 Rules (one method each)
 -----------------------
@@ -95,7 +99,14 @@ from dataclasses import dataclass, field
 from robeval.core.ledger import decisions as _decisions
 from robeval.core.ledger.gaps import GapTest, direction_test, gap_test
 from robeval.core.ledger.readings import ReadingsMixin
-from robeval.core.ledger.rules import larger_reruns, overruled_by, rerun_agreement, stability_of
+from robeval.core.ledger.rules import (
+    flipped_in_reruns,
+    larger_reruns,
+    overruled_by,
+    recorded_flips,
+    rerun_agreement,
+    stability_of,
+)
 from robeval.core.ledger.store import StoreMixin
 from robeval.core.ledger.vocab import (
     ABOUT,
@@ -883,6 +894,16 @@ class Ledger(ReadingsMixin, StoreMixin):
         for c in self.claims:
             if c.kind == "readings" and getattr(c, "_readings", None):
                 self._combine(c)
+        flips = recorded_flips(self.profile, self.notebook)
+        for c in self.claims:  # rule 8: two independent reruns that did not reach a decision leave it open
+            against = flipped_in_reruns(c, flips)
+            if against is not None:
+                c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
+                seen = "; ".join(f"{e['rerun']}: '{e['verdict']}'" for e in against)
+                c.decides = (
+                    f"{len(against)} independent reruns did not reach it ({seen}; results/{self.profile}/reruns.json): "
+                    "a rerun reaches it less often than its stability says; more runs, then reruns that agree"
+                )
         for c in self.claims:
             c._final = (c.verdict, c.decides)
         return tests

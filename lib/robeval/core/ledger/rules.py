@@ -100,3 +100,43 @@ def overruled_by(claim, reruns: dict) -> tuple[str, dict] | None:
         if (row.get("n_runs") or 0) > mine and row.get("verdict") != claim.verdict
     ]
     return max(against, key=lambda pr: pr[1]["n_runs"]) if against else None
+
+
+RERUN_RECORD = "reruns.json"  # results/<profile>/reruns.json: the reruns with other seeds and the rows they changed
+FLIPS_TO_OPEN = 2  # independent reruns that each failed to reach a decision leave it open
+
+
+def recorded_flips(profile: str, notebook: str) -> dict[str, list[dict]]:
+    """The rows of ``notebook`` that reruns with other seeds at ``profile`` failed to reach again, by row id:
+    ``{id: [{"rerun", "verdict", "where"}, ...]}`` from ``results/<profile>/reruns.json`` (written by whoever
+    reruns, one entry per rerun and row it changed, with the page that records it). Empty where there is no record,
+    for the smoke profile and in a dry run."""
+    from robeval.core.io import read_json
+    from robeval.core.paths import results_dir
+    from robeval.core.profiles import dry_run
+
+    if profile == "smoke" or dry_run():
+        return {}
+    path = results_dir(profile) / RERUN_RECORD
+    if not path.is_file():
+        return {}
+    record = read_json(path)
+    entries = record.get(notebook, {}) if isinstance(record, dict) else None
+    if not isinstance(entries, dict) or not all(
+        isinstance(v, list) and all(isinstance(e, dict) and {"rerun", "verdict"} <= set(e) for e in v)
+        for v in entries.values()
+    ):
+        raise ValueError(
+            f"{path}: {notebook!r} must map row ids to lists of {{'rerun', 'verdict', 'where'}} entries; fix the record."
+        )
+    return entries
+
+
+def flipped_in_reruns(claim, flips: dict) -> list[dict] | None:
+    """The recorded reruns (:func:`recorded_flips`) that did not reach ``claim``'s decision, when at least
+    :data:`FLIPS_TO_OPEN` independent ones did not (a rerun is independent when its seeds differ from every other's);
+    None otherwise. Rule 8 of :mod:`robeval.core.ledger`: such a decision is left open, whatever its stability."""
+    if claim.verdict not in DECIDED:
+        return None
+    against = {e["rerun"]: e for e in flips.get(claim.id, []) if e["verdict"] != claim.verdict}
+    return list(against.values()) if len(against) >= FLIPS_TO_OPEN else None
