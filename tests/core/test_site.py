@@ -1394,3 +1394,89 @@ def test_glossary_terms_are_linked_on_first_use_only_in_prose():
     anchored = set(re.findall(r'id="([^"]+)"', glossary_anchors(glossary_html)[0]))
     assert {h.split("#")[1] for h, _ in links} <= anchored
     assert term_anchor("CIFAR-10-C, CIFAR-10-C-bar") in anchored
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+def test_a_reader_goes_from_the_home_page_to_rows_figure_and_cell_one_click_each(served_site):
+    """Issue 61, "done when": at 1400 and 390 px a reader follows a ledger id printed on the home page to that row
+    (one click: the ledger shows it, of its profile and verdict), and from the row to its figure in the gallery and
+    to the notebook cell that computed it (one click each: the target is on the page and in view). Screenshots of
+    each step go to build/test-screenshots/ (the test's output)."""
+    from urllib.parse import unquote
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from robeval.core import paths
+
+    driver, url, root = served_site["driver"], served_site["url"], served_site["dir"]
+    shots = paths.BUILD_DIR / "test-screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    rows = {(r["profile"], r["notebook"], r["id"]): r for r in json.loads((root / "assets" / "ledger.json").read_text())["rows"]}
+
+    def ready(page_is_ledger=False):
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        if page_is_ledger:
+            WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "ledger-app").get_attribute("data-ready"))
+
+    def in_view(anchor: str) -> bool:
+        return driver.execute_script(
+            "const e = document.getElementById(arguments[0]); if (!e) return false;"
+            "const r = e.getBoundingClientRect(); return r.top < window.innerHeight && r.bottom > -5;",
+            anchor,
+        )
+
+    try:
+        for width in (1400, 390):
+            driver.set_window_size(width, 900)
+            driver.get(f"{url}/index.html")
+            ready()
+            printed = driver.find_elements(By.CSS_SELECTOR, "a.ledger-row")
+            assert printed, "the home page prints no linked ledger id"
+            # a printed row, one with a figure where the page prints one (the smoke site's printed rows have none;
+            # the figure links of every row are followed by test_ledger_figure_links_land_on_their_figure_in_a_browser)
+            found = []
+            for a in printed:
+                m = re.search(r"profile=([^&]+)&row=([^/]+)/(.+)$", a.get_attribute("href"))
+                row = rows.get((m[1], m[2], unquote(m[3]))) if m else None
+                assert row is not None, f"a printed id links a row the site does not hold: {a.get_attribute('href')}"
+                found.append((a.get_attribute("href"), row))
+            href, row = next((f for f in found if f[1].get("figure")), found[0])
+            driver.get(href)  # click 1: the row
+            ready(page_is_ledger=True)
+            shown = driver.find_elements(By.CSS_SELECTOR, "#ledger-table tbody tr:not([hidden])")
+            assert shown and shown[0].get_attribute("data-profile") == row["profile"]
+            assert row["id"] in shown[0].text and row["verdict"] in shown[0].text
+            driver.save_screenshot(str(shots / f"home-to-row-{width}.png"))
+            for what in ("figure", "section" if row.get("section") else "cell"):
+                target = row.get(what)
+                if not target:
+                    continue
+                driver.get(f"{url}/{target}")  # click 2 and 3: the figure, the cell (each from the row)
+                ready()
+                anchor = target.split("#", 1)[1]
+                WebDriverWait(driver, 10).until(lambda d: in_view(anchor))
+                driver.save_screenshot(str(shots / f"row-to-{what}-{width}.png"))
+    finally:
+        driver.set_window_size(1280, 900)
+    assert len(list(shots.glob("*.png"))) >= 4
+
+
+def test_rows_named_by_number_and_profile_link_their_permalinks():
+    """The list of undecided statements names rows as ``NN/id`` with a profile (README and home page): on the site
+    each becomes a permalink of that row at that profile; rows the site does not hold stay text."""
+    from robeval.core.site.links import link_short_rows
+
+    known = {("paper", "08_acr_published_certifications", "T2_sota_heavier")}
+    page = (
+        "<li>(<code>08/T2_sota_heavier</code>, <code>paper</code>) and (<code>08/T2_sota_heavier</code>, "
+        "<code>default</code>) and (<code>02/S4_x</code>, <code>paper</code>)</li>"
+    )
+    linked, n = link_short_rows(page, "ledger.html", known)
+    assert n == 1
+    assert (
+        '<a class="ledger-row" href="ledger.html#profile=paper&amp;row=08_acr_published_certifications/T2_sota_heavier">'
+        "<code>08/T2_sota_heavier</code></a>, <code>paper</code>" in linked
+    )
+    assert "(<code>08/T2_sota_heavier</code>, <code>default</code>)" in linked and "<code>02/S4_x</code>" in linked

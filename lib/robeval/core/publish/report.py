@@ -533,13 +533,15 @@ def update_readme(profile: str = "default", path=None) -> bool:
     changed = _replace_block(path, front_block())
     from robeval.core.publish.undecided import OPEN_END, OPEN_START, undecided_block
 
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    if OPEN_START in text and OPEN_END in text:  # the statements no profile decides, with what each needs
-        head, rest = text.split(OPEN_START, 1)
-        new = head + OPEN_START + "\n" + undecided_block() + "\n" + OPEN_END + rest.split(OPEN_END, 1)[1]
-        if new != text:
-            atomic_write_text(path, new)
-            changed = True
+    block = undecided_block()
+    for target in (path, paths.ROOT / "docs" / "index.md") if path == paths.ROOT / "README.md" else (path,):
+        text = target.read_text(encoding="utf-8") if target.is_file() else ""
+        if OPEN_START in text and OPEN_END in text:  # the statements no profile decides, with what each needs
+            head, rest = text.split(OPEN_START, 1)
+            new = head + OPEN_START + "\n" + block + "\n" + OPEN_END + rest.split(OPEN_END, 1)[1]
+            if new != text:
+                atomic_write_text(target, new)
+                changed = changed or target == path
     if path == paths.ROOT / "README.md":
         index = paths.ROOT / "docs" / "index.md"
         _replace_block(index, front_block())

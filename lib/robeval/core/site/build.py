@@ -729,7 +729,13 @@ def _reader_passes(site_dir: Path, known: set = frozenset()) -> None:
     every other reader page (:func:`robeval.core.site.links.link_glossary_terms`)."""
     import os
 
-    from robeval.core.site.links import glossary_anchors, glossary_phrases, link_glossary_terms, link_printed_rows
+    from robeval.core.site.links import (
+        glossary_anchors,
+        glossary_phrases,
+        link_glossary_terms,
+        link_printed_rows,
+        link_short_rows,
+    )
     from robeval.core.site.pages import fold_code, scroll_tables
 
     site_dir = Path(site_dir)
@@ -743,6 +749,7 @@ def _reader_passes(site_dir: Path, known: set = frozenset()) -> None:
         fixed = scroll_tables(fixed)[0]
         ledger = os.path.relpath(site_dir / "ledger.html", page.parent).replace(os.sep, "/")
         fixed = link_printed_rows(fixed, ledger, known)[0]
+        fixed = link_short_rows(fixed, ledger, known)[0]
         if page.name == "glossary.html":
             fixed = glossary_anchors(fixed)[0]
         elif page.name not in ("ledger.html", "404.html") and "api" not in page.relative_to(site_dir).parts:

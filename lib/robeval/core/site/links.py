@@ -140,3 +140,30 @@ def link_glossary_terms(page: str, glossary_href: str, phrases: dict[str, str], 
     rest = body[pos:]
     out.append(link_text(rest) if depth == 0 and rest.strip() else rest)
     return head + "".join(out), n
+
+
+# "<code>08/T2_sota_heavier</code>, <code>paper</code>": a row named by its notebook's number and its profile (the
+# list of statements no profile decides, robeval.core.publish.undecided)
+SHORT_ROW = re.compile(
+    r"<code>(?P<nb>\d\d)/(?P<id>[^<]+)</code>(?P<mid>,\s*)<code>(?P<profile>" + "|".join(PROFILES) + r")</code>"
+)
+
+
+def link_short_rows(page: str, ledger_href: str, known: set[tuple[str, str, str]]) -> tuple[str, int]:
+    """Link every row printed as ``<code>NN/id</code>, <code>profile</code>`` to its permalink, the notebook found
+    by its number among ``known`` ((profile, notebook, id) the site's ledger holds); rows the site does not hold stay
+    text. Returns the page and how many links it added."""
+    by_short = {(p, nb[:2], i): nb for p, nb, i in known}
+    n = 0
+
+    def repl(m):
+        nonlocal n
+        rid = html.unescape(m["id"])
+        notebook = by_short.get((m["profile"], m["nb"], rid))
+        if notebook is None:
+            return m.group()
+        n += 1
+        href = html.escape(f"{ledger_href}#{row_fragment(m['profile'], notebook, rid)}", quote=True)
+        return f'<a class="ledger-row" href="{href}"><code>{m["nb"]}/{m["id"]}</code></a>{m["mid"]}<code>{m["profile"]}</code>'
+
+    return SHORT_ROW.sub(repl, page), n
