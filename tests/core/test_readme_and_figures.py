@@ -113,9 +113,39 @@ def test_the_readme_is_a_front_door():
         assert (paths.ROOT / "docs" / page).is_file() and page in nav and f"docs/{page}" in text
 
 
+HOLDS_WORDS = re.compile(r"\b(reproduce[sd]?|holds?|confirm(?:s|ed)?|follows?)\b", re.I)
+FAILS_WORDS = re.compile(r"\b(contradict(?:s|ed)?|erratum|errata|disagrees?|should be|not the|wrong)\b", re.I)
+
+
+def _check_headings(text: str) -> None:
+    """Issue 61, item 3: a finding's bold heading is no stronger than its rows — a heading that says a statement
+    holds needs a row that holds (reproduced or consistency), one that says it fails needs a row that fails
+    (contradicted or erratum)."""
+    findings = text.split("<!-- findings:start -->", 1)[1].split("<!-- findings:end -->", 1)[0]
+    for bullet in re.split(r"\n(?=\* )", findings.strip()):
+        heading = re.match(r"\* \*\*(.+?)\*\*", bullet)
+        if heading is None:
+            continue
+        verdicts = {v for *_, v in FINDING.findall(" ".join(bullet.split()))}
+        if HOLDS_WORDS.search(heading[1]):
+            assert verdicts & {"reproduced", "consistency"}, f"heading stronger than its rows: {heading[1]}"
+        if FAILS_WORDS.search(heading[1]):
+            assert verdicts & {"contradicted", "erratum"}, f"heading stronger than its rows: {heading[1]}"
+
+
+def test_a_heading_stronger_than_its_rows_fails():
+    ok = "<!-- findings:start -->\n* **X holds.** text (default ledger: `01_a/b` — reproduced).\n<!-- findings:end -->"
+    _check_headings(ok)
+    for bad in ("* **X holds.** text (default ledger: `01_a/b` — inconclusive).",
+                "* **X is contradicted.** text (default ledger: `01_a/b` — reproduced)."):  # fmt: skip
+        with pytest.raises(AssertionError, match="heading stronger"):
+            _check_headings(f"<!-- findings:start -->\n{bad}\n<!-- findings:end -->")
+
+
 def test_every_finding_points_to_a_ledger_row_with_that_verdict():
     for text in (_readme(), (paths.ROOT / "docs" / "findings.md").read_text(encoding="utf-8")):
         _check_findings(text)
+        _check_headings(text)
 
 
 PROSE_NUMBER = re.compile(r"(?<![\w.])[−-]?\d+(?:\.\d+)?(?:[ ,]\d{3})*(?![\w])")
