@@ -63,7 +63,12 @@ def test_one_failing_row_is_not_hidden_and_a_decided_row_alone_decides_nothing_f
 
 
 def test_the_header_counts_decided_statements_per_profile():
-    ledgers = {"default": [_ledger("01_x", [("a1", "consistency"), ("b", "contradicted")]), _ledger("02_y", [("c", "erratum")])]}
+    ledgers = {
+        "default": [
+            _ledger("01_x", [("a1", "consistency"), ("b", "contradicted")]),
+            _ledger("02_y", [("c", "erratum")]),
+        ]
+    }
     rows = cap.capability(STATEMENTS, ledgers, DEFINED, ESTIMATES)
     block = cap.capability_block(rows)
     assert "| `default` (2 decided) | `long` (0 decided) | `gpu` (0 decided) | `paper` (0 decided) |" in block

@@ -103,7 +103,10 @@ def test_every_notebook_is_cited_under_one_paper():
 
 
 def test_no_placeholder_is_left_but_the_repository_address_said_once():
-    texts = {p.name: p.read_text(encoding="utf-8") for p in [paths.ROOT / "README.md", *sorted((paths.ROOT / "docs").glob("*.md"))]}
+    texts = {
+        p.name: p.read_text(encoding="utf-8")
+        for p in [paths.ROOT / "README.md", *sorted((paths.ROOT / "docs").glob("*.md"))]
+    }
     texts |= {n: (paths.ROOT / n).read_text(encoding="utf-8") for n in ("CITATION.cff", "CITATION.bib", ".zenodo.json")}
     for name, text in texts.items():
         assert "to be confirmed" not in text.lower(), name

@@ -1374,12 +1374,16 @@ def test_glossary_terms_are_linked_on_first_use_only_in_prose():
     )
     linked, n = link_glossary_terms(page, "../glossary.html", phrases)
     links = re.findall(r'<a class="glossary-term" href="([^"]+)">([^<]+)</a>', linked)
-    assert links == [
-        ("../glossary.html#term-reproduced", "reproduced"),
-        ("../glossary.html#term-mscr", "MSCR"),
-        ("../glossary.html#term-cifar-10-c-cifar-10-c-bar", "CIFAR-10-C-bar"),
-        ("../glossary.html#term-stability", "Stability"),
-    ] and n == 4
+    assert (
+        links
+        == [
+            ("../glossary.html#term-reproduced", "reproduced"),
+            ("../glossary.html#term-mscr", "MSCR"),
+            ("../glossary.html#term-cifar-10-c-cifar-10-c-bar", "CIFAR-10-C-bar"),
+            ("../glossary.html#term-stability", "Stability"),
+        ]
+        and n == 4
+    )
     assert linked.startswith("<nav>reproduced</nav>") and "var reproduced = 1;" in linked
     assert "<h1>Reproduced rows</h1>" in linked and "<code>MSCR</code>" in linked and "MSCRs" in linked
     # a ">" inside an attribute (an alt text) is not the end of the tag; comments are left alone
@@ -1387,7 +1391,8 @@ def test_glossary_terms_are_linked_on_first_use_only_in_prose():
     linked, n = link_glossary_terms(tricky, "g.html", phrases)
     assert n == 1 and '<img alt="ours > paper: reproduced" width="5"><!-- reproduced -->' in linked
     assert link_glossary_terms("<p>no main column: reproduced</p>", "g.html", phrases) == (
-        "<p>no main column: reproduced</p>", 0,
+        "<p>no main column: reproduced</p>",
+        0,
     )
     # every anchor a link can name is one the glossary page gets
     glossary_html = "".join(f"<dt>{t}</dt>" for t in ("reproduced", "MSCR", "CIFAR-10-C, CIFAR-10-C-bar", "stability"))
@@ -1413,7 +1418,10 @@ def test_a_reader_goes_from_the_home_page_to_rows_figure_and_cell_one_click_each
     driver, url, root = served_site["driver"], served_site["url"], served_site["dir"]
     shots = paths.BUILD_DIR / "test-screenshots"
     shots.mkdir(parents=True, exist_ok=True)
-    rows = {(r["profile"], r["notebook"], r["id"]): r for r in json.loads((root / "assets" / "ledger.json").read_text())["rows"]}
+    rows = {
+        (r["profile"], r["notebook"], r["id"]): r
+        for r in json.loads((root / "assets" / "ledger.json").read_text())["rows"]
+    }
 
     def ready(page_is_ledger=False):
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
@@ -1456,7 +1464,7 @@ def test_a_reader_goes_from_the_home_page_to_rows_figure_and_cell_one_click_each
                 driver.get(f"{url}/{target}")  # click 2 and 3: the figure, the cell (each from the row)
                 ready()
                 anchor = target.split("#", 1)[1]
-                WebDriverWait(driver, 10).until(lambda d: in_view(anchor))
+                WebDriverWait(driver, 10).until(lambda d, anchor=anchor: in_view(anchor))
                 driver.save_screenshot(str(shots / f"row-to-{what}-{width}.png"))
     finally:
         driver.set_window_size(1280, 900)

@@ -148,18 +148,23 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
     TypeError
         ``df`` is not a DataFrame or ``path`` not a file name.
     ValueError
-        ``df`` is empty, lacks a column, has a NaN or negative radius, inconsistent ``correct`` or a repeated
-        ``idx`` (:func:`robeval.acr.metrics.check_certification_frame`).
+        ``df`` is empty, lacks a column, has a NaN, infinite or negative radius, or a repeated ``idx``.
     """
-    from robeval.acr.metrics import check_certification_frame  # (metrics reads files through published)
+    from robeval.core.validation import check_frame, check_numeric_column
 
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name (str or os.PathLike), got {type(path).__name__}.")
-    check_certification_frame(df, "df")  # a frame, not empty, finite radii >= 0, no input twice, consistent
     need = ["idx", "label", "predict", "radius", "correct", "time"]
-    missing = [c for c in need if c not in df.columns]
-    if missing:
-        raise ValueError(f"df lacks columns {missing}; a certification file needs {need}.")
+    check_frame(df, need, "df", non_empty=True, hint="a certification file needs idx label predict radius correct time")
+    radius = check_numeric_column(df, "radius", "df")  # NaN, infinite or text radii are named
+    if (radius < 0).any():
+        raise ValueError("df['radius'] must be >= 0 (0 for abstentions).")
+    repeated = df["idx"].duplicated(keep=False)
+    if repeated.any():
+        raise ValueError(
+            f"df holds {int(repeated.sum())} rows whose idx repeats (e.g. idx={df['idx'][repeated].iloc[0]}): one "
+            "test input would be written twice. Drop the repeated rows or give each input its own idx."
+        )
     lines = ["\t".join(need)]
     for row in df[need].itertuples(index=False):
         t = row.time if isinstance(row.time, str) else format_time(row.time)

@@ -195,7 +195,7 @@ def trend_test(levels, per_run, n_boot: int, seed: int = 0) -> stats.Interval:
 
 
 def steady_rise_interval(per_run, level: float = 0.95) -> tuple[stats.Interval, int]:
-    """"The curve rises at every step" (a *steady* increase, Sec. 5.2) over the levels of ``per_run`` (runs x
+    """ "The curve rises at every step" (a *steady* increase, Sec. 5.2) over the levels of ``per_run`` (runs x
     levels, paired over runs): every neighbouring step j -> j + 1 must rise, so the weakest step decides the claim
     (an intersection-union test: no correction), and a fall at some step contradicts it (Bonferroni over the
     steps) — :func:`robeval.core.stats.rows_contrast_interval` with one row per step. Returns the interval of the

@@ -67,7 +67,7 @@ def sheet_runs(ref: dict, tol: float = 1e-3) -> int:
 
 
 def steady_rise_of_sheet(acc, acc0, sd, sd0, n: int, level: float = 0.95) -> tuple[stats.Interval, int]:
-    """"The relative accuracy change (acc − acc0) / acc0 (in %) rises at every step of eps_train", read off a sheet
+    """ "The relative accuracy change (acc − acc0) / acc0 (in %) rises at every step of eps_train", read off a sheet
     row ``acc`` and its clean row ``acc0`` (means over ``n`` runs, standard deviations ``sd``, ``sd0``; one value
     per eps_train column). Each step j -> j + 1 gets a :func:`bounded_interval` (its four cells: the two columns'
     test and clean accuracies). Every step must rise, so the step whose rise is least sure (smallest estimate / se)

@@ -267,7 +267,9 @@ def _check_corruption_name(name, arg: str) -> str:
 def _severity_list(severities, arg: str = "severities") -> list[int]:
     """``severities`` (one level or a sequence of them) as a list of ints in 1..5; else ValueError naming ``arg``."""
     values = np.atleast_1d(np.asarray(severities, dtype=object)).ravel().tolist()
-    bad = [v for v in values if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 5]
+    bad = [
+        v for v in values if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 5
+    ]
     if bad or not values:
         raise ValueError(f"{arg} must be integer benchmark levels in 1..5, got {bad[0] if bad else severities!r}.")
     return [int(v) for v in values]
@@ -297,7 +299,12 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
     if probs.dtype.kind not in "iuf":
         raise TypeError(f"probs must be numbers (one probability per name), got {probs.dtype} values.")
     probs = probs.astype(np.float64)
-    if len(names) != len(probs) or not np.all(np.isfinite(probs)) or np.any(probs < 0) or not np.isclose(probs.sum(), 1.0):
+    if (
+        len(names) != len(probs)
+        or not np.all(np.isfinite(probs))
+        or np.any(probs < 0)
+        or not np.isclose(probs.sum(), 1.0)
+    ):
         raise ValueError("names and probs must have equal length and probs must be finite, >= 0 and sum to 1.")
     severities = tuple(_severity_list(severities))
 

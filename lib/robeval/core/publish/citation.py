@@ -101,9 +101,7 @@ def reference_list(cff: dict | None = None) -> str:
             extra = f" (version 1: *{first.group(1)}*)" if first else ""
         books = NOTEBOOKS.get(ident, ())
         where = f" Notebooks {', '.join(books[:-1])} and {books[-1]}." if len(books) > 1 else ""
-        lines.append(
-            f"* {names}: *{ref['title']}*{extra}. {_venue(ref)}, {ref['year']}. {', '.join(links)}.{where}"
-        )
+        lines.append(f"* {names}: *{ref['title']}*{extra}. {_venue(ref)}, {ref['year']}. {', '.join(links)}.{where}")
     return "\n".join(lines)
 
 

@@ -79,7 +79,11 @@ def glossary_phrases(markdown: str) -> dict[str, str]:
     lines = markdown.splitlines()
     out = {}
     for i, line in enumerate(lines[:-1]):
-        if not line.strip() or line.startswith((" ", ":", "#", "*", "|", "<", "`", "-")) or not lines[i + 1].startswith(":   "):
+        if (
+            not line.strip()
+            or line.startswith((" ", ":", "#", "*", "|", "<", "`", "-"))
+            or not lines[i + 1].startswith(":   ")
+        ):
             continue
         term = line.strip()
         for phrase in re.split(r"\s*(?:,|/|\(|\))\s*", term):
@@ -91,7 +95,11 @@ def glossary_phrases(markdown: str) -> dict[str, str]:
 def _phrase_pattern(phrase: str) -> re.Pattern:
     """A phrase as a whole word (never part of a longer word or hyphenated name); names with capitals are matched
     as written, lower-case words in any case."""
-    variants = {re.escape(phrase), re.escape(html.escape(phrase, quote=True)), re.escape(phrase.replace("'", "&rsquo;"))}
+    variants = {
+        re.escape(phrase),
+        re.escape(html.escape(phrase, quote=True)),
+        re.escape(phrase.replace("'", "&rsquo;")),
+    }
     flags = 0 if any(c.isupper() for c in phrase) else re.IGNORECASE
     return re.compile(r"(?<![\w-])(?:" + "|".join(sorted(variants, key=len, reverse=True)) + r")(?![\w-])", flags)
 

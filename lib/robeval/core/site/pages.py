@@ -256,7 +256,7 @@ def page_head(notebook: str, profile: str, claims: list[dict], shown: list[str],
         f"({tally(central)}); all {len(counted)} counted rows: {tally(counted)}. "
         f'<a href="#claims-ledger">Every row on this page</a> · '
         f'<a href="../ledger.html#profile={profile}&amp;q={notebook}">in the claims ledger</a>.</p>',
-        '<p><strong>Cite</strong> the paper this notebook reproduces and the compendium: '
+        "<p><strong>Cite</strong> the paper this notebook reproduces and the compendium: "
         '<a href="../cite.html">How to cite</a> (<a href="../CITATION.cff">CITATION.cff</a>, '
         '<a href="../CITATION.bib">BibTeX</a>).</p>',
     ]
