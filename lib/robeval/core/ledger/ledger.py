@@ -99,14 +99,7 @@ from dataclasses import dataclass, field
 from robeval.core.ledger import decisions as _decisions
 from robeval.core.ledger.gaps import GapTest, direction_test, gap_test
 from robeval.core.ledger.readings import ReadingsMixin
-from robeval.core.ledger.rules import (
-    flipped_in_reruns,
-    larger_reruns,
-    overruled_by,
-    recorded_flips,
-    rerun_agreement,
-    stability_of,
-)
+from robeval.core.ledger.rules import larger_reruns, leave_flipped_open, overruled_by, rerun_agreement, stability_of
 from robeval.core.ledger.store import StoreMixin
 from robeval.core.ledger.vocab import (
     ABOUT,
@@ -894,16 +887,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         for c in self.claims:
             if c.kind == "readings" and getattr(c, "_readings", None):
                 self._combine(c)
-        flips = recorded_flips(self.profile, self.notebook)
-        for c in self.claims:  # rule 8: two independent reruns that did not reach a decision leave it open
-            against = flipped_in_reruns(c, flips)
-            if against is not None:
-                c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
-                seen = "; ".join(f"{e['rerun']}: '{e['verdict']}'" for e in against)
-                c.decides = (
-                    f"{len(against)} independent reruns did not reach it ({seen}; results/{self.profile}/reruns.json): "
-                    "a rerun reaches it less often than its stability says; more runs, then reruns that agree"
-                )
+        leave_flipped_open(self.claims, self.profile, self.notebook)  # rule 8: two reruns that flip it
         for c in self.claims:
             c._final = (c.verdict, c.decides)
         return tests

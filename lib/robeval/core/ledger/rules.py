@@ -140,3 +140,21 @@ def flipped_in_reruns(claim, flips: dict) -> list[dict] | None:
         return None
     against = {e["rerun"]: e for e in flips.get(claim.id, []) if e["verdict"] != claim.verdict}
     return list(against.values()) if len(against) >= FLIPS_TO_OPEN else None
+
+
+def leave_flipped_open(claims, profile: str, notebook: str) -> None:
+    """Rule 8 of :mod:`robeval.core.ledger`, applied by :meth:`~robeval.core.ledger.Ledger.finalise` (in place): every
+    decided row that :data:`FLIPS_TO_OPEN` independent recorded reruns did not reach (:func:`flipped_in_reruns`)
+    becomes inconclusive, keeping its decision as ``unadjusted`` and naming the reruns in ``decides``."""
+    from robeval.core.ledger.vocab import INCONCLUSIVE
+
+    flips = recorded_flips(profile, notebook)
+    for c in claims:
+        against = flipped_in_reruns(c, flips)
+        if against is not None:
+            c.unadjusted, c.verdict = c.verdict, INCONCLUSIVE
+            seen = "; ".join(f"{e['rerun']}: '{e['verdict']}'" for e in against)
+            c.decides = (
+                f"{len(against)} independent reruns did not reach it ({seen}; results/{profile}/reruns.json): "
+                "a rerun reaches it less often than its stability says; more runs, then reruns that agree"
+            )
