@@ -150,7 +150,7 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
     ValueError
         ``df`` is empty, lacks a column, has a NaN, infinite or negative radius, or a repeated ``idx``.
     """
-    from robeval.core.validation import check_frame, check_numeric_column
+    from robeval.core.validation import check_frame, check_numeric_column, check_unique_runs
 
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name (str or os.PathLike), got {type(path).__name__}.")
@@ -159,12 +159,7 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
     radius = check_numeric_column(df, "radius", "df")  # NaN, infinite or text radii are named
     if (radius < 0).any():
         raise ValueError("df['radius'] must be >= 0 (0 for abstentions).")
-    repeated = df["idx"].duplicated(keep=False)
-    if repeated.any():
-        raise ValueError(
-            f"df holds {int(repeated.sum())} rows whose idx repeats (e.g. idx={df['idx'][repeated].iloc[0]}): one "
-            "test input would be written twice. Drop the repeated rows or give each input its own idx."
-        )
+    check_unique_runs(df, ["idx"], "df", hint="One test input would be written twice.")
     lines = ["\t".join(need)]
     for row in df[need].itertuples(index=False):
         t = row.time if isinstance(row.time, str) else format_time(row.time)

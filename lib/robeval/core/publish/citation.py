@@ -63,6 +63,14 @@ def _url(ref: dict, host: str) -> str | None:
     return next((i["value"] for i in ref["identifiers"] if i.get("type") == "url" and host in i["value"]), None)
 
 
+def _first_version_title(ref: dict) -> str | None:
+    """The title of the reference's first version where its arXiv identifier says it had another ("version 1 ...
+    titled \"...\""), else None."""
+    description = ref["identifiers"][0].get("description", "")
+    found = re.search(r'version 1\b[^"]*titled "([^"]+)"', description)
+    return found.group(1) if found else None
+
+
 def _venue(ref: dict) -> str:
     """The venue in words: the proceedings (series and volume) or "arXiv preprint"."""
     if ref.get("status") == "preprint":
@@ -94,11 +102,8 @@ def reference_list(cff: dict | None = None) -> str:
         ceur = _url(ref, "ceur-ws.org")
         if ceur:
             links.append(f"[CEUR-WS]({ceur})")
-        extra = ""
-        description = ref["identifiers"][0].get("description", "")
-        if "version 1" in description:
-            first = re.search(r'titled "([^"]+)"', description)
-            extra = f" (version 1: *{first.group(1)}*)" if first else ""
+        first = _first_version_title(ref)
+        extra = f" (version 1: *{first}*)" if first else ""
         books = NOTEBOOKS.get(ident, ())
         where = f" Notebooks {', '.join(books[:-1])} and {books[-1]}." if len(books) > 1 else ""
         lines.append(f"* {names}: *{ref['title']}*{extra}. {_venue(ref)}, {ref['year']}. {', '.join(links)}.{where}")
@@ -166,10 +171,9 @@ def bibtex(cff: dict | None = None, year: int | None = None) -> str:
         if ref.get("status") == "preprint":
             kind = "misc"
             fields.append(("howpublished", f"arXiv preprint {ident}"))
-            description = ref["identifiers"][0].get("description", "")
-            first = re.search(r'titled "([^"]+)"', description)
+            first = _first_version_title(ref)
             if first:
-                fields.append(("note", f"Version 2; version 1 is titled ``{first.group(1)}''"))
+                fields.append(("note", f"Version 2; version 1 is titled ``{first}''"))
         else:
             kind = "inproceedings"
             fields.append(("booktitle", ref.get("collection-title", "")))
