@@ -17,8 +17,18 @@ A chunk is done when a part's summary says its notebook finished (``ok``); a par
 continued by the next ``next`` (part p + 1). ``status`` prints the plan with each chunk's state. Commit
 ``results/long`` after each part: a later session, on a fresh machine, adopts the packs and goes on.
 
+With time left after a chunk finishes, ``next`` starts the next one (back to back) until ``--deadline-s``.
+
+**The plan's hours come from measured seconds.** A chunk states its work in units (``work = { resnet20_plain =
+15, ... }`` plus ``extra_core_s``); a unit's core-seconds are the median ``seconds`` of the matching grid cells in
+the committed packs (measured where the chunks run: one process per core at the lowest priority beside a working
+session) or, where no cell measured it yet, its training steps x the step seconds of ``calibrate`` (a two-minute
+measurement of this machine, ``results/long/calibration.json``) x the ratio measured/calibrated of the units that
+have both and no ``factor`` (the load the chunks run under). ``status`` prints each chunk's hours with that basis.
+
     nohup python benchmarks/cpu_chunks.py next --deadline-s 8400 > build/chunks/next.log 2>&1 &
     python benchmarks/cpu_chunks.py status
+    python benchmarks/cpu_chunks.py calibrate --budget-s 120
 """
 
 from __future__ import annotations
@@ -28,8 +38,10 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 import tomllib
@@ -42,6 +54,9 @@ PLAN = ROOT / "benchmarks" / "chunks.toml"
 MAX_CHUNK_S = 2.5 * 3600  # a chunk's part runs at most 2.5 h (a working session's share)
 RESERVE_S = 240.0  # seconds kept after the notebook for packing (xz on a 2-core machine, at the lowest priority)
 PROFILE = "long"
+CORES = 2  # the chunk machine's cores: a chunk runs one grid process per core
+MIN_NEXT_S = 1800.0  # a chunk started back to back gets at least this long (a 30-epoch ResNet-20 cell takes ~15 min)
+CELL_JSON_MAX = 1 << 20  # a grid cell's result file is ~15 KB; larger members of a pack are not cells
 
 
 def packs_dir() -> Path:
@@ -50,16 +65,31 @@ def packs_dir() -> Path:
 
 def load_plan(path: Path = PLAN) -> list[dict]:
     """The chunks of ``path`` in order; ValueError on a malformed plan (a name twice, a missing key)."""
-    chunks = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("chunk", [])
+    doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    chunks, units = doc.get("chunk", []), doc.get("units", {})
+    for name, u in units.items():
+        if not (isinstance(u.get("steps"), int) and u["steps"] > 0 and u.get("arch") and u.get("what")):
+            raise ValueError(f"{path}: unit {name} needs `what`, `arch` and `steps` (an int > 0)")
     seen = set()
     for c in chunks:
-        missing = [k for k in ("name", "notebook", "params", "hours", "what", "rows") if k not in c]
+        missing = [k for k in ("name", "notebook", "params", "what", "rows") if k not in c]
+        if "hours" not in c and "work" not in c:
+            missing.append("work (or a hand estimate `hours`)")
         if missing:
             raise ValueError(f"{path}: chunk {c.get('name', '?')} lacks {missing}")
+        unknown = sorted(set(c.get("work", {})) - set(units))
+        if unknown:
+            raise ValueError(f"{path}: chunk {c['name']} names units {unknown} that [units] does not define")
         if not re.fullmatch(r"M\d+", c["name"]) or c["name"] in seen:
             raise ValueError(f"{path}: chunk name {c['name']!r} must be M<k> and unique")
         seen.add(c["name"])
     return chunks
+
+
+def load_units(path: Path = PLAN) -> dict:
+    """The ``[units]`` of the plan: per unit ``what``, ``arch``, ``steps`` (training steps of one unit), ``factor``
+    (cost of a step relative to a plain one, default 1) and ``cells`` (which committed grid cells measure it)."""
+    return tomllib.loads(Path(path).read_text(encoding="utf-8")).get("units", {})
 
 
 def parts(name: str, folder: Path | None = None) -> list[dict]:
@@ -96,18 +126,104 @@ def next_chunk(plan: list[dict], folder: Path | None = None) -> dict | None:
     return None
 
 
-def status_table(plan: list[dict], folder: Path | None = None) -> str:
+CALIBRATION = ROOT / "results" / PROFILE / "calibration.json"
+
+
+def measured_cells(folder: Path | None = None) -> list[dict]:
+    """Every grid cell in the committed chunk packs of ``folder``: ``{"store", "cell", "seconds", "machine"}``
+    (the cell's own measured seconds on one core; a cell in several parts' packs is counted once). Read without
+    extracting anything: only members that are small JSON cell files are parsed."""
+    folder = folder or packs_dir()
+    seen: dict[str, dict] = {}
+    for pack in sorted(folder.glob("M*.tar.xz")) if folder.is_dir() else []:
+        if "-weights-" in pack.name:
+            continue
+        with tarfile.open(pack) as tf:
+            for m in tf.getmembers():
+                parts_ = m.name.split("/")
+                if not (m.isfile() and len(parts_) == 3 and parts_[1].startswith("config-")):
+                    continue
+                if not parts_[2].endswith(".json") or parts_[2] == "config.json" or m.size > CELL_JSON_MAX:
+                    continue
+                d = json.loads(tf.extractfile(m).read())
+                if isinstance(d, dict) and isinstance(d.get("seconds"), (int, float)) and "cell" in d:
+                    seen[m.name] = {
+                        "store": parts_[0],
+                        "cell": d["cell"],
+                        "seconds": float(d["seconds"]),
+                        "machine": d.get("machine", {}),
+                    }
+    return list(seen.values())
+
+
+def load_calibration(path: Path | None = None) -> dict | None:
+    """``results/long/calibration.json`` (written by ``calibrate``), or None when this checkout has none."""
+    path = path or CALIBRATION
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def _matches(cell: dict, rule: dict) -> bool:
+    if cell["store"] != rule.get("store"):
+        return False
+    return all(cell["cell"].get(k) in v for k, v in rule.items() if k != "store")
+
+
+def unit_costs(units: dict, cells: list[dict], calibration: dict | None) -> dict:
+    """Per unit ``{"core_s", "basis"}``: the median measured seconds of its matching cells; else its steps x the
+    calibrated step seconds of its arch x its factor, scaled by the median ratio measured/calibrated of the units
+    that have both and no factor (the load a chunk runs under); ``core_s`` None when neither exists."""
+    steps_s = (calibration or {}).get("step_s", {})
+    out, ratios = {}, []
+    for name, u in units.items():
+        got = [c["seconds"] for c in cells if u.get("cells") and _matches(c, u["cells"])]
+        calibrated = u["steps"] * steps_s[u["arch"]] * u.get("factor", 1.0) if u["arch"] in steps_s else None
+        if got:
+            med = statistics.median(got)
+            out[name] = {"core_s": med, "basis": f"median of {len(got)} measured cells"}
+            if calibrated and u.get("factor", 1.0) == 1.0:  # a factor is itself an estimate: not the load's measure
+                ratios.append(med / calibrated)
+        else:
+            out[name] = {"core_s": calibrated, "basis": "calibrated"}
+    ratio = statistics.median(ratios) if ratios else 1.0
+    for v in out.values():
+        if v["basis"] == "calibrated" and v["core_s"] is not None:
+            v["core_s"] *= ratio
+            v["basis"] = f"calibrated x {ratio:.2f} (measured/calibrated)"
+    return out
+
+
+def chunk_hours(chunk: dict, costs: dict) -> tuple[float | None, str]:
+    """The chunk's estimated wall hours on ``CORES`` cores from its ``work`` and the unit ``costs`` (and its
+    ``extra_core_s``), with a short basis; a chunk without ``work`` keeps its hand estimate ``hours``."""
+    if "work" not in chunk:
+        return chunk["hours"], "hand estimate"
+    total, bases = float(chunk.get("extra_core_s", 0.0)), set()
+    for name, n in chunk["work"].items():
+        cost = costs.get(name, {}).get("core_s")
+        if cost is None:
+            return None, f"{name} neither measured nor calibrated"
+        total += n * cost
+        bases.add("measured" if costs[name]["basis"].startswith("median") else "calibrated")
+    return total / CORES / 3600, " + ".join(sorted(bases))
+
+
+def status_table(plan: list[dict], folder: Path | None = None, units: dict | None = None) -> str:
+    """The plan as a Markdown table: each chunk's part of the grid, its estimated hours with their basis
+    (:func:`chunk_hours`), its state and the hours its committed parts measured."""
+    costs = unit_costs(load_units() if units is None else units, measured_cells(folder), load_calibration())
     rows = [
-        "| chunk | notebook | part of the grid | est. 2-core h | state | parts | measured |",
+        "| chunk | notebook | part of the grid | est. 2-core h (basis) | state | parts | measured |",
         "|---|---|---|---:|---|---:|---:|",
     ]
     for c in plan:
+        hours, basis = chunk_hours(c, costs)
+        shown = f"{hours:.1f} ({basis})" if hours is not None else f"? ({basis})"
         st = chunk_state(c, folder)
         params = ", ".join(f"{k} = {v}" for k, v in c["params"].items()) or "all"
         state = st["state"] if st["state"] != "waits" else f"waits: {c['waits']}"
         measured = f"{st['seconds'] / 3600:.2f} h" if st["seconds"] else ""
         rows.append(
-            f"| {c['name']} | {c['notebook'][:2]} | {params} | {c['hours']} | {state} | {st['parts']} | {measured} |"
+            f"| {c['name']} | {c['notebook'][:2]} | {params} | {shown} | {state} | {st['parts']} | {measured} |"
         )
     return "\n".join(rows) + "\n"
 
@@ -150,7 +266,7 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
         argv += ["--adopt-dir", str(packs_dir())]
     print(f"chunk {name}, part {part}: gpu_profile.py {' '.join(argv)}", flush=True)
     summary = gpu_profile.main(argv)
-    summary.update({"chunk": name, "part": part, "what": chunk["what"]})
+    summary.update({"chunk": name, "part": part, "notebook": chunk["notebook"], "what": chunk["what"]})
     file_part(out, name, part, summary, chunk["notebook"])
     return summary
 
@@ -174,6 +290,43 @@ def file_part(out: Path, name: str, part: int, summary: dict, notebook: str) -> 
                     target.write_bytes(tf.extractfile(m).read())
 
 
+def calibrate(budget_s: float = 120.0, path: Path | None = None) -> dict:
+    """Measure this machine's chunk units in about ``budget_s`` seconds and write them to ``path``
+    (``results/long/calibration.json``): the seconds of one training step of batch 128 of notebook 04's and 02's
+    ResNet-20 and of 09's ResNet-8, each in ``CORES`` processes of one thread at once (as a chunk trains), and of
+    one CERTIFY batch of 1000 noisy draws of the ResNet-8 (``certify_resnet8_1000``)."""
+    import gpu_calibrate
+    from robeval.core.env import hardware_info
+
+    if not budget_s >= 20:
+        raise ValueError(f"--budget-s must be >= 20 seconds, got {budget_s!r}")
+    t0 = time.perf_counter()
+    step_s, raw = {}, {}
+    for arch, share in (("resnet20", 0.4), ("resnet8", 0.3)):
+        got = gpu_calibrate.train_nproc(share * budget_s, "cpu", CORES, arch, 128)
+        raw[arch] = got
+        step_s[arch] = CORES / got["steps_per_s"]  # seconds of one step in one of the CORES processes
+    cert = gpu_calibrate.certify_rate(0.3 * budget_s, "cpu", (1000,), "resnet8")["1000"]
+    raw["certify"] = cert
+    step_s["certify_resnet8_1000"] = 1000 / cert["draws_per_s"]
+    out = {
+        "what": "seconds of one unit on one core of this machine, measured by benchmarks/cpu_chunks.py calibrate",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "budget_s": budget_s,
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "load_before": os.getloadavg()[0],
+        "step_s": {k: round(v, 5) for k, v in step_s.items()},
+        "raw": raw,
+        "hardware": hardware_info(),
+    }
+    path = path or CALIBRATION
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(out, indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -182,6 +335,8 @@ def main(argv=None) -> int:
     n.add_argument("--work", type=Path, default=ROOT / "build" / "chunks", help="where the part's files are made")
     st = sub.add_parser("status", help="print the plan with each chunk's state")
     st.add_argument("--write", action="store_true", help="also write it into docs/scale.md")
+    ca = sub.add_parser("calibrate", help="measure the units' step seconds (results/long/calibration.json)")
+    ca.add_argument("--budget-s", type=float, default=120.0, help="seconds for the measurement (default 120)")
     args = ap.parse_args(argv)
     plan = load_plan()
     if args.cmd == "status":
@@ -189,17 +344,29 @@ def main(argv=None) -> int:
         if args.write:
             write_status(plan)
         return 0
+    if args.cmd == "calibrate":
+        try:
+            got = calibrate(args.budget_s)
+        except ValueError as exc:
+            print(f"cpu_chunks.py: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps({"step_s": got["step_s"], "wall_s": got["wall_s"]}), flush=True)
+        return 0
     import gpu_profile
 
     gpu_profile.background_priority()
     os.environ.setdefault("MPLBACKEND", "Agg")
+    end = time.monotonic() + float(args.deadline_s)
     try:
-        summary = run_next(args.deadline_s, plan, args.work)
+        while True:  # back to back: the next chunk starts while at least MIN_NEXT_S are left
+            summary = run_next(end - time.monotonic(), plan, args.work)
+            print(json.dumps(summary), flush=True)
+            finished = summary.get("notebooks", {}).get(summary.get("notebook", ""), {}).get("status") == "ok"
+            if not finished or end - time.monotonic() < MIN_NEXT_S or next_chunk(plan) is None:
+                return 0
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"cpu_chunks.py: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
-    print(json.dumps(summary), flush=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -63,19 +63,25 @@ def _train_steps(seconds: float, device: str, arch: str = "resnet20", batch: int
         m, x, y, epochs=epochs, batch_size=batch, batch_transform=noise, seed=seed, progress=False, device=device
     )
     run(1)  # warm-up: kernels chosen, memory allocated
-    _sync(device)
-    epochs, t0 = 1, time.perf_counter()
-    run(epochs)
-    _sync(device)
-    dt = time.perf_counter() - t0
-    if dt < seconds / 2:  # a longer measurement for what the warm-up showed to be fast
-        epochs = max(1, int(seconds / max(dt, 1e-6) / 2))
+
+    def timed(epochs: int) -> float:
+        _sync(device)
         t0 = time.perf_counter()
         run(epochs)
         _sync(device)
-        dt = time.perf_counter() - t0
-    steps = epochs * 8
-    return {"steps": steps, "seconds": dt, "steps_per_s": steps / dt}
+        return time.perf_counter() - t0
+
+    t1 = timed(1)
+    epochs = max(2, int(seconds / max(t1, 1e-6) / 2))  # a longer run: its extra epochs are pure steps
+    tn = timed(epochs)
+    # a step's cost is the difference of the two runs: the call's fixed cost (model set-up, data preparation) cancels
+    per_step = (tn - t1) / (8 * (epochs - 1)) if tn > t1 else tn / (8 * epochs)
+    return {
+        "steps": epochs * 8,
+        "seconds": tn,
+        "steps_per_s": 1.0 / per_step,
+        "call_overhead_s": max(0.0, t1 - 8 * per_step),
+    }
 
 
 def _proc(seconds, device, arch, batch, seed, queue) -> None:
@@ -88,7 +94,7 @@ def _proc(seconds, device, arch, batch, seed, queue) -> None:
         queue.put({"error": f"{type(exc).__name__}: {exc}"})
 
 
-def _train_nproc(seconds: float, device: str, n: int, arch: str, batch: int) -> dict:
+def train_nproc(seconds: float, device: str, n: int, arch: str, batch: int) -> dict:
     """Steps per second of ``n`` processes training at once on ``device`` (spawned: CUDA needs it)."""
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
@@ -128,7 +134,7 @@ def _train_fused(seconds: float, device: str, group: int, arch: str, batch: int)
     return {"available": True, "G": best["G"], "network_steps_per_s": best["network_steps_per_s"], "calibrate": got}
 
 
-def _certify(seconds: float, device: str, batches=(1000, 10000), arch: str = "resnet8") -> dict:
+def certify_rate(seconds: float, device: str, batches=(1000, 10000), arch: str = "resnet8") -> dict:
     """Draws per second of CERTIFY with 09's ResNet-8 (float32 logits) at each batch size."""
     import torch
 
@@ -179,9 +185,9 @@ def calibrate(
     out["parts"] = {}
     parts = [
         ("train_1proc", 0.2, lambda s: _train_steps(s, device, arch, batch)),
-        ("train_nproc", 0.3, lambda s: _train_nproc(s, device, n_procs, arch, batch)),
+        ("train_nproc", 0.3, lambda s: train_nproc(s, device, n_procs, arch, batch)),
         ("train_fused", 0.3, lambda s: _train_fused(s, device, group, arch, batch)),
-        ("certify", 0.2, lambda s: _certify(s, device, tuple(cert_batches), cert_arch)),
+        ("certify", 0.2, lambda s: certify_rate(s, device, tuple(cert_batches), cert_arch)),
     ]
     t_all = time.perf_counter()
     for name, share, fn in parts:

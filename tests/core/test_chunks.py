@@ -62,7 +62,9 @@ rows = "Table 1"
 def test_the_committed_plan_parses_and_its_first_chunk_runs_notebook_04_at_five_runs(chunks):
     plan = chunks.load_plan()
     assert plan[0]["name"] == "M1" and plan[0]["notebook"] == "04_msd_cifar10_c_bar"
-    assert plan[0]["params"] == {"n_runs": 5} and plan[0]["hours"] <= 2.5
+    assert plan[0]["params"] == {"n_runs": 5} and chunks.MAX_CHUNK_S == 2.5 * 3600  # each part at most 2.5 h
+    units = chunks.load_units()
+    assert {"resnet20_plain", "resnet20_augmix"} <= set(plan[0]["work"]) <= set(units)
     ready = [c for c in plan if not c.get("waits")]
     assert all(paths.ROOT.joinpath("notebooks", c["notebook"] + ".ipynb").is_file() for c in plan)
     from robeval.core.catalog import notebooks_for_profile
@@ -104,7 +106,8 @@ def test_chunk_states_follow_the_committed_part_summaries(chunks, tmp_path):
     _summary(packs, "M3", 1, "ok")
     assert chunks.next_chunk(plan, packs) is None
     table = chunks.status_table(plan, packs)
-    assert "| M1 | 04 | n_runs = 5 | 2.0 | done | 2 | 2.00 h |" in table and "waits: its [long] table" in table
+    assert "| M1 | 04 | n_runs = 5 | 2.0 (hand estimate) | done | 2 | 2.00 h |" in table
+    assert "waits: its [long] table" in table
 
 
 def test_the_lease_driver_adopts_chunk_packs_in_plan_order(tmp_path):
@@ -165,3 +168,108 @@ def test_docs_running_shows_the_plan_as_the_committed_packs_say(chunks):
     text = chunks.DOCS.read_text(encoding="utf-8")
     shown = text.split(chunks.CHUNKS_START, 1)[1].split(chunks.CHUNKS_END, 1)[0]
     assert shown == "\n" + chunks.status_table(chunks.load_plan())
+
+
+UNITS = {
+    "plain": {"what": "w", "arch": "resnet20", "steps": 100, "cells": {"store": "s", "augmentation": ["a", "b"]}},
+    "heavy": {
+        "what": "w",
+        "arch": "resnet20",
+        "steps": 100,
+        "factor": 4.0,
+        "cells": {"store": "s", "augmentation": ["c"]},
+    },
+    "other": {"what": "w", "arch": "resnet8", "steps": 50, "cells": {"store": "t"}},
+    "none": {"what": "w", "arch": "vgg", "steps": 10},
+    "factored": {
+        "what": "w",
+        "arch": "resnet20",
+        "steps": 100,
+        "factor": 2.0,
+        "cells": {"store": "s", "augmentation": ["d"]},
+    },
+}
+
+
+def _cell(store, aug, seconds):
+    return {"store": store, "cell": {"augmentation": aug, "run": 0}, "seconds": seconds, "machine": {}}
+
+
+def test_unit_costs_are_measured_medians_else_calibrated_steps_scaled_by_the_measured_ratio(chunks):
+    cells = [_cell("s", "a", 100.0), _cell("s", "b", 300.0), _cell("s", "a", 200.0), _cell("x", "a", 9e9)]
+    cells.append(_cell("s", "d", 1000.0))  # measured, but with a factor: its ratio (10) does not enter the load
+    cal = {"step_s": {"resnet20": 0.5, "resnet8": 0.2}}
+    got = chunks.unit_costs(UNITS, cells, cal)
+    assert got["plain"] == {"core_s": 200.0, "basis": "median of 3 measured cells"}  # the x-store cell is not one
+    # plain: measured 200 vs calibrated 100 x 0.5 = 50 -> ratio 4; heavy and other unmeasured: calibrated x 4
+    assert got["heavy"]["core_s"] == pytest.approx(100 * 0.5 * 4.0 * 4)
+    assert got["other"]["core_s"] == pytest.approx(50 * 0.2 * 4) and "x 4.00" in got["other"]["basis"]
+    assert got["none"]["core_s"] is None  # neither measured nor calibrated
+    assert got["factored"] == {"core_s": 1000.0, "basis": "median of 1 measured cells"}
+    # without a calibration only measured units have a cost
+    bare = chunks.unit_costs(UNITS, cells, None)
+    assert bare["plain"]["core_s"] == 200.0 and bare["heavy"]["core_s"] is None
+    hours, basis = chunks.chunk_hours({"work": {"plain": 36, "heavy": 1}, "extra_core_s": 400}, got)
+    assert hours == pytest.approx((36 * 200 + 800 + 400) / chunks.CORES / 3600) and basis == "calibrated + measured"
+    assert chunks.chunk_hours({"work": {"none": 1}}, got) == (None, "none neither measured nor calibrated")
+    assert chunks.chunk_hours({"hours": 1.5}, got) == (1.5, "hand estimate")
+
+
+def test_measured_cells_are_read_from_the_committed_packs_once_each(chunks, tmp_path):
+    import io
+    import tarfile
+
+    def pack(name, members):
+        with tarfile.open(tmp_path / name, "w:xz") as tf:
+            for arc, data in members.items():
+                info = tarfile.TarInfo(arc)
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+
+    cell = json.dumps({"cell": {"augmentation": "a"}, "seconds": 12.5, "machine": {"isa": "avx512"}}).encode()
+    pack("M1.1.tar.xz", {"MANIFEST.json": b"{}", "s/config-1/config.json": b"{}", "s/config-1/a.json": cell})
+    pack("M1.2.tar.xz", {"s/config-1/a.json": cell, "s/config-1/b.json": b"[1, 2]", "s/config-1/c.lock": b"x"})
+    pack("M1.1-weights-01.tar.xz", {"s/config-1/d.json": cell})  # networks, not cells
+    got = chunks.measured_cells(tmp_path)
+    assert got == [{"store": "s", "cell": {"augmentation": "a"}, "seconds": 12.5, "machine": {"isa": "avx512"}}]
+    assert chunks.measured_cells(tmp_path / "absent") == []
+
+
+def test_a_plan_naming_an_undefined_unit_or_a_unit_without_steps_is_refused(chunks, tmp_path):
+    text = PLAN.replace("hours = 2.0\n", "work = { gpu_hours = 3 }\n", 1)
+    with pytest.raises(ValueError, match="gpu_hours"):
+        chunks.load_plan(_plan(tmp_path, text))
+    with pytest.raises(ValueError, match="steps"):
+        chunks.load_plan(_plan(tmp_path, '[units.u]\nwhat = "w"\narch = "resnet20"\nsteps = 0\n' + PLAN))
+    with pytest.raises(ValueError, match="work"):
+        chunks.load_plan(_plan(tmp_path, PLAN.replace("hours = 2.0\n", "", 1)))
+
+
+def test_next_runs_chunks_back_to_back_while_time_is_left(chunks, tmp_path, monkeypatch):
+    plan = chunks.load_plan(_plan(tmp_path, PLAN))
+    packs = tmp_path / "packs"
+    monkeypatch.setattr(chunks, "packs_dir", lambda: packs)
+    monkeypatch.setattr(chunks, "load_plan", lambda: plan)
+    ran = []
+
+    def fake_run_next(deadline_s, plan_, work):
+        c = chunks.next_chunk(plan_)
+        ran.append((c["name"], round(deadline_s, -2)))
+        _summary(packs, c["name"], 1, "ok")
+        return {"notebook": c["notebook"], "notebooks": {c["notebook"]: {"status": "ok"}}}
+
+    monkeypatch.setattr(chunks, "run_next", fake_run_next)
+    monkeypatch.setitem(sys.modules, "gpu_profile", type(sys)("gpu_profile"))
+    sys.modules["gpu_profile"].background_priority = lambda: None
+    assert chunks.main(["next", "--deadline-s", "7200", "--work", str(tmp_path / "w")]) == 0
+    assert ran == [("M1", 7200.0), ("M3", 7200.0)]  # M2 waits; both finished: nothing is left
+    ran.clear()
+    (packs / "M1.1-summary.json").unlink()
+    (packs / "M3.1-summary.json").unlink()
+    assert chunks.main(["next", "--deadline-s", str(chunks.MIN_NEXT_S - 1), "--work", str(tmp_path / "w")]) == 0
+    assert [r[0] for r in ran] == ["M1"]  # too little time left for a second chunk
+
+
+def test_calibrate_refuses_a_budget_too_short_to_measure(chunks, tmp_path):
+    with pytest.raises(ValueError, match="budget-s"):
+        chunks.calibrate(5, tmp_path / "c.json")

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from robeval.core import paths, profiles
@@ -189,7 +191,11 @@ def test_the_long_profile_sits_between_default_and_gpu_and_is_defined_where_a_no
     from robeval.core.ledger import comparable_span
 
     assert "long" in profiles.OPTIONAL_PROFILES and not profiles.defines("mscr_2d", "long")
-    assert [p.stem for p in notebooks_for_profile("long")] == ["04_msd_cifar10_c_bar"]
+    assert [p.stem for p in notebooks_for_profile("long")] == [
+        "02_mscr_cifar10",
+        "04_msd_cifar10_c_bar",
+        "09_acr_rs_training",
+    ]
     long, gpu = profiles.resolve("msd_cifar10_c_bar", "long"), profiles.resolve("msd_cifar10_c_bar", "gpu")
     differ = {k for k in gpu if k not in ("n_jobs", "estimate", "scaled_down") and long[k] != gpu[k]}
     assert not differ and long["n_jobs"] == 2 and "scaled replication" in long["scaled_down"]
@@ -198,6 +204,26 @@ def test_the_long_profile_sits_between_default_and_gpu_and_is_defined_where_a_no
     with pytest.raises(ValueError, match="not defined for 01_mscr_2d"):
         notebooks_for_profile("long", "01,04")
     assert paths.results_dir("long") == paths.ROOT / "results" / "long"
+
+
+def test_the_long_tables_of_02_and_09_keep_the_gpu_profiles_network_and_label_what_they_cut():
+    """Issue 63: 02's long profile trains the gpu profile's ResNet-20 for the paper's 30 epochs and schedule (not
+    160: its rows about the accuracy-robustness balance stay open by net_bound, which the mechanism says), >= 3 runs;
+    09's keeps the gpu profile's training and cuts the sequential certification to n_max = 10^4 on 100 images, a
+    budget change its texts name; both run one process per core and are judged rows (no pipeline check)."""
+    m_long, m_gpu = profiles.resolve("mscr_cifar10", "long"), profiles.resolve("mscr_cifar10", "gpu")
+    m_paper = profiles.resolve("mscr_cifar10", "paper")
+    assert m_long["arch"] == m_gpu["arch"] == "resnet20" and m_long["runs"] >= 3 and m_long["n_jobs"] == 2
+    assert (m_long["epochs"], m_long["milestones"]) == (m_paper["epochs"], m_paper["milestones"]) == (30, [10, 20])
+    assert m_long["pipeline_check"] == "" and "net_bound" in m_long["mechanism"] and "160" in m_long["mechanism"]
+    a_long, a_gpu = profiles.resolve("acr_rs_training", "long"), profiles.resolve("acr_rs_training", "gpu")
+    training = ("arch", "n_train", "epochs", "batch_size", "milestones", "num_noise", "discard_epoch", "attack_steps")
+    assert {k: a_long[k] for k in training} == {k: a_gpu[k] for k in training}
+    assert a_long["seq_n_max"] == 10**4 and a_long["seq_table_images"] == 100 and a_long["pipeline_check"] == ""
+    assert set(a_long["seeds"]) < set(a_gpu["seeds"]) and a_long["n_jobs"] == 2
+    assert "budget change" in a_long["scaled_down"] and "1.599" in a_long["mechanism"]
+    for exp in ("mscr_cifar10", "acr_rs_training"):
+        assert re.fullmatch(r"~[\d.]+ h", profiles.notebook_cost(exp, "long"))
 
 
 def test_the_gpu_tables_of_the_mscr_and_msd_notebooks_are_sized_to_decide():
