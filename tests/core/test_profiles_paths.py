@@ -189,7 +189,7 @@ def test_the_long_profile_sits_between_default_and_gpu_and_is_defined_where_a_no
     from robeval.core.ledger import comparable_span
 
     assert "long" in profiles.OPTIONAL_PROFILES and not profiles.defines("mscr_2d", "long")
-    assert [p.stem for p in notebooks_for_profile("long")] == ["04_msd_cifar10_c_bar"]
+    assert [p.stem for p in notebooks_for_profile("long")] == ["03_msd_powerset", "04_msd_cifar10_c_bar"]
     long, gpu = profiles.resolve("msd_cifar10_c_bar", "long"), profiles.resolve("msd_cifar10_c_bar", "gpu")
     differ = {k for k in gpu if k not in ("n_jobs", "estimate", "scaled_down") and long[k] != gpu[k]}
     assert not differ and long["n_jobs"] == 2 and "scaled replication" in long["scaled_down"]
