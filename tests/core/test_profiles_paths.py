@@ -193,6 +193,7 @@ def test_the_long_profile_sits_between_default_and_gpu_and_is_defined_where_a_no
     assert "long" in profiles.OPTIONAL_PROFILES and not profiles.defines("mscr_2d", "long")
     assert [p.stem for p in notebooks_for_profile("long")] == [
         "02_mscr_cifar10",
+        "03_msd_powerset",
         "04_msd_cifar10_c_bar",
         "09_acr_rs_training",
     ]

@@ -2,7 +2,7 @@
 the public entry point the notebooks call.
 
 One function per notebook reads the notebook's result files and records every claim:
-:func:`evaluate_msd_powerset` (notebook 03, :mod:`robeval.msd.claims_powerset`) and
+:func:`evaluate_msd_powerset` (notebook 03, :mod:`robeval.msd.claims_parts` over :mod:`robeval.msd.claims_powerset`) and
 :func:`evaluate_msd_cifar10_c_bar` (notebook 04, :mod:`robeval.msd.claims_cbar`). The claims index of each
 notebook (:data:`INDEX_03`, :data:`INDEX_04`) lists every statement of the paper a reproduction could test, with
 the claim ids that test it or the reason none does; pass it to ``ledger.cover``. The interval helpers are in
@@ -27,14 +27,17 @@ from robeval.msd.claims_cbar import (
     record_paper_consistency,
     record_table1_claims,
 )
+from robeval.msd.claims_parts import evaluate_msd_powerset, part_rows, record_not_run
 from robeval.msd.claims_powerset import (
     APPA_PAIRS,
     FIG4_PAIRS,
     INDEX_03,
     MAJORITY,
+    MIN_BASES,
     N_ABOVE_MARGIN,
     NOISE,
-    evaluate_msd_powerset,
+    appb_bases_interval,
+    appb_bases_row,
     mmd_lost,
     record_appendix_a_claims,
     record_inclusion_claims,
@@ -52,17 +55,22 @@ __all__ = [
     "INDEX_04",
     "LEVEL",
     "MAJORITY",
+    "MIN_BASES",
     "N_ABOVE_MARGIN",
     "NOISE",
     "T1_MARGIN",
     "T1_METHODS",
     "T1PC_MARGIN",
+    "appb_bases_interval",
+    "appb_bases_row",
     "bootstrap",
     "evaluate_msd_cifar10_c_bar",
     "evaluate_msd_powerset",
     "mean_over_runs",
     "mmd_lost",
     "paired_over_runs",
+    "part_rows",
+    "record_not_run",
     "shifted_mean",
     "welch_over_units",
     "record_appendix_a_claims",

@@ -21,11 +21,30 @@ __all__ = [
     "construction",
     "corruption_strength",
     "inclusion",
+    "part_not_run",
     "powerset_correlation",
     "single_ops",
     "table1",
     "toy_mixture",
 ]
+
+
+PART_NAMES = {
+    "fig2b": "the Fig. 2b toy",
+    "appb": "the batch-norm adaptation grid (App. B, Figs. 1, 4, 5, App. A)",
+    "retrain": "the retraining of the schemes (Sec. 4.2)",
+}
+
+
+def part_not_run(part: str, done: Sequence[str]) -> Found:
+    """Notebook 03 run with only some of its parts (``done``; :func:`robeval.msd.powerset.record_parts`): the
+    section of ``part`` has no results of this run, and its claims are not decided."""
+    if part not in PART_NAMES:
+        raise ValueError(f"part must be one of {list(PART_NAMES)}, got {part!r}")
+    return found(
+        f"This run did not compute {PART_NAMES[part]} (parts = [{', '.join(done)}]): this section shows nothing, "
+        "and its claims are recorded as not decided, naming the part that decides them.",
+    )
 
 
 def base_network(base: pd.DataFrame) -> Found:

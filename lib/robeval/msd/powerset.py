@@ -486,3 +486,112 @@ def check_toy_fractions(fractions, error_fractions) -> float:
     if not e <= f:
         raise ValueError(f"toy_error_fractions {sorted(e - f)} are not among toy_fractions {sorted(f)}.")
     return min(x for x in e if x > 0)
+
+
+# ------------------------------------------------------------------------------ parts, cuts and the base networks
+PARTS = ("fig2b", "appb", "retrain")
+# the result files each part writes (base_errors.csv, the base network's own errors, is written by every run)
+PART_FILES = {
+    "fig2b": ("fig2b_toy_errors.csv", "fig2b_toy_distances.csv"),
+    "appb": ("powerset_bn.csv", "powerset_bn_bases.csv"),
+    "retrain": ("powerset_retrain.csv",),
+}
+PARTS_FILE = "parts.json"  # written beside the result files when a run computes only some parts
+
+
+def check_parts(parts) -> list[str]:
+    """The parts of notebook 03 a run computes (:data:`PARTS`, in that order): ``"fig2b"`` (the Fig. 2b toy),
+    ``"appb"`` (the batch-norm adaptation grid: App. B, Figs. 1, 4, 5, App. A) and ``"retrain"`` (Sec. 4.2's
+    retrained schemes). ValueError for an unknown, repeated or empty list."""
+    if isinstance(parts, str) or not isinstance(parts, (list, tuple)) or not parts:
+        raise ValueError(f"parts must be a non-empty list of {list(PARTS)}, got {parts!r}.")
+    names = [str(p) for p in parts]
+    bad = [p for p in names if p not in PARTS]
+    if bad or len(set(names)) != len(names):
+        raise ValueError(f"parts must name each of {list(PARTS)} at most once, got {names}.")
+    return [p for p in PARTS if p in names]
+
+
+def record_parts(out_dir, parts) -> list[str]:
+    """Before a run computes ``parts``: remove the result files of the parts it does not compute (an earlier run's
+    files must never be judged as this run's) and write :data:`PARTS_FILE` naming the parts computed (removed when
+    every part is). Returns the checked parts."""
+    import json
+
+    parts = check_parts(parts)
+    out_dir = Path(out_dir)
+    for part in PARTS:
+        if part not in parts:
+            for name in PART_FILES[part]:
+                (out_dir / name).unlink(missing_ok=True)
+    marker = out_dir / PARTS_FILE
+    if parts == list(PARTS):
+        marker.unlink(missing_ok=True)
+    else:
+        marker.write_text(json.dumps({"parts": parts}) + "\n", encoding="utf-8")
+    return parts
+
+
+def parts_run(out_dir) -> list[str]:
+    """The parts whose result files in ``out_dir`` come from the run that wrote them (:func:`record_parts`):
+    those :data:`PARTS_FILE` names, or every part when there is none (a run of every part)."""
+    import json
+
+    marker = Path(out_dir) / PARTS_FILE
+    if not marker.is_file():
+        return list(PARTS)
+    return check_parts(json.loads(marker.read_text(encoding="utf-8"))["parts"])
+
+
+def retrain_cut(names, limit: int, seed: int) -> list[str]:
+    """The first ``limit`` retrained schemes (0: all of ``names``) in a seeded random order (from
+    ``keyed(seed, "retrain order")``), returned in the order of ``names``: every cut is a uniform draw from the
+    list and a larger cut holds every smaller one, so a chunk's retrained cells are found again by the next."""
+    names = list(names)
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 0:
+        raise ValueError(f"retrain_limit must be an integer >= 0, got {limit!r}.")
+    if limit == 0 or limit >= len(names):
+        return names
+    order = np.random.default_rng(nets.keyed_state(_check_seed(seed), "retrain order")).permutation(len(names))
+    keep = set(order[: int(limit)].tolist())
+    return [n for i, n in enumerate(names) if i in keep]
+
+
+def powerset_base_cells(schemes, n_bases: int, seed: int, n_runs: int) -> list[dict]:
+    """Grid cells of App. B on the further base networks: every powerset scheme on base networks 1..n_bases-1
+    (base 0, run0, is :func:`powerset_cells`' grid), ``{"scheme", "base", "seed"}`` with seed
+    ``run_seed(seed, "base", base, "scheme", name)``: each base network adapts with draws of its own. The base
+    networks are the default-augmentation networks run0..run{n_runs-1}, so ``n_bases <= n_runs``."""
+    seed = _check_seed(seed)
+    if isinstance(n_bases, bool) or not isinstance(n_bases, (int, np.integer)) or n_bases < 1:
+        raise ValueError(f"n_bases must be a positive integer, got {n_bases!r}.")
+    if n_bases > int(n_runs):
+        raise ValueError(
+            f"n_bases = {n_bases} base networks need as many default-augmentation networks; n_runs = {n_runs}: "
+            f"raise n_runs to {n_bases} or lower n_bases."
+        )
+    names = [aug.scheme_name(aug.parse_scheme(s)) for s in schemes]
+    return [
+        {"scheme": n, "base": b, "seed": nets.run_seed(seed, "base", b, "scheme", n)}
+        for b in range(1, int(n_bases))
+        for n in names
+    ]
+
+
+def powerset_base_cell(cell: dict, config: dict) -> list[dict]:
+    """One scheme on base network ``cell["base"]`` (run ``base`` of the default-augmentation networks): its
+    batch-norm statistics re-estimated on the ``n_adapt`` adaptation images augmented with the scheme, as
+    :func:`powerset_cell` does for the base network run0, and its errors on every corruption. The MSD and MMD do
+    not depend on the base network (the feature extractor is a network of its own): they are run0's grid's.
+
+    Returns rows scheme, family, n_ops, base, corruption, severity, error."""
+    base_no = int(cell["base"])
+    keys = config["run_keys"]
+    if not 0 < base_no < len(keys):
+        raise ValueError(f"base {base_no} is not among the further base networks 1..{len(keys) - 1}.")
+    name, family, n_ops, _, transform = _scheme_parts(cell["scheme"], config)
+    base = nets.load_model(config["train"], keys[base_no])
+    batches = nets.augmented_batches(adaptation_images(config), transform, nets.run_seed(int(cell["seed"]), "adapt"))
+    adapted = nets.adapt_batchnorm(base, batches)
+    head = {"scheme": name, "family": family, "n_ops": n_ops, "base": base_no}
+    return _rows(head, _errors(adapted, config), config)

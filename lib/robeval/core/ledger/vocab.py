@@ -44,6 +44,7 @@ UNITS = {
     "training runs": True,  # networks trained from scratch with independent seeds
     "forest runs": True,  # random forests / 1-NN fitted on independent splits and noise
     "fine-tuning runs": True,  # independent fine-tunings of one pretrained network
+    "base networks": True,  # independently trained networks, each adapted alike (batch-norm statistics per scheme)
     "Monte-Carlo repetitions": False,  # independent re-estimates with one fixed model
     "test images": False,  # test images of one model
     "test points": False,  # test points of one model
