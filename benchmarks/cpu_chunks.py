@@ -77,6 +77,8 @@ def load_plan(path: Path = PLAN) -> list[dict]:
             missing.append("work (or a hand estimate `hours`)")
         if missing:
             raise ValueError(f"{path}: chunk {c.get('name', '?')} lacks {missing}")
+        if c.get("rerun_of") and c["rerun_of"] not in seen:
+            raise ValueError(f"{path}: chunk {c['name']} reruns {c['rerun_of']!r}, which must be an earlier chunk")
         unknown = sorted(set(c.get("work", {})) - set(units))
         if unknown:
             raise ValueError(f"{path}: chunk {c['name']} names units {unknown} that [units] does not define")
@@ -265,15 +267,63 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
     if any(packs_dir().glob("M*.tar.xz")):
         argv += ["--adopt-dir", str(packs_dir())]
     print(f"chunk {name}, part {part}: gpu_profile.py {' '.join(argv)}", flush=True)
-    summary = gpu_profile.main(argv)
+    saved = {k: os.environ.get(k) for k in ("ROBEVAL_ROOT", "ROBEVAL_CACHE_DIR")}
+    if chunk.get("rerun_of"):  # its results and ledger in a root of their own, never over the chunk it reruns
+        from robeval.core import paths
+
+        os.environ["ROBEVAL_CACHE_DIR"] = str(paths.cache_dir())  # the data caches shared; its networks are new
+        os.environ["ROBEVAL_ROOT"] = str(rerun_root(work, name))
+    try:
+        summary = gpu_profile.main(argv)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     summary.update({"chunk": name, "part": part, "notebook": chunk["notebook"], "what": chunk["what"]})
-    file_part(out, name, part, summary, chunk["notebook"])
+    if chunk.get("rerun_of"):
+        summary["rerun_of"] = chunk["rerun_of"]
+    file_part(out, name, part, summary, chunk["notebook"], rerun=bool(chunk.get("rerun_of")))
     return summary
 
 
-def file_part(out: Path, name: str, part: int, summary: dict, notebook: str) -> None:
+def rerun_root(work: Path, name: str) -> Path:
+    """The project root a rerun chunk's notebook writes under (``$ROBEVAL_ROOT``): ``work/<name>-root`` with this
+    checkout's ``pyproject.toml``, ``notebooks`` and the other profiles' results linked in (the ledger's rule 7
+    reads them: the rerun is judged by the same rules as the chunk it reruns); its own results/long holds the
+    rerun's grids and ledger."""
+    root = Path(work) / f"{name}-root"
+    (root / "results").mkdir(parents=True, exist_ok=True)
+    links = [(root / e, ROOT / e) for e in ("pyproject.toml", "notebooks")]
+    links += [(root / "results" / p.name, p) for p in (ROOT / "results").iterdir() if p.is_dir() and p.name != PROFILE]
+    for link, target in links:
+        if not link.exists() and not link.is_symlink():
+            link.symlink_to(target)
+    return root
+
+
+def rerun_dir(name: str) -> Path:
+    """Where a finished rerun chunk's result files and ledger are filed: ``results/long/reruns/<name>``."""
+    return ROOT / "results" / PROFILE / "reruns" / name
+
+
+def compare_rerun(chunk: dict) -> list[dict]:
+    """What the rerun chunk ``chunk`` changed of the ledger it reruns (``results/long/claims``, the chunk
+    ``rerun_of`` and those after it), counted as docs/reliability.md counts a rerun
+    (:func:`robeval.core.publish.report.rerun_counts`, restricted to the chunk's notebook)."""
+    from robeval.core.publish.report import rerun_counts
+
+    ours, other = ROOT / "results" / PROFILE / "claims", rerun_dir(chunk["name"]) / "claims"
+    if not (ours / f"{chunk['notebook']}.json").is_file() or not (other / f"{chunk['notebook']}.json").is_file():
+        return []
+    return rerun_counts(ours, other, notebooks=[chunk["notebook"]])
+
+
+def file_part(out: Path, name: str, part: int, summary: dict, notebook: str, *, rerun: bool = False) -> None:
     """Copy a part's packs into ``results/long/packs`` (``Mk.p.tar.xz``, ``Mk.p-weights-NN.tar.xz``,
-    ``Mk.p-summary.json``) and, when its notebook finished, its result files into ``results/long``."""
+    ``Mk.p-summary.json``) and, when its notebook finished, its result files into ``results/long`` (a rerun
+    chunk's into :func:`rerun_dir`)."""
     dest = packs_dir()
     dest.mkdir(parents=True, exist_ok=True)
     if (out / "grids.tar.xz").is_file():
@@ -285,7 +335,8 @@ def file_part(out: Path, name: str, part: int, summary: dict, notebook: str) -> 
         with tarfile.open(out / f"results_{PROFILE}.tar.gz") as tf:
             for m in tf.getmembers():
                 if m.isfile() and m.name.startswith("results/"):
-                    target = ROOT / "results" / PROFILE / m.name[len("results/") :]
+                    base = rerun_dir(name) if rerun else ROOT / "results" / PROFILE
+                    target = base / m.name[len("results/") :]
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(tf.extractfile(m).read())
 
@@ -362,6 +413,9 @@ def main(argv=None) -> int:
             summary = run_next(end - time.monotonic(), plan, args.work)
             print(json.dumps(summary), flush=True)
             finished = summary.get("notebooks", {}).get(summary.get("notebook", ""), {}).get("status") == "ok"
+            if finished and summary.get("rerun_of"):
+                chunk = next(c for c in plan if c["name"] == summary["chunk"])
+                print(json.dumps({"rerun": chunk["name"], "changed": compare_rerun(chunk)}), flush=True)
             if not finished or end - time.monotonic() < MIN_NEXT_S or next_chunk(plan) is None:
                 return 0
     except (ValueError, RuntimeError, OSError) as exc:

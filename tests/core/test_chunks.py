@@ -10,6 +10,7 @@ recorded in docs/scale.md); here the driver runs one with a deadline that lets n
 import importlib
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -273,3 +274,63 @@ def test_next_runs_chunks_back_to_back_while_time_is_left(chunks, tmp_path, monk
 def test_calibrate_refuses_a_budget_too_short_to_measure(chunks, tmp_path):
     with pytest.raises(ValueError, match="budget-s"):
         chunks.calibrate(5, tmp_path / "c.json")
+
+
+def test_a_rerun_chunk_writes_under_a_root_of_its_own_and_is_compared_with_the_chunk_it_reruns(
+    chunks, tmp_path, monkeypatch
+):
+    """A chunk with ``rerun_of`` runs its notebook with ``$ROBEVAL_ROOT`` at ``<work>/<name>-root`` (this
+    checkout's notebooks and the other profiles' results linked in, its own results/long), files its finished
+    results under results/long/reruns/<name> and never over the ledger of the chunk it reruns; the comparison
+    counts what changed as docs/reliability.md does."""
+    import os
+    import tarfile
+
+    root = tmp_path / "checkout"
+    for d in ("notebooks", "results/long/claims", "results/paper", "results/long/packs"):
+        (root / d).mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    monkeypatch.setattr(chunks, "ROOT", root)
+    nb = "02_mscr_cifar10"
+    row = {"id": "r1", "verdict": "reproduced", "central": True}
+    ledger = {"profile": "long", "notebook": nb, "claims": [row, {"id": "r2", "verdict": "inconclusive"}]}
+    (root / "results/long/claims" / f"{nb}.json").write_text(json.dumps(ledger))
+    text = PLAN.replace('waits = "its [long] table"\n', "")
+    text += '\n[[chunk]]\nname = "M4"\nnotebook = "02_mscr_cifar10"\nparams = { seed = 1 }\nhours = 1.0\n'
+    text += 'what = "rerun"\nrows = "none"\nrerun_of = "M2"\n'
+    plan = chunks.load_plan(_plan(tmp_path, text))
+    rerun = plan[-1]
+    seen = {}
+
+    def fake_main(argv):
+        seen["root"] = os.environ["ROBEVAL_ROOT"]
+        seen["argv"] = argv
+        out = Path(argv[argv.index("--out") + 1])
+        out.mkdir(parents=True, exist_ok=True)
+        changed = {**ledger, "claims": [{**row, "verdict": "inconclusive"}, ledger["claims"][1]]}
+        f = out / "ledger.json"
+        f.write_text(json.dumps(changed))
+        with tarfile.open(out / "results_long.tar.gz", "w:gz") as tf:
+            tf.add(f, arcname=f"results/claims/{nb}.json")
+        return {"notebooks": {nb: {"status": "ok"}}}
+
+    monkeypatch.setitem(sys.modules, "gpu_profile", type(sys)("gpu_profile"))
+    sys.modules["gpu_profile"].main = fake_main
+    monkeypatch.setattr(chunks, "next_chunk", lambda plan_, folder=None: rerun)
+    before = os.environ.get("ROBEVAL_ROOT")
+    summary = chunks.run_next(3600, plan, tmp_path / "work")
+    assert seen["root"] == str(tmp_path / "work" / "M4-root") and os.environ.get("ROBEVAL_ROOT") == before
+    linked = tmp_path / "work" / "M4-root"
+    assert (linked / "notebooks").resolve() == root / "notebooks" and (linked / "results" / "paper").is_symlink()
+    assert not (linked / "results" / "long").exists()  # the rerun's own, made by its notebook
+    assert "--param" in seen["argv"] and "seed=1" in seen["argv"] and summary["rerun_of"] == "M2"
+    assert json.loads((root / "results/long/claims" / f"{nb}.json").read_text()) == ledger  # untouched
+    assert (root / "results/long/reruns/M4/claims" / f"{nb}.json").is_file()
+    got = chunks.compare_rerun(rerun)
+    assert [(r["decided"], r["changed"], r["changed_ids"]) for r in got] == [(1, 1, ["r1"])]
+
+
+def test_a_rerun_of_a_later_or_unknown_chunk_is_refused(chunks, tmp_path):
+    text = PLAN + '\n[[chunk]]\nname = "M4"\nnotebook = "02_mscr_cifar10"\nparams = {}\nhours = 1.0\n'
+    with pytest.raises(ValueError, match="earlier chunk"):
+        chunks.load_plan(_plan(tmp_path, text + 'what = "w"\nrows = "r"\nrerun_of = "M9"\n'))
