@@ -365,7 +365,7 @@ def calibrate(budget_s: float = 120.0, path: Path | None = None) -> dict:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "budget_s": budget_s,
         "wall_s": round(time.perf_counter() - t0, 1),
-        "load_before": os.getloadavg()[0],
+        "loadavg_1min": os.getloadavg()[0],  # the 1-minute load average when the measurement ended
         "step_s": {k: round(v, 5) for k, v in step_s.items()},
         "raw": raw,
         "hardware": hardware_info(),

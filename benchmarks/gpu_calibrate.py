@@ -87,6 +87,7 @@ def _train_steps(seconds: float, device: str, arch: str = "resnet20", batch: int
 def _proc(seconds, device, arch, batch, seed, queue) -> None:
     import torch
 
+    os.environ["ROBEVAL_TRAIN_THREADS"] = "1"  # training.train sets its own threads (2 unless told): one a process
     torch.set_num_threads(1)
     try:
         queue.put(_train_steps(seconds, device, arch, batch, seed=seed))
