@@ -657,6 +657,24 @@ def test_table1_cifar_and_arithmetic_flip():
     ]
 
 
+def test_table1_2r_against_the_authors_separation_file_both_ways_and_offline():
+    """Issue 60, item 8: the minimum of the authors' per-image file (4 decimals) against the printed 2r =
+    0.211765: within half its last digit consistency, beyond it an erratum; without the file (offline, not in the
+    mirror) inconclusive, naming the file and how to get it."""
+    sep = np.array([0.2118, 0.2118, 0.2157, 0.6549])  # the file's first values and its largest
+    (ok,) = mc.record_authors_separation(_led(), sep)
+    assert ok.verdict == CONS and ok.estimate == 0.2118 and ok.evidence == "reanalysis" and "2 images" in ok.note
+    (bad,) = mc.record_authors_separation(_led(), np.array([0.2157, 0.2157, 0.3]))  # 0.0039 off: beyond rounding
+    assert bad.verdict == ERR
+    (edge,) = mc.record_authors_separation(_led("paper"), np.array([0.21182]))  # 5.5e-5 off: just beyond
+    assert edge.verdict == ERR
+    (off,) = mc.authors_separation_missing(_led())
+    assert off.verdict == INC and off.estimate is None and "traintrain-separation.csv" in off.decides
+    assert "ROBEVAL_OFFLINE" in off.decides
+    with pytest.raises(ValueError, match="1-D"):
+        mc.record_authors_separation(_led(), np.zeros((2, 2)))
+
+
 def test_printed_table2b_flips():
     assert mc.record_printed_table2b(_led(), pd.DataFrame())[0].verdict == CONS
     assert mc.record_printed_table2b(_led(), pd.DataFrame({"what": ["accuracy"]}))[0].verdict == ERR

@@ -100,6 +100,24 @@ def _decimal_comma(cells: list[str]) -> list[float]:
     return [float(c.strip().rstrip("%").replace(",", ".")) for c in cells if c.strip() != ""]
 
 
+AUTHORS_SEPARATION = "mscr_reference/cifar10_traintrain_separation.csv"
+
+
+def load_authors_separation() -> np.ndarray:
+    """The MSCR authors' separation of CIFAR-10's 50000 training images (their
+    ``results/paper_Cifar10_separation/traintrain-separation.csv``): for each training image the L_inf distance to
+    the nearest training image of another class, in [0, 1], printed to 4 decimals, sorted. Returns float64
+    (50000,). The file is not in the offline mirror (:data:`robeval.core.data.BEYOND_MIRROR`): offline it raises
+    :class:`robeval.core.data.DataFileMissing`, naming where to get it."""
+    values = np.loadtxt(fetch(AUTHORS_SEPARATION), dtype=np.float64, ndmin=1)
+    if values.shape != (50000,) or not np.all(np.isfinite(values)) or values.min() < 0 or values.max() > 1:
+        raise ValueError(
+            f"{AUTHORS_SEPARATION}: expected 50000 distances in [0, 1], got shape {values.shape} "
+            f"(range {values.min():.4g}..{values.max():.4g}); delete the file and rerun to fetch it again."
+        )
+    return values
+
+
 def load_mscr_reference_cifar() -> dict:
     """The MSCR authors' raw CIFAR-10 results (20 runs) behind the paper's Table 3.
 
