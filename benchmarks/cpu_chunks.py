@@ -285,6 +285,9 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
     if chunk.get("rerun_of"):
         summary["rerun_of"] = chunk["rerun_of"]
     file_part(out, name, part, summary, chunk["notebook"], rerun=bool(chunk.get("rerun_of")))
+    if chunk.get("rerun_of") and summary.get("notebooks", {}).get(chunk["notebook"], {}).get("status") == "ok":
+        summary["rerun_changes"] = compare_rerun(chunk)  # kept in the part's summary beside its packs
+        (packs_dir() / f"{name}.{part}-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
 
@@ -413,9 +416,6 @@ def main(argv=None) -> int:
             summary = run_next(end - time.monotonic(), plan, args.work)
             print(json.dumps(summary), flush=True)
             finished = summary.get("notebooks", {}).get(summary.get("notebook", ""), {}).get("status") == "ok"
-            if finished and summary.get("rerun_of"):
-                chunk = next(c for c in plan if c["name"] == summary["chunk"])
-                print(json.dumps({"rerun": chunk["name"], "changed": compare_rerun(chunk)}), flush=True)
             if not finished or end - time.monotonic() < MIN_NEXT_S or next_chunk(plan) is None:
                 return 0
     except (ValueError, RuntimeError, OSError) as exc:

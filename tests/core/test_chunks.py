@@ -328,6 +328,9 @@ def test_a_rerun_chunk_writes_under_a_root_of_its_own_and_is_compared_with_the_c
     assert (root / "results/long/reruns/M4/claims" / f"{nb}.json").is_file()
     got = chunks.compare_rerun(rerun)
     assert [(r["decided"], r["changed"], r["changed_ids"]) for r in got] == [(1, 1, ["r1"])]
+    assert summary["rerun_changes"] == got  # kept in the part's summary beside its packs
+    filed = json.loads((root / "results/long/packs/M4.1-summary.json").read_text())
+    assert filed["rerun_changes"][0]["changed_ids"] == ["r1"]
 
 
 def test_a_rerun_of_a_later_or_unknown_chunk_is_refused(chunks, tmp_path):
