@@ -292,3 +292,26 @@ def test_status_says_what_is_wrong_and_how_to_fix_it(tmp_path, monkeypatch):
     assert not st.loc["uci/ionosphere.data", "verified"]
     assert "checksum mismatch" in st.loc["uci/ionosphere.data", "problem"]
     assert "ROBEVAL_DATA_DIR" in st.loc["mscr_2d/B_sep.npz", "problem"]
+
+
+def test_notebook_00_requires_the_mirrored_files_and_a_file_beyond_the_mirror_only_where_present():
+    """Issue 60, item 8: the authors' separation file is registered but beyond the offline mirror; notebook 00's
+    row holds without it, and fails on a missing mirrored file or on a present file that does not verify."""
+    import pandas as pd
+
+    from robeval.core.ledger import Ledger
+    from robeval.core.ledger.data_claims import record_data_claims
+
+    beyond = next(iter(BEYOND_MIRROR))
+    facts = pd.DataFrame(columns=["fact", "expected", "found"])
+
+    def row(files):
+        led = Ledger(paper="core", notebook="00_data_and_environment", profile="default")
+        record_data_claims(led, pd.DataFrame(files, columns=["file", "found_at", "verified"]), facts)
+        return led.get("data.files_verified").verdict
+
+    mirrored = ("uci/iris.data", "/m/uci/iris.data", True)
+    assert row([mirrored, (beyond, None, False)]) == "verified"
+    assert row([mirrored, (beyond, "/c/x.csv", True)]) == "verified"
+    assert row([mirrored, (beyond, "/c/x.csv", False)]) == "failed"  # present but altered
+    assert row([("uci/iris.data", None, False), (beyond, "/c/x.csv", True)]) == "failed"
