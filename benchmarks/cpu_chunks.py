@@ -109,7 +109,7 @@ def chunk_state(chunk: dict, folder: Path | None = None) -> dict:
     """``{"state": "done" | "started" | "ready" | "waits", "parts", "seconds"}`` of one chunk."""
     done = parts(chunk["name"], folder)
     seconds = round(sum(p.get("wall_s", 0.0) for p in done), 1)
-    if any(p.get("notebooks", {}).get(chunk["notebook"], {}).get("status") == "ok" for p in done):
+    if any(finished(p, chunk["notebook"]) for p in done):
         state = "done"
     elif chunk.get("waits"):
         state = "waits"
@@ -267,27 +267,21 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
     if any(packs_dir().glob("M*.tar.xz")):
         argv += ["--adopt-dir", str(packs_dir())]
     print(f"chunk {name}, part {part}: gpu_profile.py {' '.join(argv)}", flush=True)
-    saved = {k: os.environ.get(k) for k in ("ROBEVAL_ROOT", "ROBEVAL_CACHE_DIR")}
-    if chunk.get("rerun_of"):  # its results and ledger in a root of their own, never over the chunk it reruns
-        from robeval.core import paths
+    from robeval.core import paths
+    from robeval.core.env import temporary_env
 
-        os.environ["ROBEVAL_CACHE_DIR"] = str(paths.cache_dir())  # the data caches shared; its networks are new
-        os.environ["ROBEVAL_ROOT"] = str(rerun_root(work, name))
-    try:
+    env = {}
+    if chunk.get("rerun_of"):  # its results and ledger in a root of their own, never over the chunk it reruns
+        env = {
+            "ROBEVAL_CACHE_DIR": str(paths.cache_dir()),  # the data caches shared; its networks are new
+            "ROBEVAL_ROOT": str(rerun_root(work, name)),
+        }
+    with temporary_env(env):
         summary = gpu_profile.main(argv)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     summary.update({"chunk": name, "part": part, "notebook": chunk["notebook"], "what": chunk["what"]})
     if chunk.get("rerun_of"):
         summary["rerun_of"] = chunk["rerun_of"]
     file_part(out, name, part, summary, chunk["notebook"], rerun=bool(chunk.get("rerun_of")))
-    if chunk.get("rerun_of") and summary.get("notebooks", {}).get(chunk["notebook"], {}).get("status") == "ok":
-        summary["rerun_changes"] = compare_rerun(chunk)  # kept in the part's summary beside its packs
-        (packs_dir() / f"{name}.{part}-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
 
@@ -311,37 +305,44 @@ def rerun_dir(name: str) -> Path:
     return ROOT / "results" / PROFILE / "reruns" / name
 
 
-def compare_rerun(chunk: dict) -> list[dict]:
-    """What the rerun chunk ``chunk`` changed of the ledger it reruns (``results/long/claims``, the chunk
-    ``rerun_of`` and those after it), counted as docs/reliability.md counts a rerun
-    (:func:`robeval.core.publish.report.rerun_counts`, restricted to the chunk's notebook)."""
+def compare_rerun(name: str, notebook: str) -> list[dict]:
+    """What the rerun chunk ``name`` changed of ``notebook``'s ledger in ``results/long/claims`` (the chunk it
+    reruns and those after it), counted as docs/reliability.md counts a rerun
+    (:func:`robeval.core.publish.report.rerun_counts`, restricted to the notebook)."""
     from robeval.core.publish.report import rerun_counts
 
-    ours, other = ROOT / "results" / PROFILE / "claims", rerun_dir(chunk["name"]) / "claims"
-    if not (ours / f"{chunk['notebook']}.json").is_file() or not (other / f"{chunk['notebook']}.json").is_file():
+    ours, other = ROOT / "results" / PROFILE / "claims", rerun_dir(name) / "claims"
+    if not (ours / f"{notebook}.json").is_file() or not (other / f"{notebook}.json").is_file():
         return []
-    return rerun_counts(ours, other, notebooks=[chunk["notebook"]])
+    return rerun_counts(ours, other, notebooks=[notebook])
+
+
+def finished(summary: dict, notebook: str) -> bool:
+    """Whether a part's ``summary`` says its ``notebook`` ran to its end."""
+    return summary.get("notebooks", {}).get(notebook, {}).get("status") == "ok"
 
 
 def file_part(out: Path, name: str, part: int, summary: dict, notebook: str, *, rerun: bool = False) -> None:
     """Copy a part's packs into ``results/long/packs`` (``Mk.p.tar.xz``, ``Mk.p-weights-NN.tar.xz``,
     ``Mk.p-summary.json``) and, when its notebook finished, its result files into ``results/long`` (a rerun
-    chunk's into :func:`rerun_dir`)."""
+    chunk's into :func:`rerun_dir`, with what it changed, :func:`compare_rerun`, in its summary)."""
     dest = packs_dir()
     dest.mkdir(parents=True, exist_ok=True)
     if (out / "grids.tar.xz").is_file():
         shutil.copyfile(out / "grids.tar.xz", dest / f"{name}.{part}.tar.xz")
     for w in sorted(out.glob("weights-*.tar.xz")):
         shutil.copyfile(w, dest / f"{name}.{part}-{w.name}")
-    (dest / f"{name}.{part}-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    if summary.get("notebooks", {}).get(notebook, {}).get("status") == "ok":
+    if finished(summary, notebook):
+        base = rerun_dir(name) if rerun else ROOT / "results" / PROFILE
         with tarfile.open(out / f"results_{PROFILE}.tar.gz") as tf:
             for m in tf.getmembers():
                 if m.isfile() and m.name.startswith("results/"):
-                    base = rerun_dir(name) if rerun else ROOT / "results" / PROFILE
                     target = base / m.name[len("results/") :]
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(tf.extractfile(m).read())
+        if rerun:
+            summary["rerun_changes"] = compare_rerun(name, notebook)
+    (dest / f"{name}.{part}-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
 
 def calibrate(budget_s: float = 120.0, path: Path | None = None) -> dict:
@@ -415,8 +416,11 @@ def main(argv=None) -> int:
         while True:  # back to back: the next chunk starts while at least MIN_NEXT_S are left
             summary = run_next(end - time.monotonic(), plan, args.work)
             print(json.dumps(summary), flush=True)
-            finished = summary.get("notebooks", {}).get(summary.get("notebook", ""), {}).get("status") == "ok"
-            if not finished or end - time.monotonic() < MIN_NEXT_S or next_chunk(plan) is None:
+            if (
+                not finished(summary, summary["notebook"])
+                or end - time.monotonic() < MIN_NEXT_S
+                or next_chunk(plan) is None
+            ):
                 return 0
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"cpu_chunks.py: {' '.join(str(exc).split())}", file=sys.stderr)

@@ -326,7 +326,7 @@ def test_a_rerun_chunk_writes_under_a_root_of_its_own_and_is_compared_with_the_c
     assert "--param" in seen["argv"] and "seed=1" in seen["argv"] and summary["rerun_of"] == "M2"
     assert json.loads((root / "results/long/claims" / f"{nb}.json").read_text()) == ledger  # untouched
     assert (root / "results/long/reruns/M4/claims" / f"{nb}.json").is_file()
-    got = chunks.compare_rerun(rerun)
+    got = chunks.compare_rerun(rerun["name"], rerun["notebook"])
     assert [(r["decided"], r["changed"], r["changed_ids"]) for r in got] == [(1, 1, ["r1"])]
     assert summary["rerun_changes"] == got  # kept in the part's summary beside its packs
     filed = json.loads((root / "results/long/packs/M4.1-summary.json").read_text())

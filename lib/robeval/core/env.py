@@ -1,4 +1,4 @@
-"""Hardware, devices, and the CPU-kernel pins of the compendium's own runs.
+"""Hardware, devices, the CPU-kernel pins of the compendium's own runs, and environment variables set for a block.
 
 :func:`pin_cpu_kernels` makes numpy, OpenBLAS, torch, oneDNN and MKL choose the same (AVX2) code paths on
 every x86 machine, so that numpy's results give the same bits elsewhere (torch training only on the same CPU
@@ -8,10 +8,12 @@ a plain ``import robeval`` changes nothing in the user's process.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
 import warnings
+from collections.abc import Mapping
 
 # Environment read once by each library when it is imported (so they must be set before that import).
 # NPY_DISABLE_CPU_FEATURES: numpy's SIMD dispatch (its AVX-512 loops of exp/log/sin/... round differently);
@@ -148,3 +150,19 @@ def hardware_info() -> dict:
     except ImportError:  # pragma: no cover
         info["torch"] = None
     return info
+
+
+@contextlib.contextmanager
+def temporary_env(values: Mapping[str, str]):
+    """Within the block, ``os.environ`` holds ``values`` (name -> string); on exit, also after an error, every
+    name gets its previous value back (or is removed if it had none)."""
+    saved = {k: os.environ.get(k) for k in values}
+    try:
+        os.environ.update(values)
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

@@ -264,20 +264,11 @@ def scratch_outputs(folder: Path, **env: str):
     figures to ``folder/figures`` (``ROBEVAL_LEDGER_DIR``, ``ROBEVAL_FIGURES_DIR``; ``env`` sets further
     variables). The previous values are restored on exit, also after an error, so a failed rebuild never
     redirects later ledgers of the process."""
-    import os
+    from robeval.core.env import temporary_env
 
     values = {"ROBEVAL_LEDGER_DIR": str(Path(folder) / "claims"), "ROBEVAL_FIGURES_DIR": str(Path(folder) / "figures")}
-    values.update(env)
-    saved = {k: os.environ.get(k) for k in values}
-    try:
-        os.environ.update(values)
+    with temporary_env({**values, **env}):
         yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def verify(profile: str, only=None, write_manifest: bool = False) -> list[dict]:
