@@ -41,10 +41,11 @@ import tarfile
 import time
 from pathlib import Path
 
+from gpu_units import DEADLINE_RC, PARAMS_ENV  # the runner's exit status at a deadline; the parameters it reads
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-PARAMS_ENV = "ROBEVAL_GPU_UNITS_PARAMS"  # the notebook parameters benchmarks/gpu_units.py --exec-notebook reads
 PACK_RESERVE_S = 30.0  # seconds kept after the last notebook for packing the grids and the results
 MAX_RESULT_FILE = 2**22  # result files larger than this (4 MiB) are left out of results_gpu.tar.gz
 
@@ -223,7 +224,10 @@ def run_notebooks(
     """Each notebook's code cells in order in its own process at ``profile`` (with the notebook parameters
     ``params``), until ``deadline`` (a ``time.time()``); with ``nice`` at the lowest CPU priority
     (:func:`background_priority`). Returns ``{stem: {"status", "seconds"}}``."""
+    from robeval.core.runs import DEADLINE_ENV
+
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1", PARAMS_ENV: json.dumps(params or {})}
+    env[DEADLINE_ENV] = repr(float(deadline))  # a grid starts no cell that cannot finish by then
     if profile == "long":  # numpy pinned (its bits hold across machines), torch at the CPU's own speed
         from robeval.core.env import pin_cpu_kernels
 
@@ -256,13 +260,22 @@ def run_notebooks(
                 )
             try:
                 rc = proc.wait(timeout=left)
-                status = "ok" if rc == 0 else f"failed (rc {rc})"
+                status = notebook_status(rc)
             except subprocess.TimeoutExpired:
                 stop(proc)
                 status = "timed out"
         res[stem] = {"status": status, "seconds": round(time.perf_counter() - t0, 1)}
         print(f"== {stem}: {status} in {res[stem]['seconds']:.0f} s", flush=True)
     return res
+
+
+STOPPED = "stopped before the deadline"
+
+
+def notebook_status(rc: int) -> str:
+    """A notebook run's status from its exit status: "ok", :data:`STOPPED` (a grid left the cells that could not
+    finish in time to the next part, ``DEADLINE_RC``) or "failed (rc N)"."""
+    return "ok" if rc == 0 else STOPPED if rc == DEADLINE_RC else f"failed (rc {rc})"
 
 
 def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:

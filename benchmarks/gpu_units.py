@@ -420,9 +420,13 @@ def notebook_params(text: str) -> dict:
     return out
 
 
+DEADLINE_RC = 75  # a notebook whose grid stopped before the deadline (EX_TEMPFAIL: the next part goes on)
+
+
 def _exec_notebook(stem: str, profile: str = "paper") -> int:
     """Run notebook ``stem``'s code cells in order in this process (``profile``, plus the parameters in
-    ``$ROBEVAL_GPU_UNITS_PARAMS``), as papermill would (also benchmarks/gpu_profile.py's runner)."""
+    ``$ROBEVAL_GPU_UNITS_PARAMS``), as papermill would (also benchmarks/gpu_profile.py's runner). Returns 0, or
+    :data:`DEADLINE_RC` when a grid stopped before ``$ROBEVAL_GRID_DEADLINE`` (:class:`robeval.core.runs.DeadlineReached`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -432,11 +436,17 @@ def _exec_notebook(stem: str, profile: str = "paper") -> int:
         for o in objs:
             print(o if not hasattr(o, "to_string") else o.to_string(max_rows=20))
 
+    from robeval.core.runs import DeadlineReached
+
     ns = {"__name__": "__main__", "display": display}
     for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
         src = "".join(cell["source"])
         t0 = time.perf_counter()
-        exec(compile(src, f"{stem}[{i}]", "exec"), ns)
+        try:
+            exec(compile(src, f"{stem}[{i}]", "exec"), ns)
+        except DeadlineReached as exc:  # a grid left its last cells to the next part rather than start them
+            print(f"--- {stem} cell {i}: stopped before the deadline: {exc}", flush=True)
+            return DEADLINE_RC
         if "parameters" in cell.get("metadata", {}).get("tags", []):
             ns["profile"] = profile
             ns.update(json.loads(os.environ.get(PARAMS_ENV) or "{}"))

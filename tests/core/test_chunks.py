@@ -337,3 +337,19 @@ def test_a_rerun_of_a_later_or_unknown_chunk_is_refused(chunks, tmp_path):
     text = PLAN + '\n[[chunk]]\nname = "M4"\nnotebook = "02_mscr_cifar10"\nparams = {}\nhours = 1.0\n'
     with pytest.raises(ValueError, match="earlier chunk"):
         chunks.load_plan(_plan(tmp_path, text + 'what = "w"\nrows = "r"\nrerun_of = "M9"\n'))
+
+
+def test_a_notebook_stopped_by_its_grids_deadline_exits_75_and_leaves_its_chunk_started(chunks, tmp_path, monkeypatch):
+    """A grid that starts no cell the deadline would kill (robeval.core.runs.DeadlineReached) ends its notebook
+    with DEADLINE_RC, which the driver records as stopped: the chunk is started, not done, and not failed."""
+    gpu_units, gpu_profile = importlib.import_module("gpu_units"), importlib.import_module("gpu_profile")
+    (tmp_path / "notebooks").mkdir()
+    cells = ["x = 1", "from robeval.core.runs import DeadlineReached\nraise DeadlineReached('3 cells left')", "y = 2"]
+    nb = {"cells": [{"cell_type": "code", "source": [c], "metadata": {}} for c in cells]}
+    (tmp_path / "notebooks" / "99_toy.ipynb").write_text(json.dumps(nb))
+    monkeypatch.setattr(gpu_units, "ROOT", tmp_path)
+    assert gpu_units._exec_notebook("99_toy") == gpu_units.DEADLINE_RC == 75
+    status = gpu_profile.notebook_status(75)
+    assert status == "stopped before the deadline" and gpu_profile.notebook_status(1) == "failed (rc 1)"
+    assert gpu_profile.notebook_status(0) == "ok"
+    assert not chunks.finished({"notebooks": {"99_toy": {"status": status}}}, "99_toy")

@@ -965,3 +965,48 @@ def test_two_packs_written_to_one_file_at_once_use_their_own_temporary_files(tmp
     assert runs.unpack(out, tmp_path / "back")["stores"]["toy"]  # a whole pack
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary file left
     assert oct(out.stat().st_mode & 0o777) != oct(0o600)  # the user's usual permissions, not mkstemp's
+
+
+# ---------------------------------------------- issue 63: a grid with a deadline starts only cells that can finish
+def test_expected_seconds_is_the_median_of_the_cells_alike_else_of_all():
+    from robeval.core.runs.grid import expected_seconds
+
+    done = [({"m": "a", "run": 0}, 10.0), ({"m": "a", "run": 1}, 30.0), ({"m": "a", "run": 2}, 20.0)]
+    done += [({"m": "b", "run": 0}, 1.0)]
+    assert expected_seconds({"m": "a", "run": 7}, done) == 20.0  # alike: equal strings, any numbers
+    assert expected_seconds({"m": "b", "run": 7}, done) == 1.0
+    assert expected_seconds({"m": "c", "run": 0}, done) == 15.0  # nothing alike: every finished cell, (10+20)/2
+    assert expected_seconds({"m": "a"}, []) is None
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_grid_with_a_deadline_starts_the_cells_that_fit_and_leaves_the_rest(tmp_path, monkeypatch, n_jobs):
+    log = tmp_path / "log.txt"
+    config = {"log": str(log)}
+    first = [{"kind": "slow", "x": 1, "seed": 0}, {"kind": "fast", "x": 1, "seed": 0}]
+    grid = runs.Grid(square, first, store=tmp_path / "g", config=config)
+    grid.run(progress=False)
+    for cell, seconds in zip(first, (1000.0, 0.01)):  # as if the slow kind took 1000 s
+        payload = json.loads(grid.path(cell).read_text())
+        grid.path(cell).write_text(json.dumps({**payload, "seconds": seconds}))
+    # the slow cell comes first in order; 100 s are left: it is passed over and the fast one started
+    cells = [{"kind": "slow", "x": 2, "seed": 0}, {"kind": "fast", "x": 2, "seed": 0}, *first]
+    grid = runs.Grid(square, cells, store=tmp_path / "g", config=config)
+    monkeypatch.setenv(runs.DEADLINE_ENV, repr(__import__("time").time() + 100.0))
+    with pytest.raises(runs.DeadlineReached, match=r"1 of 4 cells left for a later run.*3 finished cells are kept"):
+        grid.run(progress=False, n_jobs=n_jobs)
+    assert [c["kind"] for c in calls(log)] == ["slow", "fast", "fast"]
+    assert not grid.path(cells[0]).is_file() and not list(grid.root.glob("*.lock"))  # its claim released
+    monkeypatch.setenv(runs.DEADLINE_ENV, repr(__import__("time").time() + 2000.0))  # time enough: it runs
+    assert len(grid.run(progress=False, n_jobs=n_jobs)) == 4
+    assert [c["kind"] for c in calls(log)] == ["slow", "fast", "fast", "slow"]
+
+
+def test_a_grid_deadline_that_is_not_a_time_is_refused(tmp_path, monkeypatch):
+    grid = runs.Grid(square, [{"x": 1, "seed": 0}], store=tmp_path / "g", config={"log": str(tmp_path / "l")})
+    for bad in ("tomorrow", "nan", "inf"):
+        monkeypatch.setenv(runs.DEADLINE_ENV, bad)
+        with pytest.raises(ValueError, match=r"\$ROBEVAL_GRID_DEADLINE must be a time in seconds.*unset it"):
+            grid.run(progress=False)
+    monkeypatch.setenv(runs.DEADLINE_ENV, " ")
+    assert len(grid.run(progress=False)) == 1  # blank: no deadline

@@ -13,7 +13,7 @@ and the publishing code are not needed to compute a cell.
 """
 
 from robeval.core.errors import IncompleteResult
-from robeval.core.runs.grid import STOP_AFTER_CELLS_ENV, Grid, run_grid
+from robeval.core.runs.grid import DEADLINE_ENV, STOP_AFTER_CELLS_ENV, DeadlineReached, Grid, run_grid
 from robeval.core.runs.identity import code_identity, config_identity
 from robeval.core.runs.packs import LEGACY_PACKS, PACK_FORMAT, adopt, adopt_pack, pack, store_status, unpack
 from robeval.core.runs.store import (
@@ -27,6 +27,8 @@ from robeval.core.runs.store import (
 )
 
 __all__ = [
+    "DEADLINE_ENV",
+    "DeadlineReached",
     "Grid",
     "IncompleteResult",
     "LEGACY_PACKS",

@@ -9,6 +9,10 @@ settings shared by every cell. Results live in ``<store>/<identity>/<cell-key>.j
   function's qualified name, and the code it can run: the top-level definitions it reaches in its module and
   the ``robeval`` modules that module imports, without comments and docstrings (:mod:`robeval.core.runs.identity`).
   Changing the config or that code starts a fresh sub-store instead of serving stale results;
+* with a deadline (``$ROBEVAL_GRID_DEADLINE``, a ``time.time()``: a CPU chunk's or a GPU lease's end) a cell is
+  started only if it can finish by then, by the seconds that finished cells like it took
+  (:func:`expected_seconds`); the first pending cell in order that fits is started instead, and when none fits
+  the run stops with :class:`DeadlineReached` rather than start work the deadline would kill;
 * a cell is *claimed* with an exclusive lock file (host, pid and process start) before it is computed, so two
   processes on the same grid never compute a cell twice: the second one skips claimed cells and waits for their
   results. A claim whose holder is provably gone (same host, process not alive) is taken over at once, one older
@@ -48,12 +52,51 @@ from robeval.core.runs.store import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import pandas
 
 Backend = str  # "auto" | "serial" | "joblib" | "dask"
 
 
 STOP_AFTER_CELLS_ENV = "ROBEVAL_STOP_AFTER_CELLS"
+DEADLINE_ENV = "ROBEVAL_GRID_DEADLINE"
+DEADLINE_MARGIN = 1.2  # a cell is started when 1.2 x its expected seconds fit before the deadline
+
+
+class DeadlineReached(IncompleteResult):
+    """A grid stopped before its deadline (``$ROBEVAL_GRID_DEADLINE``): none of the cells left could finish by
+    then. Its finished cells are kept; running the grid again (a chunk's next part) computes the rest."""
+
+
+def grid_deadline() -> float | None:
+    """The deadline in ``$ROBEVAL_GRID_DEADLINE`` (seconds since the epoch, as ``time.time()``), None when unset."""
+    raw = os.environ.get(DEADLINE_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(
+            f"${DEADLINE_ENV} must be a time in seconds since the epoch (as time.time() gives), got {raw!r}; "
+            "unset it to run the grid without a deadline."
+        )
+    return value
+
+
+def expected_seconds(cell: Mapping, finished: list[tuple[Mapping, float]]) -> float | None:
+    """The wall seconds ``cell`` is expected to take: the median of the ``finished`` cells' seconds (pairs of a
+    cell and the seconds its result file records) over the cells *like it* — equal to it in every parameter whose
+    value is a string (a method, a corruption), whatever their numbers (runs, seeds, levels) — else over every
+    finished cell; None when nothing has finished (the cell is then started: its cost is unknown)."""
+    import statistics
+
+    kinds = {k: v for k, v in cell.items() if isinstance(v, str)}
+    alike = [s for c, s in finished if all(c.get(k) == v for k, v in kinds.items())]
+    pool = alike or [s for _, s in finished]
+    return float(statistics.median(pool)) if pool else None
 
 
 _cells_written = 0
@@ -108,6 +151,7 @@ class Grid:
         self.lock_timeout = float(lock_timeout)
         self.root = Path(store) / f"config-{config_identity(self.config, fn)}"
         self._paths = {k: self.root / f"{k}.json" for k in keys}
+        self._seconds: dict[str, float | None] = {}  # finished cells' recorded seconds (:meth:`finished_seconds`)
 
     def path(self, cell: Mapping) -> Path:
         return self._paths[cell_key(cell)]
@@ -147,12 +191,14 @@ class Grid:
         label = desc or getattr(self.fn, "__name__", "grid")
         t0 = time.perf_counter()
         todo = self.pending()
+        deadline = grid_deadline()
         bar = tqdm(total=len(self.cells), initial=len(self.cells) - len(todo), desc=label, disable=not progress)
         said, said_at = None, 0.0
         try:
             while todo:
+                deferred: list[dict] = []
                 try:
-                    self._compute(todo, backend, n_jobs, scheduler, resources, bar)
+                    self._compute(todo, backend, n_jobs, scheduler, resources, bar, deadline, deferred)
                 except Exception as exc:
                     done = len(self.done())
                     raise IncompleteResult(
@@ -162,6 +208,16 @@ class Grid:
                         done=done,
                         total=len(self.cells),
                     ) from exc
+                if deferred:
+                    done = len(self.done())
+                    raise DeadlineReached(
+                        f"{label}: {len(deferred)} of {len(self.cells)} cells left for a later run: none of them can "
+                        f"finish before the deadline (${DEADLINE_ENV}, {max(0.0, deadline - time.time()):.0f} s away) "
+                        f"by the seconds cells like them took. {done} finished cells are kept in {self.root}; run the "
+                        "grid again (a chunk's next part) to compute the rest.",
+                        done=done,
+                        total=len(self.cells),
+                    )
                 todo = self.pending()
                 if todo:  # claimed by another process: wait for its results or for its claim to expire
                     claims = [claim_state(lock_path(self.path(c)), self.lock_timeout) for c in todo]
@@ -179,13 +235,51 @@ class Grid:
             print(f"{label}: {len(self.cells)} cells done ({time.perf_counter() - t0:.0f} s)", flush=True)
         return self.collect()
 
-    def _compute(self, todo, backend, n_jobs, scheduler, resources, bar) -> None:
+    def finished_seconds(self) -> list[tuple[dict, float]]:
+        """``(cell, seconds)`` of every finished cell whose result file records its wall seconds."""
+        out = []
+        for cell in self.done():
+            key = cell_key(cell)
+            if key not in self._seconds:  # a finished cell's file does not change: read once
+                try:
+                    seconds = read_json(self.path(cell)).get("seconds")
+                except (OSError, ValueError, AttributeError):
+                    seconds = None
+                ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0
+                self._seconds[key] = float(seconds) if ok else None
+            if self._seconds[key] is not None:
+                out.append((cell, self._seconds[key]))
+        return out
+
+    def fits(self, cell: Mapping, deadline: float | None) -> bool:
+        """Whether ``cell`` can finish before ``deadline``: :data:`DEADLINE_MARGIN` times its
+        :func:`expected_seconds` fit in the time left (True without a deadline or an estimate)."""
+        if deadline is None:
+            return True
+        expected = expected_seconds(cell, self.finished_seconds())
+        return expected is None or time.time() + DEADLINE_MARGIN * expected <= deadline
+
+    def _fitting(self, cells: list[dict], deadline: float | None, deferred: list[dict]) -> Iterator[dict]:
+        """``cells`` one at a time, each the first of those left that :meth:`fits` when it is asked for (a worker is
+        free); when none fits, the rest go to ``deferred`` and the iteration ends."""
+        left = list(cells)
+        while left:
+            pick = next((c for c in left if self.fits(c, deadline)), None)
+            if pick is None:
+                deferred.extend(left)
+                return
+            left.remove(pick)
+            yield pick
+
+    def _compute(self, todo, backend, n_jobs, scheduler, resources, bar, deadline=None, deferred=None) -> None:
         """Compute the cells of ``todo`` that this process can claim (serially: one claim at a time, so
-        concurrent processes share the work; in parallel: a batch of claims)."""
+        concurrent processes share the work; in parallel: a batch of claims, each started when a worker is free
+        and the deadline leaves it time; the cells it does not leave time for go to ``deferred``)."""
+        deferred = [] if deferred is None else deferred
         if backend == "auto":
             backend = "dask" if scheduler else ("serial" if (n_jobs in (None, 1) or len(todo) <= 1) else "joblib")
         if backend == "serial":
-            for cell in todo:
+            for cell in self._fitting(todo, deadline, deferred):
                 path = self.path(cell)
                 if path.is_file() or not claim(path, self.lock_timeout):
                     continue
@@ -203,8 +297,14 @@ class Grid:
             if backend == "joblib":
                 from joblib import Parallel, delayed
 
-                jobs = (delayed(_run_cell)(self.fn, c, self.config, str(self.path(c))) for c in mine)
-                for _ in Parallel(n_jobs=n_jobs or -1, return_as="generator_unordered")(jobs):
+                options = {"n_jobs": n_jobs or -1, "return_as": "generator_unordered"}
+                if deadline is not None:  # one cell per worker at a time, each chosen when a worker is free
+                    options.update(pre_dispatch="n_jobs", batch_size=1)
+                jobs = (
+                    delayed(_run_cell)(self.fn, c, self.config, str(self.path(c)))
+                    for c in self._fitting(mine, deadline, deferred)
+                )
+                for _ in Parallel(**options)(jobs):
                     bar.update()
             else:
                 self._run_dask(mine, scheduler, resources, bar)
