@@ -399,6 +399,11 @@ def test_one_line_per_paper_says_what_its_rows_say():
     msd = judged("default", "msd")
     assert not [j for j in msd if j["verdict"] in ("reproduced", "contradicted", "consistency", "erratum")]
     assert f"none of {len(msd)} central statements is decided" in text
+    msd_long = judged("long", "msd")  # the long profile's 04, at the runs its chunks have done
+    assert not [j for j in msd_long if j["verdict"] in ("reproduced", "contradicted", "consistency", "erratum")]
+    long_04 = next(d for d in load_ledgers("long") if d["notebook"][:2] == "04")
+    n_long = {r["n_runs"] for r in long_04["claims"] if r.get("central")}
+    assert f"at {min(n_long)} of 10 runs (`long`, notebook 04)" in text  # the runs its central rows rest on
     for profile in ("default", "paper"):
         assert rows(profile, ("05",))["ionosphere-ranking-differs"] == "reproduced"
     # Iris under every class pair the paper may have kept (issue 60, item 2): decided on one pair, open as a whole

@@ -251,12 +251,13 @@ class Grid:
                 out.append((cell, self._seconds[key]))
         return out
 
-    def fits(self, cell: Mapping, deadline: float | None) -> bool:
+    def fits(self, cell: Mapping, deadline: float | None, finished: list | None = None) -> bool:
         """Whether ``cell`` can finish before ``deadline``: :data:`DEADLINE_MARGIN` times its
-        :func:`expected_seconds` fit in the time left (True without a deadline or an estimate)."""
+        :func:`expected_seconds` (from ``finished``, default :meth:`finished_seconds`) fit in the time left (True
+        without a deadline or an estimate)."""
         if deadline is None:
             return True
-        expected = expected_seconds(cell, self.finished_seconds())
+        expected = expected_seconds(cell, self.finished_seconds() if finished is None else finished)
         return expected is None or time.time() + DEADLINE_MARGIN * expected <= deadline
 
     def _fitting(self, cells: list[dict], deadline: float | None, deferred: list[dict]) -> Iterator[dict]:
@@ -264,7 +265,8 @@ class Grid:
         free); when none fits, the rest go to ``deferred`` and the iteration ends."""
         left = list(cells)
         while left:
-            pick = next((c for c in left if self.fits(c, deadline)), None)
+            finished = self.finished_seconds() if deadline is not None else []
+            pick = next((c for c in left if self.fits(c, deadline, finished)), None)
             if pick is None:
                 deferred.extend(left)
                 return
