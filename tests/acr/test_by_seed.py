@@ -198,3 +198,31 @@ def test_a_failed_seed_group_leaves_the_others_finished(tmp_path):
         assert sorted({c["seed"] for c in grid.done()}) == [0, 2]
         assert not list(grid.root.glob("*.lock"))  # every claim released
     assert grids["table"].collect(allow_missing=True).value.tolist() == [0, 20, 0, 20]
+
+
+def test_seed_groups_stopped_by_the_deadline_raise_deadline_reached(tmp_path, monkeypatch):
+    """Issue 63: a group's cell that cannot finish before ``$ROBEVAL_GRID_DEADLINE`` (estimated from the cells like
+    it in its grid's store, whichever group computed them) is not started; when every group that stopped stopped so,
+    the run raises DeadlineReached (the chunk goes on in its next part), not a failure."""
+    import json
+    import time
+
+    from robeval.core import runs
+
+    cells = [{"variant": v, "sigma": 0.5, "seed": s} for v in ("a", "b") for s in (0, 1, 2)]
+    store, config = tmp_path / "variants", {"fail_seed": -1}
+    seed0 = [c for c in cells if c["seed"] == 0]
+    first = runs.Grid(_cell_or_fail, seed0, store=store, config=config)
+    first.run(progress=False)
+    for cell, seconds in zip(seed0, (1000.0, 1.0)):  # as if variant a took 1000 s, variant b 1 s
+        path = first.path(cell)
+        path.write_text(json.dumps({**json.loads(path.read_text()), "seconds": seconds}))
+    grids = {"variants": runs.Grid(_cell_or_fail, cells, store=store, config=config)}
+    monkeypatch.setenv(runs.DEADLINE_ENV, repr(time.time() + 100.0))
+    with pytest.raises(runs.DeadlineReached, match=r"2 of 2 seed groups stopped before the deadline") as err:
+        by_seed.run_by_seed(grids, 2, progress=False)
+    assert (err.value.done, err.value.total) == (4, 6)
+    assert sorted((c["variant"], c["seed"]) for c in grids["variants"].done()) == [
+        ("a", 0), ("b", 0), ("b", 1), ("b", 2)
+    ]  # fmt: skip
+    assert not list(grids["variants"].root.glob("*.lock"))

@@ -170,6 +170,13 @@ def run_by_seed(grids: dict[str, runs.Grid], n_jobs: int, *, progress: bool = Tr
         done = sum(len(g.done()) for g in grids.values())
         total = sum(len(g.cells) for g in grids.values())
         label, exc = failed[0]
+        if all(isinstance(e, runs.DeadlineReached) for _, e in failed):  # no failure: the rest is for a later run
+            raise runs.DeadlineReached(
+                f"{len(failed)} of {len(todo)} seed groups stopped before the deadline (first: {label}: {exc}). {done} "
+                f"of {total} cells are finished and kept in their grid stores; run again to compute the rest.",
+                done=done,
+                total=total,
+            )
         raise IncompleteResult(
             f"{len(failed)} of {len(todo)} seed groups failed (first: {label}: {type(exc).__name__}: {exc}). {done} of "
             f"{total} cells are finished and kept in their grid stores; fix the cause and rerun: finished cells are "

@@ -151,7 +151,8 @@ class Grid:
         self.lock_timeout = float(lock_timeout)
         self.root = Path(store) / f"config-{config_identity(self.config, fn)}"
         self._paths = {k: self.root / f"{k}.json" for k in keys}
-        self._seconds: dict[str, float | None] = {}  # finished cells' recorded seconds (:meth:`finished_seconds`)
+        # finished cells' (cell, seconds) by file name, read once (:meth:`finished_seconds`)
+        self._seconds: dict[str, tuple | None] = {}
 
     def path(self, cell: Mapping) -> Path:
         return self._paths[cell_key(cell)]
@@ -236,19 +237,23 @@ class Grid:
         return self.collect()
 
     def finished_seconds(self) -> list[tuple[dict, float]]:
-        """``(cell, seconds)`` of every finished cell whose result file records its wall seconds."""
+        """``(cell, seconds)`` of every finished cell in this grid's sub-store whose result file records its cell
+        and wall seconds — this grid's cells and any other cell of the same config and code (another part's runs, a
+        worker's share of the grid), so a grid of a few cells still knows what cells like its own took."""
         out = []
-        for cell in self.done():
-            key = cell_key(cell)
-            if key not in self._seconds:  # a finished cell's file does not change: read once
+        for path in sorted(self.root.glob("*.json")) if self.root.is_dir() else []:
+            if path.name in ("config.json", "adopted.json"):
+                continue
+            if path.name not in self._seconds:  # a finished cell's file does not change: read once
                 try:
-                    seconds = read_json(self.path(cell)).get("seconds")
+                    payload = read_json(path)
+                    cell, seconds = payload.get("cell"), payload.get("seconds")
                 except (OSError, ValueError, AttributeError):
-                    seconds = None
+                    cell, seconds = None, None
                 ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0
-                self._seconds[key] = float(seconds) if ok else None
-            if self._seconds[key] is not None:
-                out.append((cell, self._seconds[key]))
+                self._seconds[path.name] = (cell, float(seconds)) if ok and isinstance(cell, Mapping) else None
+            if self._seconds[path.name] is not None:
+                out.append(self._seconds[path.name])
         return out
 
     def fits(self, cell: Mapping, deadline: float | None, finished: list | None = None) -> bool:
