@@ -245,11 +245,12 @@ def chunk_hours(chunk: dict, costs: dict) -> tuple[float | None, str]:
 
 def status_table(plan: list[dict], folder: Path | None = None, units: dict | None = None) -> str:
     """The plan as a Markdown table: each chunk's part of the grid, its estimated hours with their basis
-    (:func:`chunk_hours`), its state and the hours its committed parts measured."""
+    (:func:`chunk_hours`), its state, the hours its committed parts measured and the central rows it is expected
+    to decide (the plan's ``rows``)."""
     costs = unit_costs(load_units() if units is None else units, measured_cells(folder), load_calibration())
     rows = [
-        "| chunk | notebook | part of the grid | est. 2-core h (basis) | state | parts | measured |",
-        "|---|---|---|---:|---|---:|---:|",
+        "| chunk | notebook | part of the grid | est. 2-core h (basis) | state | parts | measured | expected to decide |",
+        "|---|---|---|---:|---|---:|---:|---|",
     ]
     for c in plan:
         hours, basis = chunk_hours(c, costs)
@@ -257,9 +258,13 @@ def status_table(plan: list[dict], folder: Path | None = None, units: dict | Non
         st = chunk_state(c, folder)
         params = ", ".join(f"{k} = {v}" for k, v in c["params"].items()) or "all"
         state = st["state"] if st["state"] != "waits" else f"waits: {c['waits']}"
+        got = next((p["central"] for p in parts(c["name"], folder) if "central" in p), None)
+        if got is not None:  # what the finished chunk's ledger decided
+            state += f" ({got['decided']} of {got['rows']} central rows decided)"
         measured = f"{st['seconds'] / 3600:.2f} h" if st["seconds"] else ""
         rows.append(
-            f"| {c['name']} | {c['notebook'][:2]} | {params} | {shown} | {state} | {st['parts']} | {measured} |"
+            f"| {c['name']} | {c['notebook'][:2]} | {params} | {shown} | {state} | {st['parts']} | {measured} | "
+            f"{c['rows']} |"
         )
     return "\n".join(rows) + "\n"
 
@@ -360,6 +365,15 @@ def compare_rerun(name: str, notebook: str) -> list[dict]:
     return rerun_counts(ours, other, notebooks=[notebook])
 
 
+def central_outcome(ledger: Path) -> dict:
+    """``{"rows": central rows, "decided": those with a decided verdict}`` of a saved ledger (the long profile's
+    ledger a finished chunk brought back: what the chunk decided, kept in its part summary)."""
+    from robeval.core.ledger.vocab import DECIDED
+
+    central = [r for r in json.loads(Path(ledger).read_text(encoding="utf-8"))["claims"] if r.get("central")]
+    return {"rows": len(central), "decided": sum(r.get("verdict") in DECIDED for r in central)}
+
+
 def finished(summary: dict, notebook: str) -> bool:
     """Whether a part's ``summary`` says its ``notebook`` ran to its end."""
     return summary.get("notebooks", {}).get(notebook, {}).get("status") == "ok"
@@ -385,6 +399,8 @@ def file_part(out: Path, name: str, part: int, summary: dict, notebook: str, *, 
                     target.write_bytes(tf.extractfile(m).read())
         if rerun:
             summary["rerun_changes"] = compare_rerun(name, notebook)
+        elif (base / "claims" / f"{notebook}.json").is_file():
+            summary["central"] = central_outcome(base / "claims" / f"{notebook}.json")
     (dest / f"{name}.{part}-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
 

@@ -107,7 +107,7 @@ def test_chunk_states_follow_the_committed_part_summaries(chunks, tmp_path):
     _summary(packs, "M3", 1, "ok")
     assert chunks.next_chunk(plan, packs) is None
     table = chunks.status_table(plan, packs)
-    assert "| M1 | 04 | n_runs = 5 | 2.0 (hand estimate) | done | 2 | 2.00 h |" in table
+    assert "| M1 | 04 | n_runs = 5 | 2.0 (hand estimate) | done | 2 | 2.00 h | Table 1 |" in table
     assert "waits: its [long] table" in table
 
 
@@ -143,7 +143,9 @@ def test_a_part_is_filed_under_its_chunk_name_and_a_finished_one_brings_its_resu
     (out / "grids.tar.xz").write_bytes(b"grid")
     (out / "weights-01.tar.xz").write_bytes(b"w1")
     ledger = tmp_path / "ledger.json"
-    ledger.write_text("{}")
+    rows = [{"central": True, "verdict": "reproduced"}, {"central": True, "verdict": "inconclusive"}]
+    rows += [{"central": False, "verdict": "contradicted"}, {"central": True, "verdict": "consistency"}]
+    ledger.write_text(json.dumps({"claims": rows}))
     with tarfile.open(out / "results_long.tar.gz", "w:gz") as tf:
         tf.add(ledger, arcname="results/claims/04_msd_cifar10_c_bar.json")
         tf.add(ledger, arcname="figures/x.json")
@@ -152,7 +154,14 @@ def test_a_part_is_filed_under_its_chunk_name_and_a_finished_one_brings_its_resu
     assert sorted(p.name for p in packs.iterdir()) == ["M1.1-summary.json", "M1.1-weights-01.tar.xz", "M1.1.tar.xz"]
     assert not (tmp_path / "results" / "long" / "claims").exists()  # a part cut short brings no ledger
     chunks.file_part(out, "M1", 2, {"notebooks": {"04_msd_cifar10_c_bar": {"status": "ok"}}}, "04_msd_cifar10_c_bar")
-    assert (tmp_path / "results" / "long" / "claims" / "04_msd_cifar10_c_bar.json").read_text() == "{}"
+    assert (tmp_path / "results" / "long" / "claims" / "04_msd_cifar10_c_bar.json").read_text() == ledger.read_text()
+    # what the finished chunk decided is kept in its summary (2 of its 3 central rows), and shown in the plan
+    assert json.loads((packs / "M1.2-summary.json").read_text())["central"] == {"rows": 3, "decided": 2}
+    assert "central" not in json.loads((packs / "M1.1-summary.json").read_text())
+    plan = chunks.load_plan(_plan(tmp_path, PLAN))
+    for fake in packs.glob("*.tar.xz"):  # stand-ins, not packs: the table reads the summaries
+        fake.unlink()
+    assert "| done (2 of 3 central rows decided) |" in chunks.status_table(plan, packs, units={})
     assert not (tmp_path / "results" / "long" / "x.json").exists()  # figures stay in the part's tarball
 
 
