@@ -11,8 +11,8 @@ their files (:mod:`robeval.msd.claims_powerset`) and records every row of a part
 ``decides``, never a verdict from files an earlier run left. The retraining rows also need the batch-norm grid (the
 MSD of a retrained scheme is its batch-norm grid's).
 
-:func:`part_rows` lists each part's rows as the record functions record them (id, source, description, kind,
-central, labels): ``tests/msd/test_msd_claims.py`` checks the two agree row by row.
+Each row is defined once, in :func:`robeval.msd.claims_powerset.row_heads`: the record functions record it with its
+numbers, :func:`record_not_run` without them (:func:`part_rows`).
 """
 
 from __future__ import annotations
@@ -21,11 +21,6 @@ from robeval.core.ledger import Claim
 from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.msd import claims_powerset as cp
 from robeval.msd import powerset, tables
-from robeval.msd.published import PAPER_N_ABOVE_THRESHOLD
-
-# the rows of the batch-norm grid's part, by the record function that records them
-_BN = dict(evidence="replication", unit="schemes")
-_BN_DATA = dict(_BN, about="data")
 
 
 def _small(cfg) -> float:
@@ -41,144 +36,26 @@ def _corruptions(cfg) -> list[str]:
 def part_rows(part: str, cfg) -> list[dict]:
     """The rows ``part`` records under the settings ``cfg`` (seed, methods, toy_error_fractions, corruptions,
     n_bases, n_aug_samples, the retraining settings), each ``{"id", "source", "description", "kind", "central",
-    "labels"}`` as :mod:`robeval.msd.claims_powerset` records it when the part ran (``paper`` too for a value
-    row)."""
+    "labels"}`` (``paper`` too for a value row): :func:`robeval.msd.claims_powerset.row_heads`, the definitions the
+    record functions record, with what the settings say of the part (the retraining judged as if it reached
+    :data:`~robeval.msd.claims_powerset.MIN_RETRAINED` schemes)."""
     powerset.check_parts([part])
     cols = _corruptions(cfg)
-    rows = []
-
-    def row(id, source, description, labels, *, central=False, kind="comparison", **extra):
-        rows.append(
-            {"id": id, "source": source, "description": description, "kind": kind, "central": central,
-             "labels": dict(labels), **extra}
-        )  # fmt: skip
-
     if part == "fig2b":
         small = _small(cfg)
-        draws = dict(evidence="replication", unit="Monte-Carlo repetitions")
-        lost = cp.toy_error_lost(cfg, small)
-        error_labels = dict(evidence="replication", unit="fine-tuning runs", about="models")
-        if lost:
-            error_labels.update(survives=False, mechanism=lost)
-        row(
-            "Fig2b_mmd_linear", "Fig. 2b",
-            "MMD to impulse noise falls linearly as the impulse fraction rises (Pearson r(fraction, MMD) + 0.95 < 0)",
-            dict(draws, evidence="derivation"), central=True,
-        )  # fmt: skip
-        row(
-            "Fig2b_msd_low", "Fig. 2b",
-            f"MSD to impulse noise is already low at {small:.0%} impulse noise (closer to its value at 100% than at 0%)",
-            dict(draws, about="data"), central=True,
-        )  # fmt: skip
-        row(
-            "Fig2b_error_low", "Fig. 2b",
-            f"the impulse-noise error is already low at {small:.0%} impulse noise (closer to its value at 100% than "
-            "at 0%)",
-            error_labels, central=True,
-        )  # fmt: skip
-        return rows
-    if part == "retrain":
+        heads = cp.row_heads(part, cols=cols, small=small, toy_error_lost=cp.toy_error_lost(cfg, small))
+    elif part == "retrain":
         lost = cp.retrain_lost({k: cfg.get(k) for k in ("retrain_init", "retrain_epochs", "epochs")}, cp.MIN_RETRAINED)
-        labels = dict(
-            evidence="replication", unit="training runs", **(dict(survives=False, mechanism=lost) if lost else {})
+        heads = cp.row_heads(part, cols=cols, retrained=dict(survives=False, mechanism=lost) if lost else {})
+    else:
+        heads = cp.row_heads(
+            part,
+            cols=cols,
+            methods=cfg.get("methods", ()),
+            n_bases=int(cfg.get("n_bases") or 1),
+            n_aug_samples=cfg.get("n_aug_samples"),
         )
-        row(
-            "S4.2_retrain_n_above", "Sec. 4.2",
-            f"retrained models: corruptions (of {len(cols)}) with Spearman(MSD, error) > 0.6 across schemes",
-            labels, central=True, kind="value", paper=PAPER_N_ABOVE_THRESHOLD,
-        )  # fmt: skip
-        row(
-            "S4.2_brightness_low_retrain", "Sec. 4.2 / Fig. 3",
-            "retrained models: brightness is a negative example, Spearman(MSD, error) < 0.6", labels,
-        )  # fmt: skip
-        row(
-            "AppB_mmd_worse_retrain", "App. B",
-            "retrained models: MMD correlates worse with error than MSD (median over corruptions of rho_MSD − "
-            "rho_MMD > 0)",
-            labels, central=True,
-        )  # fmt: skip
-        row(
-            "AppB_mmd_poor_retrain", "App. B",
-            f"retrained models: Spearman(MMD, error) > 0.6 for a minority of corruptions (count − {cp.MAJORITY:g} < 0)",
-            labels,
-        )  # fmt: skip
-        return rows
-    bases = int(cfg.get("n_bases") or 1) >= cp.MIN_BASES
-    row("AppB_bn_n_above", "App. B", cp.APPB_N_ABOVE, dict(_BN, unit="base networks") if bases else _BN, central=True)
-    row(
-        "S4.2_brightness_low_bn", "Sec. 4.2 / Fig. 3",
-        "batch-norm adaptation: brightness is a negative example, Spearman(MSD, error) < 0.6", _BN,
-    )  # fmt: skip
-    row(
-        "S4.2_all_categories_bn", "Sec. 4.2",
-        "batch-norm adaptation: every category (noise, blur, weather, digital) has a corruption with "
-        "Spearman(MSD, error) > 0.6 (weakest category's best rho − 0.6 > 0)",
-        _BN,
-    )  # fmt: skip
-    mmd = dict(_BN, survives=False, mechanism=cp.mmd_lost(cfg.get("n_aug_samples")))
-    row(
-        "AppB_mmd_worse_bn", "App. B",
-        "batch-norm adaptation: MMD correlates worse with error than MSD (median over corruptions of rho_MSD − "
-        "rho_MMD > 0)",
-        mmd,
-    )  # fmt: skip
-    row(
-        "AppB_mmd_poor_bn", "App. B",
-        f"batch-norm adaptation: Spearman(MMD, error) > 0.6 for a minority of corruptions (count − {cp.MAJORITY:g} < 0)",
-        mmd,
-    )  # fmt: skip
-    for op, target, other in cp.FIG4_PAIRS:
-        row(
-            f"Fig4_{op}_{target}", "Fig. 4",
-            f"including {op.replace('_', ' ')} lowers the MSD to {target.replace('_', ' ')} relatively more than to "
-            f"{other.replace('_', ' ')} (difference of relative reductions > 0)",
-            _BN_DATA,
-        )  # fmt: skip
-    for op, corruption, _ in cp.APPA_PAIRS:
-        row(
-            f"AppA_{op}_{corruption}", "App. A / Sec. 6",
-            f"{corruption.replace('_', ' ')}: including {op.replace('_', ' ')} lowers the error more than adding >= 3 "
-            "dissimilar ops raises it",
-            _BN,
-        )  # fmt: skip
-    row(
-        "Fig1_geometric_beat_colour", "Fig. 1",
-        "motion blur: single geometric augmentations have lower error than single colour ones", _BN,
-    )  # fmt: skip
-    row(
-        "Fig1_geometric_beat_baseline", "Fig. 1",
-        "motion blur: single geometric augmentations have lower error than the baseline (empty scheme)", _BN,
-    )  # fmt: skip
-    methods = [m for m in cfg.get("methods", ()) if m in ("autoaugment", "patch_gaussian")]
-    if methods:
-        row(
-            "Fig5_methods_follow_trend", "Fig. 5 / Sec. 4.2",
-            "published methods follow the powerset trend: across (method, corruption), the percentile of the "
-            "method's MSD among the schemes rank-correlates with the percentile of its error",
-            dict(evidence="replication", unit="corruptions"), kind="trend",
-        )  # fmt: skip
-    low = (
-        ("patch_gaussian", cp.NOISE, "Fig5_pg_low_msd_noise", "Patch Gaussian"),
-        ("patch_gaussian", ("glass_blur",), "Fig5_pg_low_msd_glass_blur", "Patch Gaussian"),
-        ("autoaugment", ("contrast", "defocus_blur"), "Fig5_aa_low_msd_contrast_defocus", "AutoAugment"),
-    )
-    for method, corrs, cid, text in low:
-        if method in methods:
-            corrs = [c for c in corrs if c in cols]
-            row(
-                cid, "Fig. 5 / Sec. 4.2",
-                f"{text}: its MSD to {', '.join(c.replace('_', ' ') for c in corrs)} lies below the median powerset "
-                "scheme's (mean percentile − 0.5 < 0)",
-                _BN_DATA,
-            )  # fmt: skip
-    if "autoaugment" in methods and "fog" in cols:
-        row(
-            "Fig5_aa_fog_not_predictive", "Fig. 5 / Sec. 4.2",
-            "fog is a negative example: AutoAugment's MSD percentile and error percentile disagree more on fog than "
-            "on the median other corruption",
-            _BN,
-        )  # fmt: skip
-    return rows
+    return [{"id": k, **v} for k, v in heads.items()]
 
 
 def not_run_why(part: str, done) -> str:

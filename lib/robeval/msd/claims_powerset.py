@@ -189,6 +189,12 @@ APPA_PAIRS = (
     ("solarize", "impulse_noise", aug.GEOMETRIC_OPS),
     ("translate_x", "motion_blur", aug.COLOR_OPS),
 )
+# Fig. 5's low-MSD statements: the method, the corruptions, the row id and the method's name in the text
+LOW_MSD = (
+    ("patch_gaussian", NOISE, "Fig5_pg_low_msd_noise", "Patch Gaussian"),
+    ("patch_gaussian", ("glass_blur",), "Fig5_pg_low_msd_glass_blur", "Patch Gaussian"),
+    ("autoaugment", ("contrast", "defocus_blur"), "Fig5_aa_low_msd_contrast_defocus", "AutoAugment"),
+)
 
 
 def _matrices(avg, corruptions=None):
@@ -204,6 +210,171 @@ def _matrices(avg, corruptions=None):
         if m is not None:
             common = common.intersection(m.index, sort=False)
     return tuple(None if m is None else m.loc[common] for m in mats)
+
+
+def row_heads(
+    part: str,
+    *,
+    cols,
+    small: float | None = None,
+    methods=(),
+    n_bases: int = 1,
+    n_aug_samples: int | None = None,
+    retrained: dict | None = None,
+    toy_error_lost: str = "",
+    toy_error_unit: str = "fine-tuning runs",
+) -> dict[str, dict]:
+    """The rows notebook 03's ``part`` records (:data:`robeval.msd.powerset.PARTS`), by id: ``{"source",
+    "description", "kind", "central", "labels"}`` (``"paper"`` too for a value row) — the one definition of each row
+    that the ``record_*`` functions below record with their numbers and that
+    :func:`robeval.msd.claims_parts.record_not_run` records without, when the part was not run.
+
+    ``cols``: the corruptions; ``small``: Fig. 2b's small impulse fraction (``fig2b``); ``methods``: the published
+    methods run beside the powerset; ``n_bases``: the independently trained base networks App. B's count is judged
+    over; ``n_aug_samples``: the samples each MSD is a minimum over (:func:`mmd_lost`); ``retrained``: the labels
+    of the retraining rows whose mechanism is lost (``{"survives": False, "mechanism": ...}``, :func:`retrain_lost`;
+    ``{}`` when it survives); ``toy_error_lost`` / ``toy_error_unit``: the Fig. 2b error row's (:func:`toy_error_lost`).
+    """
+    cols = [str(c) for c in cols]
+    rows: dict[str, dict] = {}
+
+    def row(id, source, description, labels, *, central=False, kind="comparison", **extra):
+        rows[id] = {"source": source, "description": description, "kind": kind, "central": central,
+                    "labels": dict(labels), **extra}  # fmt: skip
+
+    if part == "fig2b":
+        draws = dict(evidence="replication", unit="Monte-Carlo repetitions")
+        error_labels = dict(evidence="replication", unit=toy_error_unit, about="models")
+        if toy_error_lost:
+            error_labels.update(survives=False, mechanism=toy_error_lost)
+        row(
+            "Fig2b_mmd_linear", "Fig. 2b",
+            "MMD to impulse noise falls linearly as the impulse fraction rises (Pearson r(fraction, MMD) + 0.95 < 0)",
+            dict(draws, evidence="derivation"), central=True,
+        )  # fmt: skip
+        row(
+            "Fig2b_msd_low", "Fig. 2b",
+            f"MSD to impulse noise is already low at {small:.0%} impulse noise (closer to its value at 100% than at 0%)",
+            dict(draws, about="data"), central=True,
+        )  # fmt: skip
+        row(
+            "Fig2b_error_low", "Fig. 2b",
+            f"the impulse-noise error is already low at {small:.0%} impulse noise (closer to its value at 100% than "
+            "at 0%)",
+            error_labels, central=True,
+        )  # fmt: skip
+        return rows
+    if part == "retrain":
+        labels = dict(evidence="replication", unit="training runs", **(retrained or {}))
+        row(
+            "S4.2_retrain_n_above", "Sec. 4.2",
+            f"retrained models: corruptions (of {len(cols)}) with Spearman(MSD, error) > 0.6 across schemes",
+            labels, central=True, kind="value", paper=PAPER_N_ABOVE_THRESHOLD,
+        )  # fmt: skip
+        row(
+            "S4.2_brightness_low_retrain", "Sec. 4.2 / Fig. 3",
+            "retrained models: brightness is a negative example, Spearman(MSD, error) < 0.6", labels,
+        )  # fmt: skip
+        row(
+            "AppB_mmd_worse_retrain", "App. B",
+            "retrained models: MMD correlates worse with error than MSD (median over corruptions of rho_MSD − "
+            "rho_MMD > 0)",
+            labels, central=True,
+        )  # fmt: skip
+        row(
+            "AppB_mmd_poor_retrain", "App. B",
+            f"retrained models: Spearman(MMD, error) > 0.6 for a minority of corruptions (count − {MAJORITY:g} < 0)",
+            labels,
+        )  # fmt: skip
+        return rows
+    if part != "appb":
+        raise ValueError(f"part must be one of 'fig2b', 'appb', 'retrain', got {part!r}.")
+    row(
+        "AppB_bn_n_above", "App. B", APPB_N_ABOVE,
+        dict(SCHEMES, unit="base networks") if int(n_bases) >= MIN_BASES else SCHEMES, central=True,
+    )  # fmt: skip
+    row(
+        "S4.2_brightness_low_bn", "Sec. 4.2 / Fig. 3",
+        "batch-norm adaptation: brightness is a negative example, Spearman(MSD, error) < 0.6", SCHEMES,
+    )  # fmt: skip
+    row(
+        "S4.2_all_categories_bn", "Sec. 4.2",
+        "batch-norm adaptation: every category (noise, blur, weather, digital) has a corruption with "
+        "Spearman(MSD, error) > 0.6 (weakest category's best rho − 0.6 > 0)",
+        SCHEMES,
+    )  # fmt: skip
+    mmd = dict(SCHEMES, survives=False, mechanism=mmd_lost(n_aug_samples))
+    row(
+        "AppB_mmd_worse_bn", "App. B",
+        "batch-norm adaptation: MMD correlates worse with error than MSD (median over corruptions of rho_MSD − "
+        "rho_MMD > 0)",
+        mmd,
+    )  # fmt: skip
+    row(
+        "AppB_mmd_poor_bn", "App. B",
+        f"batch-norm adaptation: Spearman(MMD, error) > 0.6 for a minority of corruptions (count − {MAJORITY:g} < 0)",
+        mmd,
+    )  # fmt: skip
+    for op, target, other in FIG4_PAIRS:
+        row(
+            f"Fig4_{op}_{target}", "Fig. 4",
+            f"including {op.replace('_', ' ')} lowers the MSD to {target.replace('_', ' ')} relatively more than to "
+            f"{other.replace('_', ' ')} (difference of relative reductions > 0)",
+            DISTANCES,
+        )  # fmt: skip
+    for op, corruption, _ in APPA_PAIRS:
+        row(
+            f"AppA_{op}_{corruption}", "App. A / Sec. 6",
+            f"{corruption.replace('_', ' ')}: including {op.replace('_', ' ')} lowers the error more than adding >= 3 "
+            "dissimilar ops raises it",
+            SCHEMES,
+        )  # fmt: skip
+    row(
+        "Fig1_geometric_beat_colour", "Fig. 1",
+        "motion blur: single geometric augmentations have lower error than single colour ones", SCHEMES,
+    )  # fmt: skip
+    row(
+        "Fig1_geometric_beat_baseline", "Fig. 1",
+        "motion blur: single geometric augmentations have lower error than the baseline (empty scheme)", SCHEMES,
+    )  # fmt: skip
+    methods = [m for m in methods if m in ("autoaugment", "patch_gaussian")]
+    if methods:
+        row(
+            "Fig5_methods_follow_trend", "Fig. 5 / Sec. 4.2",
+            "published methods follow the powerset trend: across (method, corruption), the percentile of the "
+            "method's MSD among the schemes rank-correlates with the percentile of its error",
+            dict(evidence="replication", unit="corruptions"), kind="trend",
+        )  # fmt: skip
+    for method, corrs, cid, text in LOW_MSD:
+        if method in methods:
+            corrs = [c for c in corrs if c in cols]
+            row(
+                cid, "Fig. 5 / Sec. 4.2",
+                f"{text}: its MSD to {', '.join(c.replace('_', ' ') for c in corrs)} lies below the median powerset "
+                "scheme's (mean percentile − 0.5 < 0)",
+                DISTANCES,
+            )  # fmt: skip
+    if "autoaugment" in methods and "fog" in cols:
+        row(
+            "Fig5_aa_fog_not_predictive", "Fig. 5 / Sec. 4.2",
+            "fog is a negative example: AutoAugment's MSD percentile and error percentile disagree more on fog than "
+            "on the median other corruption",
+            SCHEMES,
+        )  # fmt: skip
+    return rows
+
+
+def _record(ledger, heads: dict, id: str, **fields) -> Claim:
+    """Row ``id`` of ``heads`` (:func:`row_heads`) recorded with its numbers: ``ledger.value`` for a value row,
+    else ``ledger.comparison`` (``fields``: interval, direction, margin, note, ...)."""
+    h = heads[id]
+    extra = {"paper": h["paper"]} if "paper" in h else {}
+    if h["kind"] == "value":
+        return ledger.value(id, h["source"], h["description"], central=h["central"], **extra, **h["labels"], **fields)
+    kind = {"kind": h["kind"]} if h["kind"] != "comparison" else {}
+    return ledger.comparison(
+        id, h["source"], h["description"], central=h["central"], **kind, **extra, **h["labels"], **fields
+    )
 
 
 def record_spearman_claims(
@@ -245,15 +416,19 @@ def record_spearman_claims(
     n_r = len(r_err)
     lost = retrain_lost(retrain_cfg or {}, n_r)
     retrained = dict(survives=not lost, mechanism=lost) if lost else {}
+    bases = [err] + [m.loc[:, cols] for m in (base_errors or [])]
+    heads = {
+        "bn": row_heads("appb", cols=cols, n_bases=len(bases), n_aug_samples=n_aug_samples),
+        "retrain": row_heads("retrain", cols=cols, retrained=retrained),
+    }
     out += (
         []
         if not has_retrain
         else [
-            ledger.value(
+            _record(
+                ledger,
+                heads["retrain"],
                 "S4.2_retrain_n_above",
-                "Sec. 4.2",
-                f"retrained models: corruptions (of {len(cols)}) with Spearman(MSD, error) > 0.6 across schemes",
-                paper=PAPER_N_ABOVE_THRESHOLD,
                 margin=N_ABOVE_MARGIN,
                 interval=bootstrap(
                     tables.count_above,
@@ -263,11 +438,7 @@ def record_spearman_claims(
                     n_boot=n_boot,
                     unit="retrained schemes",
                 ),
-                central=True,
                 margin_basis="the paper reads 12 of 15 as 'a large majority'; 10-14 keep that reading",
-                evidence="replication",
-                unit="training runs",  # one network trained per retrained scheme
-                **retrained,
                 note=f"{n_r} retrained schemes (those that also have an MSD, i.e. are in the batch-norm grid's "
                 "scheme sample). Margin 2: the paper reads 12 of 15 as 'a large majority' (10-14 keep "
                 f"that reading). Comparable where at least {MIN_RETRAINED} schemes are trained from scratch for a full "
@@ -275,15 +446,14 @@ def record_spearman_claims(
             )
         ]
     )
-    bases = [err] + [m.loc[:, cols] for m in (base_errors or [])]
     if len(bases) >= MIN_BASES:
         out.append(appb_bases_row(ledger, msd, bases))
     else:
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads["bn"],
                 "AppB_bn_n_above",
-                "App. B",
-                APPB_N_ABOVE,
                 interval=bootstrap(
                     lambda m, e: tables.count_above(m, e) - MAJORITY,
                     msd.to_numpy(),
@@ -293,8 +463,6 @@ def record_spearman_claims(
                     unit="schemes",
                 ),
                 direction=">",
-                central=True,
-                **SCHEMES,
                 note=f"{len(err)} schemes sharing one base network; the paper: 'we still find a strong correlation' "
                 f"(12 of 15 when retraining). {ONE_BASE_NOTE}",
             )
@@ -303,11 +471,10 @@ def record_spearman_claims(
     variants = (("bn", (err, msd)), ("retrain", (r_err, r_msd)))
     for variant, (e_m, d_m) in variants[: 2 if has_retrain else 1]:
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads[variant],
                 f"S4.2_brightness_low_{variant}",
-                "Sec. 4.2 / Fig. 3",
-                f"{'batch-norm adaptation' if variant == 'bn' else 'retrained models'}: brightness is a negative "
-                "example, Spearman(MSD, error) < 0.6",
                 interval=bootstrap(
                     lambda m, e: tables.column_spearman(m[:, [b]], e[:, [b]])[0] - PAPER_SPEARMAN_THRESHOLD,
                     d_m.to_numpy(),
@@ -317,9 +484,6 @@ def record_spearman_claims(
                     unit="schemes" if variant == "bn" else "retrained schemes",
                 ),
                 direction="<",
-                evidence="replication",
-                unit="schemes" if variant == "bn" else "training runs",
-                **({} if variant == "bn" else retrained),
                 note=f"{len(e_m)} schemes; interval of rho − 0.6",
             )
         )
@@ -332,11 +496,10 @@ def record_spearman_claims(
         return min(b.max() if b.size else -np.inf for b in best) - PAPER_SPEARMAN_THRESHOLD
 
     out.append(
-        ledger.comparison(
+        _record(
+            ledger,
+            heads["bn"],
             "S4.2_all_categories_bn",
-            "Sec. 4.2",
-            "batch-norm adaptation: every category (noise, blur, weather, digital) has a corruption with "
-            "Spearman(MSD, error) > 0.6 (weakest category's best rho − 0.6 > 0)",
             interval=bootstrap(
                 weakest_category,
                 msd.to_numpy(),
@@ -346,7 +509,6 @@ def record_spearman_claims(
                 unit="schemes",
             ),
             direction=">",
-            **SCHEMES,
             note=f"{len(err)} schemes",
         )
     )
@@ -355,20 +517,16 @@ def record_spearman_claims(
     mmd_rows = []
     if mmd is not None:
         bn_note = f"{len(err)} schemes sharing one base network (not independent trainings)"
-        bn_labels = dict(SCHEMES, survives=False, mechanism=mmd_lost(n_aug_samples))
-        mmd_rows.append(("bn", "batch-norm adaptation", (err, msd, mmd), "", "schemes", False, bn_labels, bn_note))
+        mmd_rows.append(("bn", (err, msd, mmd), "", "schemes", bn_note))
     if r_mmd is not None and n_r:
         r_note = f"{n_r} retrained schemes, one network trained per scheme{_samples_note(n_aug_samples)}"
-        r_labels = dict(evidence="replication", unit="training runs", **retrained)
-        mmd_rows.append(
-            ("retrain", "retrained models", (r_err, r_msd, r_mmd), "r", "retrained schemes", True, r_labels, r_note)
-        )
-    for variant, who, (e_m, d_m, m_m), key, units, central, labels, note in mmd_rows:
+        mmd_rows.append(("retrain", (r_err, r_msd, r_mmd), "r", "retrained schemes", r_note))
+    for variant, (e_m, d_m, m_m), key, units, note in mmd_rows:
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads[variant],
                 f"AppB_mmd_worse_{variant}",
-                "App. B",
-                f"{who}: MMD correlates worse with error than MSD (median over corruptions of rho_MSD − rho_MMD > 0)",
                 interval=bootstrap(
                     tables.median_rho_gap,
                     d_m.to_numpy(),
@@ -379,16 +537,14 @@ def record_spearman_claims(
                     unit=units,
                 ),
                 direction=">",
-                central=central,
-                **labels,
                 note=note,
             )
         )
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads[variant],
                 f"AppB_mmd_poor_{variant}",
-                "App. B",
-                f"{who}: Spearman(MMD, error) > 0.6 for a minority of corruptions (count − {MAJORITY:g} < 0)",
                 interval=bootstrap(
                     lambda m, e: tables.count_above(m, e) - MAJORITY,
                     m_m.to_numpy(),
@@ -398,7 +554,6 @@ def record_spearman_claims(
                     unit=units,
                 ),
                 direction="<",
-                **labels,
                 note=note,
             )
         )
@@ -445,15 +600,12 @@ def appb_bases_row(ledger, msd, errors) -> Claim:
     cols = list(msd.columns)
     mats = [e.loc[common, cols].to_numpy() for e in errors]
     counts = [int(tables.count_above(msd.loc[common].to_numpy(), e)) for e in mats]
-    return ledger.comparison(
+    return _record(
+        ledger,
+        row_heads("appb", cols=cols, n_bases=MIN_BASES),  # the row over base networks
         "AppB_bn_n_above",
-        "App. B",
-        APPB_N_ABOVE,
         interval=appb_bases_interval(msd.loc[common].to_numpy(), mats),
         direction=">",
-        central=True,
-        evidence="replication",
-        unit="base networks",
         note=f"{len(errors)} independently trained base networks, each batch-norm adapted to the same {len(common)} "
         f"schemes; corruptions (of {len(cols)}) with Spearman(MSD, error) > 0.6 per base network: "
         f"{', '.join(str(c) for c in counts)}; interval of the mean count − {MAJORITY:g} over the base networks. "
@@ -470,16 +622,16 @@ def record_inclusion_claims(ledger, bn_avg, *, seed: int, n_boot: int = 2000) ->
     including translate x the MSD to motion blur more than to impulse noise (bootstrap over schemes)."""
     ledger = _check_ledger(ledger)
     _, msd, _ = _matrices(bn_avg)
+    heads = row_heads("appb", cols=msd.columns)
     out = []
     for op, target, other in FIG4_PAIRS:
         has = _has(msd.index, op).astype(float)
         data = np.column_stack([has, msd[target].to_numpy(), msd[other].to_numpy()])
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads,
                 f"Fig4_{op}_{target}",
-                "Fig. 4",
-                f"including {op.replace('_', ' ')} lowers the MSD to {target.replace('_', ' ')} relatively more "
-                f"than to {other.replace('_', ' ')} (difference of relative reductions > 0)",
                 interval=bootstrap(
                     lambda a: tables.inclusion_gap(a[:, 0] > 0.5, a[:, 1], a[:, 2]),
                     data,
@@ -488,7 +640,6 @@ def record_inclusion_claims(ledger, bn_avg, *, seed: int, n_boot: int = 2000) ->
                     unit="schemes",
                 ),
                 direction=">",
-                **DISTANCES,
                 note=f"{len(msd)} schemes, {int(has.sum())} with {op}",
             )
         )
@@ -500,17 +651,17 @@ def record_appendix_a_claims(ledger, bn_avg, *, seed: int, n_boot: int = 2000) -
     from adding many (>= 3) ops of the other kind (:func:`robeval.msd.tables.similar_vs_dissimilar`)."""
     ledger = _check_ledger(ledger)
     err, _, _ = _matrices(bn_avg)
+    heads = row_heads("appb", cols=err.columns)
     out = []
     for op, corruption, dissimilar in APPA_PAIRS:
         has = _has(err.index, op).astype(float)
         nd = np.array([len(aug.parse_scheme(s) & set(dissimilar)) for s in err.index], dtype=float)
         data = np.column_stack([has, nd, err[corruption].to_numpy()])
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads,
                 f"AppA_{op}_{corruption}",
-                "App. A / Sec. 6",
-                f"{corruption.replace('_', ' ')}: including {op.replace('_', ' ')} lowers the error more than "
-                "adding >= 3 dissimilar ops raises it",
                 interval=bootstrap(
                     lambda a: tables.similar_vs_dissimilar(a[:, 0] > 0.5, a[:, 1], a[:, 2]),
                     data,
@@ -519,7 +670,6 @@ def record_appendix_a_claims(ledger, bn_avg, *, seed: int, n_boot: int = 2000) -
                     unit="schemes",
                 ),
                 direction=">",
-                **SCHEMES,
                 note=f"batch-norm adaptation, {len(err)} schemes; dissimilar = {', '.join(dissimilar)}",
             )
         )
@@ -543,23 +693,22 @@ def record_single_op_claims(ledger, bn_avg, *, seed: int, n_boot: int = 2000) ->
         f"batch-norm adaptation stands in for training (App. B); {int(geo.sum())} geometric and "
         f"{int(len(geo) - geo.sum())} colour single-op schemes are the units (one base network)"
     )
+    heads = row_heads("appb", cols=err.columns)
     return [
-        ledger.comparison(
+        _record(
+            ledger,
+            heads,
             "Fig1_geometric_beat_colour",
-            "Fig. 1",
-            "motion blur: single geometric augmentations have lower error than single colour ones",
             interval=welch_over_units(e[~geo], e[geo]),
             direction=">",
-            **SCHEMES,
             note=note,
         ),
-        ledger.comparison(
+        _record(
+            ledger,
+            heads,
             "Fig1_geometric_beat_baseline",
-            "Fig. 1",
-            "motion blur: single geometric augmentations have lower error than the baseline (empty scheme)",
             interval=shifted_mean(e[geo], base),
             direction=">",
-            **SCHEMES,
             note=note + "; the baseline's own error is taken as fixed",
         ),
     ]
@@ -575,17 +724,17 @@ def record_method_claims(ledger, bn_avg, methods, *, seed: int, n_boot: int = 20
     rows = {
         m: bn_avg[(bn_avg["family"] == "method") & (bn_avg["scheme"] == m)].set_index("corruption") for m in methods
     }
+    heads = row_heads("appb", cols=cols, methods=methods)
     out = []
     if methods:
         pct = {m: tables.method_percentiles(bn_avg, m, cols) for m in methods}
         p_msd = np.column_stack([pct[m]["p_msd"].to_numpy() for m in methods])
         p_err = np.column_stack([pct[m]["p_err"].to_numpy() for m in methods])
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads,
                 "Fig5_methods_follow_trend",
-                "Fig. 5 / Sec. 4.2",
-                "published methods follow the powerset trend: across (method, corruption), the percentile of the "
-                "method's MSD among the schemes rank-correlates with the percentile of its error",
                 interval=bootstrap(
                     lambda a, b: stats.spearman(a.ravel(), b.ravel()),
                     p_msd,
@@ -594,16 +743,13 @@ def record_method_claims(ledger, bn_avg, methods, *, seed: int, n_boot: int = 20
                     n_boot=n_boot,
                     unit="corruptions",
                 ),
-                kind="trend",
                 direction=">",
-                evidence="replication",
-                unit="corruptions",
                 note=f"methods {', '.join(methods)} (AugMix is the full nine-op scheme, part of the powerset); "
                 f"bootstrap over the {len(cols)} corruptions",
             )
         )
 
-    def low_msd(method, corrs, cid, text):
+    def low_msd(method, corrs, cid):
         if method not in methods:
             return
         corrs = [c for c in corrs if c in cols]
@@ -614,23 +760,20 @@ def record_method_claims(ledger, bn_avg, methods, *, seed: int, n_boot: int = 20
             return np.mean([tables.percentile_among(v, m[:, i]) for v, i in zip(values, idx)]) - 0.5
 
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads,
                 cid,
-                "Fig. 5 / Sec. 4.2",
-                f"{text}: its MSD to {', '.join(c.replace('_', ' ') for c in corrs)} lies below the median powerset "
-                "scheme's (mean percentile − 0.5 < 0)",
                 interval=bootstrap(
                     stat, msd.to_numpy(), seed=_seed(seed, cid), n_boot=n_boot, unit="schemes", mean_of_units=True
                 ),
                 direction="<",
-                **DISTANCES,
                 note=f"bootstrap over {len(msd)} powerset schemes; the method's own sampling noise is not included",
             )
         )
 
-    low_msd("patch_gaussian", NOISE, "Fig5_pg_low_msd_noise", "Patch Gaussian")
-    low_msd("patch_gaussian", ("glass_blur",), "Fig5_pg_low_msd_glass_blur", "Patch Gaussian")
-    low_msd("autoaugment", ("contrast", "defocus_blur"), "Fig5_aa_low_msd_contrast_defocus", "AutoAugment")
+    for method, corrs, cid, _ in LOW_MSD:
+        low_msd(method, corrs, cid)
     if "autoaugment" in methods and "fog" in cols:
         r = rows["autoaugment"]
         fog = cols.index("fog")
@@ -648,16 +791,14 @@ def record_method_claims(ledger, bn_avg, methods, *, seed: int, n_boot: int = 20
             return d[fog] - np.median(np.delete(d, fog))
 
         out.append(
-            ledger.comparison(
+            _record(
+                ledger,
+                heads,
                 "Fig5_aa_fog_not_predictive",
-                "Fig. 5 / Sec. 4.2",
-                "fog is a negative example: AutoAugment's MSD percentile and error percentile disagree more on fog "
-                "than on the median other corruption",
                 interval=bootstrap(
                     fog_gap, msd.to_numpy(), err.to_numpy(), seed=_seed(seed, "fog"), n_boot=n_boot, unit="schemes"
                 ),
                 direction=">",
-                **SCHEMES,
                 note=f"bootstrap over {len(msd)} powerset schemes",
             )
         )
@@ -679,47 +820,32 @@ def record_toy_claims(
     ledger = _check_ledger(ledger)
     per = tables.toy_per_run(toy_errors, toy_distances)
     lin = tables.linearity(per["mmd"])
-    draws = dict(unit="Monte-Carlo repetitions")
-    error_labels = dict(survives=False, mechanism=error_lost) if error_lost else {}
+    heads = row_heads("fig2b", cols=(), small=small, toy_error_lost=error_lost, toy_error_unit=error_unit)
     return [
-        ledger.comparison(
+        _record(
+            ledger,
+            heads,
             "Fig2b_mmd_linear",
-            "Fig. 2b",
-            "MMD to impulse noise falls linearly as the impulse fraction rises (Pearson r(fraction, MMD) + 0.95 < 0)",
             interval=mean_over_runs(lin + 0.95),
             direction="<",
-            central=True,
-            evidence="derivation",
-            **draws,
             note=f"{len(lin)} draws of the augmentation samples at fractions {list(per['mmd'].columns)}; "
             "interval of r + 0.95. Holds by the linearity of the mean (the MMD of a mixture is linear in its "
             "fraction), so it checks our estimator, not the paper's experiment.",
         ),
-        ledger.comparison(
+        _record(
+            ledger,
+            heads,
             "Fig2b_msd_low",
-            "Fig. 2b",
-            f"MSD to impulse noise is already low at {small:.0%} impulse noise (closer to its value at 100% than "
-            "at 0%)",
             interval=mean_over_runs(tables.low_until_small(per["msd"], small)),
             direction=">",
-            central=True,
-            evidence="replication",
-            **draws,
-            about="data",
             note="interval of (MSD_0 − MSD_small) / (MSD_0 − MSD_1) − 0.5 over draws of the augmentation samples",
         ),
-        ledger.comparison(
+        _record(
+            ledger,
+            heads,
             "Fig2b_error_low",
-            "Fig. 2b",
-            f"the impulse-noise error is already low at {small:.0%} impulse noise (closer to its value at 100% "
-            "than at 0%)",
             interval=mean_over_runs(tables.low_until_small(per["error"], small)),
             direction=">",
-            central=True,
-            evidence="replication",
-            unit=error_unit,
-            about="models",
-            **error_labels,
             note=f"{len(per['error'])} independent {error_unit} with the mixture augmentation; interval "
             "of (err_0 − err_small) / (err_0 − err_1) − 0.5",
         ),
