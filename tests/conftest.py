@@ -83,3 +83,20 @@ def trust_cells(monkeypatch):
             monkeypatch.setitem(packs.CELL_ROOTS, name, Path(folder).resolve())
 
     return trust
+
+
+@pytest.fixture
+def write_tar_xz():
+    """A writer of xz tarballs from ``{member name: bytes}`` (stand-in packs, truncated or forged ones)."""
+    import io
+    import tarfile
+
+    def write(path, members: dict) -> Path:
+        with tarfile.open(path, "w:xz") as tf:
+            for name, blob in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(blob)
+                tf.addfile(info, io.BytesIO(blob))
+        return Path(path)
+
+    return write

@@ -225,20 +225,9 @@ def test_unit_costs_are_measured_medians_else_calibrated_steps_scaled_by_the_mea
     assert chunks.chunk_hours({"hours": 1.5}, got) == (1.5, "hand estimate")
 
 
-def _pack(path, members):
-    import io
-    import tarfile
-
-    with tarfile.open(path, "w:xz") as tf:
-        for arc, data in members.items():
-            info = tarfile.TarInfo(arc)
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
-
-
-def test_measured_cells_are_read_from_the_committed_packs_once_each(chunks, tmp_path):
+def test_measured_cells_are_read_from_the_committed_packs_once_each(chunks, tmp_path, write_tar_xz):
     def pack(name, members):
-        _pack(tmp_path / name, members)
+        write_tar_xz(tmp_path / name, members)
 
     cell = json.dumps({"cell": {"augmentation": "a"}, "seconds": 12.5, "machine": {"isa": "avx512"}}).encode()
     pack("M1.1.tar.xz", {"MANIFEST.json": b"{}", "s/config-1/config.json": b"{}", "s/config-1/a.json": cell})
@@ -368,7 +357,7 @@ def test_a_notebook_stopped_by_its_grids_deadline_exits_75_and_leaves_its_chunk_
     assert not chunks.finished({"notebooks": {"99_toy": {"status": status}}}, "99_toy")
 
 
-def test_the_parts_log_counts_each_cell_in_the_first_part_that_packed_it(chunks, tmp_path):
+def test_the_parts_log_counts_each_cell_in_the_first_part_that_packed_it(chunks, tmp_path, write_tar_xz):
     plan = chunks.load_plan(_plan(tmp_path, PLAN))
     packs = tmp_path / "packs"
 
@@ -381,9 +370,9 @@ def test_the_parts_log_counts_each_cell_in_the_first_part_that_packed_it(chunks,
     s = json.loads((packs / "M1.1-summary.json").read_text())
     s.update(started="2026-11-29T08:10Z", brought_back={"weights": {"files": 8}})
     (packs / "M1.1-summary.json").write_text(json.dumps(s))
-    _pack(packs / "M1.1.tar.xz", {"s/config-1/a.json": cell(1800.0)})
-    _pack(packs / "M1.2.tar.xz", {"s/config-1/a.json": cell(1800.0), "s/config-1/b.json": cell(3600.0)})
-    _pack(packs / "M3.1.tar.xz", {"s/config-1/a.json": cell(1800.0), "s/config-2/a.json": cell(900.0)})
+    write_tar_xz(packs / "M1.1.tar.xz", {"s/config-1/a.json": cell(1800.0)})
+    write_tar_xz(packs / "M1.2.tar.xz", {"s/config-1/a.json": cell(1800.0), "s/config-1/b.json": cell(3600.0)})
+    write_tar_xz(packs / "M3.1.tar.xz", {"s/config-1/a.json": cell(1800.0), "s/config-2/a.json": cell(900.0)})
     log = chunks.parts_log(plan, packs).splitlines()
     assert log[2] == "| M1.1 | 2026-11-29 08:10 | 1.00 | timed out | 1 | 0.50 | 8 |"
     assert log[3] == "| M1.2 | — | 1.00 | ok | 1 | 1.00 | 0 |"  # a's cell counted in M1.1 only

@@ -733,17 +733,6 @@ def _small_pack(tmp_path):
     return tmp_path / "toy.tar.xz", next(store.glob("config-*"))
 
 
-def _write_pack(path, members: dict):
-    import io
-    import tarfile
-
-    with tarfile.open(path, "w:xz") as tf:
-        for name, blob in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(blob)
-            tf.addfile(info, io.BytesIO(blob))
-
-
 def test_a_pack_cut_short_is_refused_before_anything_is_extracted(tmp_path, capsys):
     """``robeval adopt --from <a pack cut in half>`` was an EOFError traceback (the realistic partial copy)."""
     from robeval.__main__ import main
@@ -782,14 +771,14 @@ def test_gpu_profile_adopt_of_a_truncated_pack_is_one_line(tmp_path):
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1 and "half.tar.xz" in proc.stderr
 
 
-def test_a_pack_with_a_broken_manifest_or_store_config_is_refused(tmp_path):
+def test_a_pack_with_a_broken_manifest_or_store_config_is_refused(tmp_path, write_tar_xz):
     """A non-JSON MANIFEST.json ("Expecting property name...", no file named) and a config.json without ``fn``
     (a KeyError, read before any checksum was verified) are refused with the file named."""
     import hashlib
 
     pack, sub = _small_pack(tmp_path)
     bad = tmp_path / "bad.tar.xz"
-    _write_pack(bad, {"MANIFEST.json": b"{'format': 1}"})
+    write_tar_xz(bad, {"MANIFEST.json": b"{'format': 1}"})
     with pytest.raises(ValueError, match="bad.tar.xz: its MANIFEST.json is not valid JSON"):
         runs.unpack(bad, tmp_path / "out")
     got = runs.unpack(pack, tmp_path / "unpacked")
@@ -799,12 +788,12 @@ def test_a_pack_with_a_broken_manifest_or_store_config_is_refused(tmp_path):
     files["config.json"] = json.dumps(cfg).encode()
     members = {f"toy/{sub.name}/{n}": b for n, b in files.items()}
     # the manifest's checksum of config.json still the original one: refused on the checksum, before reading it
-    _write_pack(bad, {"MANIFEST.json": json.dumps(got).encode(), **members})
+    write_tar_xz(bad, {"MANIFEST.json": json.dumps(got).encode(), **members})
     with pytest.raises(RuntimeError, match="config.json fails its checksum"):
         runs.adopt_pack(bad, {"toy": tmp_path / "b" / "toy"}, progress=False)
     # a manifest made to match the altered file: the config itself is refused, naming it
     got["stores"]["toy"][sub.name]["sha256"]["config.json"] = hashlib.sha256(files["config.json"]).hexdigest()
-    _write_pack(bad, {"MANIFEST.json": json.dumps(got).encode(), **members})
+    write_tar_xz(bad, {"MANIFEST.json": json.dumps(got).encode(), **members})
     with pytest.raises(ValueError, match=r"config.json is not a grid store's config \(it needs 'fn'"):
         runs.adopt_pack(bad, {"toy": tmp_path / "b" / "toy"}, progress=False)
     assert not (tmp_path / "b").exists()
