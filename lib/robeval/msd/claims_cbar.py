@@ -349,22 +349,24 @@ def record_paper_consistency(ledger) -> list[Claim]:
     ledger = _check_ledger(ledger)
     printed_table = dict(evidence="reanalysis")
     out = []
-    for a, row in PAPER_TABLE1.items():
+
+    def printed_delta(id, what, tag, row):  # a printed Δ = C-bar − C of Table 1
         derived = row["cbar"] - row["c"]
-        out.append(
-            ledger.consistency(
-                f"T1_printed_delta_c10_{a}",
-                "Table 1",
-                f"CIFAR-10 {AUG_LABELS[a]}: printed ΔC10-C {row['delta']:+.1f} = C-bar − C",
-                discrepancy=row["delta"] - derived,
-                noise=_noise(2),
-                noise_basis=PRINT_ROUNDING,
-                check=f"{row['cbar']} − {row['c']} = {derived:+.1f} vs printed {row['delta']:+.1f}",
-                paper=row["delta"],
-                estimate=round(derived, 2),
-                **printed_table,
-            )
+        return ledger.consistency(
+            id,
+            "Table 1",
+            f"{what}: printed Δ{tag}-C {row['delta']:+.1f} = C-bar − C",
+            discrepancy=row["delta"] - derived,
+            noise=_noise(2),
+            noise_basis=PRINT_ROUNDING,
+            check=f"{row['cbar']} − {row['c']} = {derived:+.1f} vs printed {row['delta']:+.1f}",
+            paper=row["delta"],
+            estimate=round(derived, 2),
+            **printed_table,
         )
+
+    for a, row in PAPER_TABLE1.items():
+        out.append(printed_delta(f"T1_printed_delta_c10_{a}", f"CIFAR-10 {AUG_LABELS[a]}", "C10", row))
         mean = float(np.mean(PAPER_TABLE1_CBAR[a]))
         out.append(
             ledger.consistency(
@@ -381,21 +383,7 @@ def record_paper_consistency(ledger) -> list[Claim]:
             )
         )
     for a, row in PAPER_TABLE1_IN.items():
-        derived = row["cbar"] - row["c"]
-        out.append(
-            ledger.consistency(
-                f"T1_printed_delta_in_{a.replace('+', '_')}",
-                "Table 1",
-                f"ImageNet {a}: printed ΔIN-C {row['delta']:+.1f} = C-bar − C",
-                discrepancy=row["delta"] - derived,
-                noise=_noise(2),
-                noise_basis=PRINT_ROUNDING,
-                check=f"{row['cbar']} − {row['c']} = {derived:+.1f} vs printed {row['delta']:+.1f}",
-                paper=row["delta"],
-                estimate=round(derived, 2),
-                **printed_table,
-            )
-        )
+        out.append(printed_delta(f"T1_printed_delta_in_{a.replace('+', '_')}", f"ImageNet {a}", "IN", row))
     cols = PAPER_TABLE1_IN_COLUMNS
     keep = [i for i, c in enumerate(cols) if c not in ("BSmpl", "Ckbd")]
     for a, printed in PAPER_SEC5_TEXT["without_bsmpl_ckbd"].items():
