@@ -17,6 +17,13 @@ PRINTED_ROW = re.compile(
 )
 
 
+def _row_link(ledger_href: str, key: tuple[str, str, str], shown: str) -> str:
+    """The link of one ledger row ``key`` ((profile, notebook, id)) to its permalink on the ledger page, showing
+    ``shown`` (already HTML) as code: the one form both row-linking passes write."""
+    href = html.escape(f"{ledger_href}#{row_fragment(*key)}", quote=True)
+    return f'<a class="ledger-row" href="{href}"><code>{shown}</code></a>'
+
+
 def link_printed_rows(page: str, ledger_href: str, known: set[tuple[str, str, str]]) -> tuple[str, int]:
     """Wrap every ledger id printed as ``<profile> ledger: <code>nb/id</code>`` in a link to that row's permalink
     (``ledger_href``: the ledger page relative to the page). Only rows of ``known`` ((profile, notebook, id) the
@@ -29,8 +36,7 @@ def link_printed_rows(page: str, ledger_href: str, known: set[tuple[str, str, st
         if key not in known:
             return m.group()
         n += 1
-        href = html.escape(f"{ledger_href}#{row_fragment(*key)}", quote=True)
-        return f'{m["pre"]}<a class="ledger-row" href="{href}"><code>{m["notebook"]}/{m["id"]}</code></a>'
+        return m["pre"] + _row_link(ledger_href, key, f"{m['notebook']}/{m['id']}")
 
     return PRINTED_ROW.sub(repl, page), n
 
@@ -171,7 +177,7 @@ def link_short_rows(page: str, ledger_href: str, known: set[tuple[str, str, str]
         if notebook is None:
             return m.group()
         n += 1
-        href = html.escape(f"{ledger_href}#{row_fragment(m['profile'], notebook, rid)}", quote=True)
-        return f'<a class="ledger-row" href="{href}"><code>{m["nb"]}/{m["id"]}</code></a>{m["mid"]}<code>{m["profile"]}</code>'
+        link = _row_link(ledger_href, (m["profile"], notebook, rid), f"{m['nb']}/{m['id']}")
+        return f"{link}{m['mid']}<code>{m['profile']}</code>"
 
     return SHORT_ROW.sub(repl, page), n
