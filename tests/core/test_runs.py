@@ -125,15 +125,14 @@ def test_sigkill_mid_grid_resumes_without_recomputing(tmp_path):
         f"runs.run_grid(slow_cell, {{'x': list(range(12))}}, store={str(store)!r}, config={{'log': {str(log)!r}}}, "
         "progress=False)\n"
     )
-    out = open(tmp_path / "grid.out", "w")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=out, stderr=subprocess.STDOUT)
     grid = runs.Grid(slow_cell, {"x": list(range(12))}, store=store, config={"log": str(log)})
-    deadline = time.time() + 300  # a generous start: under a full CI load a new interpreter can wait for the cores
-    while len(grid.done()) < 3 and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    out.close()
+    with open(tmp_path / "grid.out", "w") as out:
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.time() + 300  # a generous start: under a full CI load a new interpreter can wait for the cores
+        while len(grid.done()) < 3 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
     finished = {c["x"] for c in grid.done()}
     assert 3 <= len(finished) < 12, (proc.returncode, (tmp_path / "grid.out").read_text()[-2000:])
     for path in store.rglob("*.json"):  # every visible result file is complete (temp files are hidden)
