@@ -15,6 +15,16 @@ from robeval.core import io, paths, runs
 from robeval.core.runs import identity, store
 from robeval.core.runs.packs import store_config
 
+
+@pytest.fixture(autouse=True)
+def _forget_edited_sources():
+    """Tests here serve edited module sources; the parsed trees and digests cached from them must not outlive the
+    test (a later test in this process, e.g. test_runs' SIGKILL test, compares its grid's identity with a fresh
+    interpreter's)."""
+    yield
+    identity.clear_caches()
+
+
 _DUMP_SAMPLE = '''
 import os
 from .x import y as z
