@@ -151,7 +151,7 @@ def test_load_released(tmp_path):
     assert release.load_released(tmp_path / "C", "saturate")[0].shape == (5, 4, 32, 32, 3)
     with pytest.raises(FileNotFoundError, match="zenodo"):
         release.load_released(tmp_path / "CIFAR-10-C", "snow")
-    with pytest.raises(ValueError, match="unknown released corruption"):
+    with pytest.raises(ValueError, match="name must be a released corruption, got .snowy."):
         release.load_released(tmp_path / "CIFAR-10-C", "snowy")
     bad = tmp_path / "bad"
     _fake_release(bad)

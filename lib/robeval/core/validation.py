@@ -9,7 +9,9 @@ of range, wrong shape or dtype, NaN) raises :class:`ValueError`, as in scikit-le
 from __future__ import annotations
 
 import math
+import os
 from numbers import Integral, Real
+from pathlib import Path
 
 import numpy as np
 
@@ -266,6 +268,16 @@ def check_sequence(values, name: str, *, example: str = "[0, 1, 2]") -> list:
     if not out:
         raise ValueError(f"{name} is empty; pass at least one value, e.g. {example}.")
     return out
+
+
+def check_path(value, name: str) -> Path:
+    """``value`` (a ``str`` or ``os.PathLike``, not empty) as a :class:`~pathlib.Path`; TypeError naming ``name``
+    for anything else (a list or a number would reach ``Path()`` and fail with the standard library's words)."""
+    if isinstance(value, (str, os.PathLike)) and os.fspath(value) != "":
+        return Path(value)
+    raise TypeError(
+        f"{name} must be a folder or file path (str or pathlib.Path), got {type(value).__name__} {value!r:.60}."
+    )
 
 
 def check_indices(idx, name: str = "idx", *, n: int | None = None) -> np.ndarray:

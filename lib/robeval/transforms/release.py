@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from robeval.core.validation import check_path
 from robeval.transforms import corruptions as C
 
 __all__ = [
@@ -227,9 +228,9 @@ def load_released(directory, name: str, *, mmap: bool = False) -> tuple[np.ndarr
     release layout (uint8 (5N, 32, 32, 3) images, (5N,) labels repeating the same N labels per severity).
     """
     known = C.C_CORRUPTIONS + RELEASED_C_EXTRA + C.CBAR_CORRUPTIONS
-    if name not in known:
-        raise ValueError(f"unknown released corruption {name!r}; the releases hold {', '.join(known)}.")
-    directory = Path(directory)
+    if not isinstance(name, str) or name not in known:
+        raise ValueError(f"name must be a released corruption, got {name!r}; the releases hold {', '.join(known)}.")
+    directory = check_path(directory, "directory")
     path, label_path = directory / f"{name}.npy", directory / "labels.npy"
     for p in (path, label_path):
         if not p.is_file():

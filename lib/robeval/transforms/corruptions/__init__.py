@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from robeval.core.seeding import keyed
+from robeval.core.validation import check_path
 from robeval.transforms.corruptions import cifar10_c, cifar10_c_bar
 from robeval.transforms.corruptions.cifar10_c import C_CORRUPTIONS, CATEGORIES
 from robeval.transforms.corruptions.cifar10_c_bar import (
@@ -228,9 +229,17 @@ MANIFEST = "corruptions.json"  # written next to the .npy files by generate_data
 
 
 def _check_severities(severities) -> tuple[int, ...]:
-    if isinstance(severities, (int, np.integer)):
+    if isinstance(severities, (str, bytes)) or np.ndim(severities) == 0:
         severities = (severities,)
-    sev = tuple(check_severity(s) for s in severities)
+    sev = []
+    for s in severities:
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, Integral) or not 1 <= int(s) <= 5:
+            raise ValueError(
+                f"severities must hold the benchmark levels, integers in 1..5 (e.g. (1, 2, 3, 4, 5)); got {s!r}. "
+                "For a continuous magnitude use corrupt_with_param(images, name, param)."
+            )
+        sev.append(int(s))
+    sev = tuple(sev)
     if not sev:
         raise ValueError("severities is empty; pass some of 1..5, e.g. (1, 2, 3, 4, 5).")
     if len(set(sev)) != len(sev):
@@ -479,7 +488,12 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
 
     S is the number of severities recorded for the file in ``corruptions.json`` (5 when it has no record).
     """
-    out_dir = Path(out_dir)
+    out_dir = check_path(out_dir, "out_dir")
+    if not isinstance(name, str) or name not in _PARAMS:
+        raise ValueError(
+            f"name must be a corruption generate_dataset writes (one with published severities: "
+            f"{', '.join(_PARAMS)}), got {name!r}."
+        )
     path = out_dir / f"{name}.npy"
     if not path.exists():
         raise ValueError(
