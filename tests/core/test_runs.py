@@ -385,6 +385,69 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
     del sys.modules["cellmod_for_adopt"]
 
 
+def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(tmp_path, monkeypatch, trust_cells):
+    """Issue 62: a committed pack of cells computed under older code is written again under this code's identity
+    only where ``adopt`` recomputed a sample identically; its cell files keep their bytes (rows, seconds), the
+    rebound pack is then taken on its checksums alone (nothing recomputed), and a pack no check covers, or an
+    edited one, is refused with nothing written."""
+    import importlib
+    import sys
+    import tarfile
+
+    trust_cells(cellmod_for_rebind=tmp_path)
+    mod = tmp_path / "cellmod_for_rebind.py"
+    v1 = "def cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
+    mod.write_text(v1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module("cellmod_for_rebind")
+    log = tmp_path / "log.txt"
+    cells, config, store = {"x": list(range(60))}, {"log": str(log)}, tmp_path / "s" / "toy"  # > 50: sampled
+    runs.run_grid(m.cell, cells, store=store, config=config, progress=False)
+    old_sub = runs.Grid(m.cell, cells, store=store, config=config).root.name
+    packed = tmp_path / "P.tar.xz"
+    runs.pack([store], packed)
+    before = packed.read_bytes()
+    # an input check that leaves every result unchanged: another identity
+    m = _edit(
+        mod, v1.replace("    open(", "    if c['x'] < 0:\n        raise ValueError('x must be >= 0')\n    open(", 1), m
+    )
+    new_sub = runs.Grid(m.cell, cells, store=store, config=config).root.name
+    assert new_sub != old_sub
+    with pytest.raises(ValueError, match=r"toy/config-[0-9a-f]+ was computed under other code and no check .*adopt"):
+        runs.rebind_pack(packed, {"toy": store})
+    assert packed.read_bytes() == before  # nothing written
+    log.write_text("")
+    (report,) = runs.adopt(store, n_check=3, progress=False)
+    assert report["status"] == "adopted" and report["checked"] == len(log.read_text()) == 3
+    moves = runs.rebind_pack(packed, {"toy": store}, tmp_path / "R.tar.xz")
+    assert moves == {"toy": {old_sub: new_sub}}
+    with tarfile.open(tmp_path / "R.tar.xz") as tf:
+        names = {m.name for m in tf.getmembers()}
+        rebound = {n.rsplit("/", 1)[1]: tf.extractfile(n).read() for n in names if n != "MANIFEST.json"}
+    assert all(n.startswith(f"toy/{new_sub}/") for n in names - {"MANIFEST.json"})
+    assert "adopted.json" in rebound
+    for p in (store / old_sub).glob("x=*.json"):  # every cell byte for byte
+        assert rebound[p.name] == p.read_bytes()
+    # taken on its checksums alone in a fresh store: nothing recomputed
+    log.write_text("")
+    got = runs.adopt_pack(tmp_path / "R.tar.xz", {"toy": tmp_path / "fresh" / "toy"}, progress=False)
+    assert [(r["status"], r["checked"], r["cells"]) for r in got["toy"]] == [("adopted", 0, 60)]
+    assert log.read_text() == ""
+    assert runs.rebind_pack(tmp_path / "R.tar.xz", {"toy": store}) == {"toy": {new_sub: new_sub}}  # holds: kept
+    # an edited pack is refused
+    forged = tmp_path / "F.tar.xz"
+    with tarfile.open(packed) as src, tarfile.open(forged, "w:xz") as dst:
+        for member in src.getmembers():
+            data = src.extractfile(member).read()
+            if "/x=0__" in member.name:
+                data += b" "  # still valid JSON, other bytes
+            member.size = len(data)
+            dst.addfile(member, __import__("io").BytesIO(data))
+    with pytest.raises(ValueError, match="fails the pack's checksum"):
+        runs.rebind_pack(forged, {"toy": store})
+    del sys.modules["cellmod_for_rebind"]
+
+
 def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path):
     log = tmp_path / "log.txt"
     cells = {"x": [1, 2, 3], "seed": [0, 1]}

@@ -34,7 +34,12 @@ from robeval.transforms.corruptions.common import check_severity
 
 # distances
 def _check_feats(a, name: str) -> np.ndarray:
-    arr = np.asarray(a, dtype=np.float64)
+    """``a`` as a float64 (n_samples, D) array (a 1-D array is one sample); TypeError naming ``name`` for anything
+    numpy cannot read as numbers (not numpy's message), ValueError for a wrong shape or a NaN / infinite value."""
+    try:
+        arr = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a numeric (n_samples, D) feature array, got {a!r:.60}.") from None
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
@@ -70,7 +75,7 @@ def mmd(aug_feats, corr_feats) -> float:
     -------
     float  ``|| mean_k f(a_k) - mean_m f(c_m) ||_2`` in feature units.
     """
-    a, c = _check_pair(_numeric(aug_feats, "aug_feats"), _numeric(corr_feats, "corr_feats"))
+    a, c = _check_pair(aug_feats, corr_feats)
     return float(np.linalg.norm(a.mean(0) - c.mean(0)))
 
 
@@ -98,23 +103,14 @@ def _sq_dists(a: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 def _check_many(aug_feats, corr_means):
     """:func:`_check_pair` for the ``*_many`` functions, whose second argument is ``corr_means``."""
-    a = _check_feats(_numeric(aug_feats, "aug_feats"), "aug_feats")
-    c = _check_feats(_numeric(corr_means, "corr_means"), "corr_means")
+    a = _check_feats(aug_feats, "aug_feats")
+    c = _check_feats(corr_means, "corr_means")
     if a.shape[1] != c.shape[1]:
         raise ValueError(
             f"aug_feats and corr_means have different feature sizes ({a.shape[1]} vs {c.shape[1]}); compute both "
             "with the same feature extractor."
         )
     return a, c
-
-
-def _numeric(a, name: str):
-    """``a`` unchanged unless it cannot be read as numbers: TypeError naming ``name`` (not numpy's message)."""
-    try:
-        np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a numeric (n_samples, D) feature array, got {a!r:.60}.") from None
-    return a
 
 
 def msd_many(aug_feats, corr_means) -> np.ndarray:

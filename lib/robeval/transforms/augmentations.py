@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
+from numbers import Real
 
 import numpy as np
 
@@ -101,8 +102,8 @@ def _per_image(param, n: int, name: str) -> np.ndarray:
 
 def _check_severity(severity) -> float:
     if (
-        isinstance(severity, bool)
-        or not np.isscalar(severity)
+        isinstance(severity, (bool, np.bool_))
+        or not isinstance(severity, Real)
         or not np.isfinite(severity)
         or not 0.1 <= float(severity) <= 10
     ):

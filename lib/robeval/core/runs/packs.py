@@ -1,6 +1,7 @@
 """Moving finished grid cells between stores, machines and code versions: adopting a store across a code change
 that leaves its cells unchanged (:func:`adopt`, :func:`adopt_pack`), how far each store got (:func:`store_status`),
-and packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`)."""
+packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`), and carrying a
+pack across a code change its cells were adopted over (:func:`rebind_pack`)."""
 
 from __future__ import annotations
 
@@ -397,6 +398,87 @@ def adopt_pack(
             except ValueError as exc:  # a pack naming a cell function this checkout does not hold, unimported
                 raise ValueError(f"the pack {archive}: {exc}") from None
     return out
+
+
+def rebind_pack(
+    archive: str | os.PathLike,
+    stores: Mapping[str, str | os.PathLike] | Callable[[str], str | os.PathLike],
+    out: str | os.PathLike | None = None,
+) -> dict[str, dict[str, str]]:
+    """Write a pack again with each sub-store computed under older code moved to the identity this checkout's code
+    gives it, where :func:`adopt` has already checked that code change on these very cells. Nothing is recomputed.
+
+    A pack names its sub-stores by the identity of the code that computed them, and the drivers adopt only packs
+    whose identities hold here (:func:`adopt` would otherwise recompute a sample on every fresh machine). When the
+    code a packed cell reaches changes without changing its results (an input check, a clearer message), ``robeval
+    adopt`` recomputes a sample of the store's cells with the new code and, all identical, links them into the
+    sub-store of the new identity with the check recorded in its ``adopted.json``. ``rebind_pack`` then carries
+    that check into the pack: a sub-store of the pack whose identity no longer holds is accepted only if the
+    adopted sub-store (``stores``: ``{store name: store folder here}`` or a function of the name, e.g. ``lambda n:
+    grid_store("long", n)``) holds every one of its cell files with the same bytes and its ``adopted.json`` records
+    an identical check from the pack's code to this code. The sub-store is renamed, its ``config.json`` and
+    ``adopted.json`` taken from the adopted store; its cell files (rows, seconds, machine) are kept byte for byte,
+    so the pack measures what it measured. Sub-stores whose identity holds are kept as they are.
+
+    Every file of the pack is verified against the pack's checksums first. ``out`` defaults to ``archive``
+    (replaced atomically). Returns ``{store: {sub-store in the pack: sub-store written}}``; raises ValueError
+    naming the sub-store and the fix when no recorded check covers it, and writes nothing then.
+    """
+    import shutil
+
+    archive = Path(archive)
+    out = Path(out) if out is not None else archive
+    with tempfile.TemporaryDirectory(prefix="robeval-rebind-") as tmp:
+        manifest = unpack(archive, tmp)
+        moves: dict[str, dict[str, str]] = {}
+        for name, subs in manifest["stores"].items():
+            moves[name] = {}
+            for sub, listed in subs.items():
+                folder = Path(tmp) / name / sub
+                sums = listed.get("sha256") if isinstance(listed, dict) else None
+                bad = [p.name for p in sorted(folder.glob("*.json")) if not sums or sums.get(p.name) != file_digest(p)]
+                if bad:
+                    raise ValueError(
+                        f"{archive}: {name}/{sub}/{bad[0]} fails the pack's checksum; rebind only a pack as it was "
+                        "written (e.g. `git checkout -- PACK`)."
+                    )
+                meta = store_config(folder / "config.json")
+                fn = cell_function(meta["fn"])
+                current = f"config-{config_identity(meta['config'], fn)}"
+                moves[name][sub] = current
+                if current == sub:
+                    continue
+                target = Path(stores(name) if callable(stores) else stores[name]) / current
+                log = read_json(target / "adopted.json") if (target / "adopted.json").is_file() else []
+                checks = [
+                    e
+                    for e in log
+                    if isinstance(e, dict)
+                    and e.get("from_code") == meta.get("code")
+                    and e.get("to_code") == code_identity(fn)
+                    and e.get("identical") is True
+                ]
+                cells = [p for p in sorted(folder.glob("*.json")) if p.name not in ("config.json", "adopted.json")]
+                missing = [p.name for p in cells if not (target / p.name).is_file()]
+                differ = [
+                    p.name for p in cells if p.name not in missing and file_digest(target / p.name) != sums[p.name]
+                ]
+                if not checks or missing or differ or (Path(tmp) / name / current).exists():
+                    why = (
+                        f"no check from code {meta.get('code')} to {code_identity(fn)} is recorded in {target}/adopted.json"
+                        if not checks
+                        else f"{(missing or differ or [current])[0]} is not the same file in {target}"
+                    )
+                    raise ValueError(
+                        f"{archive}: {name}/{sub} was computed under other code and {why}. Adopt the store first "
+                        f"(`robeval adopt --profile PROFILE {name}`, which recomputes a sample of its cells with this "
+                        "code), then rebind; nothing was written."
+                    )
+                folder.rename(Path(tmp) / name / current)
+                for f in ("config.json", "adopted.json"):
+                    shutil.copy2(target / f, Path(tmp) / name / current / f)
+        pack([Path(tmp) / name for name in manifest["stores"]], out)
+    return moves
 
 
 def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT_S) -> list[dict]:

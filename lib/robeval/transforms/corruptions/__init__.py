@@ -78,7 +78,7 @@ GENERATOR_VERSION = 2  # 2: per-image streams keyed by dataset index; glass blur
 def _check_name(name) -> str:
     if name not in _FUNCTIONS:
         raise ValueError(
-            f"Unknown corruption {name!r}. Valid names: CIFAR-10-C: {', '.join(C_CORRUPTIONS)}; "
+            f"Unknown corruption name {name!r}. Valid names: CIFAR-10-C: {', '.join(C_CORRUPTIONS)}; "
             f"CIFAR-10-C-bar: {', '.join(CBAR_CORRUPTIONS)}; further candidates: "
             f"{', '.join(c for c in CANDIDATE_CORRUPTIONS if c not in CBAR_CORRUPTIONS)}; variants: "
             f"{', '.join(VARIANTS)}."
@@ -114,7 +114,7 @@ def _check_bound(name: str, param: tuple) -> None:
         top = max(1.0, max(abs(float(p[i])) for p in published))
         if abs(v) > PARAM_BOUND * top:
             raise ValueError(
-                f"{name} parameter {param} has component {i} = {v:g}, more than {PARAM_BOUND} x the largest published "
+                f"param {param} of {name} has component {i} = {v:g}, more than {PARAM_BOUND} x the largest published "
                 f"value ({top:g}): that would build kernels or masks far larger than a 32x32 image (or run out of "
                 f"memory). Pass |value| <= {PARAM_BOUND * top:g}; published parameters: {_C_PARAMS[name]}."
             )
@@ -126,23 +126,27 @@ def _check_param(name: str, param):
         if isinstance(ref, tuple):
             if not isinstance(param, (tuple, list, np.ndarray)) or len(param) != len(ref):
                 raise ValueError(
-                    f"{name} takes a parameter tuple of length {len(ref)} like {ref}; got {param!r}. "
+                    f"param of {name} must be a tuple of length {len(ref)} like {ref}; got {param!r}. "
                     f"Published values: {_C_PARAMS[name]}."
                 )
             try:
                 param = tuple(float(p) for p in param)
             except (TypeError, ValueError):
-                raise TypeError(f"{name} takes a tuple of {len(ref)} numbers like {ref}; got {param!r}.") from None
+                raise TypeError(
+                    f"param of {name} must be a tuple of {len(ref)} numbers like {ref}; got {param!r}."
+                ) from None
             if not all(np.isfinite(param)):
-                raise ValueError(f"{name} parameter must be finite, got {param}.")
+                raise ValueError(f"param of {name} must be finite, got {param}.")
             _check_bound(name, param)
             return param
         if isinstance(param, bool) or not isinstance(param, Real) or not np.isfinite(param) or param < 0:
-            raise ValueError(f"{name} takes one non-negative number like {ref}; got {param!r}.")
+            raise ValueError(f"param of {name} must be one finite non-negative number like {ref}; got {param!r}.")
         _check_bound(name, (param,))
         return param
     if isinstance(param, bool) or not isinstance(param, Real) or not 0 <= float(param) <= 10:
-        raise ValueError(f"{name} takes a magnitude level in [0, 10] (published: {_PARAMS.get(name)}); got {param!r}.")
+        raise ValueError(
+            f"param of {name} must be a magnitude level in [0, 10] (published: {_PARAMS.get(name)}); got {param!r}."
+        )
     return float(param)
 
 
