@@ -112,6 +112,9 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
     _one_line_error(capsys, "no such pack")
 
 
+GRID_CELLS = ("_cell",)  # the grid cells of this file (robeval.core.runs.check_grid_cell)
+
+
 def _cell(cell, config):
     return {"y": cell["x"] + 1}
 

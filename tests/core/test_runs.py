@@ -14,6 +14,9 @@ def _cells_of_this_file(trust_cells):
     trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
 
 
+GRID_CELLS = ("square", "many_rows", "slow_cell", "slow_logged_cell")  # the cells of this file
+
+
 def square(cell, config):
     # appends to a call log so tests can count real computations
     with open(config["log"], "a") as fh:
@@ -343,7 +346,7 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
     trust_cells(cellmod_for_adopt=tmp_path)
 
     mod = tmp_path / "cellmod_for_adopt.py"
-    v1 = "import json\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5, 'k': c['k']}\n"
+    v1 = "import json\nGRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5, 'k': c['k']}\n"
     mod.write_text(v1)
     monkeypatch.syspath_prepend(str(tmp_path))
     m = importlib.import_module("cellmod_for_adopt")
@@ -396,7 +399,7 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(tmp
 
     trust_cells(cellmod_for_rebind=tmp_path)
     mod = tmp_path / "cellmod_for_rebind.py"
-    v1 = "def cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
+    v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
     mod.write_text(v1)
     monkeypatch.syspath_prepend(str(tmp_path))
     m = importlib.import_module("cellmod_for_rebind")
@@ -911,8 +914,6 @@ def _forged_pack(tmp_path, fn_name: str):
 def test_cell_function_looks_only_among_robevals_functions_and_imports_nothing_else(tmp_path, monkeypatch):
     import sys
 
-    from robeval.core.runs import identity as identity_module
-
     mark = tmp_path / "imported.txt"
     (tmp_path / "evilmod.py").write_text(_EVIL.format(mark=str(mark)))
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -932,7 +933,18 @@ def test_cell_function_looks_only_among_robevals_functions_and_imports_nothing_e
     ):
         with pytest.raises(ValueError, match="cell function"):
             packs.cell_function(name)
-    assert packs.cell_function("robeval.core.runs.identity.config_identity") is identity_module.config_identity
+    # a function of robeval that is not one of its module's grid cells: refused uncalled (issue 62's probe made
+    # adopt call robeval.__main__._strip on a path named by a store's cell, which stripped a notebook)
+    for name in (
+        "robeval.core.runs.identity.config_identity",
+        "robeval.__main__._strip",
+        "robeval.core.io.atomic_write_text",
+    ):
+        with pytest.raises(ValueError, match=r"not one of the grid cell functions of .*GRID_CELLS.*not called"):
+            packs.cell_function(name)
+    from robeval.msd import cbar
+
+    assert packs.cell_function("robeval.msd.cbar.scan_cell") is cbar.scan_cell
     assert packs.cell_function(f"{square.__module__}.square") is square  # this file, trusted by its fixture
 
 

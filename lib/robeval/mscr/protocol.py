@@ -55,6 +55,8 @@ from robeval.core.validation import (
 from robeval.mscr.noise import unit_ball_offsets
 from robeval.mscr.separation import check_norm
 
+GRID_CELLS = ("run_cell_2d",)  # the functions a grid store may name (core.runs.cell_function)
+
 NOISE_MODES = ("iid", "shared_offsets")
 
 _ROLES = ("train", "test", "shared", "split", "model", "init")

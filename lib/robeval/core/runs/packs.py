@@ -90,9 +90,28 @@ def _module_inside(module: str, folder: Path) -> bool:
     return True
 
 
+def check_grid_cell(fn: Callable) -> None:
+    """ValueError unless ``fn``, when it is a function of a module of :data:`CELL_ROOTS` (robeval), is one of the
+    grid cell functions its module lists in ``GRID_CELLS``: only those may be named by a store or a pack
+    (:func:`cell_function`), so every grid of robeval is checked to use one when it is made. Functions of other
+    modules (a user's own cells) pass: their stores are computed, not adopted."""
+    import sys
+
+    module = getattr(fn, "__module__", None) or ""
+    if module.split(".")[0] not in CELL_ROOTS:
+        return
+    name = getattr(fn, "__qualname__", "?")
+    if name not in getattr(sys.modules.get(module), "GRID_CELLS", ()):
+        raise ValueError(
+            f"{module}.{name} is not one of {module}'s grid cell functions: add its name to {module}.GRID_CELLS "
+            "(the functions a grid store, and so a pack, may name; a pack carries data, never code)."
+        )
+
+
 def cell_function(name: str) -> Callable:
     """The grid cell function a store's ``config.json`` names (``"robeval.msd.cbar.table1_cell"``), looked up in
-    this checkout only: a plain function defined at the top level of a module of :data:`CELL_ROOTS` (robeval).
+    this checkout only: a plain function defined at the top level of a module of :data:`CELL_ROOTS` (robeval) and
+    listed in that module's ``GRID_CELLS`` (any other robeval function, e.g. one that writes files, is refused).
     Everything is checked before anything not yet imported is imported: the name's package, and that every
     module on its path is a file of that package (``importlib.util.find_spec``); then the object must be a function
     whose defining module and name are the ones named. ValueError naming the function and the fix otherwise (a
@@ -131,6 +150,11 @@ def cell_function(name: str) -> Callable:
     ):
         raise ValueError(
             f"the store's cell function {name!r} is not a function defined at the top level of {module}; {fix}"
+        )
+    if qualname not in getattr(obj, "GRID_CELLS", ()):
+        raise ValueError(
+            f"the store's cell function {name!r} is not one of the grid cell functions of {module} (its GRID_CELLS); "
+            f"it was not called: {fix}"
         )
     return fn
 
