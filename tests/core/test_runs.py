@@ -866,6 +866,34 @@ def test_a_pack_with_a_broken_manifest_or_store_config_is_refused(tmp_path, writ
     assert not (tmp_path / "b").exists()
 
 
+def test_a_pack_too_large_or_holding_unlisted_files_is_refused_before_its_data_is_read(
+    tmp_path, write_tar_xz, monkeypatch
+):
+    """Issue 62's probe: a 46 KB pack held one 300 MB file in a sub-store its manifest did not list, and unpack read
+    it into memory and wrote it. Each header is checked before any data is read: a file over PACK_MEMBER_MAX, files
+    over PACK_TOTAL_MAX in all, and a file the manifest does not list are refused with nothing extracted."""
+    from robeval.core.runs import packs
+
+    pack, sub = _small_pack(tmp_path)
+    got = runs.unpack(pack, tmp_path / "unpacked")
+    files = {f"toy/{sub.name}/{p.name}": p.read_bytes() for p in (tmp_path / "unpacked" / "toy" / sub.name).iterdir()}
+    manifest = json.dumps(got).encode()
+    monkeypatch.setattr(packs, "PACK_MEMBER_MAX", 100)  # every file of the small pack is larger
+    with pytest.raises(ValueError, match=r"holds '[^']+' of [\d,]+ bytes .* at most 100 bytes each"):
+        runs.unpack(pack, tmp_path / "out1")
+    monkeypatch.setattr(packs, "PACK_MEMBER_MAX", 64 * 2**20)
+    monkeypatch.setattr(packs, "PACK_TOTAL_MAX", len(manifest) + 10)
+    with pytest.raises(ValueError, match="in all. Refusing to extract anything"):
+        runs.unpack(pack, tmp_path / "out2")
+    monkeypatch.setattr(packs, "PACK_TOTAL_MAX", 2**30)
+    bad = tmp_path / "extra.tar.xz"
+    write_tar_xz(bad, {"MANIFEST.json": manifest, **files, f"s/{sub.name}/a.json": b"0" * 1000})
+    with pytest.raises(ValueError, match=rf"holds 's/{sub.name}/a.json', which its MANIFEST.json does not list"):
+        runs.unpack(bad, tmp_path / "out3")
+    assert not any((tmp_path / f"out{i}").exists() and any((tmp_path / f"out{i}").iterdir()) for i in (1, 2, 3))
+    assert runs.unpack(pack, tmp_path / "out4") == got  # the pack as written passes
+
+
 def test_pack_refuses_a_path_below_a_file_or_in_a_read_only_folder(tmp_path, monkeypatch):
     from robeval.core import io
 

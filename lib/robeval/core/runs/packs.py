@@ -582,6 +582,8 @@ def _new_file_mode() -> int:
 
 
 PACK_FORMAT = "robeval grid pack 1"
+PACK_MEMBER_MAX = 64 * 2**20  # bytes of one file of a grid pack (a cell file is kilobytes; the largest ~150 KB)
+PACK_TOTAL_MAX = 2**30  # bytes of all of a pack's files (notebook 01's paper grids, 35,700 cells: ~190 MB)
 _PACK_SUB = re.compile(r"config-[0-9a-f]+")
 _PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")
 
@@ -700,7 +702,9 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     """Extract a pack written by :func:`pack` into the folder ``dest`` (one folder per store) and return its
     manifest. Every member is checked first by this code (:func:`_pack_member_ok`), whatever the Python version:
     only ``MANIFEST.json`` and ``<store>/config-<id>/<file>.json`` regular files, each once, are accepted (ValueError
-    naming anything else, and nothing is extracted). The members are then written by this code too, each to the path
+    naming anything else, and nothing is extracted), each header checked before any data is read: a file over
+    :data:`PACK_MEMBER_MAX` bytes, files over :data:`PACK_TOTAL_MAX` in all, or (in a pack with checksums) a file its
+    manifest does not list are refused the same way. The members are then written by this code too, each to the path
     its checked name gives below ``dest``; tarfile's extraction (and its filters, which Python 3.10 may lack) is not
     used. Checksums are verified by :func:`adopt_pack`."""
     import tarfile
@@ -722,14 +726,55 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
         # every member is read (and so the whole archive decompressed) before anything is written: a pack cut
         # short (a partial copy) or corrupted is refused here, with nothing extracted
         try:
-            members = tf.getmembers()
-            seen = set()
-            for m in members:
+            members, seen, total = [], set(), 0
+            while (m := tf.next()) is not None:  # each header checked as it comes, before its data is read
                 if not m.isfile() or not _pack_member_ok(m.name) or m.name in seen:
                     why = "twice" if m.name in seen else "which is not part of a grid pack"
                     raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
+                total += m.size
+                if m.size > PACK_MEMBER_MAX or total > PACK_TOTAL_MAX:
+                    raise ValueError(
+                        f"{archive} holds {m.name!r} of {m.size:,} bytes ({total:,} so far); a grid pack's files are "
+                        f"at most {PACK_MEMBER_MAX:,} bytes each and {PACK_TOTAL_MAX:,} in all. Refusing to extract "
+                        "anything: this is not a pack of grid cells."
+                    )
                 seen.add(m.name)
-            data = {m.name: tf.extractfile(m).read() for m in members}
+                members.append(m)
+            if "MANIFEST.json" not in seen:
+                raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
+            raw = tf.extractfile(next(m for m in members if m.name == "MANIFEST.json")).read()
+            try:
+                manifest = json.loads(raw)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise ValueError(
+                    f"{archive}: its MANIFEST.json is not valid JSON ({exc}); the pack was not written by `robeval "
+                    "grids --pack` or was altered. Repack the stores with `robeval grids --pack`."
+                ) from None
+            if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
+                found = manifest.get("format") if isinstance(manifest, dict) else None
+                raise ValueError(f"{archive}: unknown pack format {found!r} (this code reads {PACK_FORMAT!r}).")
+            stores = manifest.get("stores")
+            if not isinstance(stores, dict) or not all(
+                isinstance(subs, dict) and all(isinstance(m, dict) for m in subs.values()) for subs in stores.values()
+            ):
+                raise ValueError(
+                    f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
+                )
+            sums = [meta.get("sha256") for subs in stores.values() for meta in subs.values()]
+            if sums and all(isinstance(x, dict) for x in sums):  # a pack with checksums lists every file it holds
+                listed = {
+                    f"{st}/{sub}/{f}"
+                    for st, subs in stores.items()
+                    for sub, meta in subs.items()
+                    for f in meta["sha256"]
+                }
+                extra = sorted(seen - listed - {"MANIFEST.json"})
+                if extra:
+                    raise ValueError(
+                        f"{archive} holds {extra[0]!r}, which its MANIFEST.json does not list; refusing to extract "
+                        "anything. Take the pack as it was written (e.g. `git checkout -- PACK`)."
+                    )
+            data = {m.name: tf.extractfile(m).read() for m in members if m.name != "MANIFEST.json"}
             while tf.fileobj.read(1 << 20):  # to the end of the xz stream: a cut-off index or footer fails here
                 pass
         except broken as exc:
@@ -737,25 +782,6 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
                 f"{archive} is truncated or corrupted ({type(exc).__name__}: {exc or 'unexpected end of data'}); "
                 "nothing was extracted. Copy the pack again in full (compare its size or sha256 with the original)."
             ) from None
-        if "MANIFEST.json" not in seen:
-            raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
-        try:
-            manifest = json.loads(data["MANIFEST.json"])
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ValueError(
-                f"{archive}: its MANIFEST.json is not valid JSON ({exc}); the pack was not written by `robeval grids "
-                "--pack` or was altered. Repack the stores with `robeval grids --pack`."
-            ) from None
-        if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
-            found = manifest.get("format") if isinstance(manifest, dict) else None
-            raise ValueError(f"{archive}: unknown pack format {found!r} (this code reads {PACK_FORMAT!r}).")
-        stores = manifest.get("stores")
-        if not isinstance(stores, dict) or not all(
-            isinstance(subs, dict) and all(isinstance(m, dict) for m in subs.values()) for subs in stores.values()
-        ):
-            raise ValueError(
-                f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
-            )
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         root = dest.resolve()
