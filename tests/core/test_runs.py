@@ -448,6 +448,8 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(tmp
             dst.addfile(member, __import__("io").BytesIO(data))
     with pytest.raises(ValueError, match="fails the pack's checksum"):
         runs.rebind_pack(forged, {"toy": store})
+    with pytest.raises(ValueError, match="no adopted store folder is given for toy"):
+        runs.rebind_pack(packed, {})
     del sys.modules["cellmod_for_rebind"]
 
 
@@ -892,6 +894,74 @@ def test_a_pack_too_large_or_holding_unlisted_files_is_refused_before_its_data_i
         runs.unpack(bad, tmp_path / "out3")
     assert not any((tmp_path / f"out{i}").exists() and any((tmp_path / f"out{i}").iterdir()) for i in (1, 2, 3))
     assert runs.unpack(pack, tmp_path / "out4") == got  # the pack as written passes
+
+
+def test_damaged_stores_are_named_in_one_line_and_pack_writes_only_what_unpack_takes(tmp_path, capsys):
+    """Issue 62's probe: `robeval grids --from` and `adopt --from` raised AttributeError / OverflowError on a cell
+    file holding a JSON list, an adopted.json of the wrong shape, a lock naming pid 2**70; messages about a damaged
+    config.json or a non-numeric `seconds` named no file; `grids --pack` wrote packs its own unpack refuses (a store
+    named `my store`, a symlinked cell) and replaced any file at its path."""
+    import os
+    import shutil
+    import socket
+
+    from robeval.__main__ import main
+
+    store = tmp_path / "g" / "toy"
+    grid = runs.Grid(square, {"x": [1, 2], "seed": [0]}, store=store, config={"log": str(tmp_path / "log")})
+    grid.run(progress=False)
+    sub = grid.root
+    cell = grid.path({"x": 1, "seed": 0})
+    # a lock whose pid no process can have: a dead claim, listed, not a traceback
+    (sub / "x=9.lock").write_text(json.dumps({"host": socket.gethostname(), "pid": 2**70}))
+    (r,) = runs.store_status(store)
+    assert r["abandoned"] == 1 and r["cells"] == 2
+    for damage, needle in [
+        (lambda: cell.write_text("[1, 2]"), "is not a grid cell file"),
+        (
+            lambda: cell.write_text(json.dumps({**json.loads(good), "seconds": "abc"})),
+            "'seconds' is 'abc', not a number",
+        ),
+        (lambda: (sub / "adopted.json").write_text('{"cells": 3}'), "is not an adoption log"),
+        (lambda: (sub / "adopted.json").write_text('[{"cells": "many"}]'), "is not an adoption log"),
+        (lambda: (sub / "config.json").write_text("[1]"), "config.json is not a grid store's config"),
+    ]:
+        good, good_cfg = cell.read_text(), (sub / "config.json").read_text()
+        damage()
+        with pytest.raises(ValueError, match=needle):
+            runs.store_status(store)
+        assert main(["grids", "--from", str(store.parent), "toy"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("robeval: ") and err.count("\n") == 1 and needle.split("'")[0] in err
+        cell.write_text(good)
+        (sub / "config.json").write_text(good_cfg)
+        (sub / "adopted.json").unlink(missing_ok=True)
+    cell.write_text("[1, 2]")  # adopt names the file instead of an AttributeError
+    with pytest.raises(RuntimeError, match=r"x=1.*not a grid cell file"):
+        runs.adopt(tmp_path / "here", source=store, progress=False)
+    cell.write_text(good)
+    # pack: only names and regular files unpack takes back; never over a file that is not a pack
+    odd = tmp_path / "my store"
+    shutil.copytree(store, odd)
+    with pytest.raises(ValueError, match="not a name a grid pack may hold.*nothing was packed"):
+        runs.pack([odd], tmp_path / "odd.tar.xz")
+    linked = tmp_path / "linked" / "toy"
+    shutil.copytree(store, linked)
+    target = next(linked.glob(f"config-*/{cell.name}"))
+    target.unlink()
+    os.symlink(cell, target)
+    with pytest.raises(ValueError, match="is a link or not a regular file"):
+        runs.pack([linked], tmp_path / "linked.tar.xz")
+    mine = tmp_path / "thesis.tar.xz"
+    mine.write_text("my thesis")
+    with pytest.raises(ValueError, match="exists and is not a grid pack; it is left as it is"):
+        runs.pack([store], mine)
+    assert mine.read_text() == "my thesis"
+    runs.pack([store], tmp_path / "p.tar.xz")
+    runs.pack([store], tmp_path / "p.tar.xz")  # a pack is replaced by a newer one
+    with pytest.raises(TypeError, match="stores must be a list of grid store folders"):
+        runs.pack(str(store), tmp_path / "q.tar.xz")
+    assert not list(tmp_path.glob("*.tmp")) and not (tmp_path / "odd.tar.xz").exists()
 
 
 def test_pack_refuses_a_path_below_a_file_or_in_a_read_only_folder(tmp_path, monkeypatch):

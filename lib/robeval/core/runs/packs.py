@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -262,6 +263,9 @@ def adopt(
                 payloads.append(None)
                 broken.setdefault(p.name, f"{p.name}: not valid JSON")
                 continue
+            if not isinstance(payloads[-1], dict):
+                broken.setdefault(p.name, f"{p.name}: not a grid cell file (a JSON object with 'cell' and 'rows')")
+                continue
             err = cell_digest_error(p, payloads[-1])
             if err is not None:
                 broken.setdefault(p.name, err)
@@ -326,7 +330,7 @@ def adopt(
                 finally:
                     Path(name).unlink(missing_ok=True)
         log_path = target / "adopted.json"
-        log = read_json(log_path) if log_path.is_file() else []
+        log = _adoption_log(log_path)
         log.append(
             {
                 "from": str(sub),
@@ -460,7 +464,8 @@ def rebind_pack(
             for sub, listed in subs.items():
                 folder = Path(tmp) / name / sub
                 sums = listed.get("sha256") if isinstance(listed, dict) else None
-                bad = [p.name for p in sorted(folder.glob("*.json")) if not sums or sums.get(p.name) != file_digest(p)]
+                sums = sums if isinstance(sums, dict) else {}
+                bad = [p.name for p in sorted(folder.glob("*.json")) if sums.get(p.name) != file_digest(p)]
                 if bad:
                     raise ValueError(
                         f"{archive}: {name}/{sub}/{bad[0]} fails the pack's checksum; rebind only a pack as it was "
@@ -472,8 +477,13 @@ def rebind_pack(
                 moves[name][sub] = current
                 if current == sub:
                     continue
+                if not callable(stores) and name not in stores:
+                    raise ValueError(
+                        f"{archive}: {name}/{sub} was computed under other code and no adopted store folder is given for "
+                        f"{name}; pass stores={{{name!r}: its folder}} (or a function of the name)."
+                    )
                 target = Path(stores(name) if callable(stores) else stores[name]) / current
-                log = read_json(target / "adopted.json") if (target / "adopted.json").is_file() else []
+                log = _adoption_log(target / "adopted.json")
                 checks = [
                     e
                     for e in log
@@ -526,7 +536,7 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
     out = []
     subs = sorted(p for p in store.glob("config-*") if p.is_dir()) if store.is_dir() else []
     for sub in subs:
-        meta = read_json(sub / "config.json") if (sub / "config.json").is_file() else {}
+        meta = store_config(sub / "config.json") if (sub / "config.json").is_file() else {}
         try:
             fn = cell_function(meta["fn"])
             current = sub.name == f"config-{config_identity(meta['config'], fn)}"
@@ -535,7 +545,7 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
         files = [p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json")]
         seconds, stamps = 0.0, []
         for p in files:
-            seconds += float(read_json(p).get("seconds", 0.0))
+            seconds += _cell_seconds(p)
             stamps.append(p.stat().st_mtime)
         running = abandoned = 0
         foreign = []
@@ -549,7 +559,7 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
                 running += 1
             elif claim["state"] != "released":
                 abandoned += 1
-        log = read_json(sub / "adopted.json") if (sub / "adopted.json").is_file() else []
+        log = _adoption_log(sub / "adopted.json")
 
         def iso(t):
             return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t is not None else None
@@ -573,6 +583,43 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
     return out
 
 
+def _damaged(path: Path, what: str) -> ValueError:
+    return ValueError(
+        f"{path} is not {what}; the store is damaged (or was not written by robeval): delete the file, and a rerun of "
+        "its grid recomputes what it held."
+    )
+
+
+def _cell_seconds(path: Path) -> float:
+    """The measured seconds a cell file records (0 when it records none); ValueError naming a damaged file."""
+    try:
+        payload = read_json(path)
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise _damaged(path, "readable JSON") from None
+    if not isinstance(payload, dict):
+        raise _damaged(path, "a grid cell file (a JSON object with 'cell' and 'rows')")
+    seconds = payload.get("seconds", 0.0)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        raise _damaged(path, f"a grid cell file: its 'seconds' is {seconds!r}, not a number")
+    return float(seconds)
+
+
+def _adoption_log(path: Path) -> list[dict]:
+    """A sub-store's ``adopted.json`` (a list of checks, each with a count of ``cells``); [] when there is none."""
+    if not path.is_file():
+        return []
+    try:
+        log = read_json(path)
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise _damaged(path, "readable JSON") from None
+    if not isinstance(log, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("cells", 0), int) and not isinstance(e.get("cells", 0), bool)
+        for e in log
+    ):
+        raise _damaged(path, "an adoption log (a list of checks, each with a whole number of cells)")
+    return log
+
+
 # ------------------------------------------------------------------------------------ packing stores
 def _new_file_mode() -> int:
     """The permission bits a new file of this process gets (0666 less the umask)."""
@@ -586,6 +633,23 @@ PACK_MEMBER_MAX = 64 * 2**20  # bytes of one file of a grid pack (a cell file is
 PACK_TOTAL_MAX = 2**30  # bytes of all of a pack's files (notebook 01's paper grids, 35,700 cells: ~190 MB)
 _PACK_SUB = re.compile(r"config-[0-9a-f]+")
 _PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")
+
+
+def _is_pack(path: Path) -> bool:
+    """Whether ``path`` is a grid pack (an xz tar whose first member is a MANIFEST.json of :data:`PACK_FORMAT`):
+    the only file :func:`pack` replaces."""
+    import lzma
+    import tarfile
+
+    try:
+        with tarfile.open(path, "r:xz") as tf:
+            first = tf.next()
+            if first is None or first.name != "MANIFEST.json" or not first.isfile() or first.size > PACK_MEMBER_MAX:
+                return False
+            manifest = json.loads(tf.extractfile(first).read())
+    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, ValueError, UnicodeDecodeError):
+        return False  # unreadable: not a pack
+    return isinstance(manifest, dict) and manifest.get("format") == PACK_FORMAT
 
 
 def _pack_member_ok(name: str) -> bool:
@@ -639,6 +703,14 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
     if not out.name.endswith(".tar.xz"):
         raise ValueError(f"the pack's name must end in .tar.xz, got {out.name!r}.")
     check_output_file(out, "the pack")  # a file where its folder should be, a read-only folder: said first
+    if out.exists() and not _is_pack(out):
+        raise ValueError(
+            f"{out} exists and is not a grid pack; it is left as it is. Name a new file (or delete that one first)."
+        )
+    if isinstance(stores, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"stores must be a list of grid store folders, got the single path {stores!r}; pass [{stores!r}]."
+        )
     stores = [Path(s) for s in stores]
     if not stores:
         raise ValueError("no grid store to pack; name at least one store folder.")
@@ -673,6 +745,13 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
                 "sha256": {p.name: file_digest(p) for p in extra + cells},
             }
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
+    for arcname, path in members:  # a pack holds only what unpack takes back: checked names, regular files
+        if not _pack_member_ok(arcname) or path.is_symlink() or not path.is_file():
+            why = "a link or not a regular file" if _pack_member_ok(arcname) else "not a name a grid pack may hold"
+            raise ValueError(
+                f"{path} is {why} (a store is named like robeval's grid stores, letters, digits, '_', '-' and '.', "
+                "and holds config-*/ folders of regular .json files); nothing was packed."
+            )
     # a temporary name of its own (two packs written to one file at once must not share one), in the pack's folder
     fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
