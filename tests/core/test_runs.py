@@ -916,6 +916,7 @@ def test_damaged_stores_are_named_in_one_line_and_pack_writes_only_what_unpack_t
     (sub / "x=9.lock").write_text(json.dumps({"host": socket.gethostname(), "pid": 2**70}))
     (r,) = runs.store_status(store)
     assert r["abandoned"] == 1 and r["cells"] == 2
+    good, good_cfg = cell.read_text(), (sub / "config.json").read_text()
     for damage, needle in [
         (lambda: cell.write_text("[1, 2]"), "is not a grid cell file"),
         (
@@ -926,7 +927,6 @@ def test_damaged_stores_are_named_in_one_line_and_pack_writes_only_what_unpack_t
         (lambda: (sub / "adopted.json").write_text('[{"cells": "many"}]'), "is not an adoption log"),
         (lambda: (sub / "config.json").write_text("[1]"), "config.json is not a grid store's config"),
     ]:
-        good, good_cfg = cell.read_text(), (sub / "config.json").read_text()
         damage()
         with pytest.raises(ValueError, match=needle):
             runs.store_status(store)
