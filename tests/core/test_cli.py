@@ -606,12 +606,20 @@ def test_site_never_empties_a_folder_robeval_did_not_write(tmp_results, capsys, 
     (mine / site.SITE_MARKER).symlink_to(mine / "my_thesis.txt")
     with pytest.raises(ValueError, match="did not write"):
         site.build_site("smoke", only="07", site_dir=mine)
-    # a relative folder resolves against the working directory, is marked as robeval's, and may then be reused
+    # a relative folder resolves against the working directory; a build refused after the folder checks (no smoke
+    # ledgers here) leaves no marker, so a folder the user fills later stays theirs (issue 62's probe: it was marked)
     monkeypatch.chdir(tmp_results)
-    with pytest.raises(FileNotFoundError, match="make reproduce PROFILE=smoke"):  # no smoke ledgers here
+    with pytest.raises(FileNotFoundError, match="make reproduce PROFILE=smoke"):
         site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
-    assert (tmp_results / "mysite" / site.SITE_MARKER).is_file()
-    assert (tmp_results / "mywork" / site.WORK_MARKER).is_file()
+    assert list((tmp_results / "mysite").iterdir()) == [] and list((tmp_results / "mywork").iterdir()) == []
+    (tmp_results / "mysite" / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="did not write"):
+        site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
+    (tmp_results / "mysite" / "notes.txt").unlink()
+    # a folder marked by an earlier build (mark_owned_folder, as a build does once its checks pass) may be reused
+    from robeval.core.io import mark_owned_folder
+
+    mark_owned_folder(tmp_results / "mysite", site.SITE_MARKER)
     (tmp_results / "mysite" / "index.html").write_text("an earlier build")
     with pytest.raises(FileNotFoundError):  # accepted: it carries the marker of an earlier build
         site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
