@@ -190,6 +190,13 @@ def corrupt_command(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {str(out)!r} exists and is not a folder.")
+    for option, given in (("--images", images), ("--labels", labels)):
+        if isinstance(given, (str, os.PathLike)) and Path(given).is_file():
+            if Path(os.path.abspath(out)) in Path(os.path.abspath(given)).parents:
+                raise ValueError(
+                    f"{option} {str(given)!r} lies inside --out {str(out)!r}, whose files robeval writes (and with "
+                    "--overwrite deletes); move the input out of that folder or write to another one."
+                )
     x, y = load_images(images, labels, subset=subset, layout=layout, echo=echo)
     try:
         out.mkdir(parents=True, exist_ok=True)
