@@ -416,7 +416,9 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(tmp
     )
     new_sub = runs.Grid(m.cell, cells, store=store, config=config).root.name
     assert new_sub != old_sub
-    with pytest.raises(ValueError, match=r"toy/config-[0-9a-f]+ was computed under other code and no check .*adopt"):
+    with pytest.raises(
+        ValueError, match=r"toy/config-[0-9a-f]+ was computed under other code and no check to code .*adopt"
+    ):
         runs.rebind_pack(packed, {"toy": store})
     assert packed.read_bytes() == before  # nothing written
     log.write_text("")
@@ -450,6 +452,16 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(tmp
         runs.rebind_pack(forged, {"toy": store})
     with pytest.raises(ValueError, match="no adopted store folder is given for toy"):
         runs.rebind_pack(packed, {})
+    # a second harmless edit: the store is adopted again (one check, from whichever older sub-store comes first;
+    # the other is then 'empty'), and both the original pack and the rebound one follow it to the third code
+    m = _edit(
+        mod, (tmp_path / "cellmod_for_rebind.py").read_text().replace("'x must be >= 0'", "'x must be 0 or more'"), m
+    )
+    third = runs.Grid(m.cell, cells, store=store, config=config).root.name
+    reports = runs.adopt(store, n_check=3, progress=False)
+    assert sorted(r["status"] for r in reports if r["to"] == third and r["from"] != third) == ["adopted", "empty"]
+    assert runs.rebind_pack(packed, {"toy": store}, tmp_path / "P3.tar.xz") == {"toy": {old_sub: third}}
+    assert runs.rebind_pack(tmp_path / "R.tar.xz", {"toy": store}) == {"toy": {new_sub: third}}
     del sys.modules["cellmod_for_rebind"]
 
 

@@ -444,7 +444,8 @@ def rebind_pack(
     that check into the pack: a sub-store of the pack whose identity no longer holds is accepted only if the
     adopted sub-store (``stores``: ``{store name: store folder here}`` or a function of the name, e.g. ``lambda n:
     grid_store("long", n)``) holds every one of its cell files with the same bytes and its ``adopted.json`` records
-    an identical check from the pack's code to this code. The sub-store is renamed, its ``config.json`` and
+    an identical check to this code (from the pack's code, or from another code the same cell files were kept under:
+    the check certifies the files, which are the pack's byte for byte). The sub-store is renamed, its ``config.json`` and
     ``adopted.json`` taken from the adopted store; its cell files (rows, seconds, machine) are kept byte for byte,
     so the pack measures what it measured. Sub-stores whose identity holds are kept as they are.
 
@@ -487,10 +488,7 @@ def rebind_pack(
                 checks = [
                     e
                     for e in log
-                    if isinstance(e, dict)
-                    and e.get("from_code") == meta.get("code")
-                    and e.get("to_code") == code_identity(fn)
-                    and e.get("identical") is True
+                    if isinstance(e, dict) and e.get("to_code") == code_identity(fn) and e.get("identical") is True
                 ]
                 cells = [p for p in sorted(folder.glob("*.json")) if p.name not in ("config.json", "adopted.json")]
                 missing = [p.name for p in cells if not (target / p.name).is_file()]
@@ -499,7 +497,7 @@ def rebind_pack(
                 ]
                 if not checks or missing or differ or (Path(tmp) / name / current).exists():
                     why = (
-                        f"no check from code {meta.get('code')} to {code_identity(fn)} is recorded in {target}/adopted.json"
+                        f"no check to code {code_identity(fn)} is recorded in {target}/adopted.json"
                         if not checks
                         else f"{(missing or differ or [current])[0]} is not the same file in {target}"
                     )
