@@ -168,7 +168,8 @@ def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndar
         draws from its own stream ``robeval.core.seeding.keyed(seed, idx[i])``; a Generator is first turned
         into a root seed with one draw (so repeated calls with one Generator differ).
     idx : int array (N,), optional
-        The images' stream keys, default ``arange(N)``. Pass the images' positions in the data set to make
+        The images' stream keys, default ``arange(N)``: distinct integers in 0 .. 2**32 - 1 (a repeated key is
+        refused: two images would share one noise stream). Pass the images' positions in the data set to make
         results independent of batching: ``corrupt_with_param(x, ..., seed=s)`` equals the concatenation of
         ``corrupt_with_param(x[a:b], ..., seed=s, idx=range(a, b))`` over any split.
 
@@ -198,7 +199,7 @@ def corrupt(images, name: str, severity: int, seed=None, idx=None, *, layout: st
         Random parameters (noise, angles, crops, …) are drawn per image, image ``i`` from the stream
         ``robeval.core.seeding.keyed(seed, idx[i])``.
     idx : int array (N,), optional
-        Stream keys of the images (default ``arange(N)``); see :func:`corrupt_with_param`.
+        Stream keys of the images (default ``arange(N)``), distinct; see :func:`corrupt_with_param`.
     layout : {"NHWC", "NCHW"}
         Layout of ``images`` and of the result. ``"NCHW"`` takes batches as the CIFAR-10 loaders of
         :mod:`robeval.core.data` return them by default (uint8 (N, 3, 32, 32)); the corruption is the same.
