@@ -1,19 +1,22 @@
-"""The public entry points of :func:`correlation`, :func:`rescale_distances`, :func:`identity_covariance` and
-:func:`random_covariance`: the input contract of issue 62 (text refused naming the argument, an infinite
-robustness or distance refused, a non-boolean ``success`` refused, a covariance too large to allocate refused),
-then the function of :mod:`robeval.realworld.robustness` unchanged.
+"""The public entry points of :func:`correlation`, :func:`rescale_distances`, :func:`identity_covariance`,
+:func:`random_covariance` and :func:`real_world_robustness`: the input contract of issue 62 (text refused naming
+the argument, an infinite robustness or distance refused, a non-boolean ``success`` or yes/no option refused, a
+covariance too large to allocate refused), then the function of :mod:`robeval.realworld.robustness` unchanged.
 
 The checks live here, not in :mod:`.robustness`, because the definitions there are part of the code identity of
 the Sec. 4.1 grid cells (:mod:`robeval.realworld.experiments`): editing them would discard the committed runs
 although valid inputs give the same numbers. ``robeval.realworld.correlation``, ``.rescale_distances``,
-``.identity_covariance`` and ``.random_covariance`` are these functions.
+``.identity_covariance``, ``.random_covariance`` and ``.real_world_robustness`` are these functions.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
-from robeval.core.validation import check_allocation, check_numbers
+from robeval.core.validation import check_allocation, check_bool, check_numbers
 from robeval.realworld import robustness
 
 
@@ -115,3 +118,22 @@ def random_covariance(d: int, rng) -> np.ndarray:
     """
     _check_size(d)
     return robustness.random_covariance(d, rng)
+
+
+_FLAGS = ("return_se", "progress", "prefetch", "allow_large")
+
+
+@functools.wraps(robustness.real_world_robustness)
+def real_world_robustness(*args, **kwargs):
+    # the yes/no options are checked here (a string such as 'no' is truthy), then the function runs unchanged
+    bound = inspect.signature(robustness.real_world_robustness).bind(*args, **kwargs)
+    for name in _FLAGS:
+        if name in bound.arguments:
+            check_bool(bound.arguments[name], name)
+    return robustness.real_world_robustness(*args, **kwargs)
+
+
+real_world_robustness.__doc__ = (robustness.real_world_robustness.__doc__ or "") + (
+    "\n    The yes/no options ``return_se``, ``progress``, ``prefetch`` and ``allow_large`` must be True or False "
+    "(TypeError naming the option otherwise: a string such as 'no' is truthy).\n"
+)

@@ -411,11 +411,12 @@ def generate_dataset(
     ----------
     images : uint8 array (N, 32, 32, 3)
     labels : int array (N,), values 0..255
-    names : str or iterable of str (corruption names with published severities)
+    names : str or iterable of str (corruption names with published severities), at least one
     out_dir : path
     seed : int
     severities : iterable of int in 1..5 (default all five)
     chunk_size : int, images corrupted per step
+    progress : bool, show a progress bar (True or False)
     overwrite : bool, start the folder afresh when it holds files of other inputs
 
     Returns
@@ -423,14 +424,18 @@ def generate_dataset(
     dict name → path of the written (or existing) file, plus ``"labels"``.
     """
     from robeval.core.io import atomic_write_bytes
+    from robeval.core.validation import check_bool
 
     images = check_images(images)
+    check_bool(progress, "progress")
     labels = np.asarray(labels)
     if labels.ndim != 1 or len(labels) != len(images):
         raise ValueError(f"labels must have shape ({len(images)},), one per image, got {labels.shape}.")
     if labels.dtype.kind not in "iu" or labels.min() < 0 or labels.max() > 255:
         raise ValueError("labels must be integers in 0..255 (they are stored as uint8, as in the release).")
     names = [names] if isinstance(names, str) else list(dict.fromkeys(names))
+    if not names:
+        raise ValueError("names is empty; pass at least one corruption name, e.g. ['fog'] (or ALL_CORRUPTIONS).")
     for name in names:
         severity_params(name)  # validates the name and that it has published severities
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:

@@ -39,3 +39,12 @@ def test_categorical_perturbation_column_keys():
     assert rw.CategoricalPerturbation({1: T}, rw.GaussianPerturbation(np.eye(3)))(
         np.zeros(3), 0, 4, np.random.default_rng(0)
     ).shape == (4, 3)
+
+
+@pytest.mark.parametrize("flag", ["return_se", "progress", "prefetch", "allow_large"])
+def test_real_world_robustness_yes_no_options(flag):
+    X = np.random.default_rng(0).random((5, 2))
+    with pytest.raises(TypeError, match=f"{flag} must be True or False"):
+        rw.real_world_robustness(
+            lambda Z: (Z[:, 0] > 0.5).astype(int), X, np.eye(2) * 0.01, None, 50, 0, **{flag: "no"}
+        )

@@ -61,3 +61,20 @@ def test_read_certification_refusals(tmp_path):
     out = acr.write_certification_tsv(_frame(), tmp_path / "ok.tsv")
     back = acr.read_certification(out)
     assert back["label"].tolist() == [1, 2] and back["time_s"].tolist() == [1.0, 2.0]
+
+
+def _smooth():
+    import torch
+
+    return acr.Smooth(torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(4, 3)), 3, 0.25)
+
+
+def test_smooth_yes_no_options_and_one_dimensional_x():
+    s = _smooth()
+    x = np.zeros((1, 4), dtype=np.float32)
+    with pytest.raises(TypeError, match="allow_large must be True or False"):
+        s.certify(x, 10, 20, 0.001, seed=0, allow_large="no")
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        s.certify_dataset(x, [0], 10, 20, progress="no")
+    with pytest.raises(ValueError, match=r"x has shape \(4,\), one dimension"):
+        s.certify(np.zeros(4, dtype=np.float32), 10, 20, 0.001, seed=0)

@@ -84,3 +84,12 @@ def test_evaluate_levels_refuses_bad_unit_offsets(value, fragment):
             noise_mode="shared_offsets",
             unit_offsets=np.full((3, 2), value),
         )
+
+
+def test_nearest_other_class_distance_device_and_progress():
+    X = np.random.default_rng(0).random((10, 2))
+    y = np.arange(10) % 2
+    with pytest.raises(ValueError, match="device must be a torch device name"):
+        mscr.nearest_other_class_distance(X, y, device="nosuch")
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        mscr.nearest_other_class_distance(X, y, progress="no")
