@@ -645,14 +645,13 @@ def apply_scheme_sample(images, sample: SchemeSample, *, dtype=np.uint8) -> np.n
     return np.clip(out, 0, 255).astype(np.float32)
 
 
-def _check_output_dtype(dtype) -> None:
-    """``dtype`` of :func:`apply_scheme`'s result: uint8 or float32; TypeError / ValueError naming ``dtype``."""
+def _check_output_dtype(dtype) -> None:  # apply_scheme's result: uint8 or float32, nothing else
     try:
-        dt = np.dtype(dtype)
+        ok = np.dtype(dtype) in (np.uint8, np.float32)
     except TypeError:
         raise TypeError(f"dtype must be np.uint8 or np.float32 (the result's dtype), got {dtype!r:.60}.") from None
-    if dt not in (np.dtype(np.uint8), np.dtype(np.float32)):
-        raise ValueError(f"dtype must be np.uint8 or np.float32 (the result's dtype), got {dt}.")
+    if not ok:
+        raise ValueError(f"dtype must be np.uint8 or np.float32 (the result's dtype), got {np.dtype(dtype)}.")
 
 
 def apply_scheme(
@@ -676,9 +675,8 @@ def apply_scheme(
     mode : {"composite", "sequential", "superposition"}
         ``composite`` is the paper's (AugMix) compositing: sequential chains superimposed linearly.
     severity : float   AugMix severity (paper: 3)
-    same_instance : bool   apply one sampled instance to every image (used for transform features); True or
-        False (another value is refused with TypeError)
-    dtype : np.uint8 or np.float32 (another dtype is refused: ValueError; a value that is no dtype: TypeError)
+    same_instance : bool   apply one sampled instance to every image (used for transform features); a bool
+    dtype : np.uint8 or np.float32 (another dtype: ValueError; a value that is no dtype: TypeError)
     **kw : width, max_depth, alpha forwarded to :func:`sample_scheme`
 
     Returns
