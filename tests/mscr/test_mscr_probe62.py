@@ -93,3 +93,19 @@ def test_nearest_other_class_distance_device_and_progress():
         mscr.nearest_other_class_distance(X, y, device="nosuch")
     with pytest.raises(TypeError, match="progress must be True or False"):
         mscr.nearest_other_class_distance(X, y, progress="no")
+
+
+def test_mscr_value_run_seeds_row_optima_refusals():
+    with pytest.raises(ValueError, match="acc_clean and acc_rob differ in length"):
+        mscr.mscr_value([0.9, 0.8], [0.7, 0.6, 0.5])
+    with pytest.raises(ValueError, match="seed must be an integer in 0 .. 2\\*\\*63 - 1"):
+        mscr.run_seeds(2**70, 2)
+    with pytest.raises(ValueError, match="n_runs must be at most"):
+        mscr.run_seeds(0, 10**12)
+    assert len(mscr.run_seeds(0, 3)) == 3
+    for mean in (
+        pd.DataFrame([[0.9, np.nan], [np.nan, np.nan]], index=[0.0, 0.1], columns=[0.0, 0.1]),
+        pd.DataFrame([[0.9, np.nan]], index=[0.0], columns=[0.0, 0.1]),
+    ):
+        with pytest.raises(ValueError, match="mean holds nan at eps_test=0.0, eps_train=0.1"):
+            mscr.row_optima(mean)

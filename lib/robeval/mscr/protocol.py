@@ -77,13 +77,22 @@ def derived_seed(seed: int, role: str, eps: float = 0.0) -> int:
     return int(keyed(int(seed), role, float(eps)).generate_state(1)[0])
 
 
+#: Most runs :func:`run_seeds` derives (a grid of more runs than this is a typo: 10**12 would never return)
+MAX_RUNS = 10**6
+
+
 def run_seeds(seed: int, n_runs: int) -> list[int]:
     """The seeds of runs 0 .. n_runs-1 derived from the settings' ``seed`` (:func:`robeval.core.seeding.keyed`
     with the run index): run i has the same seed in every grid (noise modes, models, eps levels, profiles), so
-    grids are paired by run, and a grid with fewer runs uses the first seeds of a larger one."""
+    grids are paired by run, and a grid with fewer runs uses the first seeds of a larger one. ``seed`` must be
+    below 2**63 and ``n_runs`` at most :data:`MAX_RUNS` (ValueError otherwise)."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 2**63:
+        raise ValueError(f"seed must be an integer in 0 .. 2**63 - 1 (a 64-bit seed), got {seed!r}.")
     check_positive(seed, "seed", strict=False, integer=True)
     if isinstance(n_runs, (bool, str, bytes)) or int(n_runs) != n_runs or n_runs < 0:
         raise ValueError(f"n_runs must be an integer >= 0, got {n_runs!r}")
+    if n_runs > MAX_RUNS:
+        raise ValueError(f"n_runs must be at most {MAX_RUNS:,} (one seed per run of a grid), got {n_runs!r}.")
     return [int(keyed(int(seed), "mscr run", i).generate_state(1)[0]) for i in range(int(n_runs))]
 
 
@@ -347,10 +356,15 @@ def mscr_value(acc_clean, acc_rob):
 
     Both accuracies are *fractions* in [0, 1] (0.85, not 85), or rows ``{"eps_test", "acc", ...}`` of
     :func:`evaluate_levels` (their ``"acc"`` is used): a NaN, a value outside [0, 1] (e.g. a percentage mixed
-    with a fraction) or a clean accuracy of 0 raises ValueError.
+    with a fraction), a clean accuracy of 0 or two arrays of different shapes raise ValueError.
     """
     acc_clean = _accuracy(acc_clean, "acc_clean")
     acc_rob = _accuracy(acc_rob, "acc_rob")
+    if acc_clean.ndim and acc_rob.ndim and acc_clean.shape != acc_rob.shape:
+        raise ValueError(
+            f"acc_clean and acc_rob differ in length ({acc_clean.shape} vs {acc_rob.shape}); pass one clean and one "
+            "robust accuracy per run, paired (or a single number for either)."
+        )
     for name, a in (("acc_clean", acc_clean), ("acc_rob", acc_rob)):
         if not np.all(np.isfinite(a)):
             raise ValueError(f"{name} contains NaN or infinite values; drop failed runs before computing the MSCR.")
@@ -548,11 +562,23 @@ def mscr_summary(df: pd.DataFrame, eps_min: float, *, by=("eps_train",), level: 
     return pd.DataFrame(rows)
 
 
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def row_optima(mean: pd.DataFrame) -> pd.Series:
-    """For every eps_test row, the eps_train column with the highest mean accuracy."""
+    """For every eps_test row, the eps_train column with the highest mean accuracy. A NaN, infinite or text
+    cell of ``mean`` is refused (ValueError naming the cell)."""
     check_frame(mean, (), "mean", non_empty=True, hint="Pass accuracy_matrix(df)['mean'].")
     if mean.shape[1] == 0:
         raise ValueError("mean has no eps_train columns; pass accuracy_matrix(df)['mean'].")
+    values = mean.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        r, c = np.argwhere(~np.isfinite(values))[0]
+        raise ValueError(
+            f"mean holds {_plain(mean.iloc[r, c])!r} at eps_test={_plain(mean.index[r])}, eps_train={_plain(mean.columns[c])}; every "
+            "cell needs a finite mean accuracy (a NaN would be skipped in silence, or fail a row). Fill or drop it."
+        )
     return mean.idxmax(axis=1)
 
 
