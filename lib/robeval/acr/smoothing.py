@@ -38,6 +38,7 @@ from robeval.core.validation import (
     MAX_DRAWS,
     as_float_points,
     as_model,
+    check_bool,
     check_draw_budget,
     check_indices,
     check_labels,
@@ -407,6 +408,7 @@ class Smooth:
 
         A call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``len(x) * (n0 + n)``) is refused
         with the time the classifier would take at its measured speed, unless ``allow_large``."""
+        check_bool(allow_large, "allow_large")  # 'no' would be truthy
         n = check_num_samples(n, n_name)
         alpha = check_alpha(alpha)
         batch_size = check_num_samples(batch_size, "batch_size")
@@ -414,6 +416,11 @@ class Smooth:
         x = self._as_tensor(x)
         if x.ndim == 0 or len(x) == 0:
             raise ValueError("x is empty; pass a batch (B, *input_shape) with B >= 1.")
+        if x.ndim == 1:
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}, one dimension; pass a batch (B, *input_shape): x[None] for a single "
+                "input, x.reshape(-1, 1) for B inputs of one feature."
+            )
         idx = np.arange(len(x)) if idx is None else check_indices(idx, "idx", n=len(x))
         if self._model.kind == "torch":
             self.base_classifier.eval()
@@ -866,6 +873,8 @@ class Smooth:
             n_x = len(x)
         except TypeError:
             raise TypeError(f"x must be a batch (M, *input_shape) array or tensor, got {type(x).__name__}.") from None
+        check_bool(progress, "progress")
+        check_bool(allow_large, "allow_large")
         labels = check_labels(labels, name="labels", n=n_x, num_classes=self.num_classes)
         m = len(labels)
         idx = np.arange(m) if idx is None else check_indices(idx, "idx", n=m)

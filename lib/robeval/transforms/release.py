@@ -209,9 +209,10 @@ def corrupt_command(
     todo = [n for n in name_list if n not in done]
     for n in done:
         echo(f"skipped (already written and verified): {out / (n + '.npy')}")
-    C.generate_dataset(
-        x, y, todo, out, seed, severities=sev, chunk_size=chunk_size, progress=progress, overwrite=overwrite
-    )
+    if todo:  # every name verified: nothing to write (generate_dataset refuses an empty list of names)
+        C.generate_dataset(
+            x, y, todo, out, seed, severities=sev, chunk_size=chunk_size, progress=progress, overwrite=overwrite
+        )
     for n in todo:
         echo(f"wrote {out / (n + '.npy')}  ({len(sev) * len(x)}, 32, 32, 3) uint8, severities {list(sev)}")
     echo(f"labels: {out / 'labels.npy'}  ({len(sev) * len(x)},) uint8; manifest with sha256: {out / C.MANIFEST}")
@@ -227,13 +228,16 @@ def load_released(directory, name: str, *, mmap: bool = False) -> tuple[np.ndarr
         ``labels.npy``
     name : a CIFAR-10-C corruption (the 15, or the release's extra ``speckle_noise``, ``gaussian_blur``,
         ``spatter``, ``saturate``) or a CIFAR-10-C-bar one
-    mmap : memory-map the images instead of reading them (150 MB per corruption)
+    mmap : memory-map the images instead of reading them (150 MB per corruption); True or False
 
     Returns
     -------
     images uint8 (5, N, 32, 32, 3) by severity, labels (N,). Raises ValueError when the files do not have the
     release layout (uint8 (5N, 32, 32, 3) images, (5N,) labels repeating the same N labels per severity).
     """
+    from robeval.core.validation import check_bool
+
+    check_bool(mmap, "mmap")
     known = C.C_CORRUPTIONS + RELEASED_C_EXTRA + C.CBAR_CORRUPTIONS
     if not isinstance(name, str) or name not in known:
         raise ValueError(f"name must be a released corruption, got {name!r}; the releases hold {', '.join(known)}.")

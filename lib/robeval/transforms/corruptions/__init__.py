@@ -168,7 +168,8 @@ def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndar
         draws from its own stream ``robeval.core.seeding.keyed(seed, idx[i])``; a Generator is first turned
         into a root seed with one draw (so repeated calls with one Generator differ).
     idx : int array (N,), optional
-        The images' stream keys, default ``arange(N)``. Pass the images' positions in the data set to make
+        The images' stream keys, default ``arange(N)``: distinct integers in 0 .. 2**32 - 1 (a repeated key is
+        refused: two images would share one noise stream). Pass the images' positions in the data set to make
         results independent of batching: ``corrupt_with_param(x, ..., seed=s)`` equals the concatenation of
         ``corrupt_with_param(x[a:b], ..., seed=s, idx=range(a, b))`` over any split.
 
@@ -198,7 +199,7 @@ def corrupt(images, name: str, severity: int, seed=None, idx=None, *, layout: st
         Random parameters (noise, angles, crops, …) are drawn per image, image ``i`` from the stream
         ``robeval.core.seeding.keyed(seed, idx[i])``.
     idx : int array (N,), optional
-        Stream keys of the images (default ``arange(N)``); see :func:`corrupt_with_param`.
+        Stream keys of the images (default ``arange(N)``), distinct; see :func:`corrupt_with_param`.
     layout : {"NHWC", "NCHW"}
         Layout of ``images`` and of the result. ``"NCHW"`` takes batches as the CIFAR-10 loaders of
         :mod:`robeval.core.data` return them by default (uint8 (N, 3, 32, 32)); the corruption is the same.
@@ -410,11 +411,12 @@ def generate_dataset(
     ----------
     images : uint8 array (N, 32, 32, 3)
     labels : int array (N,), values 0..255
-    names : str or iterable of str (corruption names with published severities)
+    names : str or iterable of str (corruption names with published severities), at least one
     out_dir : path
     seed : int
     severities : iterable of int in 1..5 (default all five)
     chunk_size : int, images corrupted per step
+    progress : bool, show a progress bar (True or False)
     overwrite : bool, start the folder afresh when it holds files of other inputs
 
     Returns
@@ -422,14 +424,18 @@ def generate_dataset(
     dict name → path of the written (or existing) file, plus ``"labels"``.
     """
     from robeval.core.io import atomic_write_bytes
+    from robeval.core.validation import check_bool
 
     images = check_images(images)
+    check_bool(progress, "progress")
     labels = np.asarray(labels)
     if labels.ndim != 1 or len(labels) != len(images):
         raise ValueError(f"labels must have shape ({len(images)},), one per image, got {labels.shape}.")
     if labels.dtype.kind not in "iu" or labels.min() < 0 or labels.max() > 255:
         raise ValueError("labels must be integers in 0..255 (they are stored as uint8, as in the release).")
     names = [names] if isinstance(names, str) else list(dict.fromkeys(names))
+    if not names:
+        raise ValueError("names is empty; pass at least one corruption name, e.g. ['fog'] (or ALL_CORRUPTIONS).")
     for name in names:
         severity_params(name)  # validates the name and that it has published severities
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
