@@ -78,3 +78,28 @@ def test_smooth_yes_no_options_and_one_dimensional_x():
         s.certify_dataset(x, [0], 10, 20, progress="no")
     with pytest.raises(ValueError, match=r"x has shape \(4,\), one dimension"):
         s.certify(np.zeros(4, dtype=np.float32), 10, 20, 0.001, seed=0)
+
+
+def test_count_shapes_frames_and_radii_are_named():
+    """Issue 62's probe, last items: numpy's "operands could not be broadcast" from clopper_pearson_lower and
+    certified_radius with mismatched counts, an AttributeError from certification_table given a list, messages
+    naming ``df`` (a parameter it does not take), and a radii message showing [] for an infinite radius."""
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from robeval import acr
+
+    for call in (
+        lambda: acr.clopper_pearson_lower([5, 6], [10, 10, 10], 0.001),
+        lambda: acr.certified_radius([5, 6], [10, 10, 10], 0.001, 0.25),
+    ):
+        with pytest.raises(ValueError, match=r"n_a and n have shapes \(2,\) and \(3,\), which do not match"):
+            call()
+    assert acr.clopper_pearson_lower([5, 6], 10, 0.001).shape == (2,)  # a single n still broadcasts
+    with pytest.raises(TypeError, match="frames must be a dict"):
+        acr.certification_table([pd.DataFrame()], [0.5])
+    with pytest.raises(ValueError, match=r"frames\['a'\] lacks columns"):
+        acr.certification_table({"a": pd.DataFrame({"x": [1]})}, [0.5])
+    with pytest.raises(ValueError, match=r"radii must be finite numbers >= 0 .*got \[inf\]"):
+        acr.certification_table({"a": pd.DataFrame({"x": [1]})}, [0.5, np.inf])

@@ -124,6 +124,13 @@ def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
     alpha = check_alpha(alpha)
     n_a = _counts(n_a, "n_a", "successes")
     n = _counts(n, "n", "trials")
+    try:
+        np.broadcast_shapes(np.shape(n_a), np.shape(n))
+    except ValueError:
+        raise ValueError(
+            f"n_a and n have shapes {np.shape(n_a)} and {np.shape(n)}, which do not match; pass one n per n_a "
+            "(or a single n for all)."
+        ) from None
     if np.any(n < 1) or np.any(n != np.round(n)):
         raise ValueError("n must be integers >= 1 (number of trials).")
     if np.any(n_a < 0) or np.any(n_a > n) or np.any(n_a != np.round(n_a)):
