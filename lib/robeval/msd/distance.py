@@ -190,6 +190,7 @@ def transform_features(
     Parameters
     ----------
     feature_fn : callable(uint8 (N, H, W, C)) -> float (N, D)   image feature extractor f_hat
+        one feature row per image (another shape: ValueError naming ``feature_fn``)
     images : uint8 array (N, H, W, C)   the fixed image sample D_S (paper: 100 images)
     transform : callable(images, rng) -> uint8 (N, H, W, C)
         draws ONE instance of the transform from ``rng`` and applies it to all images
@@ -198,9 +199,6 @@ def transform_features(
     n_samples : int >= 1   number of transform instances (paper: 100 per corruption, 100k per scheme)
     batch_size : int >= 1   images per feature-extractor call (several instances are stacked)
     progress : bool   show a progress bar (True or False; anything else is refused)
-
-    ``feature_fn`` must return one feature row per image, shape (N, D) (ValueError naming ``feature_fn``
-    otherwise).
 
     Returns
     -------

@@ -300,6 +300,10 @@ def _check_column_key(col, d: int | None) -> int:
 class CategoricalPerturbation:
     """Resample categorical features through transition matrices (Sec. 3.5.2).
 
+    A column key must be a whole number >= 0 (TypeError / ValueError naming ``columns`` otherwise), below the
+    number of features when ``continuous`` states it (a :class:`GaussianPerturbation` or
+    :class:`BoundedPerturbation`), else when the sampler is called.
+
     Parameters
     ----------
     columns : mapping ``{column: (categories, transition)}``
@@ -310,10 +314,6 @@ class CategoricalPerturbation:
     continuous : sampler, optional
         Model for the remaining (continuous) features. Its output in categorical
         columns is overwritten. If None those features stay unperturbed.
-
-    A column key must be a whole number >= 0 (TypeError / ValueError naming ``columns`` otherwise), below the
-    number of features when ``continuous`` states it (a :class:`GaussianPerturbation` or
-    :class:`BoundedPerturbation`), else when the sampler is called.
     """
 
     def __init__(self, columns: Mapping[int, tuple[Sequence[float], np.ndarray]], continuous: Sampler | None = None):
