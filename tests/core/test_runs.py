@@ -904,7 +904,39 @@ def test_a_pack_too_large_or_holding_unlisted_files_is_refused_before_its_data_i
     write_tar_xz(bad, {"MANIFEST.json": manifest, **files, f"s/{sub.name}/a.json": b"0" * 1000})
     with pytest.raises(ValueError, match=rf"holds 's/{sub.name}/a.json', which its MANIFEST.json does not list"):
         runs.unpack(bad, tmp_path / "out3")
-    assert not any((tmp_path / f"out{i}").exists() and any((tmp_path / f"out{i}").iterdir()) for i in (1, 2, 3))
+    # a manifest naming a path where a store or sub-store name goes (rebind_pack and adopt join those names to
+    # folders: the second probe had rebind_pack move an outside folder into its temporary folder), and a member
+    # of a sub-store the manifest does not name, even beside a sub-store without checksums
+    victim = tmp_path / "victim" / sub.name
+    victim.mkdir(parents=True)
+    (victim / "mine.json").write_text("{}")
+    forged = json.loads(manifest)
+    forged["stores"]["toy"][str(victim)] = {"sha256": None}
+    write_tar_xz(bad, {"MANIFEST.json": json.dumps(forged).encode(), **files})
+    with pytest.raises(ValueError, match="MANIFEST.json names .*victim.*which is not a grid store and sub-store name"):
+        runs.unpack(bad, tmp_path / "out5")
+    with pytest.raises(ValueError, match="not a grid store and sub-store name"):
+        runs.rebind_pack(bad, {"toy": tmp_path / "nowhere"}, tmp_path / "rebound.tar.xz")
+    assert (victim / "mine.json").read_text() == "{}"
+    mixed = json.loads(manifest)
+    mixed["stores"]["toy"]["config-ab"] = {"sha256": None}
+    write_tar_xz(bad, {"MANIFEST.json": json.dumps(mixed).encode(), **files, "zz/config-ee/evil.json": b"{}"})
+    with pytest.raises(ValueError, match="holds 'zz/config-ee/evil.json', which its MANIFEST.json does not list"):
+        runs.unpack(bad, tmp_path / "out6")
+    # a member dated where no file is (the second probe: os.utime raised OverflowError after members were written)
+    import io as _io
+    import tarfile
+
+    with tarfile.open(bad, "w:xz", format=tarfile.PAX_FORMAT) as tf:
+        for arcname, blob in {"MANIFEST.json": manifest, **files}.items():
+            info = tarfile.TarInfo(arcname)
+            info.size, info.mtime = len(blob), (-1e30 if arcname.endswith("config.json") else 1_700_000_000)
+            tf.addfile(info, _io.BytesIO(blob))
+    with pytest.raises(ValueError, match="with the modification time -1e"):
+        runs.unpack(bad, tmp_path / "out7")
+    assert not any(
+        (tmp_path / f"out{i}").exists() and any((tmp_path / f"out{i}").iterdir()) for i in (1, 2, 3, 5, 6, 7)
+    )
     assert runs.unpack(pack, tmp_path / "out4") == got  # the pack as written passes
 
 

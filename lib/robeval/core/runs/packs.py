@@ -808,6 +808,11 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
                 if not m.isfile() or not _pack_member_ok(m.name) or m.name in seen:
                     why = "twice" if m.name in seen else "which is not part of a grid pack"
                     raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
+                if not (isinstance(m.mtime, (int, float)) and 0 <= m.mtime < 2**33):  # NaN, 1e400, negative
+                    raise ValueError(
+                        f"{archive} holds {m.name!r} with the modification time {m.mtime!r}, which no file written by "
+                        "`robeval grids --pack` has; refusing to extract anything."
+                    )
                 total += m.size
                 if m.size > PACK_MEMBER_MAX or total > PACK_TOTAL_MAX:
                     raise ValueError(
@@ -837,18 +842,26 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
                 raise ValueError(
                     f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
                 )
-            sums = [meta.get("sha256") for subs in stores.values() for meta in subs.values()]
-            if sums and all(isinstance(x, dict) for x in sums):  # a pack with checksums lists every file it holds
-                listed = {
-                    f"{st}/{sub}/{f}"
-                    for st, subs in stores.items()
-                    for sub, meta in subs.items()
-                    for f in meta["sha256"]
-                }
-                extra = sorted(seen - listed - {"MANIFEST.json"})
-                if extra:
+            # the manifest names only stores and sub-stores a pack may hold (never a path: its names are joined to
+            # folders by adopt and rebind_pack), and lists every file of a sub-store it gives checksums for
+            odd = [
+                f"{st}/{sub}"
+                for st, subs in stores.items()
+                for sub in subs
+                if not (isinstance(st, str) and STORE_NAME.fullmatch(st) and _PACK_SUB.fullmatch(sub))
+            ]
+            if odd:
+                raise ValueError(
+                    f"{archive}: its MANIFEST.json names {odd[0]!r}, which is not a grid store and sub-store name; "
+                    "refusing to extract anything. Take the pack as it was written (e.g. `git checkout -- PACK`)."
+                )
+            for name in sorted(seen - {"MANIFEST.json"}):
+                st, sub, f = name.split("/")
+                meta = stores.get(st, {}).get(sub)
+                sums = meta.get("sha256") if meta is not None else None
+                if meta is None or (isinstance(sums, dict) and f not in sums):
                     raise ValueError(
-                        f"{archive} holds {extra[0]!r}, which its MANIFEST.json does not list; refusing to extract "
+                        f"{archive} holds {name!r}, which its MANIFEST.json does not list; refusing to extract "
                         "anything. Take the pack as it was written (e.g. `git checkout -- PACK`)."
                     )
             data = {m.name: tf.extractfile(m).read() for m in members if m.name != "MANIFEST.json"}
