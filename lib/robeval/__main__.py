@@ -119,7 +119,9 @@ def _parser() -> argparse.ArgumentParser:
         "of the cells stored under older code with this checkout's code; if all are identical, link every finished "
         "cell into the store of the current code (robeval.core.runs.adopt). Every cell's checksum is verified "
         "first (the one written with its rows, and a pack's per-file checksums). Refuses, adopting nothing, on any "
-        "difference or failed checksum.",
+        "difference or failed checksum. With --rebind, the named packs (e.g. committed chunk packs of those stores) "
+        "are then written again under this code's identities, each sub-store only where this adoption checked it "
+        "(robeval.core.runs.rebind_pack); nothing is recomputed for them.",
     )
     a.add_argument("names", nargs="+", help="grid store names, e.g. mscr_2d_rf_iid_B_Linf")
     a.add_argument("--profile", default="default", help="smoke, default, long, gpu or paper")
@@ -137,6 +139,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="recompute every cell instead of a sample (needed for a pack without checksums that is not a known "
         "committed pack)",
+    )
+    a.add_argument(
+        "--rebind",
+        nargs="+",
+        default=[],
+        metavar="PACK",
+        help="packs (.tar.xz) to write again, in place, with their sub-stores under this code's identities, as the "
+        "adopted stores of the profile record them checked",
     )
     a.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = sub.add_parser(
@@ -483,8 +493,14 @@ def _main(args) -> int:
     elif args.cmd == "strip":
         return _strip(args.paths, args.check)
     elif args.cmd == "adopt":
+        import os
         from pathlib import Path
 
+        from robeval.core.env import profile_pins
+
+        if "numpy" not in sys.modules:  # the cells it recomputes run under the pins their profile computed them with
+            for key, value in profile_pins(args.profile).items():
+                os.environ.setdefault(key, value)
         from robeval.core.runs import adopt, adopt_pack, grid_store
 
         root = Path(args.source) if args.source else None
@@ -517,6 +533,13 @@ def _main(args) -> int:
                     f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked, "
                     f"{r['verified']} checksums verified"
                 )
+        for archive in args.rebind:
+            from robeval.core.runs import rebind_pack
+
+            moves = rebind_pack(archive, lambda name: grid_store(args.profile, name))
+            for name, subs in moves.items():
+                for old, new in subs.items():
+                    print(f"{archive}: {name}/{old} " + ("holds" if old == new else f"-> {new}: rebound"))
     elif args.cmd == "grids":
         return _grids(args.profile, args.names, args.source, args.pack)
     elif args.cmd == "corrupt":

@@ -105,6 +105,14 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
     assert [r["cells"] for r in runs.store_status(store)] == [3]
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "other", "--no-progress"]) == 2
     _one_line_error(capsys, "holds no store other", "it holds toy")
+    # --rebind: a pack whose identities hold is kept as it is; a file that is not a pack is one line
+    assert main(["adopt", "--profile", "smoke", "toy", "--no-progress", "--rebind", str(pack)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(" holds")
+    assert main(["adopt", "--profile", "smoke", "toy", "--no-progress", "--rebind", str(tmp_path / "no.tar.xz")]) == 2
+    _one_line_error(capsys, "no such pack")
+
+
+GRID_CELLS = ("_cell",)  # the grid cells of this file (robeval.core.runs.check_grid_cell)
 
 
 def _cell(cell, config):
@@ -598,12 +606,20 @@ def test_site_never_empties_a_folder_robeval_did_not_write(tmp_results, capsys, 
     (mine / site.SITE_MARKER).symlink_to(mine / "my_thesis.txt")
     with pytest.raises(ValueError, match="did not write"):
         site.build_site("smoke", only="07", site_dir=mine)
-    # a relative folder resolves against the working directory, is marked as robeval's, and may then be reused
+    # a relative folder resolves against the working directory; a build refused after the folder checks (no smoke
+    # ledgers here) leaves no marker, so a folder the user fills later stays theirs (issue 62's probe: it was marked)
     monkeypatch.chdir(tmp_results)
-    with pytest.raises(FileNotFoundError, match="make reproduce PROFILE=smoke"):  # no smoke ledgers here
+    with pytest.raises(FileNotFoundError, match="make reproduce PROFILE=smoke"):
         site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
-    assert (tmp_results / "mysite" / site.SITE_MARKER).is_file()
-    assert (tmp_results / "mywork" / site.WORK_MARKER).is_file()
+    assert list((tmp_results / "mysite").iterdir()) == [] and list((tmp_results / "mywork").iterdir()) == []
+    (tmp_results / "mysite" / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="did not write"):
+        site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
+    (tmp_results / "mysite" / "notes.txt").unlink()
+    # a folder marked by an earlier build (mark_owned_folder, as a build does once its checks pass) may be reused
+    from robeval.core.io import mark_owned_folder
+
+    mark_owned_folder(tmp_results / "mysite", site.SITE_MARKER)
     (tmp_results / "mysite" / "index.html").write_text("an earlier build")
     with pytest.raises(FileNotFoundError):  # accepted: it carries the marker of an earlier build
         site.build_site("smoke", only="07", site_dir="mysite", work_dir="mywork")
@@ -751,3 +767,33 @@ def test_strip_on_a_non_notebook_says_what_it_accepts(tmp_path, capsys):
         assert main(["strip", str(tmp_path / name)]) == 2
         _one_line_error(capsys, str(tmp_path / name), why, "takes Jupyter notebooks")
         assert (tmp_path / name).read_text() == text  # untouched
+
+
+def test_adopt_recomputes_under_the_pins_its_profile_computed_with():
+    """A cell recomputed by `robeval adopt` must run under the CPU-kernel pins its profile's cells were computed
+    with, or numpy's AVX-512 loops give other last bits (issue 62: 3 of 45 of notebook 04's long-profile scan cells
+    differed by ~1e-5 without them): the long profile pins numpy, OpenBLAS and MKL but not torch's ISA; the others
+    pin all five. A user's own value wins."""
+    import os
+    import subprocess
+    import sys
+
+    from robeval.core.env import PINNED_CPU_ENV, TORCH_PINS, profile_pins
+
+    assert set(profile_pins("long")) == set(PINNED_CPU_ENV) - set(TORCH_PINS) and TORCH_PINS
+    assert profile_pins("paper") == profile_pins("default") == PINNED_CPU_ENV
+    probe = (
+        "import os, sys, robeval.__main__ as m\n"
+        "assert m.main(['adopt', '--profile', sys.argv[1], 'no_such_grid', '--no-progress']) == 2\n"
+        "from robeval.core.env import PINNED_CPU_ENV\n"
+        "print('|'.join(f'{k}={os.environ.get(k)}' for k in sorted(PINNED_CPU_ENV)))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in PINNED_CPU_ENV}
+    env["MKL_CBWR"] = "COMPATIBLE"  # a user's own value
+    for profile in ("long", "paper"):
+        out = subprocess.run(
+            [sys.executable, "-c", probe, profile], env=env, capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+        got = dict(kv.split("=", 1) for kv in out[-1].split("|"))
+        want = {**{k: "None" for k in PINNED_CPU_ENV}, **profile_pins(profile), "MKL_CBWR": "COMPATIBLE"}
+        assert got == want, profile

@@ -589,28 +589,12 @@ ANSWERS: dict[tuple[str, str, str], Callable] = {
 }
 
 
-#: Bad inputs still accepted or refused obscurely (issue 62 item 5, left open): each runs as a strict xfail, so a fix
-#: fails the test until its entry is removed. Those of :data:`FROZEN` are in code whose source is bound to committed
-#: result packs (code identities of msd.cbar.table1_cell / scan_cell and msd.nets.trained_model): fixing them there
-#: would orphan the packs (acr.certified_radius, clopper_pearson_lower and write_certification_tsv were fixed while
-#: results/gpu/packs held no pack of the cells that reach them, and msd.corruption_features, corruption_transform,
-#: mixture_transform and scheme_transform while no pack of the powerset grid was committed; generate_dataset,
-#: load_dataset and load_released, which no bound cell reaches, on 2026-11-30).
-FROZEN = {
-    "msd.msd",
-    "transforms.corrupt",
-    "transforms.apply_scheme",
-    "transforms.corrupt_with_param",
-}
-KNOWN_GAPS = {
-    ("msd.msd", "aug_feats", "text"),
-    ("msd.msd", "corr_feats", "text"),
-    ("transforms.apply_scheme", "severity", "text"),
-    ("transforms.corrupt", "name", "text"),
-    ("transforms.corrupt_with_param", "param", "nan"),
-    ("transforms.corrupt_with_param", "param", "neg"),
-    ("transforms.corrupt_with_param", "param", "text"),
-}
+#: Bad inputs still accepted or refused obscurely (issue 62 item 5): each would run as a strict xfail, so a fix fails
+#: the test until its entry is removed. None is left: the last seven (msd.msd, corrupt, corrupt_with_param and
+#: apply_scheme), in code that notebook 04's committed long-profile packs were bound to, were fixed on 2026-11-30 and
+#: the packs carried across the edit by ``robeval adopt`` (a sample of cells recomputed identically) and
+#: :func:`robeval.core.runs.rebind_pack`.
+KNOWN_GAPS: set[tuple[str, str, str]] = set()
 
 
 def _feature_net():
@@ -692,9 +676,7 @@ CASES = [
     pytest.param(
         *case,
         id="-".join(case),
-        marks=[pytest.mark.xfail(strict=True, reason="frozen" if case[0] in FROZEN else "left open")]
-        if case in KNOWN_GAPS
-        else [],
+        marks=[pytest.mark.xfail(strict=True, reason="left open")] if case in KNOWN_GAPS else [],
     )
     for case in _cases()
 ]

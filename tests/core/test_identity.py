@@ -247,8 +247,10 @@ def test_a_store_config_names_checkout_paths_relatively_and_reads_back_as_this_c
     """A store written in one checkout means the same in another (a GPU lease's pack): config.json holds
     ``<root>/...`` for paths inside the checkout, and reading it gives this checkout's path again."""
     inside = str(paths.ROOT / "results" / "gpu" / "acr_rs_training")
-    grid = runs.Grid(runs.grid_store, [{"x": 1}], store=tmp_path / "g", config={"tsv_dir": inside, "n": 2})
-    store.write_store_config(grid.root, runs.grid_store, grid.config)
+    from robeval.msd import powerset
+
+    grid = runs.Grid(powerset.toy_cell, [{"x": 1}], store=tmp_path / "g", config={"tsv_dir": inside, "n": 2})
+    store.write_store_config(grid.root, powerset.toy_cell, grid.config)
     raw = io.read_json(grid.root / "config.json")
     assert raw["config"] == {"tsv_dir": "<root>/results/gpu/acr_rs_training", "n": 2}
     assert store_config(grid.root / "config.json")["config"] == {"tsv_dir": inside, "n": 2}

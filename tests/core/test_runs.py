@@ -14,6 +14,9 @@ def _cells_of_this_file(trust_cells):
     trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
 
 
+GRID_CELLS = ("square", "many_rows", "slow_cell", "slow_logged_cell")  # the cells of this file
+
+
 def square(cell, config):
     # appends to a call log so tests can count real computations
     with open(config["log"], "a") as fh:
@@ -343,7 +346,7 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
     trust_cells(cellmod_for_adopt=tmp_path)
 
     mod = tmp_path / "cellmod_for_adopt.py"
-    v1 = "import json\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5, 'k': c['k']}\n"
+    v1 = "import json\nGRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5, 'k': c['k']}\n"
     mod.write_text(v1)
     monkeypatch.syspath_prepend(str(tmp_path))
     m = importlib.import_module("cellmod_for_adopt")
@@ -383,6 +386,83 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
         runs.adopt(store, progress=False)
     assert not changed.is_dir()
     del sys.modules["cellmod_for_adopt"]
+
+
+def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(tmp_path, monkeypatch, trust_cells):
+    """Issue 62: a committed pack of cells computed under older code is written again under this code's identity
+    only where ``adopt`` recomputed a sample identically; its cell files keep their bytes (rows, seconds), the
+    rebound pack is then taken on its checksums alone (nothing recomputed), and a pack no check covers, or an
+    edited one, is refused with nothing written."""
+    import importlib
+    import sys
+    import tarfile
+
+    trust_cells(cellmod_for_rebind=tmp_path)
+    mod = tmp_path / "cellmod_for_rebind.py"
+    v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
+    mod.write_text(v1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module("cellmod_for_rebind")
+    log = tmp_path / "log.txt"
+    cells, config, store = {"x": list(range(60))}, {"log": str(log)}, tmp_path / "s" / "toy"  # > 50: sampled
+    runs.run_grid(m.cell, cells, store=store, config=config, progress=False)
+    old_sub = runs.Grid(m.cell, cells, store=store, config=config).root.name
+    packed = tmp_path / "P.tar.xz"
+    runs.pack([store], packed)
+    before = packed.read_bytes()
+    # an input check that leaves every result unchanged: another identity
+    m = _edit(
+        mod, v1.replace("    open(", "    if c['x'] < 0:\n        raise ValueError('x must be >= 0')\n    open(", 1), m
+    )
+    new_sub = runs.Grid(m.cell, cells, store=store, config=config).root.name
+    assert new_sub != old_sub
+    with pytest.raises(
+        ValueError, match=r"toy/config-[0-9a-f]+ was computed under other code and no check to code .*adopt"
+    ):
+        runs.rebind_pack(packed, {"toy": store})
+    assert packed.read_bytes() == before  # nothing written
+    log.write_text("")
+    (report,) = runs.adopt(store, n_check=3, progress=False)
+    assert report["status"] == "adopted" and report["checked"] == len(log.read_text()) == 3
+    moves = runs.rebind_pack(packed, {"toy": store}, tmp_path / "R.tar.xz")
+    assert moves == {"toy": {old_sub: new_sub}}
+    with tarfile.open(tmp_path / "R.tar.xz") as tf:
+        names = {m.name for m in tf.getmembers()}
+        rebound = {n.rsplit("/", 1)[1]: tf.extractfile(n).read() for n in names if n != "MANIFEST.json"}
+    assert all(n.startswith(f"toy/{new_sub}/") for n in names - {"MANIFEST.json"})
+    assert "adopted.json" in rebound
+    for p in (store / old_sub).glob("x=*.json"):  # every cell byte for byte
+        assert rebound[p.name] == p.read_bytes()
+    # taken on its checksums alone in a fresh store: nothing recomputed
+    log.write_text("")
+    got = runs.adopt_pack(tmp_path / "R.tar.xz", {"toy": tmp_path / "fresh" / "toy"}, progress=False)
+    assert [(r["status"], r["checked"], r["cells"]) for r in got["toy"]] == [("adopted", 0, 60)]
+    assert log.read_text() == ""
+    assert runs.rebind_pack(tmp_path / "R.tar.xz", {"toy": store}) == {"toy": {new_sub: new_sub}}  # holds: kept
+    # an edited pack is refused
+    forged = tmp_path / "F.tar.xz"
+    with tarfile.open(packed) as src, tarfile.open(forged, "w:xz") as dst:
+        for member in src.getmembers():
+            data = src.extractfile(member).read()
+            if "/x=0__" in member.name:
+                data += b" "  # still valid JSON, other bytes
+            member.size = len(data)
+            dst.addfile(member, __import__("io").BytesIO(data))
+    with pytest.raises(ValueError, match="fails the pack's checksum"):
+        runs.rebind_pack(forged, {"toy": store})
+    with pytest.raises(ValueError, match="no adopted store folder is given for toy"):
+        runs.rebind_pack(packed, {})
+    # a second harmless edit: the store is adopted again (one check, from whichever older sub-store comes first;
+    # the other is then 'empty'), and both the original pack and the rebound one follow it to the third code
+    m = _edit(
+        mod, (tmp_path / "cellmod_for_rebind.py").read_text().replace("'x must be >= 0'", "'x must be 0 or more'"), m
+    )
+    third = runs.Grid(m.cell, cells, store=store, config=config).root.name
+    reports = runs.adopt(store, n_check=3, progress=False)
+    assert sorted(r["status"] for r in reports if r["to"] == third and r["from"] != third) == ["adopted", "empty"]
+    assert runs.rebind_pack(packed, {"toy": store}, tmp_path / "P3.tar.xz") == {"toy": {old_sub: third}}
+    assert runs.rebind_pack(tmp_path / "R.tar.xz", {"toy": store}) == {"toy": {new_sub: third}}
+    del sys.modules["cellmod_for_rebind"]
 
 
 def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path):
@@ -800,6 +880,134 @@ def test_a_pack_with_a_broken_manifest_or_store_config_is_refused(tmp_path, writ
     assert not (tmp_path / "b").exists()
 
 
+def test_a_pack_too_large_or_holding_unlisted_files_is_refused_before_its_data_is_read(
+    tmp_path, write_tar_xz, monkeypatch
+):
+    """Issue 62's probe: a 46 KB pack held one 300 MB file in a sub-store its manifest did not list, and unpack read
+    it into memory and wrote it. Each header is checked before any data is read: a file over PACK_MEMBER_MAX, files
+    over PACK_TOTAL_MAX in all, and a file the manifest does not list are refused with nothing extracted."""
+    from robeval.core.runs import packs
+
+    pack, sub = _small_pack(tmp_path)
+    got = runs.unpack(pack, tmp_path / "unpacked")
+    files = {f"toy/{sub.name}/{p.name}": p.read_bytes() for p in (tmp_path / "unpacked" / "toy" / sub.name).iterdir()}
+    manifest = json.dumps(got).encode()
+    monkeypatch.setattr(packs, "PACK_MEMBER_MAX", 100)  # every file of the small pack is larger
+    with pytest.raises(ValueError, match=r"holds '[^']+' of [\d,]+ bytes .* at most 100 bytes each"):
+        runs.unpack(pack, tmp_path / "out1")
+    monkeypatch.setattr(packs, "PACK_MEMBER_MAX", 64 * 2**20)
+    monkeypatch.setattr(packs, "PACK_TOTAL_MAX", len(manifest) + 10)
+    with pytest.raises(ValueError, match="in all. Refusing to extract anything"):
+        runs.unpack(pack, tmp_path / "out2")
+    monkeypatch.setattr(packs, "PACK_TOTAL_MAX", 2**30)
+    bad = tmp_path / "extra.tar.xz"
+    write_tar_xz(bad, {"MANIFEST.json": manifest, **files, f"s/{sub.name}/a.json": b"0" * 1000})
+    with pytest.raises(ValueError, match=rf"holds 's/{sub.name}/a.json', which its MANIFEST.json does not list"):
+        runs.unpack(bad, tmp_path / "out3")
+    # a manifest naming a path where a store or sub-store name goes (rebind_pack and adopt join those names to
+    # folders: the second probe had rebind_pack move an outside folder into its temporary folder), and a member
+    # of a sub-store the manifest does not name, even beside a sub-store without checksums
+    victim = tmp_path / "victim" / sub.name
+    victim.mkdir(parents=True)
+    (victim / "mine.json").write_text("{}")
+    forged = json.loads(manifest)
+    forged["stores"]["toy"][str(victim)] = {"sha256": None}
+    write_tar_xz(bad, {"MANIFEST.json": json.dumps(forged).encode(), **files})
+    with pytest.raises(ValueError, match="MANIFEST.json names .*victim.*which is not a grid store and sub-store name"):
+        runs.unpack(bad, tmp_path / "out5")
+    with pytest.raises(ValueError, match="not a grid store and sub-store name"):
+        runs.rebind_pack(bad, {"toy": tmp_path / "nowhere"}, tmp_path / "rebound.tar.xz")
+    assert (victim / "mine.json").read_text() == "{}"
+    mixed = json.loads(manifest)
+    mixed["stores"]["toy"]["config-ab"] = {"sha256": None}
+    write_tar_xz(bad, {"MANIFEST.json": json.dumps(mixed).encode(), **files, "zz/config-ee/evil.json": b"{}"})
+    with pytest.raises(ValueError, match="holds 'zz/config-ee/evil.json', which its MANIFEST.json does not list"):
+        runs.unpack(bad, tmp_path / "out6")
+    # a member dated where no file is (the second probe: os.utime raised OverflowError after members were written)
+    import io as _io
+    import tarfile
+
+    with tarfile.open(bad, "w:xz", format=tarfile.PAX_FORMAT) as tf:
+        for arcname, blob in {"MANIFEST.json": manifest, **files}.items():
+            info = tarfile.TarInfo(arcname)
+            info.size, info.mtime = len(blob), (-1e30 if arcname.endswith("config.json") else 1_700_000_000)
+            tf.addfile(info, _io.BytesIO(blob))
+    with pytest.raises(ValueError, match="with the modification time -1e"):
+        runs.unpack(bad, tmp_path / "out7")
+    assert not any(
+        (tmp_path / f"out{i}").exists() and any((tmp_path / f"out{i}").iterdir()) for i in (1, 2, 3, 5, 6, 7)
+    )
+    assert runs.unpack(pack, tmp_path / "out4") == got  # the pack as written passes
+
+
+def test_damaged_stores_are_named_in_one_line_and_pack_writes_only_what_unpack_takes(tmp_path, capsys):
+    """Issue 62's probe: `robeval grids --from` and `adopt --from` raised AttributeError / OverflowError on a cell
+    file holding a JSON list, an adopted.json of the wrong shape, a lock naming pid 2**70; messages about a damaged
+    config.json or a non-numeric `seconds` named no file; `grids --pack` wrote packs its own unpack refuses (a store
+    named `my store`, a symlinked cell) and replaced any file at its path."""
+    import os
+    import shutil
+    import socket
+
+    from robeval.__main__ import main
+
+    store = tmp_path / "g" / "toy"
+    grid = runs.Grid(square, {"x": [1, 2], "seed": [0]}, store=store, config={"log": str(tmp_path / "log")})
+    grid.run(progress=False)
+    sub = grid.root
+    cell = grid.path({"x": 1, "seed": 0})
+    # a lock whose pid no process can have: a dead claim, listed, not a traceback
+    (sub / "x=9.lock").write_text(json.dumps({"host": socket.gethostname(), "pid": 2**70}))
+    (r,) = runs.store_status(store)
+    assert r["abandoned"] == 1 and r["cells"] == 2
+    good, good_cfg = cell.read_text(), (sub / "config.json").read_text()
+    for damage, needle in [
+        (lambda: cell.write_text("[1, 2]"), "is not a grid cell file"),
+        (
+            lambda: cell.write_text(json.dumps({**json.loads(good), "seconds": "abc"})),
+            "'seconds' is 'abc', not a number",
+        ),
+        (lambda: (sub / "adopted.json").write_text('{"cells": 3}'), "is not an adoption log"),
+        (lambda: (sub / "adopted.json").write_text('[{"cells": "many"}]'), "is not an adoption log"),
+        (lambda: (sub / "config.json").write_text("[1]"), "config.json is not a grid store's config"),
+    ]:
+        damage()
+        with pytest.raises(ValueError, match=needle):
+            runs.store_status(store)
+        assert main(["grids", "--from", str(store.parent), "toy"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("robeval: ") and err.count("\n") == 1 and needle.split("'")[0] in err
+        cell.write_text(good)
+        (sub / "config.json").write_text(good_cfg)
+        (sub / "adopted.json").unlink(missing_ok=True)
+    cell.write_text("[1, 2]")  # adopt names the file instead of an AttributeError
+    with pytest.raises(RuntimeError, match=r"x=1.*not a grid cell file"):
+        runs.adopt(tmp_path / "here", source=store, progress=False)
+    cell.write_text(good)
+    # pack: only names and regular files unpack takes back; never over a file that is not a pack
+    odd = tmp_path / "my store"
+    shutil.copytree(store, odd)
+    with pytest.raises(ValueError, match="not a name a grid pack may hold.*nothing was packed"):
+        runs.pack([odd], tmp_path / "odd.tar.xz")
+    linked = tmp_path / "linked" / "toy"
+    shutil.copytree(store, linked)
+    target = next(linked.glob(f"config-*/{cell.name}"))
+    target.unlink()
+    os.symlink(cell, target)
+    with pytest.raises(ValueError, match="is a link or not a regular file"):
+        runs.pack([linked], tmp_path / "linked.tar.xz")
+    mine = tmp_path / "thesis.tar.xz"
+    mine.write_text("my thesis")
+    with pytest.raises(ValueError, match="exists and is not a grid pack; it is left as it is"):
+        runs.pack([store], mine)
+    assert mine.read_text() == "my thesis"
+    runs.pack([store], tmp_path / "p.tar.xz")
+    runs.pack([store], tmp_path / "p.tar.xz")  # a pack is replaced by a newer one
+    with pytest.raises(TypeError, match="stores must be a list of grid store folders"):
+        runs.pack(str(store), tmp_path / "q.tar.xz")
+    assert not list(tmp_path.glob("*.tmp")) and not (tmp_path / "odd.tar.xz").exists()
+
+
 def test_pack_refuses_a_path_below_a_file_or_in_a_read_only_folder(tmp_path, monkeypatch):
     from robeval.core import io
 
@@ -848,8 +1056,6 @@ def _forged_pack(tmp_path, fn_name: str):
 def test_cell_function_looks_only_among_robevals_functions_and_imports_nothing_else(tmp_path, monkeypatch):
     import sys
 
-    from robeval.core.runs import identity as identity_module
-
     mark = tmp_path / "imported.txt"
     (tmp_path / "evilmod.py").write_text(_EVIL.format(mark=str(mark)))
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -869,7 +1075,18 @@ def test_cell_function_looks_only_among_robevals_functions_and_imports_nothing_e
     ):
         with pytest.raises(ValueError, match="cell function"):
             packs.cell_function(name)
-    assert packs.cell_function("robeval.core.runs.identity.config_identity") is identity_module.config_identity
+    # a function of robeval that is not one of its module's grid cells: refused uncalled (issue 62's probe made
+    # adopt call robeval.__main__._strip on a path named by a store's cell, which stripped a notebook)
+    for name in (
+        "robeval.core.runs.identity.config_identity",
+        "robeval.__main__._strip",
+        "robeval.core.io.atomic_write_text",
+    ):
+        with pytest.raises(ValueError, match=r"not one of the grid cell functions of .*GRID_CELLS.*not called"):
+            packs.cell_function(name)
+    from robeval.msd import cbar
+
+    assert packs.cell_function("robeval.msd.cbar.scan_cell") is cbar.scan_cell
     assert packs.cell_function(f"{square.__module__}.square") is square  # this file, trusted by its fixture
 
 

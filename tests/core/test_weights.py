@@ -35,6 +35,12 @@ def test_pack_carries_only_new_files_in_packs_under_the_limit(tmp_path):
     assert weights.pack_weights(tmp_path / "none", weights.snapshot(cache=cache), cache=cache)["files"] == 0
     with pytest.raises(ValueError, match="more than a weights pack holds"):
         weights.pack_weights(tmp_path / "big", None, cache=cache, limit=300)
+    # one folder name, not a list: refused (it was read letter by letter and packed nothing)
+    for call in (weights.snapshot, weights.pack_weights):
+        args = (tmp_path / "one",) if call is weights.pack_weights else ()
+        with pytest.raises(TypeError, match=r"folders must be a list of cache folders.*\['msd_models'\]"):
+            call(*args, folders="msd_models", cache=cache)
+    assert weights.pack_weights(tmp_path / "one", None, folders=["msd_models"], cache=cache, limit=1000)["files"] == 5
 
 
 def test_adopt_restores_byte_identical_files_and_is_idempotent(tmp_path):

@@ -306,18 +306,18 @@ def test_a_pack_of_other_code_is_refused_before_it_is_adopted(tmp_path):
     them re-packed with a config changed by one epoch (another identity on any Python)."""
     driver = _gpu_profile()
     store = tmp_path / "src" / "toy"
-    sub = store / f"config-{runs.config_identity({'epochs': 3}, runs.config_identity)}"
+    from robeval.msd import powerset
+
+    sub = store / f"config-{runs.config_identity({'epochs': 3}, powerset.toy_cell)}"
     sub.mkdir(parents=True)
-    io.atomic_write_json(
-        sub / "config.json", {"fn": "robeval.core.runs.identity.config_identity", "config": {"epochs": 3}}
-    )
+    io.atomic_write_json(sub / "config.json", {"fn": "robeval.msd.powerset.toy_cell", "config": {"epochs": 3}})
     good = tmp_path / "good.tar.xz"
     runs.pack([store], good)
     driver.check_identities(good)  # the identities hold: nothing raised
     moved = tmp_path / "moved" / "toy"
     shutil.copytree(store, moved)
     cfg = next(moved.glob("config-*/config.json"))
-    io.atomic_write_json(cfg, {"fn": "robeval.core.runs.identity.config_identity", "config": {"epochs": 4}})
+    io.atomic_write_json(cfg, {"fn": "robeval.msd.powerset.toy_cell", "config": {"epochs": 4}})
     bad = tmp_path / "bad.tar.xz"
     runs.pack([moved], bad)
     with pytest.raises(ValueError, match=r"toy/config-[0-9a-f]+ has another identity here .*commit that wrote"):

@@ -228,6 +228,14 @@ def test_corrupt_refuses_other_inputs_unless_overwrite(six, tmp_path, capsys):
     np.save(tmp_path / "legacy" / "labels.npy", np.zeros(3, np.uint8))
     assert main(["corrupt", "--out", str(tmp_path / "legacy"), "--no-progress"] + other) == 2
     assert "did not record" in capsys.readouterr().err
+    # an input inside --out is never replaced (issue 62's probe: --overwrite rewrote the --labels file it read)
+    inside = tmp_path / "legacy" / "labels.npy"
+    before = inside.read_bytes()
+    args = ["--images", str(tmp_path / "x2.npy"), "--labels", str(inside), "--names", "ripple", "--overwrite"]
+    assert main(["corrupt", "--out", str(tmp_path / "legacy"), "--no-progress"] + args) == 2
+    err = capsys.readouterr().err
+    assert "--labels" in err and "lies inside --out" in err and err.count("\n") == 1
+    assert inside.read_bytes() == before and sorted(p.name for p in (tmp_path / "legacy").iterdir()) == ["labels.npy"]
 
 
 def test_corrupt_removes_stale_temporaries(six, tmp_path):

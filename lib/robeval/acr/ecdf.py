@@ -32,6 +32,17 @@ def _p_grid(grid, name: str = "grid", *, finite: bool = False):
     return grid
 
 
+def _check_count_offset(count_offset) -> int:
+    """``count_offset`` as an int >= 0: TypeError for a fraction or text, ValueError for a negative value."""
+    if isinstance(count_offset, (bool, np.bool_)) or not isinstance(count_offset, (int, np.integer)):
+        raise TypeError(
+            f"count_offset must be an integer >= 0 (counts subtracted from ceil(x N)), got {count_offset!r}."
+        )
+    if count_offset < 0:
+        raise ValueError(f"count_offset must be >= 0 (counts subtracted from ceil(x N)), got {count_offset!r}.")
+    return int(count_offset)
+
+
 def ecdf_from_certification(
     df: pd.DataFrame, sigma, n: int = 100_000, alpha: float = 0.001, grid=None, count_offset: int = 1
 ) -> pd.DataFrame:
@@ -56,8 +67,9 @@ def ecdf_from_certification(
         Failure probability used (published: 0.001).
     grid : array_like of float, optional
         Values of ``x``; default ``0.500, 0.501, ..., 1.000`` as in the published files.
-    count_offset : int
-        Counts subtracted from ``ceil(x N)``; 0 gives the strict ``p_hat_A >= x``.
+    count_offset : int >= 0
+        Counts subtracted from ``ceil(x N)``; 0 gives the strict ``p_hat_A >= x``. A negative or fractional
+        offset is refused, and so is a NaN or infinite ``grid`` value.
 
     Returns
     -------
@@ -65,7 +77,8 @@ def ecdf_from_certification(
     """
     check_certification_frame(df)
     n = check_num_samples(n, "n")
-    grid = _p_grid(np.round(np.arange(500, 1001) / 1000, 3) if grid is None else grid)
+    grid = _p_grid(np.round(np.arange(500, 1001) / 1000, 3) if grid is None else grid, finite=True)
+    count_offset = _check_count_offset(count_offset)
     counts = np.clip(np.ceil(grid * n - 1e-9) - int(count_offset), 0, n)
     r = radius_for_count(counts, n, alpha, sigma)
     # p_A <= 1/2 never certifies: report the clean certified accuracy there
@@ -84,6 +97,7 @@ def ecdf_indicators(df: pd.DataFrame, sigma, x, n: int = 100_000, alpha: float =
     """
     check_certification_frame(df)
     n = check_num_samples(n, "n")
+    count_offset = _check_count_offset(count_offset)
     x = np.atleast_1d(np.asarray(x, dtype=np.float64))
     counts = np.clip(np.ceil(x * n - 1e-9) - int(count_offset), 0, n)
     r = np.maximum(radius_for_count(counts, n, alpha, sigma), 0.0)

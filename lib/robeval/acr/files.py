@@ -66,11 +66,18 @@ def read_certification(path: str | os.PathLike) -> pandas.DataFrame:
     """Parse a CERTIFY output file (tab separated ``idx label predict radius correct time``).
 
     ``predict`` is -1 for abstentions. ``time`` is converted to seconds (column ``time_s``; the raw text is
-    kept in ``time``). Raises ValueError naming missing columns.
+    kept in ``time``). Raises ValueError naming ``path`` for a folder, an empty or binary (not UTF-8 text) file,
+    a line with more or fewer tab-separated fields than the header has names (naming the line), or missing
+    columns.
     """
+    import io
+
     import pandas as pd
 
-    df = pd.read_csv(path, sep="\t")
+    from robeval.core.validation import check_path
+
+    text = _certification_text(check_path(path, "path"))
+    df = pd.read_csv(io.StringIO(text), sep="\t")
     missing = [c for c in CERTIFICATION_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(
@@ -79,6 +86,35 @@ def read_certification(path: str | os.PathLike) -> pandas.DataFrame:
         )
     df["time_s"] = parse_duration(df["time"].to_numpy())
     return df
+
+
+def _certification_text(path: Path) -> str:
+    """The text of the certification file ``path``, every line with as many tab-separated fields as the header
+    (a longer line would make pandas read its first fields as an index: every column shifted in silence)."""
+    if path.is_dir():
+        raise ValueError(
+            f"path {str(path)!r} is a folder; pass a certification file (e.g. {str(path / 'certify.tsv')!r})."
+        )
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"path {str(path)!r} is not a text file (not UTF-8); pass a tab-separated certification file."
+        ) from None
+    lines = text.splitlines()
+    if not text.strip():
+        raise ValueError(
+            f"path {str(path)!r} is empty; a certification file starts with the header "
+            f"{' '.join(CERTIFICATION_COLUMNS)} (tab separated)."
+        )
+    width = lines[0].count("\t") + 1
+    for number, line in enumerate(lines[1:], start=2):
+        if line.strip() and line.count("\t") + 1 != width:
+            raise ValueError(
+                f"path {str(path)!r}: line {number} has {line.count(chr(9)) + 1} tab-separated fields, but the header "
+                f"names {width} columns; fix or remove that line (was the file appended to by other code?)."
+            )
+    return text
 
 
 def load_certification(dataset: str, method: str, sigma: float) -> pandas.DataFrame:
@@ -146,17 +182,34 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
     Raises
     ------
     TypeError
-        ``df`` is not a DataFrame or ``path`` not a file name.
+        ``df`` is not a DataFrame or ``path`` not a file name (or empty).
     ValueError
-        ``df`` is empty, lacks a column, has a NaN, infinite or negative radius, or a repeated ``idx``.
+        ``df`` is empty, lacks a column, has a NaN, infinite or negative radius, an ``idx``, ``label`` or
+        ``predict`` that is not a whole number (a fraction would be truncated), or a repeated ``idx``; ``path``
+        is a folder or lies under a file.
     """
-    from robeval.core.validation import check_frame, check_numeric_column, check_unique_runs
+    from robeval.core.validation import check_frame, check_numeric_column, check_path, check_unique_runs
 
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name (str or os.PathLike), got {type(path).__name__}.")
+    path = check_path(path, "path")
+    if path.is_dir():
+        raise ValueError(f"path {str(path)!r} is a folder; pass a file name (e.g. {str(path / 'certify.tsv')!r}).")
+    for parent in path.parents:
+        if parent.exists() and not parent.is_dir():
+            raise ValueError(f"path {str(path)!r} lies under {str(parent)!r}, which is a file, not a folder.")
     need = ["idx", "label", "predict", "radius", "correct", "time"]
     check_frame(df, need, "df", non_empty=True, hint="a certification file needs idx label predict radius correct time")
     radius = check_numeric_column(df, "radius", "df")  # NaN, infinite or text radii are named
+    for column in ("idx", "label", "predict"):
+        values = check_numeric_column(df, column, "df").to_numpy()
+        frac = values != np.round(values)
+        if np.any(frac):
+            i = int(np.argmax(frac))
+            raise ValueError(
+                f"df: column {column!r} must hold whole numbers (it is written as an integer), but row "
+                f"{df.index[i]!r} holds {float(values[i])!r}; fix that row (a fraction would be truncated in silence)."
+            )
     if (radius < 0).any():
         raise ValueError("df['radius'] must be >= 0 (0 for abstentions).")
     check_unique_runs(df, ["idx"], "df", hint="One test input would be written twice.")

@@ -11,6 +11,7 @@ tables built from many files: :func:`certification_table` (Tables 3-5), :func:`c
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -97,7 +98,8 @@ def check_radii(radii, name: str = "radii") -> np.ndarray:
         raise ValueError(f"{name} must be one-dimensional (a list of radii), got shape {radii.shape}; flatten it.")
     if not np.all(np.isfinite(radii)) or np.any(radii < 0):
         raise ValueError(
-            f"{name} must be finite numbers >= 0 (L2 radii in input units), got {radii[~(radii >= 0)][:3]}."
+            f"{name} must be finite numbers >= 0 (L2 radii in input units), got "
+            f"{radii[~(np.isfinite(radii) & (radii >= 0))][:3]}."
         )
     return radii
 
@@ -198,11 +200,14 @@ def certification_table(frames: dict, radii, n_images: bool = False) -> pd.DataF
         Column ``ACR`` then one column per radius (``'0.00'``, ``'0.25'``, ...) in percent
         [, ``n_images``].
     """
+    if not isinstance(frames, Mapping):
+        raise TypeError(f"frames must be a dict {{key: certification DataFrame}}, got {type(frames).__name__}.")
     if not frames:
         raise ValueError("frames is empty; pass {key: certification DataFrame}.")
     radii = check_radii(radii)
     rows = {}
     for key, df in frames.items():
+        check_certification_frame(df, f"frames[{key!r}]")
         rows[key] = [acr(df)] + list(100.0 * certified_accuracy(df, radii))
     cols = ["ACR"] + [f"{r:.2f}" for r in radii]
     out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)

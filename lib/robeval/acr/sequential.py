@@ -48,6 +48,11 @@ from robeval.acr.smoothing import (
 from robeval.core.seeding import keyed
 from robeval.core.validation import check_frame
 
+GRID_CELLS = (
+    "sequential_cell",
+    "table_cell",
+)  # the functions a grid store may name (core.runs.cell_function)
+
 __all__ = [
     "sequential_cells",
     "sequential_config",

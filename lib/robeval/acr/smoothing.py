@@ -38,6 +38,7 @@ from robeval.core.validation import (
     MAX_DRAWS,
     as_float_points,
     as_model,
+    check_bool,
     check_draw_budget,
     check_indices,
     check_labels,
@@ -123,6 +124,13 @@ def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
     alpha = check_alpha(alpha)
     n_a = _counts(n_a, "n_a", "successes")
     n = _counts(n, "n", "trials")
+    try:
+        np.broadcast_shapes(np.shape(n_a), np.shape(n))
+    except ValueError:
+        raise ValueError(
+            f"n_a and n have shapes {np.shape(n_a)} and {np.shape(n)}, which do not match; pass one n per n_a "
+            "(or a single n for all)."
+        ) from None
     if np.any(n < 1) or np.any(n != np.round(n)):
         raise ValueError("n must be integers >= 1 (number of trials).")
     if np.any(n_a < 0) or np.any(n_a > n) or np.any(n_a != np.round(n_a)):
@@ -407,6 +415,7 @@ class Smooth:
 
         A call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``len(x) * (n0 + n)``) is refused
         with the time the classifier would take at its measured speed, unless ``allow_large``."""
+        check_bool(allow_large, "allow_large")  # 'no' would be truthy
         n = check_num_samples(n, n_name)
         alpha = check_alpha(alpha)
         batch_size = check_num_samples(batch_size, "batch_size")
@@ -414,6 +423,11 @@ class Smooth:
         x = self._as_tensor(x)
         if x.ndim == 0 or len(x) == 0:
             raise ValueError("x is empty; pass a batch (B, *input_shape) with B >= 1.")
+        if x.ndim == 1:
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}, one dimension; pass a batch (B, *input_shape): x[None] for a single "
+                "input, x.reshape(-1, 1) for B inputs of one feature."
+            )
         idx = np.arange(len(x)) if idx is None else check_indices(idx, "idx", n=len(x))
         if self._model.kind == "torch":
             self.base_classifier.eval()
@@ -866,6 +880,8 @@ class Smooth:
             n_x = len(x)
         except TypeError:
             raise TypeError(f"x must be a batch (M, *input_shape) array or tensor, got {type(x).__name__}.") from None
+        check_bool(progress, "progress")
+        check_bool(allow_large, "allow_large")
         labels = check_labels(labels, name="labels", n=n_x, num_classes=self.num_classes)
         m = len(labels)
         idx = np.arange(m) if idx is None else check_indices(idx, "idx", n=m)

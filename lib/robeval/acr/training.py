@@ -67,6 +67,8 @@ from robeval.acr.training_tables import (
 )
 from robeval.core.seeding import keyed
 
+GRID_CELLS = ("run_variant",)  # the functions a grid store may name (core.runs.cell_function)
+
 __all__ = [
     "RSTrainConfig",
     "ChannelsLastInference",

@@ -40,6 +40,14 @@ _READ_BY = {
 }
 
 
+def profile_pins(profile: str) -> dict[str, str]:
+    """The CPU-kernel pins a profile's cells are computed under: all of :data:`PINNED_CPU_ENV`, but for the
+    ``long`` profile only numpy's, OpenBLAS's and MKL's (its chunks train torch at the CPU's own speed:
+    ``benchmarks/gpu_profile.py``). A recomputation of a stored cell (``robeval adopt``) needs the same pins, or its
+    numbers differ in the last bits (numpy's AVX-512 loops round otherwise)."""
+    return {k: v for k, v in PINNED_CPU_ENV.items() if profile != "long" or k not in TORCH_PINS}
+
+
 def pin_cpu_kernels(environ=None, *, warn: bool = True, torch: bool = True) -> list[str]:
     """Pin the CPU kernels of numpy/OpenBLAS/torch to AVX2 code paths for bit-identical reruns across x86.
 

@@ -142,19 +142,28 @@ def check_output_file(path: str | os.PathLike, option: str) -> Path:
     return path
 
 
-def check_owned_folder(path: str | os.PathLike, option: str, marker: str, *, ours: bool = False) -> Path:
+def check_owned_folder(
+    path: str | os.PathLike, option: str, marker: str, *, ours: bool = False, mark: bool = True
+) -> Path:
     """``path``, resolved against the working directory, as an output folder robeval may empty and refill: one
     that is missing (created here), empty, or carries the file ``marker`` that robeval wrote into it on an earlier
-    build; the marker is (re)written here, so the next build may reuse the folder. ``ours=True`` marks a default
+    build; the marker is (re)written here (with ``mark``; else by :func:`mark_owned_folder` once the caller's own
+    checks passed, so a refused build leaves no marker in a folder a user may later fill), so the next build may
+    reuse the folder. ``ours=True`` marks a default
     folder under the checkout's ``build/``, which is robeval's own. ValueError naming ``option``, the folder and
     the fix for any other folder: robeval never deletes what it did not write."""
     path = check_output_folder(Path(os.path.abspath(Path(path).expanduser())), option)
-    mark = path / marker
-    marked = mark.is_file() and not mark.is_symlink()
+    marked = (path / marker).is_file() and not (path / marker).is_symlink()
     if not (ours or marked) and any(path.iterdir()):
         raise ValueError(
             f"{option} {path} holds files robeval did not write (it is not empty and has no {marker} from an "
             "earlier robeval build), and building there would delete them; pass a new or empty folder."
         )
-    atomic_write_text(mark, "written by robeval: this folder's contents are replaced on every build\n")
+    if mark:
+        mark_owned_folder(path, marker)
     return path
+
+
+def mark_owned_folder(path: str | os.PathLike, marker: str) -> None:
+    """Write ``marker`` into the folder ``path`` (checked by :func:`check_owned_folder`): robeval's own from now on."""
+    atomic_write_text(Path(path) / marker, "written by robeval: this folder's contents are replaced on every build\n")

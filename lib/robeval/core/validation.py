@@ -321,6 +321,14 @@ def check_numbers(values, name: str, *, example: str = "[0.0, 0.25]") -> np.ndar
     return np.asarray(arr, dtype=np.float64)
 
 
+def check_bool(value, name: str) -> bool:
+    """``value`` as a bool if it is ``True`` / ``False`` (or a numpy bool); TypeError naming ``name`` otherwise: a
+    yes/no option given ``'no'``, ``0.5`` or ``None`` would count as its truth value in silence."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r:.60} ({type(value).__name__}).")
+    return bool(value)
+
+
 def check_distinct(values, name: str, *, why: str = "it would be counted twice") -> list:
     """``values`` unchanged (a list) if no value repeats; else ValueError naming the first repeated one."""
     values = list(values)

@@ -28,6 +28,8 @@ import numpy as np
 from robeval.core.validation import check_eps
 from robeval.mscr.protocol import check_predictions, derived_seed, make_cells, resolve_eps_levels, run_seeds
 
+GRID_CELLS = ("run_cell_cifar",)  # the functions a grid store may name (core.runs.cell_function)
+
 #: config keys of :func:`run_cell_cifar` that determine the trained network (the others only its evaluation)
 TRAINING_KEYS = (
     "arch",

@@ -41,6 +41,8 @@ from robeval.core.seeding import keyed
 from robeval.core.validation import (
     as_float_points,
     as_model,
+    check_bool,
+    check_choice,
     check_distinct,
     check_eps,
     check_features,
@@ -54,6 +56,8 @@ from robeval.core.validation import (
 )
 from robeval.mscr.noise import unit_ball_offsets
 from robeval.mscr.separation import check_norm
+
+GRID_CELLS = ("run_cell_2d",)  # the functions a grid store may name (core.runs.cell_function)
 
 NOISE_MODES = ("iid", "shared_offsets")
 
@@ -75,13 +79,22 @@ def derived_seed(seed: int, role: str, eps: float = 0.0) -> int:
     return int(keyed(int(seed), role, float(eps)).generate_state(1)[0])
 
 
+#: Most runs :func:`run_seeds` derives (a grid of more runs than this is a typo: 10**12 would never return)
+MAX_RUNS = 10**6
+
+
 def run_seeds(seed: int, n_runs: int) -> list[int]:
     """The seeds of runs 0 .. n_runs-1 derived from the settings' ``seed`` (:func:`robeval.core.seeding.keyed`
     with the run index): run i has the same seed in every grid (noise modes, models, eps levels, profiles), so
-    grids are paired by run, and a grid with fewer runs uses the first seeds of a larger one."""
+    grids are paired by run, and a grid with fewer runs uses the first seeds of a larger one. ``seed`` must be
+    below 2**63 and ``n_runs`` at most :data:`MAX_RUNS` (ValueError otherwise)."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 2**63:
+        raise ValueError(f"seed must be an integer in 0 .. 2**63 - 1 (a 64-bit seed), got {seed!r}.")
     check_positive(seed, "seed", strict=False, integer=True)
     if isinstance(n_runs, (bool, str, bytes)) or int(n_runs) != n_runs or n_runs < 0:
         raise ValueError(f"n_runs must be an integer >= 0, got {n_runs!r}")
+    if n_runs > MAX_RUNS:
+        raise ValueError(f"n_runs must be at most {MAX_RUNS:,} (one seed per run of a grid), got {n_runs!r}.")
     return [int(keyed(int(seed), "mscr run", i).generate_state(1)[0]) for i in range(int(n_runs))]
 
 
@@ -179,6 +192,8 @@ def evaluate_levels(
         Run seed of the test noise.
     noise_mode : {"iid", "shared_offsets"}
     unit_offsets : ndarray (>= k, d), required with ``noise_mode="shared_offsets"``
+        Offsets in the unit ball of ``norm``; its first ``k`` rows are used (NaN, infinite or longer rows are
+        refused with ValueError).
 
     Returns
     -------
@@ -205,6 +220,7 @@ def evaluate_levels(
                 f"noise_mode='shared_offsets' needs unit_offsets of shape (>= {k}, {X_test.shape[1]}), got "
                 f"{None if unit is None else unit.shape}; draw them with unit_ball_offsets(1, k, d, norm, rng)[0]."
             )
+        _check_unit_offsets(unit[:k], norm)
     blocks, labels, slices = [X_test], [y_test], {}
     pos = len(X_test)
     for e in dict.fromkeys(eps_test):
@@ -230,6 +246,24 @@ def evaluate_levels(
         }
         for e in eps_test
     ]
+
+
+def _check_unit_offsets(unit: np.ndarray, norm: float) -> None:
+    """ValueError naming ``unit_offsets`` when one of the offsets used is NaN / infinite or lies outside the unit
+    ball of ``norm`` (a noise radius eps scales them: an offset of norm 100 would put noise 100 eps away)."""
+    if not np.all(np.isfinite(unit)):
+        row = int(np.argmax(~np.all(np.isfinite(unit), axis=1)))
+        raise ValueError(
+            f"unit_offsets contains NaN or infinite values (first in row {row}); draw them with "
+            "unit_ball_offsets(1, k, d, norm, rng)[0]."
+        )
+    lengths = np.linalg.norm(unit, ord=norm, axis=1)
+    if np.any(lengths > 1 + 1e-9):
+        row = int(np.argmax(lengths))
+        raise ValueError(
+            f"unit_offsets must lie in the unit ball of the norm {norm:g}, but row {row} has norm {lengths[row]:.4g} "
+            "> 1; draw them with unit_ball_offsets(1, k, d, norm, rng)[0]."
+        )
 
 
 def check_predictions(pred, n: int) -> np.ndarray:
@@ -324,10 +358,15 @@ def mscr_value(acc_clean, acc_rob):
 
     Both accuracies are *fractions* in [0, 1] (0.85, not 85), or rows ``{"eps_test", "acc", ...}`` of
     :func:`evaluate_levels` (their ``"acc"`` is used): a NaN, a value outside [0, 1] (e.g. a percentage mixed
-    with a fraction) or a clean accuracy of 0 raises ValueError.
+    with a fraction), a clean accuracy of 0 or two arrays of different shapes raise ValueError.
     """
     acc_clean = _accuracy(acc_clean, "acc_clean")
     acc_rob = _accuracy(acc_rob, "acc_rob")
+    if acc_clean.ndim and acc_rob.ndim and acc_clean.shape != acc_rob.shape:
+        raise ValueError(
+            f"acc_clean and acc_rob differ in length ({acc_clean.shape} vs {acc_rob.shape}); pass one clean and one "
+            "robust accuracy per run, paired (or a single number for either)."
+        )
     for name, a in (("acc_clean", acc_clean), ("acc_rob", acc_rob)):
         if not np.all(np.isfinite(a)):
             raise ValueError(f"{name} contains NaN or infinite values; drop failed runs before computing the MSCR.")
@@ -356,22 +395,78 @@ def check_eps_min(eps_min) -> float:
     return eps_min
 
 
+def _check_by(by, df) -> tuple:
+    """``by`` (column names of ``df`` that group the runs) as a tuple: TypeError for a lone string (a tuple of
+    names is expected), ValueError naming ``by`` for a column ``df`` lacks."""
+    if isinstance(by, (str, bytes)) or not isinstance(by, (tuple, list)):
+        raise TypeError(
+            f"by must be a tuple of column names, e.g. ('eps_train',) or ('eps_train', 'model'); got {by!r}"
+            + (f": write by=({by!r},)." if isinstance(by, str) else ".")
+        )
+    missing = [c for c in by if c not in getattr(df, "columns", ())]
+    if missing:
+        raise ValueError(
+            f"by names the column(s) {missing}, which df lacks (it has {list(df.columns)}); pass columns of df, "
+            "e.g. by=('eps_train',)."
+        )
+    return tuple(by)
+
+
+def _check_run_rows(df: pd.DataFrame, by, *, hint: str) -> pd.DataFrame:
+    """The tidy rows ``df`` checked column by column (ValueError naming ``df``, the column and the row): ``seed``
+    whole numbers >= 0, ``eps_test`` and ``eps_train`` (when present) finite numbers >= 0, ``acc`` a finite
+    fraction in [0, 1], the other ``by`` columns without missing values (a NaN key would drop its rows from every
+    group). Returns ``df`` with ``eps_test`` and ``acc`` as float64."""
+    seed = check_numeric_column(df, "seed", "df", hint=hint)
+    frac = seed.to_numpy() != np.round(seed.to_numpy())
+    if np.any(frac | (seed.to_numpy() < 0)):
+        i = int(np.argmax(frac | (seed.to_numpy() < 0)))
+        raise ValueError(
+            f"df: column 'seed' must hold run seeds (whole numbers >= 0), but row {df.index[i]!r} holds "
+            f"{df['seed'].iloc[i]!r}; fix that row (or the file it was read from)."
+        )
+    eps = {c: check_numeric_column(df, c, "df", hint=hint) for c in ("eps_test", "eps_train") if c in df.columns}
+    for c, values in eps.items():
+        if np.any(values.to_numpy() < 0):
+            i = int(np.argmax(values.to_numpy() < 0))
+            raise ValueError(
+                f"df: column {c!r} holds the negative noise radius {values.iloc[i]!r} in row {df.index[i]!r}."
+            )
+    for c in by:
+        if c not in eps and df[c].isna().any():
+            i = int(np.argmax(df[c].isna().to_numpy()))
+            raise ValueError(
+                f"df: column {c!r} (named in by) holds a missing value in row {df.index[i]!r}; its rows would be "
+                "dropped from every group. Fill or drop those rows."
+            )
+    acc = check_numeric_column(df, "acc", "df", hint=hint)
+    bad = (acc.to_numpy() < 0) | (acc.to_numpy() > 1)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"df: column 'acc' must hold accuracies as fractions in [0, 1], but row {df.index[i]!r} holds "
+            f"{acc.iloc[i]!r}; pass fractions (85 % -> 0.85)."
+        )
+    return df.assign(eps_test=eps["eps_test"], acc=acc)
+
+
 def mscr_per_run(df: pd.DataFrame, eps_min: float, *, by=("eps_train",)) -> pd.DataFrame:
     """Per-run MSCR from tidy rows (columns ``seed``, ``eps_test``, ``acc`` and the ``by`` columns).
 
+    ``by`` is a tuple of column names (a lone string is refused: TypeError). Every row needs a whole-number
+    ``seed`` >= 0, finite noise radii >= 0 and a finite ``acc`` in [0, 1] (ValueError naming the row otherwise).
+
     Returns a frame with ``by`` + ``seed`` + ``acc_clean``, ``acc_rob``, ``mscr`` (percent).
     """
-    keys = list(by) + ["seed"]
     eps_min = check_eps_min(eps_min)
-    check_frame(df, (*keys, "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d / evaluate_levels).")
+    check_frame(df, ("seed", "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d / evaluate_levels).")
+    by = _check_by(by, df)
+    keys = list(by) + ["seed"]
     check_unique_runs(
         df, ("seed", *by, "eps_test"), "df", hint="Each run (seed, training level) has one accuracy per eps_test."
     )
     hint = "Each run (seed, training level) needs a finite accuracy at eps_test = 0 and at eps_test = eps_min."
-    df = df.assign(
-        eps_test=check_numeric_column(df, "eps_test", "df", hint=hint),
-        acc=check_numeric_column(df, "acc", "df", hint=hint),
-    )
+    df = _check_run_rows(df, by, hint=hint)
     clean = df[_match_eps(df["eps_test"], 0.0)].set_index(keys)["acc"]
     rob = df[_match_eps(df["eps_test"], eps_min)].set_index(keys)["acc"]
     if clean.empty:
@@ -424,14 +519,17 @@ def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = Tr
     """Mean accuracy eps_test x eps_train over runs with std and CI margin.
 
     Returns dict of DataFrames ``mean``, ``std``, ``margin``, ``n`` (index eps_test, columns eps_train);
-    in percent when ``percent``.
+    in percent when ``percent`` (True or False). ``df`` is refused (ValueError naming the row) for a ``seed`` that
+    is not a whole number >= 0, a NaN, text or negative ``eps_test`` / ``eps_train`` (its rows would be dropped
+    in silence) and an ``acc`` outside [0, 1].
     """
     scale = 100.0 if percent else 1.0
     level = check_level(level)
     check_frame(df, ("seed", "eps_train", "eps_test", "acc"), "df", hint="Pass the grid's rows (run_cell_2d).")
     check_frame(df, (), "df", non_empty=True, hint="Pass the grid's rows (run_cell_2d).")
     check_unique_runs(df, ("seed", "eps_train", "eps_test"), "df", hint="Each run has one accuracy per cell.")
-    acc = check_numeric_column(df, "acc", "df", hint="Each run has one finite accuracy per cell.")
+    check_bool(percent, "percent")
+    acc = _check_run_rows(df, ("eps_train",), hint="Each run has one finite accuracy per cell.")["acc"]
     df = df.assign(acc=acc)
     stats_ = df.groupby(["eps_test", "eps_train"])["acc"].apply(lambda s: mean_ci(s * scale, level))
     out = {}
@@ -466,11 +564,23 @@ def mscr_summary(df: pd.DataFrame, eps_min: float, *, by=("eps_train",), level: 
     return pd.DataFrame(rows)
 
 
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def row_optima(mean: pd.DataFrame) -> pd.Series:
-    """For every eps_test row, the eps_train column with the highest mean accuracy."""
+    """For every eps_test row, the eps_train column with the highest mean accuracy. A NaN, infinite or text
+    cell of ``mean`` is refused (ValueError naming the cell)."""
     check_frame(mean, (), "mean", non_empty=True, hint="Pass accuracy_matrix(df)['mean'].")
     if mean.shape[1] == 0:
         raise ValueError("mean has no eps_train columns; pass accuracy_matrix(df)['mean'].")
+    values = mean.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        r, c = np.argwhere(~np.isfinite(values))[0]
+        raise ValueError(
+            f"mean holds {_plain(mean.iloc[r, c])!r} at eps_test={_plain(mean.index[r])}, eps_train={_plain(mean.columns[c])}; every "
+            "cell needs a finite mean accuracy (a NaN would be skipped in silence, or fail a row). Fill or drop it."
+        )
     return mean.idxmax(axis=1)
 
 
@@ -508,11 +618,28 @@ def make_cells(seeds, eps_train, **fixed) -> list[dict]:
 
     ``seeds``: distinct integers >= 0 (a fraction is never truncated to a seed); ``eps_train``: distinct noise
     radii >= 0. TypeError / ValueError naming the argument otherwise (a repeated seed or level would be a run
-    counted twice)."""
+    counted twice). The keywords ``fixed`` are the cell keys :func:`run_cell_2d` reads: ``model`` ("rf" or
+    "1nn") and ``k`` (an integer >= 1); any other keyword (``seed`` or ``eps_train`` would override ``seeds`` /
+    ``eps_train`` in every cell) raises TypeError."""
     seeds = [int(check_positive(s, "seeds", strict=False, integer=True)) for s in check_sequence(seeds, "seeds")]
     levels = [check_eps(e, "eps_train") for e in check_sequence(eps_train, "eps_train", example="[0.0, 0.01]")]
     check_distinct(seeds, "seeds", why="a run counted twice")
     check_distinct(levels, "eps_train", why="a training level run twice")
+    for key in fixed:
+        if key in ("seed", "eps_train"):
+            raise TypeError(
+                f"make_cells got the keyword {key}=, which would override {'seeds' if key == 'seed' else key} in "
+                f"every cell; pass the run seeds as seeds and the training levels as eps_train."
+            )
+        if key not in ("model", "k"):
+            raise TypeError(
+                f"make_cells got the unknown keyword {key}=; a cell takes only model= ('rf' or '1nn') and k= "
+                "(noisy copies per point, an integer >= 1)."
+            )
+    if "k" in fixed:
+        check_positive(fixed["k"], "k", integer=True)
+    if "model" in fixed:
+        check_choice(fixed["model"], "model", ("rf", "1nn"))
     return [{"seed": s, "eps_train": e, **fixed} for s in seeds for e in levels]
 
 

@@ -37,6 +37,11 @@ from robeval.core.validation import check_positive
 from robeval.msd.published import PAPER_TABLE1, PAPER_TABLE1_CBAR
 from robeval.transforms.corruptions import corrupt, corrupt_with_param
 
+GRID_CELLS = (
+    "table1_cell",
+    "scan_cell",
+)  # the functions a grid store may name (core.runs.cell_function)
+
 if TYPE_CHECKING:
     import pandas
 

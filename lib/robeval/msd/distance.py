@@ -34,7 +34,18 @@ from robeval.transforms.corruptions.common import check_severity
 
 # distances
 def _check_feats(a, name: str) -> np.ndarray:
-    arr = np.asarray(a, dtype=np.float64)
+    """``a`` as a float64 (n_samples, D) array (a 1-D array is one sample); TypeError naming ``name`` for anything
+    numpy cannot read as numbers (not numpy's message), ValueError for complex values (their imaginary part would
+    be dropped), a wrong shape or a NaN / infinite value."""
+    if np.iscomplexobj(a):
+        raise ValueError(
+            f"{name} must be real-valued features, got complex values (dtype {np.asarray(a).dtype}); their imaginary "
+            "part would be dropped in silence. Pass the real features (e.g. np.abs or .real, as you intend)."
+        )
+    try:
+        arr = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a numeric (n_samples, D) feature array, got {a!r:.60}.") from None
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
@@ -70,7 +81,7 @@ def mmd(aug_feats, corr_feats) -> float:
     -------
     float  ``|| mean_k f(a_k) - mean_m f(c_m) ||_2`` in feature units.
     """
-    a, c = _check_pair(_numeric(aug_feats, "aug_feats"), _numeric(corr_feats, "corr_feats"))
+    a, c = _check_pair(aug_feats, corr_feats)
     return float(np.linalg.norm(a.mean(0) - c.mean(0)))
 
 
@@ -98,23 +109,14 @@ def _sq_dists(a: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 def _check_many(aug_feats, corr_means):
     """:func:`_check_pair` for the ``*_many`` functions, whose second argument is ``corr_means``."""
-    a = _check_feats(_numeric(aug_feats, "aug_feats"), "aug_feats")
-    c = _check_feats(_numeric(corr_means, "corr_means"), "corr_means")
+    a = _check_feats(aug_feats, "aug_feats")
+    c = _check_feats(corr_means, "corr_means")
     if a.shape[1] != c.shape[1]:
         raise ValueError(
             f"aug_feats and corr_means have different feature sizes ({a.shape[1]} vs {c.shape[1]}); compute both "
             "with the same feature extractor."
         )
     return a, c
-
-
-def _numeric(a, name: str):
-    """``a`` unchanged unless it cannot be read as numbers: TypeError naming ``name`` (not numpy's message)."""
-    try:
-        np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a numeric (n_samples, D) feature array, got {a!r:.60}.") from None
-    return a
 
 
 def msd_many(aug_feats, corr_means) -> np.ndarray:
@@ -161,6 +163,17 @@ def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[
     return feature_fn
 
 
+def _image_features(feature_fn, images: np.ndarray, n: int) -> np.ndarray:
+    """``feature_fn(images)`` as a float64 (n, D) array; ValueError naming ``feature_fn`` for another shape."""
+    feats = np.asarray(feature_fn(images), dtype=np.float64)
+    if feats.ndim != 2 or feats.shape[0] != n or feats.shape[1] < 1:
+        raise ValueError(
+            f"feature_fn must return one feature row per image, shape ({n}, D), for {n} images; got shape "
+            f"{feats.shape}. Return the (N, D) features (e.g. a network's penultimate layer, model_feature_fn)."
+        )
+    return feats
+
+
 def transform_features(
     feature_fn: Callable,
     images,
@@ -177,13 +190,15 @@ def transform_features(
     Parameters
     ----------
     feature_fn : callable(uint8 (N, H, W, C)) -> float (N, D)   image feature extractor f_hat
+        one feature row per image (another shape: ValueError naming ``feature_fn``)
     images : uint8 array (N, H, W, C)   the fixed image sample D_S (paper: 100 images)
     transform : callable(images, rng) -> uint8 (N, H, W, C)
         draws ONE instance of the transform from ``rng`` and applies it to all images
         (see :func:`scheme_transform`, :func:`corruption_transform`).
     rng : numpy Generator
     n_samples : int >= 1   number of transform instances (paper: 100 per corruption, 100k per scheme)
-    batch_size : int   images per feature-extractor call (several instances are stacked)
+    batch_size : int >= 1   images per feature-extractor call (several instances are stacked)
+    progress : bool   show a progress bar (True or False; anything else is refused)
 
     Returns
     -------
@@ -191,12 +206,16 @@ def transform_features(
     """
     from tqdm.auto import tqdm
 
+    from robeval.core.validation import check_bool, check_positive
+
     images = check_images(images)
     rng = as_generator(rng, "rng")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
+    check_positive(batch_size, "batch_size", integer=True)
+    check_bool(progress, "progress")
     n = len(images)
-    clean = np.asarray(feature_fn(images), dtype=np.float64).mean(0)
+    clean = _image_features(feature_fn, images, n).mean(0)
     per_call = max(1, batch_size // n)  # instances per feature-extractor call
     out = np.empty((n_samples, clean.shape[0]))
     with tqdm(total=n_samples, desc=desc, disable=not progress, leave=False) as bar:
@@ -208,7 +227,7 @@ def transform_features(
                     "transform must return a uint8 array with the shape of its input; got "
                     f"{batch.dtype} {batch.shape[1:]} for input {images.shape[1:]}."
                 )
-            feats = np.asarray(feature_fn(batch), dtype=np.float64).reshape(k, n, -1)
+            feats = _image_features(feature_fn, batch, k * n).reshape(k, n, -1)
             out[start : start + k] = feats.mean(1) - clean
             bar.update(k)
     return out
@@ -293,7 +312,14 @@ def corruption_transform(name: str, severity: int, corrupt_fn: Callable | None =
 def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Callable | None = None) -> Callable:
     """Per-image augmentation by a random corruption: image i gets corruption ``names[j]`` with
     probability ``probs[j]`` at a uniformly drawn severity. ``fn(images uint8 NHWC, rng) -> uint8``;
-    wrap with :func:`robeval.transforms.augmentations.as_batch_transform` for training (Fig. 2 toy)."""
+    wrap with :func:`robeval.transforms.augmentations.as_batch_transform` for training (Fig. 2 toy). Every name
+    is checked when the transform is made (ValueError naming ``names``) when ``corrupt_fn`` is None."""
+    from robeval.core.validation import check_sequence
+
+    names = check_sequence(names, "names", example="['fog', 'snow']")
+    if corrupt_fn is None:
+        for name in names:
+            _check_corruption_name(name, "names")
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
     probs = np.asarray(probs)
     if probs.dtype.kind not in "iuf":
@@ -360,6 +386,10 @@ def corruption_features(
     serial loop draws it, and ``feature_fn`` runs here (on the GPU when it is there) on the same batches, so the
     result is bit-identical for every ``n_jobs`` and ``chunk``. ``corrupt_fn`` must then be picklable.
 
+    ``corruptions`` is a non-empty sequence of corruption names (checked against
+    :func:`robeval.transforms.corruptions.corrupt`'s when ``corrupt_fn`` is None); ``batch_size`` and ``chunk`` are
+    integers >= 1, ``n_jobs`` is not 0 (a negative value means all cores, as in joblib) and ``progress`` a bool.
+
     Returns
     -------
     float64 array (len(corruptions), len(severities), n_samples, D)
@@ -367,8 +397,19 @@ def corruption_features(
     from tqdm.auto import tqdm
 
     from robeval.core.runs.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
+    from robeval.core.validation import check_bool, check_positive, check_sequence
 
     out = None
+    corruptions = check_sequence(corruptions, "corruptions", example="['fog', 'snow']")
+    if corrupt_fn is None:
+        for c in corruptions:
+            _check_corruption_name(c, "corruptions")
+    check_positive(batch_size, "batch_size", integer=True)
+    check_bool(progress, "progress")
+    if chunk is not None:
+        check_positive(chunk, "chunk", integer=True)
+    if isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs == 0:
+        raise ValueError("n_jobs must be >= 1 (worker processes), -1 (all cores) or None; got 0.")
     severities = _severity_list(severities)
     pairs = [(c, s) for c in corruptions for s in severities]
     n_jobs = resolve_jobs(n_jobs)

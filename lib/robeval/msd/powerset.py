@@ -41,6 +41,13 @@ from robeval.msd.distance import (
 )
 from robeval.transforms import augmentations as aug
 
+GRID_CELLS = (
+    "toy_cell",
+    "powerset_cell",
+    "powerset_base_cell",
+    "retrain_cell",
+)  # the functions a grid store may name (core.runs.cell_function)
+
 SEVERITIES = (1, 2, 3, 4, 5)
 
 

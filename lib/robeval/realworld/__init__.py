@@ -16,16 +16,19 @@ Sections implemented:
 """
 
 from robeval.realworld.analytic import linear_robustness, right_angle_robustness
-from robeval.realworld.boundary import correlation, rescale_distances
+from robeval.realworld.boundary import (
+    correlation,
+    identity_covariance,
+    random_covariance,
+    real_world_robustness,
+    rescale_distances,
+)
 from robeval.realworld.robustness import (
     BoundedPerturbation,
     CategoricalPerturbation,
     GaussianPerturbation,
     RobustnessEstimate,
     adaptive_sample_sizes,
-    identity_covariance,
-    random_covariance,
-    real_world_robustness,
     trace_normalized,
 )
 

@@ -1,18 +1,22 @@
-"""The public entry points of :func:`correlation` and :func:`rescale_distances`: the input contract of issue 62
-(text refused naming the argument, an infinite robustness refused), then the function of
-:mod:`robeval.realworld.robustness` unchanged.
+"""The public entry points of :func:`correlation`, :func:`rescale_distances`, :func:`identity_covariance`,
+:func:`random_covariance` and :func:`real_world_robustness`: the input contract of issue 62 (text refused naming
+the argument, an infinite robustness or distance refused, a non-boolean ``success`` or yes/no option refused, a
+covariance too large to allocate refused), then the function of :mod:`robeval.realworld.robustness` unchanged.
 
 The checks live here, not in :mod:`.robustness`, because the definitions there are part of the code identity of
 the Sec. 4.1 grid cells (:mod:`robeval.realworld.experiments`): editing them would discard the committed runs
-although valid inputs give the same numbers. ``robeval.realworld.correlation`` and
-``robeval.realworld.rescale_distances`` are these functions.
+although valid inputs give the same numbers. ``robeval.realworld.correlation``, ``.rescale_distances``,
+``.identity_covariance``, ``.random_covariance`` and ``.real_world_robustness`` are these functions.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
-from robeval.core.validation import check_numbers
+from robeval.core.validation import check_allocation, check_bool, check_numbers
 from robeval.realworld import robustness
 
 
@@ -45,12 +49,91 @@ def rescale_distances(distances, success=None) -> np.ndarray:
     Parameters
     ----------
     distances : array_like of numbers, shape (n,)
-        Distance of each test point to its closest counterfactual / adversarial example (>= 0); text is refused.
+        Distance of each test point to its closest counterfactual / adversarial example (>= 0); text is refused,
+        and so is a NaN or infinite distance of a point whose search succeeded (mark a failed search with
+        ``success``).
     success : array_like of bool, shape (n,), optional
-        Whether the search found a label-flipping point; failed points get NaN.
+        Whether the search found a label-flipping point (True / False; numbers other than 0 / 1 are refused with
+        TypeError); failed points get NaN.
 
     Returns
     -------
     ndarray, float64, shape (n,), values in [0, 1] or NaN.
     """
-    return robustness.rescale_distances(check_numbers(distances, "distances", example="[0.5, 1.0, 2.0]"), success)
+    d = check_numbers(distances, "distances", example="[0.5, 1.0, 2.0]")
+    ok = None
+    if success is not None:
+        ok = np.asarray(success)
+        if ok.dtype.kind in "iu" and np.all((ok == 0) | (ok == 1)):
+            ok = ok.astype(bool)
+        if ok.dtype.kind != "b":
+            raise TypeError(
+                f"success must hold True / False (whether each search found a label-flipping point), got "
+                f"{np.asarray(success).reshape(-1)[:3].tolist()!r} (dtype {np.asarray(success).dtype}); pass e.g. "
+                "distances < np.inf or the attack's own success flags."
+            )
+        if ok.shape != d.shape:
+            raise ValueError(f"success has shape {ok.shape} but distances has {d.shape}; pass one flag per point.")
+    if d.ndim == 1:
+        bad = ~np.isfinite(d) & (True if ok is None else ok)
+        if np.any(bad):
+            i = int(np.argmax(bad))
+            raise ValueError(
+                f"distances holds {float(d[i])!r} at position {i}, a point whose search succeeded; a distance is finite. "
+                "If the search failed there, pass success with False at that position (failed points get NaN)."
+            )
+    return robustness.rescale_distances(d, ok)
+
+
+def _check_size(d, name: str = "d") -> None:
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a positive integer number of features, got {d!r:.60}.")
+    if np.isfinite(d) and d >= 1:
+        check_allocation(
+            (int(d), int(d)), 8, what="features d x d",
+            fix="pass a smaller d (the number of features of a real data set is at most a few thousand).",
+        )  # fmt: skip
+
+
+def identity_covariance(d: int) -> np.ndarray:
+    """Identity covariance normalised to trace 1: ``eye(d) / d`` (paper Sec. 4.1;
+    :func:`.robustness.identity_covariance`). ``d``: a positive integer; a (d, d) matrix over 8 GiB is refused."""
+    _check_size(d)
+    return robustness.identity_covariance(d)
+
+
+def random_covariance(d: int, rng) -> np.ndarray:
+    """Random covariance ``C_r = A^T A`` (Eq. 5), normalised to trace 1 (:func:`.robustness.random_covariance`).
+
+    Parameters
+    ----------
+    d : int
+        Number of features, >= 1; a (d, d) matrix over 8 GiB is refused (ValueError).
+    rng : int or numpy.random.Generator
+        ``A`` is (d, d) with i.i.d. standard normal entries drawn from ``rng``.
+
+    Returns
+    -------
+    ndarray, float64, shape (d, d), symmetric PSD with trace 1.
+    """
+    _check_size(d)
+    return robustness.random_covariance(d, rng)
+
+
+_FLAGS = ("return_se", "progress", "prefetch", "allow_large")
+
+
+@functools.wraps(robustness.real_world_robustness)
+def real_world_robustness(*args, **kwargs):
+    # the yes/no options are checked here (a string such as 'no' is truthy), then the function runs unchanged
+    bound = inspect.signature(robustness.real_world_robustness).bind(*args, **kwargs)
+    for name in _FLAGS:
+        if name in bound.arguments:
+            check_bool(bound.arguments[name], name)
+    return robustness.real_world_robustness(*args, **kwargs)
+
+
+real_world_robustness.__doc__ = (robustness.real_world_robustness.__doc__ or "") + (
+    "\n    The yes/no options ``return_se``, ``progress``, ``prefetch`` and ``allow_large`` must be True or False "
+    "(TypeError naming the option otherwise: a string such as 'no' is truthy).\n"
+)

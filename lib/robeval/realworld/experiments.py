@@ -29,6 +29,11 @@ from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.realworld.robustness import correlation, real_world_robustness, trace_normalized
 
+GRID_CELLS = (
+    "sec41_cell",
+    "sec41_pair_cell",
+)  # the functions a grid store may name (core.runs.cell_function)
+
 if TYPE_CHECKING:
     import pandas
 

@@ -59,6 +59,8 @@ from pathlib import Path
 
 import numpy as np
 
+GRID_CELLS = ("fog_cell",)  # the functions a grid store may name (core.runs.cell_function)
+
 __all__ = [
     "FEATURES",
     "FogData",

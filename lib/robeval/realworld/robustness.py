@@ -270,8 +270,39 @@ class BoundedPerturbation:
         )
 
 
+def _sampler_dim(sampler) -> int | None:
+    """The number of features a sampler works on when it says (a Gaussian's ``d``, bounds' length), else None."""
+    if isinstance(sampler, GaussianPerturbation):
+        return sampler.d
+    if isinstance(sampler, BoundedPerturbation):
+        return int(sampler.lower.shape[0])
+    return None
+
+
+def _check_column_key(col, d: int | None) -> int:
+    """A column key of :class:`CategoricalPerturbation`: a whole number >= 0 (a 0.5 is never truncated to column 0),
+    below ``d`` when the number of features is known; TypeError / ValueError naming ``columns``."""
+    if isinstance(col, (bool, np.bool_)) or not isinstance(col, (Real, np.integer, np.floating)):
+        raise TypeError(f"columns must be keyed by column positions (integers), got the key {col!r:.60}.")
+    if not np.isfinite(col) or float(col) != int(col) or col < 0:
+        raise ValueError(
+            f"columns must be keyed by column positions (whole numbers >= 0), got the key {col!r}; a fractional key "
+            "would be truncated to another column."
+        )
+    if d is not None and int(col) >= d:
+        raise ValueError(
+            f"columns names the column {int(col)}, but the continuous sampler works on {d} features (columns 0 .. "
+            f"{d - 1}); key each categorical column by its position in the feature matrix."
+        )
+    return int(col)
+
+
 class CategoricalPerturbation:
     """Resample categorical features through transition matrices (Sec. 3.5.2).
+
+    A column key must be a whole number >= 0 (TypeError / ValueError naming ``columns`` otherwise), below the
+    number of features when ``continuous`` states it (a :class:`GaussianPerturbation` or
+    :class:`BoundedPerturbation`), else when the sampler is called.
 
     Parameters
     ----------
@@ -294,6 +325,9 @@ class CategoricalPerturbation:
         if not columns:
             raise ValueError("columns is empty; give at least one {column: (categories, transition)} entry.")
         self.columns = {}
+        d = _sampler_dim(continuous)
+        for col in columns:
+            _check_column_key(col, d)
         for col, (cats, T) in columns.items():
             cats = np.asarray(cats, dtype=np.float64)
             T = np.asarray(T, dtype=np.float64)
@@ -316,6 +350,11 @@ class CategoricalPerturbation:
         else:
             out = np.array(self.continuous(x, index, n_samples, rng), dtype=np.float64)
         for col, (cats, cdf) in self.columns.items():
+            if col >= x.shape[-1]:
+                raise ValueError(
+                    f"columns names the column {col}, but the points have {x.shape[-1]} features (columns 0 .. "
+                    f"{x.shape[-1] - 1}); key each categorical column by its position in the feature matrix."
+                )
             hit = np.flatnonzero(cats == x[col])
             if hit.size == 0:
                 raise ValueError(

@@ -36,11 +36,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
+from numbers import Real
 
 import numpy as np
 
 from robeval.core.seeding import as_generator
-from robeval.core.validation import check_images
+from robeval.core.validation import check_bool, check_images
 
 __all__ = [
     "BASE_OPS",
@@ -101,8 +102,8 @@ def _per_image(param, n: int, name: str) -> np.ndarray:
 
 def _check_severity(severity) -> float:
     if (
-        isinstance(severity, bool)
-        or not np.isscalar(severity)
+        isinstance(severity, (bool, np.bool_))
+        or not isinstance(severity, Real)
         or not np.isfinite(severity)
         or not 0.1 <= float(severity) <= 10
     ):
@@ -644,6 +645,15 @@ def apply_scheme_sample(images, sample: SchemeSample, *, dtype=np.uint8) -> np.n
     return np.clip(out, 0, 255).astype(np.float32)
 
 
+def _check_output_dtype(dtype) -> None:  # apply_scheme's result: uint8 or float32, nothing else
+    try:
+        ok = np.dtype(dtype) in (np.uint8, np.float32)
+    except TypeError:
+        raise TypeError(f"dtype must be np.uint8 or np.float32 (the result's dtype), got {dtype!r:.60}.") from None
+    if not ok:
+        raise ValueError(f"dtype must be np.uint8 or np.float32 (the result's dtype), got {np.dtype(dtype)}.")
+
+
 def apply_scheme(
     images,
     scheme,
@@ -665,8 +675,8 @@ def apply_scheme(
     mode : {"composite", "sequential", "superposition"}
         ``composite`` is the paper's (AugMix) compositing: sequential chains superimposed linearly.
     severity : float   AugMix severity (paper: 3)
-    same_instance : bool   apply one sampled instance to every image (used for transform features)
-    dtype : np.uint8 or np.float32
+    same_instance : bool   apply one sampled instance to every image (used for transform features); a bool
+    dtype : np.uint8 or np.float32 (another dtype: ValueError; a value that is no dtype: TypeError)
     **kw : width, max_depth, alpha forwarded to :func:`sample_scheme`
 
     Returns
@@ -674,6 +684,8 @@ def apply_scheme(
     ndarray (N, H, W, C)
     """
     images = check_images(images)
+    check_bool(same_instance, "same_instance")
+    _check_output_dtype(dtype)
     n = 1 if same_instance else max(len(images), 1)
     sample = sample_scheme(scheme, n, rng, mode=mode, severity=severity, im_size=images.shape[1:3], **kw)
     return apply_scheme_sample(images, sample, dtype=dtype)
@@ -748,6 +760,7 @@ def autoaugment(images, rng: np.random.Generator, *, same_instance: bool = False
     """
     images = check_images(images)
     rng = as_generator(rng, "rng")
+    check_bool(same_instance, "same_instance")
     n = len(images)
     m = 1 if same_instance else n
 
@@ -819,6 +832,7 @@ def patch_gaussian_images(
         raise ValueError(f"patch_width must be an integer >= 1 (pixels), got {patch_width!r}; the paper uses 25.")
     if isinstance(max_sigma, (bool, str, bytes)) or not np.isfinite(np.float64(max_sigma)) or max_sigma < 0:
         raise ValueError(f"max_sigma must be a finite number >= 0 (noise std in [0, 1] units), got {max_sigma!r}.")
+    check_bool(same_instance, "same_instance")
     n, h, w, c = images.shape
     m = 1 if same_instance else n
     cy, cx = rng.integers(0, h, size=m), rng.integers(0, w, size=m)

@@ -190,6 +190,13 @@ def corrupt_command(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {str(out)!r} exists and is not a folder.")
+    for option, given in (("--images", images), ("--labels", labels)):
+        if isinstance(given, (str, os.PathLike)) and Path(given).is_file():
+            if Path(os.path.abspath(out)) in Path(os.path.abspath(given)).parents:
+                raise ValueError(
+                    f"{option} {str(given)!r} lies inside --out {str(out)!r}, whose files robeval writes (and with "
+                    "--overwrite deletes); move the input out of that folder or write to another one."
+                )
     x, y = load_images(images, labels, subset=subset, layout=layout, echo=echo)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -202,9 +209,10 @@ def corrupt_command(
     todo = [n for n in name_list if n not in done]
     for n in done:
         echo(f"skipped (already written and verified): {out / (n + '.npy')}")
-    C.generate_dataset(
-        x, y, todo, out, seed, severities=sev, chunk_size=chunk_size, progress=progress, overwrite=overwrite
-    )
+    if todo:  # every name verified: nothing to write (generate_dataset refuses an empty list of names)
+        C.generate_dataset(
+            x, y, todo, out, seed, severities=sev, chunk_size=chunk_size, progress=progress, overwrite=overwrite
+        )
     for n in todo:
         echo(f"wrote {out / (n + '.npy')}  ({len(sev) * len(x)}, 32, 32, 3) uint8, severities {list(sev)}")
     echo(f"labels: {out / 'labels.npy'}  ({len(sev) * len(x)},) uint8; manifest with sha256: {out / C.MANIFEST}")
@@ -220,13 +228,16 @@ def load_released(directory, name: str, *, mmap: bool = False) -> tuple[np.ndarr
         ``labels.npy``
     name : a CIFAR-10-C corruption (the 15, or the release's extra ``speckle_noise``, ``gaussian_blur``,
         ``spatter``, ``saturate``) or a CIFAR-10-C-bar one
-    mmap : memory-map the images instead of reading them (150 MB per corruption)
+    mmap : memory-map the images instead of reading them (150 MB per corruption); True or False
 
     Returns
     -------
     images uint8 (5, N, 32, 32, 3) by severity, labels (N,). Raises ValueError when the files do not have the
     release layout (uint8 (5N, 32, 32, 3) images, (5N,) labels repeating the same N labels per severity).
     """
+    from robeval.core.validation import check_bool
+
+    check_bool(mmap, "mmap")
     known = C.C_CORRUPTIONS + RELEASED_C_EXTRA + C.CBAR_CORRUPTIONS
     if not isinstance(name, str) or name not in known:
         raise ValueError(f"name must be a released corruption, got {name!r}; the releases hold {', '.join(known)}.")

@@ -4,7 +4,8 @@
   resumed after any kill, in processes or on a Dask cluster;
 * :mod:`.store` — the files of a grid store: names, the store's config, a cell's payload and checksum, claims;
 * :mod:`.identity` — what names a grid's results: the config and the code its cell function can reach;
-* :mod:`.packs` — adopting a store across a code change, packing finished cells for another machine;
+* :mod:`.packs` — adopting a store across a code change, packing finished cells for another machine, and
+  rebinding a pack to code its cells were adopted over;
 * :mod:`.weights` — trained networks packed and taken over like cells;
 * :mod:`.parallel` — chunked maps over worker processes whose output does not depend on their number.
 
@@ -15,7 +16,16 @@ and the publishing code are not needed to compute a cell.
 from robeval.core.errors import IncompleteResult
 from robeval.core.runs.grid import DEADLINE_ENV, STOP_AFTER_CELLS_ENV, DeadlineReached, Grid, run_grid
 from robeval.core.runs.identity import code_identity, config_identity
-from robeval.core.runs.packs import LEGACY_PACKS, PACK_FORMAT, adopt, adopt_pack, pack, store_status, unpack
+from robeval.core.runs.packs import (
+    LEGACY_PACKS,
+    PACK_FORMAT,
+    adopt,
+    adopt_pack,
+    pack,
+    rebind_pack,
+    store_status,
+    unpack,
+)
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     cell_key,
@@ -44,6 +54,7 @@ __all__ = [
     "format_age",
     "grid_store",
     "pack",
+    "rebind_pack",
     "rows_digest",
     "run_grid",
     "store_status",

@@ -142,6 +142,9 @@ class Grid:
     ):
         if not callable(fn):
             raise TypeError(f"fn must be a function fn(cell, config), got {type(fn).__name__}.")
+        from robeval.core.runs.packs import check_grid_cell
+
+        check_grid_cell(fn)
         self.fn = fn
         self.cells = normalise_cells(cells)
         keys = [cell_key(c) for c in self.cells]

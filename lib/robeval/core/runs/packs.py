@@ -1,11 +1,13 @@
 """Moving finished grid cells between stores, machines and code versions: adopting a store across a code change
 that leaves its cells unchanged (:func:`adopt`, :func:`adopt_pack`), how far each store got (:func:`store_status`),
-and packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`)."""
+packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`), and carrying a
+pack across a code change its cells were adopted over (:func:`rebind_pack`)."""
 
 from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -89,9 +91,28 @@ def _module_inside(module: str, folder: Path) -> bool:
     return True
 
 
+def check_grid_cell(fn: Callable) -> None:
+    """ValueError unless ``fn``, when it is a function of a module of :data:`CELL_ROOTS` (robeval), is one of the
+    grid cell functions its module lists in ``GRID_CELLS``: only those may be named by a store or a pack
+    (:func:`cell_function`), so every grid of robeval is checked to use one when it is made. Functions of other
+    modules (a user's own cells) pass: their stores are computed, not adopted."""
+    import sys
+
+    module = getattr(fn, "__module__", None) or ""
+    if module.split(".")[0] not in CELL_ROOTS:
+        return
+    name = getattr(fn, "__qualname__", "?")
+    if name not in getattr(sys.modules.get(module), "GRID_CELLS", ()):
+        raise ValueError(
+            f"{module}.{name} is not one of {module}'s grid cell functions: add its name to {module}.GRID_CELLS "
+            "(the functions a grid store, and so a pack, may name; a pack carries data, never code)."
+        )
+
+
 def cell_function(name: str) -> Callable:
     """The grid cell function a store's ``config.json`` names (``"robeval.msd.cbar.table1_cell"``), looked up in
-    this checkout only: a plain function defined at the top level of a module of :data:`CELL_ROOTS` (robeval).
+    this checkout only: a plain function defined at the top level of a module of :data:`CELL_ROOTS` (robeval) and
+    listed in that module's ``GRID_CELLS`` (any other robeval function, e.g. one that writes files, is refused).
     Everything is checked before anything not yet imported is imported: the name's package, and that every
     module on its path is a file of that package (``importlib.util.find_spec``); then the object must be a function
     whose defining module and name are the ones named. ValueError naming the function and the fix otherwise (a
@@ -130,6 +151,11 @@ def cell_function(name: str) -> Callable:
     ):
         raise ValueError(
             f"the store's cell function {name!r} is not a function defined at the top level of {module}; {fix}"
+        )
+    if qualname not in getattr(obj, "GRID_CELLS", ()):
+        raise ValueError(
+            f"the store's cell function {name!r} is not one of the grid cell functions of {module} (its GRID_CELLS); "
+            f"it was not called: {fix}"
         )
     return fn
 
@@ -237,6 +263,9 @@ def adopt(
                 payloads.append(None)
                 broken.setdefault(p.name, f"{p.name}: not valid JSON")
                 continue
+            if not isinstance(payloads[-1], dict):
+                broken.setdefault(p.name, f"{p.name}: not a grid cell file (a JSON object with 'cell' and 'rows')")
+                continue
             err = cell_digest_error(p, payloads[-1])
             if err is not None:
                 broken.setdefault(p.name, err)
@@ -301,7 +330,7 @@ def adopt(
                 finally:
                     Path(name).unlink(missing_ok=True)
         log_path = target / "adopted.json"
-        log = read_json(log_path) if log_path.is_file() else []
+        log = _adoption_log(log_path)
         log.append(
             {
                 "from": str(sub),
@@ -399,6 +428,91 @@ def adopt_pack(
     return out
 
 
+def rebind_pack(
+    archive: str | os.PathLike,
+    stores: Mapping[str, str | os.PathLike] | Callable[[str], str | os.PathLike],
+    out: str | os.PathLike | None = None,
+) -> dict[str, dict[str, str]]:
+    """Write a pack again with each sub-store computed under older code moved to the identity this checkout's code
+    gives it, where :func:`adopt` has already checked that code change on these very cells. Nothing is recomputed.
+
+    A pack names its sub-stores by the identity of the code that computed them, and the drivers adopt only packs
+    whose identities hold here (:func:`adopt` would otherwise recompute a sample on every fresh machine). When the
+    code a packed cell reaches changes without changing its results (an input check, a clearer message), ``robeval
+    adopt`` recomputes a sample of the store's cells with the new code and, all identical, links them into the
+    sub-store of the new identity with the check recorded in its ``adopted.json``. ``rebind_pack`` then carries
+    that check into the pack: a sub-store of the pack whose identity no longer holds is accepted only if the
+    adopted sub-store (``stores``: ``{store name: store folder here}`` or a function of the name, e.g. ``lambda n:
+    grid_store("long", n)``) holds every one of its cell files with the same bytes and its ``adopted.json`` records
+    an identical check to this code (from the pack's code, or from another code the same cell files were kept under:
+    the check certifies the files, which are the pack's byte for byte). The sub-store is renamed, its ``config.json`` and
+    ``adopted.json`` taken from the adopted store; its cell files (rows, seconds, machine) are kept byte for byte,
+    so the pack measures what it measured. Sub-stores whose identity holds are kept as they are.
+
+    Every file of the pack is verified against the pack's checksums first. ``out`` defaults to ``archive``
+    (replaced atomically). Returns ``{store: {sub-store in the pack: sub-store written}}``; raises ValueError
+    naming the sub-store and the fix when no recorded check covers it, and writes nothing then.
+    """
+    import shutil
+
+    archive = Path(archive)
+    out = Path(out) if out is not None else archive
+    with tempfile.TemporaryDirectory(prefix="robeval-rebind-") as tmp:
+        manifest = unpack(archive, tmp)
+        moves: dict[str, dict[str, str]] = {}
+        for name, subs in manifest["stores"].items():
+            moves[name] = {}
+            for sub, listed in subs.items():
+                folder = Path(tmp) / name / sub
+                sums = listed.get("sha256") if isinstance(listed, dict) else None
+                sums = sums if isinstance(sums, dict) else {}
+                bad = [p.name for p in sorted(folder.glob("*.json")) if sums.get(p.name) != file_digest(p)]
+                if bad:
+                    raise ValueError(
+                        f"{archive}: {name}/{sub}/{bad[0]} fails the pack's checksum; rebind only a pack as it was "
+                        "written (e.g. `git checkout -- PACK`)."
+                    )
+                meta = store_config(folder / "config.json")
+                fn = cell_function(meta["fn"])
+                current = f"config-{config_identity(meta['config'], fn)}"
+                moves[name][sub] = current
+                if current == sub:
+                    continue
+                if not callable(stores) and name not in stores:
+                    raise ValueError(
+                        f"{archive}: {name}/{sub} was computed under other code and no adopted store folder is given for "
+                        f"{name}; pass stores={{{name!r}: its folder}} (or a function of the name)."
+                    )
+                target = Path(stores(name) if callable(stores) else stores[name]) / current
+                log = _adoption_log(target / "adopted.json")
+                checks = [
+                    e
+                    for e in log
+                    if isinstance(e, dict) and e.get("to_code") == code_identity(fn) and e.get("identical") is True
+                ]
+                cells = [p for p in sorted(folder.glob("*.json")) if p.name not in ("config.json", "adopted.json")]
+                missing = [p.name for p in cells if not (target / p.name).is_file()]
+                differ = [
+                    p.name for p in cells if p.name not in missing and file_digest(target / p.name) != sums[p.name]
+                ]
+                if not checks or missing or differ or (Path(tmp) / name / current).exists():
+                    why = (
+                        f"no check to code {code_identity(fn)} is recorded in {target}/adopted.json"
+                        if not checks
+                        else f"{(missing or differ or [current])[0]} is not the same file in {target}"
+                    )
+                    raise ValueError(
+                        f"{archive}: {name}/{sub} was computed under other code and {why}. Adopt the store first "
+                        f"(`robeval adopt --profile PROFILE {name}`, which recomputes a sample of its cells with this "
+                        "code), then rebind; nothing was written."
+                    )
+                folder.rename(Path(tmp) / name / current)
+                for f in ("config.json", "adopted.json"):
+                    shutil.copy2(target / f, Path(tmp) / name / current / f)
+        pack([Path(tmp) / name for name in manifest["stores"]], out)
+    return moves
+
+
 def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT_S) -> list[dict]:
     """How far a grid store got, and whether this checkout's code can use it: one dict per sub-store.
 
@@ -420,7 +534,7 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
     out = []
     subs = sorted(p for p in store.glob("config-*") if p.is_dir()) if store.is_dir() else []
     for sub in subs:
-        meta = read_json(sub / "config.json") if (sub / "config.json").is_file() else {}
+        meta = store_config(sub / "config.json") if (sub / "config.json").is_file() else {}
         try:
             fn = cell_function(meta["fn"])
             current = sub.name == f"config-{config_identity(meta['config'], fn)}"
@@ -429,7 +543,7 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
         files = [p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json")]
         seconds, stamps = 0.0, []
         for p in files:
-            seconds += float(read_json(p).get("seconds", 0.0))
+            seconds += _cell_seconds(p)
             stamps.append(p.stat().st_mtime)
         running = abandoned = 0
         foreign = []
@@ -443,7 +557,7 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
                 running += 1
             elif claim["state"] != "released":
                 abandoned += 1
-        log = read_json(sub / "adopted.json") if (sub / "adopted.json").is_file() else []
+        log = _adoption_log(sub / "adopted.json")
 
         def iso(t):
             return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t is not None else None
@@ -467,6 +581,43 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
     return out
 
 
+def _damaged(path: Path, what: str) -> ValueError:
+    return ValueError(
+        f"{path} is not {what}; the store is damaged (or was not written by robeval): delete the file, and a rerun of "
+        "its grid recomputes what it held."
+    )
+
+
+def _cell_seconds(path: Path) -> float:
+    """The measured seconds a cell file records (0 when it records none); ValueError naming a damaged file."""
+    try:
+        payload = read_json(path)
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise _damaged(path, "readable JSON") from None
+    if not isinstance(payload, dict):
+        raise _damaged(path, "a grid cell file (a JSON object with 'cell' and 'rows')")
+    seconds = payload.get("seconds", 0.0)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        raise _damaged(path, f"a grid cell file: its 'seconds' is {seconds!r}, not a number")
+    return float(seconds)
+
+
+def _adoption_log(path: Path) -> list[dict]:
+    """A sub-store's ``adopted.json`` (a list of checks, each with a count of ``cells``); [] when there is none."""
+    if not path.is_file():
+        return []
+    try:
+        log = read_json(path)
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise _damaged(path, "readable JSON") from None
+    if not isinstance(log, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("cells", 0), int) and not isinstance(e.get("cells", 0), bool)
+        for e in log
+    ):
+        raise _damaged(path, "an adoption log (a list of checks, each with a whole number of cells)")
+    return log
+
+
 # ------------------------------------------------------------------------------------ packing stores
 def _new_file_mode() -> int:
     """The permission bits a new file of this process gets (0666 less the umask)."""
@@ -476,8 +627,27 @@ def _new_file_mode() -> int:
 
 
 PACK_FORMAT = "robeval grid pack 1"
+PACK_MEMBER_MAX = 64 * 2**20  # bytes of one file of a grid pack (a cell file is kilobytes; the largest ~150 KB)
+PACK_TOTAL_MAX = 2**30  # bytes of all of a pack's files (notebook 01's paper grids, 35,700 cells: ~190 MB)
 _PACK_SUB = re.compile(r"config-[0-9a-f]+")
 _PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")
+
+
+def _is_pack(path: Path) -> bool:
+    """Whether ``path`` is a grid pack (an xz tar whose first member is a MANIFEST.json of :data:`PACK_FORMAT`):
+    the only file :func:`pack` replaces."""
+    import lzma
+    import tarfile
+
+    try:
+        with tarfile.open(path, "r:xz") as tf:
+            first = tf.next()
+            if first is None or first.name != "MANIFEST.json" or not first.isfile() or first.size > PACK_MEMBER_MAX:
+                return False
+            manifest = json.loads(tf.extractfile(first).read())
+    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, ValueError, UnicodeDecodeError):
+        return False  # unreadable: not a pack
+    return isinstance(manifest, dict) and manifest.get("format") == PACK_FORMAT
 
 
 def _pack_member_ok(name: str) -> bool:
@@ -531,6 +701,14 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
     if not out.name.endswith(".tar.xz"):
         raise ValueError(f"the pack's name must end in .tar.xz, got {out.name!r}.")
     check_output_file(out, "the pack")  # a file where its folder should be, a read-only folder: said first
+    if out.exists() and not _is_pack(out):
+        raise ValueError(
+            f"{out} exists and is not a grid pack; it is left as it is. Name a new file (or delete that one first)."
+        )
+    if isinstance(stores, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"stores must be a list of grid store folders, got the single path {stores!r}; pass [{stores!r}]."
+        )
     stores = [Path(s) for s in stores]
     if not stores:
         raise ValueError("no grid store to pack; name at least one store folder.")
@@ -565,6 +743,13 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
                 "sha256": {p.name: file_digest(p) for p in extra + cells},
             }
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
+    for arcname, path in members:  # a pack holds only what unpack takes back: checked names, regular files
+        if not _pack_member_ok(arcname) or path.is_symlink() or not path.is_file():
+            why = "a link or not a regular file" if _pack_member_ok(arcname) else "not a name a grid pack may hold"
+            raise ValueError(
+                f"{path} is {why} (a store is named like robeval's grid stores, letters, digits, '_', '-' and '.', "
+                "and holds config-*/ folders of regular .json files); nothing was packed."
+            )
     # a temporary name of its own (two packs written to one file at once must not share one), in the pack's folder
     fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
@@ -594,7 +779,9 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     """Extract a pack written by :func:`pack` into the folder ``dest`` (one folder per store) and return its
     manifest. Every member is checked first by this code (:func:`_pack_member_ok`), whatever the Python version:
     only ``MANIFEST.json`` and ``<store>/config-<id>/<file>.json`` regular files, each once, are accepted (ValueError
-    naming anything else, and nothing is extracted). The members are then written by this code too, each to the path
+    naming anything else, and nothing is extracted), each header checked before any data is read: a file over
+    :data:`PACK_MEMBER_MAX` bytes, files over :data:`PACK_TOTAL_MAX` in all, or (in a pack with checksums) a file its
+    manifest does not list are refused the same way. The members are then written by this code too, each to the path
     its checked name gives below ``dest``; tarfile's extraction (and its filters, which Python 3.10 may lack) is not
     used. Checksums are verified by :func:`adopt_pack`."""
     import tarfile
@@ -616,14 +803,68 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
         # every member is read (and so the whole archive decompressed) before anything is written: a pack cut
         # short (a partial copy) or corrupted is refused here, with nothing extracted
         try:
-            members = tf.getmembers()
-            seen = set()
-            for m in members:
+            members, seen, total = [], set(), 0
+            while (m := tf.next()) is not None:  # each header checked as it comes, before its data is read
                 if not m.isfile() or not _pack_member_ok(m.name) or m.name in seen:
                     why = "twice" if m.name in seen else "which is not part of a grid pack"
                     raise ValueError(f"{archive} holds {m.name!r}, {why}; refusing to extract anything.")
+                if not (isinstance(m.mtime, (int, float)) and 0 <= m.mtime < 2**33):  # NaN, 1e400, negative
+                    raise ValueError(
+                        f"{archive} holds {m.name!r} with the modification time {m.mtime!r}, which no file written by "
+                        "`robeval grids --pack` has; refusing to extract anything."
+                    )
+                total += m.size
+                if m.size > PACK_MEMBER_MAX or total > PACK_TOTAL_MAX:
+                    raise ValueError(
+                        f"{archive} holds {m.name!r} of {m.size:,} bytes ({total:,} so far); a grid pack's files are "
+                        f"at most {PACK_MEMBER_MAX:,} bytes each and {PACK_TOTAL_MAX:,} in all. Refusing to extract "
+                        "anything: this is not a pack of grid cells."
+                    )
                 seen.add(m.name)
-            data = {m.name: tf.extractfile(m).read() for m in members}
+                members.append(m)
+            if "MANIFEST.json" not in seen:
+                raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
+            raw = tf.extractfile(next(m for m in members if m.name == "MANIFEST.json")).read()
+            try:
+                manifest = json.loads(raw)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise ValueError(
+                    f"{archive}: its MANIFEST.json is not valid JSON ({exc}); the pack was not written by `robeval "
+                    "grids --pack` or was altered. Repack the stores with `robeval grids --pack`."
+                ) from None
+            if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
+                found = manifest.get("format") if isinstance(manifest, dict) else None
+                raise ValueError(f"{archive}: unknown pack format {found!r} (this code reads {PACK_FORMAT!r}).")
+            stores = manifest.get("stores")
+            if not isinstance(stores, dict) or not all(
+                isinstance(subs, dict) and all(isinstance(m, dict) for m in subs.values()) for subs in stores.values()
+            ):
+                raise ValueError(
+                    f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
+                )
+            # the manifest names only stores and sub-stores a pack may hold (never a path: its names are joined to
+            # folders by adopt and rebind_pack), and lists every file of a sub-store it gives checksums for
+            odd = [
+                f"{st}/{sub}"
+                for st, subs in stores.items()
+                for sub in subs
+                if not (isinstance(st, str) and STORE_NAME.fullmatch(st) and _PACK_SUB.fullmatch(sub))
+            ]
+            if odd:
+                raise ValueError(
+                    f"{archive}: its MANIFEST.json names {odd[0]!r}, which is not a grid store and sub-store name; "
+                    "refusing to extract anything. Take the pack as it was written (e.g. `git checkout -- PACK`)."
+                )
+            for name in sorted(seen - {"MANIFEST.json"}):
+                st, sub, f = name.split("/")
+                meta = stores.get(st, {}).get(sub)
+                sums = meta.get("sha256") if meta is not None else None
+                if meta is None or (isinstance(sums, dict) and f not in sums):
+                    raise ValueError(
+                        f"{archive} holds {name!r}, which its MANIFEST.json does not list; refusing to extract "
+                        "anything. Take the pack as it was written (e.g. `git checkout -- PACK`)."
+                    )
+            data = {m.name: tf.extractfile(m).read() for m in members if m.name != "MANIFEST.json"}
             while tf.fileobj.read(1 << 20):  # to the end of the xz stream: a cut-off index or footer fails here
                 pass
         except broken as exc:
@@ -631,25 +872,6 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
                 f"{archive} is truncated or corrupted ({type(exc).__name__}: {exc or 'unexpected end of data'}); "
                 "nothing was extracted. Copy the pack again in full (compare its size or sha256 with the original)."
             ) from None
-        if "MANIFEST.json" not in seen:
-            raise ValueError(f"{archive} has no MANIFEST.json; it was not written by `robeval grids --pack`.")
-        try:
-            manifest = json.loads(data["MANIFEST.json"])
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ValueError(
-                f"{archive}: its MANIFEST.json is not valid JSON ({exc}); the pack was not written by `robeval grids "
-                "--pack` or was altered. Repack the stores with `robeval grids --pack`."
-            ) from None
-        if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
-            found = manifest.get("format") if isinstance(manifest, dict) else None
-            raise ValueError(f"{archive}: unknown pack format {found!r} (this code reads {PACK_FORMAT!r}).")
-        stores = manifest.get("stores")
-        if not isinstance(stores, dict) or not all(
-            isinstance(subs, dict) and all(isinstance(m, dict) for m in subs.values()) for subs in stores.values()
-        ):
-            raise ValueError(
-                f"{archive}: its MANIFEST.json lists no stores; it was not written by `robeval grids --pack`."
-            )
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         root = dest.resolve()

@@ -191,8 +191,10 @@ def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -
         return {**out, "state": "foreign"}
     try:
         pid = int(owner["pid"])
+        if pid <= 0:
+            raise ProcessLookupError  # no process has it (0 and -1 would name a group, or every process)
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or a number no process can have
         return {**out, "state": "dead"}
     except (KeyError, ValueError, TypeError):
         return {**out, "state": "dead" if out["age"] > 10.0 else "live"}

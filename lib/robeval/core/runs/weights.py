@@ -51,6 +51,10 @@ def _root(cache: str | os.PathLike | None) -> Path:
 
 
 def _check_folders(folders: Iterable[str]) -> list[str]:
+    if isinstance(folders, (str, bytes, os.PathLike)):  # one name would be read letter by letter: nothing packed
+        raise TypeError(
+            f"folders must be a list of cache folders, got the single name {folders!r}; pass [{folders!r}]."
+        )
     out = []
     for f in folders:
         if not isinstance(f, str) or not f or PurePosixPath(f).is_absolute() or ".." in PurePosixPath(f).parts:

@@ -576,7 +576,7 @@ def build_site(
     check_profile(profile)
     if not isinstance(execute, bool):
         raise TypeError(f"execute must be True or False, got {type(execute).__name__}.")
-    from robeval.core.io import check_owned_folder
+    from robeval.core.io import check_owned_folder, mark_owned_folder
 
     also = [p for p in executed_profiles() if p != profile] if also is None else [check_profile(p) for p in also]
     # both folders are emptied and refilled: only robeval's own (the defaults under build/, or one carrying the
@@ -586,12 +586,14 @@ def build_site(
         "site_dir (--site-dir)",
         SITE_MARKER,
         ours=site_dir is None,
+        mark=False,
     )
     work = check_owned_folder(
         work_dir if work_dir is not None else project.BUILD_DIR / "site-src" / profile,
         "work_dir",
         WORK_MARKER,
         ours=work_dir is None,
+        mark=False,
     )
     if site_dir == work or work in site_dir.parents or site_dir in work.parents:
         raise ValueError(
@@ -605,6 +607,8 @@ def build_site(
             f"No stored ledger of profile {profile!r} for {missing or 'any notebook'} in "
             f"{results_dir(profile) / 'claims'}; run them first (`make reproduce PROFILE={profile}`)."
         )
+    mark_owned_folder(site_dir, SITE_MARKER)  # every check passed: both folders are robeval's from here on
+    mark_owned_folder(work, WORK_MARKER)
     src = work / "docs"
     if src.exists():
         shutil.rmtree(src)

@@ -78,7 +78,7 @@ GENERATOR_VERSION = 2  # 2: per-image streams keyed by dataset index; glass blur
 def _check_name(name) -> str:
     if name not in _FUNCTIONS:
         raise ValueError(
-            f"Unknown corruption {name!r}. Valid names: CIFAR-10-C: {', '.join(C_CORRUPTIONS)}; "
+            f"Unknown corruption name {name!r}. Valid names: CIFAR-10-C: {', '.join(C_CORRUPTIONS)}; "
             f"CIFAR-10-C-bar: {', '.join(CBAR_CORRUPTIONS)}; further candidates: "
             f"{', '.join(c for c in CANDIDATE_CORRUPTIONS if c not in CBAR_CORRUPTIONS)}; variants: "
             f"{', '.join(VARIANTS)}."
@@ -114,7 +114,7 @@ def _check_bound(name: str, param: tuple) -> None:
         top = max(1.0, max(abs(float(p[i])) for p in published))
         if abs(v) > PARAM_BOUND * top:
             raise ValueError(
-                f"{name} parameter {param} has component {i} = {v:g}, more than {PARAM_BOUND} x the largest published "
+                f"param {param} of {name} has component {i} = {v:g}, more than {PARAM_BOUND} x the largest published "
                 f"value ({top:g}): that would build kernels or masks far larger than a 32x32 image (or run out of "
                 f"memory). Pass |value| <= {PARAM_BOUND * top:g}; published parameters: {_C_PARAMS[name]}."
             )
@@ -126,23 +126,27 @@ def _check_param(name: str, param):
         if isinstance(ref, tuple):
             if not isinstance(param, (tuple, list, np.ndarray)) or len(param) != len(ref):
                 raise ValueError(
-                    f"{name} takes a parameter tuple of length {len(ref)} like {ref}; got {param!r}. "
+                    f"param of {name} must be a tuple of length {len(ref)} like {ref}; got {param!r}. "
                     f"Published values: {_C_PARAMS[name]}."
                 )
             try:
                 param = tuple(float(p) for p in param)
             except (TypeError, ValueError):
-                raise TypeError(f"{name} takes a tuple of {len(ref)} numbers like {ref}; got {param!r}.") from None
+                raise TypeError(
+                    f"param of {name} must be a tuple of {len(ref)} numbers like {ref}; got {param!r}."
+                ) from None
             if not all(np.isfinite(param)):
-                raise ValueError(f"{name} parameter must be finite, got {param}.")
+                raise ValueError(f"param of {name} must be finite, got {param}.")
             _check_bound(name, param)
             return param
         if isinstance(param, bool) or not isinstance(param, Real) or not np.isfinite(param) or param < 0:
-            raise ValueError(f"{name} takes one non-negative number like {ref}; got {param!r}.")
+            raise ValueError(f"param of {name} must be one finite non-negative number like {ref}; got {param!r}.")
         _check_bound(name, (param,))
         return param
     if isinstance(param, bool) or not isinstance(param, Real) or not 0 <= float(param) <= 10:
-        raise ValueError(f"{name} takes a magnitude level in [0, 10] (published: {_PARAMS.get(name)}); got {param!r}.")
+        raise ValueError(
+            f"param of {name} must be a magnitude level in [0, 10] (published: {_PARAMS.get(name)}); got {param!r}."
+        )
     return float(param)
 
 
@@ -164,7 +168,8 @@ def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndar
         draws from its own stream ``robeval.core.seeding.keyed(seed, idx[i])``; a Generator is first turned
         into a root seed with one draw (so repeated calls with one Generator differ).
     idx : int array (N,), optional
-        The images' stream keys, default ``arange(N)``. Pass the images' positions in the data set to make
+        The images' stream keys, default ``arange(N)``: distinct integers in 0 .. 2**32 - 1 (a repeated key is
+        refused: two images would share one noise stream). Pass the images' positions in the data set to make
         results independent of batching: ``corrupt_with_param(x, ..., seed=s)`` equals the concatenation of
         ``corrupt_with_param(x[a:b], ..., seed=s, idx=range(a, b))`` over any split.
 
@@ -194,7 +199,7 @@ def corrupt(images, name: str, severity: int, seed=None, idx=None, *, layout: st
         Random parameters (noise, angles, crops, …) are drawn per image, image ``i`` from the stream
         ``robeval.core.seeding.keyed(seed, idx[i])``.
     idx : int array (N,), optional
-        Stream keys of the images (default ``arange(N)``); see :func:`corrupt_with_param`.
+        Stream keys of the images (default ``arange(N)``), distinct; see :func:`corrupt_with_param`.
     layout : {"NHWC", "NCHW"}
         Layout of ``images`` and of the result. ``"NCHW"`` takes batches as the CIFAR-10 loaders of
         :mod:`robeval.core.data` return them by default (uint8 (N, 3, 32, 32)); the corruption is the same.
@@ -406,11 +411,12 @@ def generate_dataset(
     ----------
     images : uint8 array (N, 32, 32, 3)
     labels : int array (N,), values 0..255
-    names : str or iterable of str (corruption names with published severities)
+    names : str or iterable of str (corruption names with published severities), at least one
     out_dir : path
     seed : int
     severities : iterable of int in 1..5 (default all five)
     chunk_size : int, images corrupted per step
+    progress : bool, show a progress bar (True or False)
     overwrite : bool, start the folder afresh when it holds files of other inputs
 
     Returns
@@ -418,14 +424,18 @@ def generate_dataset(
     dict name → path of the written (or existing) file, plus ``"labels"``.
     """
     from robeval.core.io import atomic_write_bytes
+    from robeval.core.validation import check_bool
 
     images = check_images(images)
+    check_bool(progress, "progress")
     labels = np.asarray(labels)
     if labels.ndim != 1 or len(labels) != len(images):
         raise ValueError(f"labels must have shape ({len(images)},), one per image, got {labels.shape}.")
     if labels.dtype.kind not in "iu" or labels.min() < 0 or labels.max() > 255:
         raise ValueError("labels must be integers in 0..255 (they are stored as uint8, as in the release).")
     names = [names] if isinstance(names, str) else list(dict.fromkeys(names))
+    if not names:
+        raise ValueError("names is empty; pass at least one corruption name, e.g. ['fog'] (or ALL_CORRUPTIONS).")
     for name in names:
         severity_params(name)  # validates the name and that it has published severities
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:

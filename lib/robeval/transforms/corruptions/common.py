@@ -40,7 +40,7 @@ def check_images(images, *, name: str = "images") -> np.ndarray:
 
 
 def check_idx(idx, n: int) -> np.ndarray:
-    """Per-image stream keys: ``None`` → ``arange(n)``; else n non-negative integers (below 2**32)."""
+    """Per-image stream keys: ``None`` → ``arange(n)``; else n distinct non-negative integers (below 2**32)."""
     if idx is None:
         return np.arange(n, dtype=np.int64)
     arr = np.asarray(idx)
@@ -55,6 +55,12 @@ def check_idx(idx, n: int) -> np.ndarray:
         )
     if n and (arr.min() < 0 or arr.max() >= 2**32):
         raise ValueError(f"idx must lie in 0 .. 2**32 - 1, got values in {arr.min()} .. {arr.max()}.")
+    values, counts = np.unique(arr, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(
+            f"idx lists the key {int(values[counts > 1][0])} more than once; give each image its own key (equal keys "
+            "share a random stream: those images would get the same noise)."
+        )
     return arr
 
 

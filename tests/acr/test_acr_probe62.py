@@ -1,0 +1,105 @@
+"""Issue 62's probe: inputs that gave silent wrong answers or obscure refusals in robeval.acr."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from robeval import acr
+
+
+def _frame():
+    return pd.DataFrame(
+        {
+            "idx": [0, 1],
+            "label": [1, 2],
+            "predict": [1, -1],
+            "radius": [0.5, 0.0],
+            "correct": [1, 0],
+            "time": [1.0, 2.0],
+        }
+    )
+
+
+def test_ecdf_from_certification_count_offset_and_grid():
+    with pytest.raises(ValueError, match="count_offset must be >= 0"):
+        acr.ecdf_from_certification(_frame(), 0.25, count_offset=-1)
+    with pytest.raises(TypeError, match="count_offset must be an integer"):
+        acr.ecdf_from_certification(_frame(), 0.25, count_offset=0.5)
+    with pytest.raises(ValueError, match="grid holds NaN") as err:
+        acr.ecdf_from_certification(_frame(), 0.25, grid=[0.5, np.nan])
+    assert "n_a" not in str(err.value)
+
+
+def test_write_certification_tsv_refuses_fractional_label_and_bad_paths(tmp_path):
+    df = _frame()
+    df["label"] = [1.5, 2.0]
+    with pytest.raises(ValueError, match="column 'label' must hold whole numbers"):
+        acr.write_certification_tsv(df, tmp_path / "c.tsv")
+    with pytest.raises(ValueError, match="path .* is a folder"):
+        acr.write_certification_tsv(_frame(), tmp_path)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="path .* lies under .*which is a file"):
+        acr.write_certification_tsv(_frame(), tmp_path / "file" / "c.tsv")
+    with pytest.raises(TypeError, match="path must be"):
+        acr.write_certification_tsv(_frame(), "")
+
+
+def test_read_certification_refusals(tmp_path):
+    header = "idx\tlabel\tpredict\tradius\tcorrect\ttime\n"
+    long_rows = tmp_path / "long.tsv"
+    long_rows.write_text(header + "0\t1\t1\t0.5\t1\t0:00:01\tx\ty\n1\t2\t2\t0.3\t1\t0:00:01\tx\ty\n")
+    with pytest.raises(ValueError, match="line 2 has 8 tab-separated fields.*6 columns"):
+        acr.read_certification(long_rows)
+    (tmp_path / "empty.tsv").write_text("")
+    with pytest.raises(ValueError, match="path .*empty.tsv' is empty"):
+        acr.read_certification(tmp_path / "empty.tsv")
+    (tmp_path / "bin.tsv").write_bytes(bytes([0x81, 0xFF, 0x00, 0x9C]) * 10)
+    with pytest.raises(ValueError, match="path .*bin.tsv' is not a text file"):
+        acr.read_certification(tmp_path / "bin.tsv")
+    with pytest.raises(ValueError, match="is a folder"):
+        acr.read_certification(tmp_path)
+    out = acr.write_certification_tsv(_frame(), tmp_path / "ok.tsv")
+    back = acr.read_certification(out)
+    assert back["label"].tolist() == [1, 2] and back["time_s"].tolist() == [1.0, 2.0]
+
+
+def _smooth():
+    import torch
+
+    return acr.Smooth(torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(4, 3)), 3, 0.25)
+
+
+def test_smooth_yes_no_options_and_one_dimensional_x():
+    s = _smooth()
+    x = np.zeros((1, 4), dtype=np.float32)
+    with pytest.raises(TypeError, match="allow_large must be True or False"):
+        s.certify(x, 10, 20, 0.001, seed=0, allow_large="no")
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        s.certify_dataset(x, [0], 10, 20, progress="no")
+    with pytest.raises(ValueError, match=r"x has shape \(4,\), one dimension"):
+        s.certify(np.zeros(4, dtype=np.float32), 10, 20, 0.001, seed=0)
+
+
+def test_count_shapes_frames_and_radii_are_named():
+    """Issue 62's probe, last items: numpy's "operands could not be broadcast" from clopper_pearson_lower and
+    certified_radius with mismatched counts, an AttributeError from certification_table given a list, messages
+    naming ``df`` (a parameter it does not take), and a radii message showing [] for an infinite radius."""
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from robeval import acr
+
+    for call in (
+        lambda: acr.clopper_pearson_lower([5, 6], [10, 10, 10], 0.001),
+        lambda: acr.certified_radius([5, 6], [10, 10, 10], 0.001, 0.25),
+    ):
+        with pytest.raises(ValueError, match=r"n_a and n have shapes \(2,\) and \(3,\), which do not match"):
+            call()
+    assert acr.clopper_pearson_lower([5, 6], 10, 0.001).shape == (2,)  # a single n still broadcasts
+    with pytest.raises(TypeError, match="frames must be a dict"):
+        acr.certification_table([pd.DataFrame()], [0.5])
+    with pytest.raises(ValueError, match=r"frames\['a'\] lacks columns"):
+        acr.certification_table({"a": pd.DataFrame({"x": [1]})}, [0.5])
+    with pytest.raises(ValueError, match=r"radii must be finite numbers >= 0 .*got \[inf\]"):
+        acr.certification_table({"a": pd.DataFrame({"x": [1]})}, [0.5, np.inf])
