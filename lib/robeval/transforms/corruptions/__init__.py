@@ -238,12 +238,13 @@ def _check_severities(severities) -> tuple[int, ...]:
         severities = (severities,)
     sev = []
     for s in severities:
-        if isinstance(s, (bool, np.bool_)) or not isinstance(s, Integral) or not 1 <= int(s) <= 5:
+        try:
+            sev.append(check_severity(s))
+        except ValueError:  # its message names `severity`, which generate_dataset does not take
             raise ValueError(
                 f"severities must hold the benchmark levels, integers in 1..5 (e.g. (1, 2, 3, 4, 5)); got {s!r}. "
                 "For a continuous magnitude use corrupt_with_param(images, name, param)."
-            )
-        sev.append(int(s))
+            ) from None
     sev = tuple(sev)
     if not sev:
         raise ValueError("severities is empty; pass some of 1..5, e.g. (1, 2, 3, 4, 5).")
