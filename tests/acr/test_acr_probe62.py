@@ -103,3 +103,17 @@ def test_count_shapes_frames_and_radii_are_named():
         acr.certification_table({"a": pd.DataFrame({"x": [1]})}, [0.5])
     with pytest.raises(ValueError, match=r"radii must be finite numbers >= 0 .*got \[inf\]"):
         acr.certification_table({"a": pd.DataFrame({"x": [1]})}, [0.5, np.inf])
+
+
+def test_sigma_and_n_images_refuse_booleans():
+    """A second probe: ``sigma=True`` was read as 1.0 and ``certification_table(n_images=1)`` as True."""
+    for call in (
+        lambda: acr.certified_radius(np.array([90]), 100, 0.001, True),
+        lambda: acr.max_certified_radius(100, 0.001, True),
+        lambda: acr.ecdf_from_certification(_frame(), np.bool_(True)),
+    ):
+        with pytest.raises(ValueError, match="sigma must be a positive number .*got (True|np.True_)"):
+            call()
+    with pytest.raises(TypeError, match="n_images must be True or False"):
+        acr.certification_table({0.25: _frame()}, [0.0], n_images=1)
+    assert acr.certification_table({0.25: _frame()}, [0.0], n_images=True)["n_images"].tolist() == [2]

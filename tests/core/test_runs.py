@@ -17,6 +17,14 @@ def _cells_of_this_file(trust_cells):
 GRID_CELLS = ("square", "many_rows", "slow_cell", "slow_logged_cell")  # the cells of this file
 
 
+@pytest.fixture
+def cache_in_tmp(tmp_path, monkeypatch):
+    """The data cache at ``tmp_path``: a toy grid's log file there is a ``<cache>/...`` path, as the files a
+    store from elsewhere (a pack, ``--from``) may name are."""
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
 def square(cell, config):
     # appends to a call log so tests can count real computations
     with open(config["log"], "a") as fh:
@@ -388,7 +396,9 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
     del sys.modules["cellmod_for_adopt"]
 
 
-def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(tmp_path, monkeypatch, trust_cells):
+def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(
+    tmp_path, monkeypatch, trust_cells, cache_in_tmp
+):
     """Issue 62: a committed pack of cells computed under older code is written again under this code's identity
     only where ``adopt`` recomputed a sample identically; its cell files keep their bytes (rows, seconds), the
     rebound pack is then taken on its checksums alone (nothing recomputed), and a pack no check covers, or an
@@ -465,7 +475,7 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(tmp
     del sys.modules["cellmod_for_rebind"]
 
 
-def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path):
+def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path, cache_in_tmp):
     log = tmp_path / "log.txt"
     cells = {"x": [1, 2, 3], "seed": [0, 1]}
     config = {"log": str(log)}
@@ -481,7 +491,7 @@ def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path):
         runs.adopt(tmp_path / "here", n_check=0)
 
 
-def test_a_pack_carries_finished_cells_and_is_adopted_only_after_a_check(tmp_path):
+def test_a_pack_carries_finished_cells_and_is_adopted_only_after_a_check(tmp_path, cache_in_tmp):
     """A pack holds the finished cells (no claims, no temporary files) with a manifest; adopting from it
     recomputes a sample and then serves every cell without recomputing; a pack whose cell was altered is refused."""
     import tarfile
@@ -523,6 +533,40 @@ def test_a_pack_carries_finished_cells_and_is_adopted_only_after_a_check(tmp_pat
     with pytest.raises(RuntimeError, match="differ under this checkout's code"):
         runs.adopt(tmp_path / "c" / "toy", source=tmp_path / "unpacked" / "toy", n_check=8, progress=False)
     assert not (tmp_path / "c").exists()
+
+
+def test_adopt_refuses_a_store_from_elsewhere_naming_paths_outside_the_checkout(tmp_path, monkeypatch):
+    """Issue 62: a store from elsewhere whose config names a file outside the checkout and the data cache (or any
+    path climbing out with ``..``, in the config or a cell) is refused before a cell is recomputed, so adopting
+    it cannot write there; the same store left as robeval wrote it is adopted."""
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine")
+    cells = {"x": [1, 2], "seed": [0]}
+    runs.run_grid(
+        square, cells, store=tmp_path / "elsewhere", config={"log": str(tmp_path / "cache" / "log.txt")}, progress=False
+    )
+    cfg_file = next((tmp_path / "elsewhere").glob("config-*/config.json"))
+    written = cfg_file.read_text()
+    assert json.loads(written)["config"]["log"] == "<cache>/log.txt"
+    for forged, why in (
+        (str(victim), "a path outside this checkout and its data cache"),
+        ("<cache>/../victim.txt", "climbs out of its folder"),
+    ):
+        cfg_file.write_text(written.replace("<cache>/log.txt", forged))
+        with pytest.raises(RuntimeError, match=f"comes from elsewhere and its config names .*{why}"):
+            runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
+        assert victim.read_text() == "mine" and not (tmp_path / "here").exists()
+    cfg_file.write_text(written)
+    cell_file = next(p for p in cfg_file.parent.glob("*.json") if "x=1_" in p.name)
+    payload = json.loads(cell_file.read_text())
+    payload["cell"]["note"] = "../../victim.txt"
+    cell_file.write_text(json.dumps(payload))
+    with pytest.raises(RuntimeError, match="a cell names '../../victim.txt', a path"):
+        runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
+    cell_file.unlink()
+    (r,) = runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
+    assert r["status"] == "adopted" and r["cells"] == 1 and victim.read_text() == "mine"
 
 
 def test_pack_and_unpack_refuse_bad_input(tmp_path):
@@ -665,7 +709,7 @@ def _toy_pack(tmp_path, cells=None):
     return tmp_path / "toy.tar.xz", next(store.glob("config-*")).name
 
 
-def test_adopt_refuses_a_pack_with_one_edited_cell_whatever_the_sample(tmp_path):
+def test_adopt_refuses_a_pack_with_one_edited_cell_whatever_the_sample(tmp_path, cache_in_tmp):
     pack, sub = _toy_pack(tmp_path)  # 18 cells
     manifest = runs.unpack(pack, tmp_path / "peek")
     sums = manifest["stores"]["toy"][sub]["sha256"]
@@ -692,7 +736,9 @@ def test_adopt_refuses_a_pack_with_one_edited_cell_whatever_the_sample(tmp_path)
     assert (r["status"], r["cells"], r["verified"]) == ("adopted", 18, 18)
 
 
-def test_a_pack_of_the_current_code_is_adopted_on_its_checksums_without_recomputing(tmp_path, monkeypatch):
+def test_a_pack_of_the_current_code_is_adopted_on_its_checksums_without_recomputing(
+    tmp_path, monkeypatch, cache_in_tmp
+):
     """Cells carried between leases of a GPU machine (issues 37, 39): the pack's sub-store has the current identity
     (same config, same code), so its checksums suffice and nothing is recomputed (a GPU's training would not
     reproduce bit for bit); an edited cell is still refused."""
@@ -754,7 +800,7 @@ def test_pack_members_are_checked_by_our_code_on_a_python_without_extraction_fil
         runs.grid_store("smoke", "..")
 
 
-def test_packs_without_checksums_need_a_known_digest_or_a_full_recomputation(tmp_path, monkeypatch):
+def test_packs_without_checksums_need_a_known_digest_or_a_full_recomputation(tmp_path, monkeypatch, cache_in_tmp):
     import hashlib
 
     pack, sub = _toy_pack(tmp_path, {"x": [1, 2], "seed": [0, 1, 2]})

@@ -61,3 +61,13 @@ def test_mixture_transform_checks_every_name_up_front():
         msd.mixture_transform(["nosuch", "fog"], [0.5, 0.5])
     with pytest.raises(TypeError, match="names must be a sequence"):
         msd.mixture_transform("fog", [1.0])
+
+
+def test_scheme_transform_checks_its_keywords_when_made():
+    """A second probe: a misspelt keyword (``severty=9``) was accepted and failed only when the transform ran."""
+    with pytest.raises(TypeError, match=r"unknown keyword\(s\) \['severty'\]; it takes mode, severity"):
+        msd.scheme_transform({"rotate"}, severty=9)
+    with pytest.raises(ValueError, match="width"):
+        msd.scheme_transform({"rotate"}, width=0)
+    out = msd.scheme_transform({"rotate"}, width=2, max_depth=1)(IMAGES, np.random.default_rng(0))
+    assert out.shape == IMAGES.shape and out.dtype == np.uint8

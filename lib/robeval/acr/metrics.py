@@ -19,7 +19,7 @@ import pandas as pd
 from robeval.acr.published import METHODS
 from robeval.acr.smoothing import ABSTAIN
 from robeval.acr.theory import max_certified_radius
-from robeval.core.validation import check_frame, check_mapping, check_numbers, check_numeric_column
+from robeval.core.validation import check_bool, check_frame, check_mapping, check_numbers, check_numeric_column
 
 CERT_COLUMNS = ("label", "predict", "radius", "correct")
 
@@ -205,6 +205,7 @@ def certification_table(frames: dict, radii, n_images: bool = False) -> pd.DataF
     if not frames:
         raise ValueError("frames is empty; pass {key: certification DataFrame}.")
     radii = check_radii(radii)
+    check_bool(n_images, "n_images")
     rows = {}
     for key, df in frames.items():
         check_certification_frame(df, f"frames[{key!r}]")

@@ -52,7 +52,7 @@ _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
 def check_sigma(sigma) -> float:
     """Return ``sigma`` as float; raise ValueError unless it is a finite number > 0."""
     try:
-        if isinstance(sigma, (str, bytes)):
+        if isinstance(sigma, (str, bytes, bool, np.bool_)):
             raise TypeError
         s = float(sigma)
     except (TypeError, ValueError):

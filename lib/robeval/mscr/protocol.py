@@ -184,7 +184,8 @@ def evaluate_levels(
         strings; an estimator's labels of the other type are mapped to its ``classes_`` by their text, anything
         else is refused (:func:`robeval.core.validation.match_labels`).
     eps_test : sequence of float >= 0
-        Noise radii (0 = clean); at least one.
+        Noise radii (0 = clean); at least one. A radius listed twice is evaluated once (one noisy set, the same
+        draws) and its row repeated at each place it is listed, so the rows stay in the order of eps_test.
     k : int >= 1
         Noisy copies per test point and level.
     norm : {np.inf, 2, 1} or "linf" / "l2" / "l1"
@@ -345,6 +346,8 @@ def _accuracy(value, name: str):
         value = value["acc"]
     if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind in "USO":
         raise TypeError(f"{name} must be an accuracy in [0, 1] (a number, not text), got {value!r:.60}.")
+    if np.asarray(value).dtype.kind == "b":
+        raise TypeError(f"{name} must be an accuracy in [0, 1] (a number, not True/False), got {value!r:.60}.")
     try:
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):

@@ -237,7 +237,8 @@ def scheme_transform(scheme, *, mode: str = "composite", severity: float = 3.0, 
     """Transform for :func:`transform_features`: one sampled instance of an augmentation scheme
     (:func:`robeval.transforms.augmentations.sample_scheme`) applied to all images.
 
-    ``mode`` and ``severity`` (AugMix scale, [0.1, 10]) are checked here, by drawing one instance as
+    ``mode``, ``severity`` (AugMix scale, [0.1, 10]) and ``width``, ``max_depth``, ``alpha`` (``**kw``, forwarded
+    to :func:`~robeval.transforms.augmentations.apply_scheme`) are checked here, by drawing one instance as
     :func:`~robeval.transforms.augmentations.sample_scheme` does, so a bad value fails when the transform is made,
     not inside a feature loop."""
     scheme = aug.parse_scheme(scheme)
@@ -245,7 +246,14 @@ def scheme_transform(scheme, *, mode: str = "composite", severity: float = 3.0, 
         raise TypeError(f"mode must be a string naming a compositing mode (e.g. 'composite'), got {mode!r}.")
     if isinstance(severity, (bool, np.bool_)) or not isinstance(severity, (Real, np.floating, np.integer)):
         raise TypeError(f"severity must be a number in [0.1, 10] (AugMix scale; the paper uses 3), got {severity!r}.")
-    aug.sample_scheme(scheme, 1, np.random.default_rng(0), mode=mode, severity=severity)  # ValueError if out of range
+    unknown = sorted(set(kw) - {"width", "max_depth", "alpha"})
+    if unknown:
+        raise TypeError(
+            f"scheme_transform got unknown keyword(s) {unknown}; it takes mode, severity and the scheme's width, "
+            "max_depth and alpha (see sample_scheme)."
+        )
+    # a value out of range: ValueError here, not inside a feature loop
+    aug.sample_scheme(scheme, 1, np.random.default_rng(0), mode=mode, severity=severity, **kw)
 
     def transform(images, rng):
         return aug.apply_scheme(images, scheme, rng, mode, severity=severity, same_instance=True, **kw)

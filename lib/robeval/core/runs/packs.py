@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from robeval.core.io import atomic_write_json, check_output_file, read_json, to_json
-from robeval.core.runs.identity import code_identity, config_identity, local_config
+from robeval.core.runs.identity import code_identity, config_identity, local_config, portable_config
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     STORE_NAME,
@@ -177,6 +177,39 @@ def store_config(path: Path) -> dict:
     return {**meta, "config": local_config(meta["config"])}
 
 
+def _strings(obj: Any) -> Iterable[str]:
+    """Every string of a JSON value (keys and values), depth first."""
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, Mapping):
+        for k, v in obj.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _strings(v)
+
+
+def _foreign_path_error(config: Mapping[str, Any], cells: Iterable[Any] = ()) -> str | None:
+    """Why a store from elsewhere (a pack, ``--from``) may not be computed with here, or None.
+
+    A store robeval wrote names files only inside the checkout or the data cache, as ``<root>/...`` and
+    ``<cache>/...`` (:func:`robeval.core.runs.identity.portable_config`), and never climbs out of a folder. A
+    config (as this checkout reads it) naming another absolute path, or any string of the config or of a cell
+    with a ``..`` part, would make a recomputation read or write files the store has no business with."""
+    for text in _strings(portable_config(config)):
+        parts = re.split(r"[\\/]", text)
+        if ".." in parts:
+            return f"its config names {text!r}, a path that climbs out of its folder ('..')"
+        if os.path.isabs(text) or text.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", text):
+            return f"its config names {text!r}, a path outside this checkout and its data cache"
+    for cell in cells:
+        for text in _strings(cell):
+            if ".." in re.split(r"[\\/]", text) or text.startswith(("/", "\\")):
+                return f"a cell names {text!r}, a path"
+    return None
+
+
 def adopt(
     store: str | os.PathLike,
     *,
@@ -225,6 +258,7 @@ def adopt(
     subs = sorted(p for p in source.glob("config-*") if (p / "config.json").is_file()) if source.is_dir() else []
     if not subs:
         raise ValueError(f"{source} holds no grid sub-store (config-*/config.json); pass the grid's store folder.")
+    foreign = checksums is not None or source.resolve() != store.resolve()
     report = []
     for sub in subs:
         if checksums is not None:  # a pack's config.json is verified before anything of it is read
@@ -293,6 +327,14 @@ def adopt(
         bad_cells = [f"{p.name}" for p, pl in zip(files, payloads) if not isinstance(pl.get("cell"), dict)]
         if bad_cells:
             raise RuntimeError(f"{sub.name}: {bad_cells[0]} is not a grid cell file (no 'cell'); rerun the grid.")
+        if foreign:
+            why = _foreign_path_error(config, [pl["cell"] for pl in payloads])
+            if why is not None:
+                raise RuntimeError(
+                    f"{sub.parent.name}/{sub.name} comes from elsewhere and {why}: a store robeval wrote names only "
+                    "paths inside its checkout and data cache (<root>/..., <cache>/...), so this one was altered and "
+                    "nothing of it is computed or adopted. Take the pack as it was written or rerun the grid here."
+                )
         # a pack's sub-store of the current identity (same config, same code) whose every file matches the pack's
         # checksums needs no recomputation: nothing changed that could change a result. This is also the only way
         # to carry cells between leases of a GPU, whose training is not bit-reproducible by a recomputation
