@@ -140,7 +140,7 @@ def check_identities(pack: Path) -> None:
     import tempfile
 
     from robeval.core import runs
-    from robeval.core.runs.packs import cell_function, store_config
+    from robeval.core.runs.trust import cell_function, store_config
 
     with tempfile.TemporaryDirectory(prefix="robeval-ids-") as tmp:
         runs.unpack(pack, tmp)
@@ -311,7 +311,7 @@ def bring_back(out: Path, weights_before: dict | None = None, profile: str = "gp
     stores = sorted(p for p in (res / "grids").glob("*") if any(p.glob("config-*/config.json")))
     got = {"stores": [p.name for p in stores], "result_files": 0}
     if stores:
-        manifest = runs.pack(stores, out / "grids.tar.xz")
+        manifest = runs.pack(stores, out / "grids.tar.xz", overwrite=True)
         got["cells"] = sum(s["cells"] for st in manifest["stores"].values() for s in st.values())
     got["weights"] = weights.pack_weights(out, weights_before)
     folders = [(res, "results"), (paths.figures_dir(profile), "figures")]

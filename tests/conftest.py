@@ -74,13 +74,13 @@ def tmp_results(tmp_path, monkeypatch):
 @pytest.fixture
 def trust_cells(monkeypatch):
     """Let stores name cell functions of the given test modules (``{top-level module name: its folder}``), beside
-    robeval's: a pack carries data, never code (:data:`robeval.core.runs.packs.CELL_ROOTS`), so a test whose grid
+    robeval's: a pack carries data, never code (:data:`robeval.core.runs.trust.CELL_ROOTS`), so a test whose grid
     runs a function of its own file says so."""
-    from robeval.core.runs import packs
+    from robeval.core.runs import trust as runs_trust
 
     def trust(**roots):
         for name, folder in roots.items():
-            monkeypatch.setitem(packs.CELL_ROOTS, name, Path(folder).resolve())
+            monkeypatch.setitem(runs_trust.CELL_ROOTS, name, Path(folder).resolve())
 
     return trust
 

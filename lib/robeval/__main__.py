@@ -173,6 +173,11 @@ def _parser() -> argparse.ArgumentParser:
         help="also write the listed stores' finished cells into one xz-compressed file, which `robeval adopt "
         "--from FILE.tar.xz` takes back after recomputing a sample (robeval.core.runs.pack)",
     )
+    g.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="with --pack: replace FILE if it is already a grid pack (without it an existing pack is left as it is)",
+    )
     return p
 
 
@@ -201,7 +206,7 @@ def _missing_module_message(exc: ImportError) -> str:
     )
 
 
-def _grids(profile: str, names, source=None, pack_to=None) -> int:
+def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = False) -> int:
     from pathlib import Path
 
     from robeval.core.runs import format_age, grid_store, pack, store_status
@@ -213,6 +218,18 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
         if not str(pack_to).endswith(".tar.xz"):
             raise ValueError(f"--pack {pack_to}: the pack's name must end in .tar.xz, e.g. grids.tar.xz.")
         check_output_file(pack_to, "--pack")
+        if Path(pack_to).exists() and not overwrite:
+            raise ValueError(
+                f"--pack {pack_to} exists and is left as it is; name a new file, or add --overwrite to replace an "
+                "earlier grid pack there (a file that is not a grid pack is never replaced)."
+            )
+    elif overwrite:
+        raise ValueError("--overwrite replaces the file of --pack; give --pack FILE.tar.xz with it.")
+    if source and Path(source).is_file():
+        raise ValueError(
+            f"--from {source} is a file; `robeval grids` lists a folder of grid stores (such as another checkout's "
+            "results/paper/grids). A pack is taken back with `robeval adopt --profile PROFILE --from PACK NAME`."
+        )
     if source and not root.is_dir():
         raise ValueError(f"--from {source}: no such folder; pass a folder of grid stores such as results/paper/grids.")
     names = [grid_store(profile, n).name for n in names]  # the same name check as everywhere
@@ -266,7 +283,7 @@ def _grids(profile: str, names, source=None, pack_to=None) -> int:
     if len(foreign) > 10:
         print(f"... and {len(foreign) - 10} more foreign claims")
     if pack_to:
-        manifest = pack([root / n for n in names], pack_to)
+        manifest = pack([root / n for n in names], pack_to, overwrite=overwrite)
         cells = sum(s["cells"] for subs in manifest["stores"].values() for s in subs.values())
         print(f"packed {cells} cells of {len(names)} store(s) into {pack_to} ({Path(pack_to).stat().st_size} bytes)")
     stale = list(dict.fromkeys(stale))
@@ -541,7 +558,7 @@ def _main(args) -> int:
                 for old, new in subs.items():
                     print(f"{archive}: {name}/{old} " + ("holds" if old == new else f"-> {new}: rebound"))
     elif args.cmd == "grids":
-        return _grids(args.profile, args.names, args.source, args.pack)
+        return _grids(args.profile, args.names, args.source, args.pack, args.overwrite)
     elif args.cmd == "corrupt":
         from robeval.transforms.release import corrupt_command
 

@@ -110,6 +110,20 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-1].endswith(" holds")
     assert main(["adopt", "--profile", "smoke", "toy", "--no-progress", "--rebind", str(tmp_path / "no.tar.xz")]) == 2
     _one_line_error(capsys, "no such pack")
+    # an existing pack is never replaced by mistake (issue 62: a committed pack was), only with --overwrite
+    before = pack.read_bytes()
+    runs.run_grid(_cell, {"x": [4]}, store=runs.grid_store("smoke", "toy2"), progress=False)
+    assert main(["grids", "--profile", "smoke", "--pack", str(pack), "toy2"]) == 2
+    _one_line_error(capsys, f"--pack {pack} exists and is left as it is", "--overwrite")
+    assert pack.read_bytes() == before
+    assert main(["grids", "--profile", "smoke", "--overwrite", "toy2"]) == 2
+    _one_line_error(capsys, "--overwrite replaces the file of --pack")
+    assert main(["grids", "--profile", "smoke", "--pack", str(pack), "--overwrite", "toy2"]) == 0
+    assert f"packed 1 cells of 1 store(s) into {pack}" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="is already a grid pack; it is left as it is"):
+        runs.pack([runs.grid_store("smoke", "toy2")], pack)
+    assert main(["grids", "--profile", "smoke", "--from", str(pack)]) == 2
+    _one_line_error(capsys, "is a file; `robeval grids` lists a folder", "robeval adopt --profile PROFILE --from PACK")
 
 
 GRID_CELLS = ("_cell",)  # the grid cells of this file (robeval.core.runs.check_grid_cell)

@@ -109,6 +109,7 @@ def test_compare_refuses_duplicated_ids_rows_without_verdict_and_deep_json(tmp_p
     cases = [
         (json.dumps(twice), "the id 'c1' is listed twice"),
         (json.dumps({"notebook": "01_x", "claims": [{"id": "c1"}]}), "claim 'c1' has no 'verdict'"),
+        (json.dumps({"notebook": "01_x", "claims": [{"id": "c1", "verdict": ["x"]}]}), "has the verdict"),
         ('{"notebook": "01_x", "claims": [' + "[" * 100_000 + "]" * 100_000 + "]}", "nested too deeply"),
     ]
     for k, (text, match) in enumerate(cases):

@@ -13,7 +13,7 @@ import pytest
 
 from robeval.core import io, paths, runs
 from robeval.core.runs import identity, store
-from robeval.core.runs.packs import store_config
+from robeval.core.runs.trust import store_config
 
 
 @pytest.fixture(autouse=True)

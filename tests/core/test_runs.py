@@ -3,7 +3,7 @@ import json
 import pytest
 
 from robeval.core import runs
-from robeval.core.runs import identity, packs, store
+from robeval.core.runs import identity, packs, store, trust
 
 
 @pytest.fixture(autouse=True)
@@ -536,12 +536,20 @@ def test_a_pack_carries_finished_cells_and_is_adopted_only_after_a_check(tmp_pat
 
 
 def test_adopt_refuses_a_store_from_elsewhere_naming_paths_outside_the_checkout(tmp_path, monkeypatch):
-    """Issue 62: a store from elsewhere whose config names a file outside the checkout and the data cache (or any
-    path climbing out with ``..``, in the config or a cell) is refused before a cell is recomputed, so adopting
-    it cannot write there; the same store left as robeval wrote it is adopted."""
+    """Issue 62: a store from elsewhere whose config names a file outside the data cache and the results folder of
+    the store it is adopted into (an absolute path elsewhere, a relative one, another profile's results of the
+    checkout, a ``..`` part, a symbolic link out) or whose cell names a path is refused before a cell is
+    recomputed, so adopting it cannot read or write there; a config its cell function cannot take is refused in
+    one line; the same store left as robeval wrote it is adopted."""
+    from robeval.core.paths import find_root
+
     monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
     victim = tmp_path / "victim.txt"
     victim.write_text("mine")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "out").symlink_to(tmp_path)
+    here = tmp_path / "results" / "long" / "grids" / "toy"
     cells = {"x": [1, 2], "seed": [0]}
     runs.run_grid(
         square, cells, store=tmp_path / "elsewhere", config={"log": str(tmp_path / "cache" / "log.txt")}, progress=False
@@ -550,22 +558,28 @@ def test_adopt_refuses_a_store_from_elsewhere_naming_paths_outside_the_checkout(
     written = cfg_file.read_text()
     assert json.loads(written)["config"]["log"] == "<cache>/log.txt"
     for forged, why in (
-        (str(victim), "a path outside this checkout and its data cache"),
+        (str(victim), "a path outside this checkout's data cache and the results folder"),
         ("<cache>/../victim.txt", "climbs out of its folder"),
+        ("victim.txt", "a relative path"),
+        ("<cache>/out/victim.txt", "a path outside"),
+        (f"{find_root()}/results/paper/x.tsv", "a path outside"),
     ):
-        cfg_file.write_text(written.replace("<cache>/log.txt", forged))
+        cfg_file.write_text(written.replace('"log": "<cache>/log.txt"', f'"log_file": "{forged}"'))
         with pytest.raises(RuntimeError, match=f"comes from elsewhere and its config names .*{why}"):
-            runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
-        assert victim.read_text() == "mine" and not (tmp_path / "here").exists()
+            runs.adopt(here, source=tmp_path / "elsewhere", n_check=2, progress=False)
+        assert victim.read_text() == "mine" and not here.exists()
+    cfg_file.write_text(written.replace('"log"', '"nolog"'))
+    with pytest.raises(RuntimeError, match=r"recomputing .* failed \(KeyError: 'log'\)"):
+        runs.adopt(here, source=tmp_path / "elsewhere", n_check=2, progress=False)
     cfg_file.write_text(written)
     cell_file = next(p for p in cfg_file.parent.glob("*.json") if "x=1_" in p.name)
     payload = json.loads(cell_file.read_text())
     payload["cell"]["note"] = "../../victim.txt"
     cell_file.write_text(json.dumps(payload))
-    with pytest.raises(RuntimeError, match="a cell names '../../victim.txt', a path"):
-        runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
+    with pytest.raises(RuntimeError, match="a cell names '../../victim.txt' \\(note\\), a path"):
+        runs.adopt(here, source=tmp_path / "elsewhere", n_check=2, progress=False)
     cell_file.unlink()
-    (r,) = runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
+    (r,) = runs.adopt(here, source=tmp_path / "elsewhere", n_check=2, progress=False)
     assert r["status"] == "adopted" and r["cells"] == 1 and victim.read_text() == "mine"
 
 
@@ -1048,7 +1062,11 @@ def test_damaged_stores_are_named_in_one_line_and_pack_writes_only_what_unpack_t
         runs.pack([store], mine)
     assert mine.read_text() == "my thesis"
     runs.pack([store], tmp_path / "p.tar.xz")
-    runs.pack([store], tmp_path / "p.tar.xz")  # a pack is replaced by a newer one
+    with pytest.raises(ValueError, match="is already a grid pack; it is left as it is"):
+        runs.pack([store], tmp_path / "p.tar.xz")  # a pack is replaced only on purpose
+    runs.pack([store], tmp_path / "p.tar.xz", overwrite=True)
+    with pytest.raises(TypeError, match="overwrite must be True or False"):
+        runs.pack([store], tmp_path / "p.tar.xz", overwrite="yes")
     with pytest.raises(TypeError, match="stores must be a list of grid store folders"):
         runs.pack(str(store), tmp_path / "q.tar.xz")
     assert not list(tmp_path.glob("*.tmp")) and not (tmp_path / "odd.tar.xz").exists()
@@ -1108,19 +1126,19 @@ def test_cell_function_looks_only_among_robevals_functions_and_imports_nothing_e
     monkeypatch.delitem(sys.modules, "this", raising=False)
     for name in ("builtins.print", "os.system", "this.s", "evilmod.f", "subprocess.run", "print", "robeval", ""):
         with pytest.raises(ValueError, match=r"cell function .*rerun its grid"):
-            packs.cell_function(name)
+            trust.cell_function(name)
     assert not mark.exists() and "this" not in sys.modules and "evilmod" not in sys.modules  # nothing imported
     # under robeval but not a top-level function of the module named: a re-export, a module, a constant, a class
     for name in (
         "robeval.core.runs.config_identity",  # defined in robeval.core.runs.identity
         "robeval.core.io.os",
-        "robeval.core.runs.packs.CELL_ROOTS",
-        "robeval.core.runs.packs.Path",
+        "robeval.core.runs.trust.CELL_ROOTS",
+        "robeval.core.runs.trust.Path",
         "robeval.nothing_here.f",
         "robeval.core.io.no_such_function",
     ):
         with pytest.raises(ValueError, match="cell function"):
-            packs.cell_function(name)
+            trust.cell_function(name)
     # a function of robeval that is not one of its module's grid cells: refused uncalled (issue 62's probe made
     # adopt call robeval.__main__._strip on a path named by a store's cell, which stripped a notebook)
     for name in (
@@ -1129,11 +1147,11 @@ def test_cell_function_looks_only_among_robevals_functions_and_imports_nothing_e
         "robeval.core.io.atomic_write_text",
     ):
         with pytest.raises(ValueError, match=r"not one of the grid cell functions of .*GRID_CELLS.*not called"):
-            packs.cell_function(name)
+            trust.cell_function(name)
     from robeval.msd import cbar
 
-    assert packs.cell_function("robeval.msd.cbar.scan_cell") is cbar.scan_cell
-    assert packs.cell_function(f"{square.__module__}.square") is square  # this file, trusted by its fixture
+    assert trust.cell_function("robeval.msd.cbar.scan_cell") is cbar.scan_cell
+    assert trust.cell_function(f"{square.__module__}.square") is square  # this file, trusted by its fixture
 
 
 def test_a_pack_naming_other_code_is_refused_unimported_and_uncalled(tmp_path, capsys, monkeypatch):

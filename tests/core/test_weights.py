@@ -219,3 +219,24 @@ def test_a_small_pack_of_a_gibibyte_of_zeros_is_refused_unread(tmp_path):
     assert not (tmp_path / "cache").exists()
     with pytest.raises(ValueError, match="max_bytes must be a positive"):
         weights.adopt_weights(small, cache=tmp_path / "cache", max_bytes=0)
+
+
+def test_a_manifest_nested_past_pythons_limit_is_one_clear_refusal(tmp_path):
+    """Issue 62's second probe: a manifest of 200,000 nested lists raised RecursionError (the CLI printed Python's
+    wording without the pack); a grid pack or a weights pack so made is refused as damaged, naming it."""
+    import io
+
+    from robeval.core import runs
+
+    deep = b"[" * 200_000 + b"]" * 200_000
+    for name, first in (("deep-weights-01.tar.xz", "WEIGHTS.json"), ("deep_grid.tar.xz", "MANIFEST.json")):
+        with tarfile.open(tmp_path / name, "w:xz") as tf:
+            info = tarfile.TarInfo(first)
+            info.size = len(deep)
+            tf.addfile(info, io.BytesIO(deep))
+    with pytest.raises(ValueError, match=r"deep-weights-01.tar.xz: its WEIGHTS.json is not valid JSON .*damaged"):
+        weights.adopt_weights(tmp_path / "deep-weights-01.tar.xz", tmp_path / "cache")
+    with pytest.raises(ValueError, match=r"deep_grid.tar.xz: its MANIFEST.json is not valid JSON"):
+        runs.unpack(tmp_path / "deep_grid.tar.xz", tmp_path / "out")
+    with pytest.raises(ValueError, match="exists and is not a grid pack"):
+        runs.pack([tmp_path], tmp_path / "deep_grid.tar.xz")

@@ -92,7 +92,10 @@ def test_corrupt_command_bad_files(six, tmp_path, capsys):
     np.save(tmp_path / "two.npy", np.zeros(2, np.int64))
     np.save(tmp_path / "float.npy", x.astype(np.float32))
     (tmp_path / "text.npy").write_text("not an array")
+    np.savez(tmp_path / "arch.npz", a=x, b=x)
     cases = [
+        (["--images", str(tmp_path), "--labels", str(d / "y.npy")], "is a folder; pass a .npy file"),
+        (["--images", str(tmp_path / "arch.npz"), "--labels", str(d / "y.npy")], "is an .npz archive of several"),
         (["--images", str(tmp_path / "big.npy"), "--labels", str(tmp_path / "two.npy")], "64x64"),
         (["--images", str(tmp_path / "float.npy"), "--labels", str(d / "y.npy")], "uint8"),
         (["--images", str(d / "x.npy"), "--labels", str(tmp_path / "two.npy")], "labels must have shape (6,)"),

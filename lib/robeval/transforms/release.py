@@ -87,13 +87,22 @@ def parse_severities(text) -> tuple[int, ...]:
 
 def _load_npy(path, what: str) -> np.ndarray:
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder; pass a .npy file written by numpy.save.")
     if not path.is_file():
         raise ValueError(f"{what} file {str(path)!r} does not exist (pass a .npy file written by numpy.save).")
     try:
-        return np.load(path, allow_pickle=False)
+        arr = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
         reason = " ".join(str(exc).split())
         raise ValueError(f"{what} file {str(path)!r} is not a readable .npy array ({reason}).") from None
+    if not isinstance(arr, np.ndarray):  # an .npz archive of several arrays
+        arr.close()
+        raise ValueError(
+            f"{what} file {str(path)!r} is an .npz archive of several arrays; pass one array as a .npy file "
+            "(numpy.save(path, archive[key]))."
+        )
+    return arr
 
 
 def to_nhwc(x: np.ndarray, layout: str = "auto", echo=None) -> np.ndarray:

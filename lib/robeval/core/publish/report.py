@@ -716,7 +716,7 @@ def _same_value(a, b) -> bool:
 
 def rows_by_id(ledger, where) -> dict:
     """``{id: row}`` of a saved ledger's claims; ValueError naming ``where`` (the file) and the fix when a row is no
-    JSON object, has no ``id`` or ``verdict``, or an id is listed twice (a second row would hide the first)."""
+    JSON object, has no ``id`` or ``verdict`` (each text), or an id is listed twice (a second row would hide the first)."""
     claims = ledger.get("claims") if isinstance(ledger, dict) else None
     if not isinstance(claims, list):
         raise ValueError(f"{where} is not a ledger (no list of 'claims'); restore it (git checkout) or rebuild it.")
@@ -729,6 +729,8 @@ def rows_by_id(ledger, where) -> dict:
             why = f"claim {i} has the id {c['id']!r}, not text"
         elif "verdict" not in c:
             why = f"claim {c['id']!r} has no 'verdict'"
+        elif not isinstance(c["verdict"], str):
+            why = f"claim {c['id']!r} has the verdict {c['verdict']!r:.60}, not text"
         elif c["id"] in out:
             why = f"the id {c['id']!r} is listed twice"
         if why is not None:

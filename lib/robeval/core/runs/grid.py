@@ -142,7 +142,7 @@ class Grid:
     ):
         if not callable(fn):
             raise TypeError(f"fn must be a function fn(cell, config), got {type(fn).__name__}.")
-        from robeval.core.runs.packs import check_grid_cell
+        from robeval.core.runs.trust import check_grid_cell
 
         check_grid_cell(fn)
         self.fn = fn

@@ -5,7 +5,6 @@ pack across a code change its cells were adopted over (:func:`rebind_pack`)."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import os
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from robeval.core.io import atomic_write_json, check_output_file, read_json, to_json
-from robeval.core.runs.identity import code_identity, config_identity, local_config, portable_config
+from robeval.core.runs.identity import code_identity, config_identity
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     STORE_NAME,
@@ -27,6 +26,8 @@ from robeval.core.runs.store import (
     file_digest,
     write_store_config,
 )
+from robeval.core.runs.trust import cell_function, foreign_path_error, store_config
+from robeval.core.validation import check_bool
 
 
 # ------------------------------------------------------------------------------------ adopting a store
@@ -60,154 +61,6 @@ def _check_sample(cells: list[dict], n_check: int, seed: int) -> list[int]:
     extra = max(0, min(n_check - len(chosen), len(rest)))
     chosen |= {int(i) for i in rng.choice(rest, size=extra, replace=False)} if extra else set()
     return sorted(chosen)
-
-
-# Where a store's cell function may come from: a top-level package name and the folder its modules must lie in.
-# Only this checkout's robeval; a pack carries data, never code (tests add their own cell modules here).
-CELL_ROOTS: dict[str, Path] = {"robeval": Path(__file__).resolve().parents[2]}
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
-
-
-def _module_inside(module: str, folder: Path) -> bool:
-    """Whether ``module`` is a module (or package) whose file lies inside ``folder``, checked from its import spec:
-    only its parent packages, already checked the same way, are imported to find it; ``module`` itself is not."""
-    import importlib.util
-    import sys
-
-    parts = module.split(".")
-    for i in range(1, len(parts) + 1):
-        name = ".".join(parts[:i])
-        loaded = sys.modules.get(name)
-        if loaded is not None:
-            where = getattr(loaded, "__file__", None)
-        else:
-            try:
-                spec = importlib.util.find_spec(name)
-            except (ImportError, ValueError):
-                return False
-            where = spec.origin if spec is not None and spec.has_location else None
-        if not where or folder not in Path(where).resolve().parents:
-            return False
-    return True
-
-
-def check_grid_cell(fn: Callable) -> None:
-    """ValueError unless ``fn``, when it is a function of a module of :data:`CELL_ROOTS` (robeval), is one of the
-    grid cell functions its module lists in ``GRID_CELLS``: only those may be named by a store or a pack
-    (:func:`cell_function`), so every grid of robeval is checked to use one when it is made. Functions of other
-    modules (a user's own cells) pass: their stores are computed, not adopted."""
-    import sys
-
-    module = getattr(fn, "__module__", None) or ""
-    if module.split(".")[0] not in CELL_ROOTS:
-        return
-    name = getattr(fn, "__qualname__", "?")
-    if name not in getattr(sys.modules.get(module), "GRID_CELLS", ()):
-        raise ValueError(
-            f"{module}.{name} is not one of {module}'s grid cell functions: add its name to {module}.GRID_CELLS "
-            "(the functions a grid store, and so a pack, may name; a pack carries data, never code)."
-        )
-
-
-def cell_function(name: str) -> Callable:
-    """The grid cell function a store's ``config.json`` names (``"robeval.msd.cbar.table1_cell"``), looked up in
-    this checkout only: a plain function defined at the top level of a module of :data:`CELL_ROOTS` (robeval) and
-    listed in that module's ``GRID_CELLS`` (any other robeval function, e.g. one that writes files, is refused).
-    Everything is checked before anything not yet imported is imported: the name's package, and that every
-    module on its path is a file of that package (``importlib.util.find_spec``); then the object must be a function
-    whose defining module and name are the ones named. ValueError naming the function and the fix otherwise (a
-    pack carries data, never code: ``builtins.print``, ``os.system``, ``this.s`` are refused unimported)."""
-    import inspect
-    import sys
-
-    fix = (
-        "a grid store names its cell function by where robeval defines it (e.g. robeval.msd.cbar.table1_cell); "
-        "take the pack or store from a robeval run of this project, or rerun its grid."
-    )
-    if not isinstance(name, str) or not _DOTTED.fullmatch(name):
-        raise ValueError(f"the store's cell function {name!r} is not a dotted function name; {fix}")
-    module, _, qualname = name.rpartition(".")
-    top = module.split(".")[0]
-    if top not in CELL_ROOTS:
-        raise ValueError(
-            f"the store's cell function {name!r} is not in {' or '.join(sorted(CELL_ROOTS))}; nothing was imported: "
-            f"{fix}"
-        )
-    if not _module_inside(module, CELL_ROOTS[top]):
-        raise ValueError(
-            f"the store's cell function {name!r}: {module} is not a module of this checkout's {top} "
-            f"({CELL_ROOTS[top]}); nothing was imported: {fix}"
-        )
-    try:
-        obj: Any = importlib.import_module(module)
-    except ImportError:
-        raise ValueError(f"the store's cell function {name!r} cannot be imported from this checkout; {fix}") from None
-    fn = getattr(obj, qualname, None)
-    if not (
-        inspect.isfunction(fn)
-        and fn.__module__ == module
-        and fn.__qualname__ == qualname
-        and sys.modules.get(module) is obj
-    ):
-        raise ValueError(
-            f"the store's cell function {name!r} is not a function defined at the top level of {module}; {fix}"
-        )
-    if qualname not in getattr(obj, "GRID_CELLS", ()):
-        raise ValueError(
-            f"the store's cell function {name!r} is not one of the grid cell functions of {module} (its GRID_CELLS); "
-            f"it was not called: {fix}"
-        )
-    return fn
-
-
-def store_config(path: Path) -> dict:
-    """A sub-store's ``config.json``: a JSON object with the cell function's name ``fn`` (text) and ``config`` (an
-    object, its ``<root>``/``<cache>`` paths made this checkout's: :func:`robeval.core.runs.identity.local_config`);
-    ValueError naming the file otherwise."""
-    try:
-        meta = read_json(path)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not readable JSON ({exc}); the store is damaged: rerun its grid.") from None
-    if not isinstance(meta, dict) or not isinstance(meta.get("fn"), str) or not isinstance(meta.get("config"), dict):
-        keys = sorted(meta) if isinstance(meta, dict) else type(meta).__name__
-        raise ValueError(
-            f"{path} is not a grid store's config (it needs 'fn', the cell function's name, and 'config'; it has "
-            f"{keys}); the store was not written by robeval.core.runs or was altered: rerun its grid."
-        )
-    return {**meta, "config": local_config(meta["config"])}
-
-
-def _strings(obj: Any) -> Iterable[str]:
-    """Every string of a JSON value (keys and values), depth first."""
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, Mapping):
-        for k, v in obj.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            yield from _strings(v)
-
-
-def _foreign_path_error(config: Mapping[str, Any], cells: Iterable[Any] = ()) -> str | None:
-    """Why a store from elsewhere (a pack, ``--from``) may not be computed with here, or None.
-
-    A store robeval wrote names files only inside the checkout or the data cache, as ``<root>/...`` and
-    ``<cache>/...`` (:func:`robeval.core.runs.identity.portable_config`), and never climbs out of a folder. A
-    config (as this checkout reads it) naming another absolute path, or any string of the config or of a cell
-    with a ``..`` part, would make a recomputation read or write files the store has no business with."""
-    for text in _strings(portable_config(config)):
-        parts = re.split(r"[\\/]", text)
-        if ".." in parts:
-            return f"its config names {text!r}, a path that climbs out of its folder ('..')"
-        if os.path.isabs(text) or text.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", text):
-            return f"its config names {text!r}, a path outside this checkout and its data cache"
-    for cell in cells:
-        for text in _strings(cell):
-            if ".." in re.split(r"[\\/]", text) or text.startswith(("/", "\\")):
-                return f"a cell names {text!r}, a path"
-    return None
 
 
 def adopt(
@@ -328,12 +181,13 @@ def adopt(
         if bad_cells:
             raise RuntimeError(f"{sub.name}: {bad_cells[0]} is not a grid cell file (no 'cell'); rerun the grid.")
         if foreign:
-            why = _foreign_path_error(config, [pl["cell"] for pl in payloads])
+            why = foreign_path_error(config, [pl["cell"] for pl in payloads], store)
             if why is not None:
                 raise RuntimeError(
                     f"{sub.parent.name}/{sub.name} comes from elsewhere and {why}: a store robeval wrote names only "
-                    "paths inside its checkout and data cache (<root>/..., <cache>/...), so this one was altered and "
-                    "nothing of it is computed or adopted. Take the pack as it was written or rerun the grid here."
+                    "its data cache and its profile's results (<cache>/..., <root>/results/<profile>/...), so this one "
+                    "was altered, or is adopted into another profile, and nothing of it is computed or adopted. Take "
+                    "the pack as it was written, adopt it into its own profile, or rerun the grid here."
                 )
         # a pack's sub-store of the current identity (same config, same code) whose every file matches the pack's
         # checksums needs no recomputation: nothing changed that could change a result. This is also the only way
@@ -347,7 +201,14 @@ def adopt(
             picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
         bad = []
         for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
-            new = json.loads(to_json(compute_cell(fn, payloads[i]["cell"], config)["rows"]))
+            try:
+                new = json.loads(to_json(compute_cell(fn, payloads[i]["cell"], config)["rows"]))
+            except Exception as exc:  # a store whose config or cells its cell function cannot take
+                raise RuntimeError(
+                    f"recomputing {files[i].name} of {sub.parent.name}/{sub.name} failed ({type(exc).__name__}: "
+                    f"{exc}), so nothing of this sub-store is adopted: its config or cells are not what this "
+                    "checkout's cell function takes (a damaged or forged store, or one of other code); rerun the grid."
+                ) from exc
             if not _same(new, payloads[i]["rows"]):
                 bad.append(files[i].name)
         if bad:
@@ -551,7 +412,7 @@ def rebind_pack(
                 folder.rename(Path(tmp) / name / current)
                 for f in ("config.json", "adopted.json"):
                     shutil.copy2(target / f, Path(tmp) / name / current / f)
-        pack([Path(tmp) / name for name in manifest["stores"]], out)
+        pack([Path(tmp) / name for name in manifest["stores"]], out, overwrite=True)
     return moves
 
 
@@ -687,8 +548,8 @@ def _is_pack(path: Path) -> bool:
             if first is None or first.name != "MANIFEST.json" or not first.isfile() or first.size > PACK_MEMBER_MAX:
                 return False
             manifest = json.loads(tf.extractfile(first).read())
-    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, ValueError, UnicodeDecodeError):
-        return False  # unreadable: not a pack
+    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, ValueError, UnicodeDecodeError, RecursionError):
+        return False  # unreadable (or nested past Python's limit): not a pack
     return isinstance(manifest, dict) and manifest.get("format") == PACK_FORMAT
 
 
@@ -707,7 +568,7 @@ def _pack_member_ok(name: str) -> bool:
     )
 
 
-def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
+def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwrite: bool = False) -> dict:
     """Write the finished cells of grid stores into one xz-compressed tar file (atomically).
 
     A grid store lives in an ignored folder of the checkout, so it is lost with the machine it was computed on.
@@ -725,7 +586,10 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
         Grid store folders (:func:`grid_store`), each holding ``config-*`` sub-stores; the folder's name is the
         store's name in the pack.
     out : path
-        The pack's path, ending in ``.tar.xz``.
+        The pack's path, ending in ``.tar.xz``: a new file, or with ``overwrite`` an earlier grid pack (a file that
+        is not a pack is never replaced).
+    overwrite : bool
+        Replace a grid pack already at ``out`` (default: refuse, so a committed pack is not replaced by mistake).
 
     Returns
     -------
@@ -743,9 +607,15 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike) -> dict:
     if not out.name.endswith(".tar.xz"):
         raise ValueError(f"the pack's name must end in .tar.xz, got {out.name!r}.")
     check_output_file(out, "the pack")  # a file where its folder should be, a read-only folder: said first
+    check_bool(overwrite, "overwrite")
     if out.exists() and not _is_pack(out):
         raise ValueError(
             f"{out} exists and is not a grid pack; it is left as it is. Name a new file (or delete that one first)."
+        )
+    if out.exists() and not overwrite:
+        raise ValueError(
+            f"{out} is already a grid pack; it is left as it is. Name a new file, or replace it on purpose "
+            "(`robeval grids --pack FILE --overwrite`, or overwrite=True)."
         )
     if isinstance(stores, (str, bytes, os.PathLike)):
         raise TypeError(
@@ -869,7 +739,7 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
             raw = tf.extractfile(next(m for m in members if m.name == "MANIFEST.json")).read()
             try:
                 manifest = json.loads(raw)
-            except (ValueError, UnicodeDecodeError) as exc:
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
                 raise ValueError(
                     f"{archive}: its MANIFEST.json is not valid JSON ({exc}); the pack was not written by `robeval "
                     "grids --pack` or was altered. Repack the stores with `robeval grids --pack`."

@@ -258,7 +258,10 @@ def adopt_weights(pack: str | os.PathLike, cache: str | os.PathLike | None = Non
                 )
             if first.size > MANIFEST_MAX:
                 raise ValueError(f"{what}: its {MANIFEST} has {first.size} bytes (at most {MANIFEST_MAX}); refused.")
-            manifest = json.loads(_read_capped(tf.extractfile(first), first.size))
+            try:
+                manifest = json.loads(_read_capped(tf.extractfile(first), first.size))
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
+                raise ValueError(f"{what}: its {MANIFEST} is not valid JSON ({exc}); the pack is damaged.") from None
             entries = manifest.get("files") if isinstance(manifest, dict) else None
             if not isinstance(entries, list) or not all(
                 isinstance(e, dict) and isinstance(e.get("path"), str) for e in entries
