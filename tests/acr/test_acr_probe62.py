@@ -117,3 +117,39 @@ def test_sigma_and_n_images_refuse_booleans():
     with pytest.raises(TypeError, match="n_images must be True or False"):
         acr.certification_table({0.25: _frame()}, [0.0], n_images=1)
     assert acr.certification_table({0.25: _frame()}, [0.0], n_images=True)["n_images"].tolist() == [2]
+
+
+def test_max_certified_radius_is_never_negative_and_refuses_booleans():
+    """S2: a budget too small to certify (alpha ** (1/n) < 1/2) gave a negative radius and ACR; n=True was n=1."""
+    assert acr.max_certified_radius(5, 0.001, 0.25) == 0.0
+    assert acr.trivial_classifier_acr(5, 0.001, 0.25, 0.1) == 0.0
+    r = acr.max_certified_radius(np.array([9, 10, 100000]), 0.001, 0.25)
+    assert r[0] == 0.0 and 0 < r[1] < r[2]
+    assert r[2] == 0.25 * __import__("scipy").stats.norm.isf(-np.expm1(np.log(0.001) / 100000))
+    for n in (True, np.array([True, False])):
+        with pytest.raises(TypeError, match="n must hold numbers, e.g. 100000; got booleans"):
+            acr.max_certified_radius(n, 0.001, 0.25)
+    with pytest.raises(ValueError, match="n must be a whole number of noise draws, got 2.5"):
+        acr.max_certified_radius(2.5, 0.001, 0.25)
+    assert "need not be an integer" not in acr.max_certified_radius.__doc__
+
+
+def test_certification_table_refuses_radii_sharing_a_column():
+    """S4: radii [0.1, 0.1] gave two columns labelled '0.10'."""
+    df = pd.DataFrame({"idx": [0, 1], "label": [0, 1], "predict": [0, 1], "radius": [0.5, 0.25], "correct": [1, 1]})
+    with pytest.raises(ValueError, match="radii holds 0.1 and 0.1, which share the column label '0.10'"):
+        acr.certification_table({"a": df}, [0.1, 0.1])
+    with pytest.raises(ValueError, match="radii holds 0.101 and 0.104, which share the column label '0.10'"):
+        acr.certification_table({"a": df}, [0.101, 0.104])
+    assert acr.certification_table({"a": df}, [0.1, 0.3]).columns.tolist() == ["ACR", "0.10", "0.30"]
+    # certified_accuracy answers per entry (documented): a repeated radius gets its value twice
+    assert acr.certified_accuracy(df, [0.3, 0.3]).tolist() == [0.5, 0.5]
+
+
+def test_radii_refuse_booleans():
+    """S5: radii [True] were read as radius 1."""
+    df = pd.DataFrame({"idx": [0, 1], "label": [0, 1], "predict": [0, 1], "radius": [0.5, 1.25], "correct": [1, 1]})
+    with pytest.raises(TypeError, match="radii must hold numbers.*got booleans"):
+        acr.certified_accuracy(df, [True])
+    with pytest.raises(TypeError, match="radii must hold numbers.*got booleans"):
+        acr.certified_accuracy_from_ecdf([0.1, 0.2], [1.0, 0.5], [True], 100, 0.001, 0.25)

@@ -123,3 +123,54 @@ def test_mscr_value_refuses_booleans_and_evaluate_levels_repeats_a_listed_level(
     rows = mscr.evaluate_levels(lambda Z: (Z[:, 0] > 0.5).astype(int), X, y, [0.1, 0.0, 0.1], 4, "linf", seed=3)
     assert [r["eps_test"] for r in rows] == [0.1, 0.0, 0.1]
     assert rows[0] == rows[2] and rows[1]["acc"] == 1.0 and rows[0]["n_eval"] == 40 * 4
+
+
+def test_norm_true_is_refused_not_read_as_l1():
+    """S1 of the third probe: ``norm=True`` was taken as ``float(True) == 1``, the L1 norm."""
+    X, Y = np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([0, 1])
+    g = np.random.default_rng(0)
+    calls = (
+        lambda norm: mscr.eps_min(X, Y, norm=norm),
+        lambda norm: mscr.min_class_separation(X, Y, norm=norm),
+        lambda norm: mscr.radial_cdf([0.5], 2, norm=norm),
+        lambda norm: mscr.sample_offsets(1, 1, 2, 0.1, norm, g),
+    )
+    for norm in (True, False, np.True_):
+        for call in calls:
+            with pytest.raises(TypeError, match=r"norm must be np.inf, 2 or 1 \(or 'linf', 'l2', 'l1'\), not"):
+                call(norm)
+    assert mscr.eps_min(X, Y, norm=1) == 1.0 and mscr.eps_min(X, Y, norm="linf") == 0.5
+
+
+def test_misspelt_options_name_the_function_called():
+    """O4: a misspelt keyword was reported against nearest_other_class_distance, which the user did not call."""
+    X, Y = np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([0, 1])
+    with pytest.raises(TypeError, match=r"eps_min\(\) got an unexpected keyword argument 'nrom'; its keyword options"):
+        mscr.eps_min(X, Y, nrom=2)
+    with pytest.raises(TypeError, match=r"min_class_separation\(\) got an unexpected keyword argument 'chunk'"):
+        mscr.min_class_separation(X, Y, chunk=3)
+    assert mscr.eps_min(X, Y, chunk_size=1) == 0.5
+
+
+def test_offset_dtype_messages():
+    """O5: a complex dtype was refused for the wrong reason (integer truncation); float16 was accepted although the
+    message said float32 or float64."""
+    g = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="dtype must be float32 or float64, got complex128.*imaginary part"):
+        mscr.unit_ball_offsets(1, 1, 2, 2, g, dtype=complex)
+    with pytest.raises(ValueError, match="dtype must be float32 or float64, got float16.*its own precision"):
+        mscr.sample_offsets(1, 1, 2, 0.1, 2, g, dtype=np.float16)
+    with pytest.raises(ValueError, match="integer dtype are truncated"):
+        mscr.unit_ball_offsets(1, 1, 2, 2, g, dtype=np.int32)
+    assert mscr.unit_ball_offsets(1, 1, 2, 2, g, dtype=np.float32).dtype == np.float32
+
+
+def test_booleans_are_not_numbers_in_mean_ci_and_sample_uniform_ball():
+    """S5: booleans were read as 1 and 0."""
+    with pytest.raises(TypeError, match="values must hold numbers.*got booleans"):
+        mscr.mean_ci([True, False, True])
+    with pytest.raises(TypeError, match="values must hold numbers"):
+        mscr.mean_ci(np.array([True, False]))
+    with pytest.raises(TypeError, match="X must hold numbers, got booleans"):
+        mscr.sample_uniform_ball(np.array([[True, False]]), 0.1, 1, 2, np.random.default_rng(0))
+    assert mscr.mean_ci([1.0, 0.0, 1.0])[3] == 3

@@ -71,3 +71,58 @@ def test_scheme_transform_checks_its_keywords_when_made():
         msd.scheme_transform({"rotate"}, width=0)
     out = msd.scheme_transform({"rotate"}, width=2, max_depth=1)(IMAGES, np.random.default_rng(0))
     assert out.shape == IMAGES.shape and out.dtype == np.uint8
+
+
+def test_augmix_keywords_refuse_booleans_and_fractions():
+    """S3: ``width=True``, ``width=2.5`` and ``alpha=True`` were accepted (as 1, 2 and 1)."""
+    from robeval import transforms
+
+    g = np.random.default_rng(0)
+    with pytest.raises(TypeError, match="width must be an integer, got 2.5"):
+        transforms.apply_scheme(IMAGES, ["autocontrast"], g, width=2.5)
+    with pytest.raises(TypeError, match="width must be an integer, got True"):
+        transforms.apply_scheme(IMAGES, ["autocontrast"], g, width=True)
+    with pytest.raises(TypeError, match="width must be an integer, got True"):
+        msd.scheme_transform(["autocontrast"], width=True)
+    with pytest.raises(TypeError, match="max_depth must be an integer, got True"):
+        msd.scheme_transform(["autocontrast"], max_depth=True)
+    with pytest.raises(TypeError, match="alpha must be a number, got True"):
+        msd.scheme_transform(["autocontrast"], alpha=True)
+    with pytest.raises(ValueError, match="width must be > 0, got 0"):
+        msd.scheme_transform(["autocontrast"], width=0)
+    assert transforms.apply_scheme(IMAGES, ["autocontrast"], g, width=np.int64(2), alpha=0.5).shape == IMAGES.shape
+
+
+def test_mixture_transform_refuses_repeated_names_and_severities():
+    """S4: severities (1, 1, 2) drew severity 1 twice as often as 2; names ['fog', 'fog'] were accepted."""
+    with pytest.raises(ValueError, match=r"severities lists 1 more than once \(it would be drawn twice as often"):
+        msd.mixture_transform(["fog"], [1.0], severities=(1, 1, 2))
+    with pytest.raises(ValueError, match="names lists 'fog' more than once"):
+        msd.mixture_transform(["fog", "fog"], [0.5, 0.5])
+    assert callable(msd.mixture_transform(["fog", "snow"], [0.5, 0.5], severities=(1, 2)))
+
+
+def test_distances_refuse_booleans():
+    """S5: boolean feature arrays were read as 1 and 0."""
+    with pytest.raises(TypeError, match="aug_feats must hold numbers.*got booleans"):
+        msd.mmd(np.ones((3, 2)) > 0, np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="corr_feats must hold numbers.*got booleans"):
+        msd.msd(np.ones((3, 2)), np.zeros((2, 2)) > 0)
+
+
+def test_distances_that_overflow_are_refused_and_normal_ones_unchanged():
+    """S6: features of magnitude 1e200 gave inf (the squares overflow)."""
+    big, zero = np.full((2, 3), 1e200), np.zeros((2, 3))
+    with pytest.warns(RuntimeWarning):
+        for fn in (msd.msd, msd.mmd):
+            with pytest.raises(
+                ValueError, match=r"(msd|mmd) is not finite although aug_feats and corr_feats are.*Scale"
+            ):
+                fn(big, zero)
+        with pytest.raises(ValueError, match="msd_many is not finite although aug_feats and corr_means are"):
+            msd.msd_many(big, zero)
+    F = np.random.default_rng(1).normal(size=(5, 4))
+    C = np.random.default_rng(2).normal(size=(3, 4))
+    assert msd.msd(F, C) == float(np.min(np.linalg.norm(F - C.mean(0), axis=1)))
+    assert msd.mmd(F, C) == float(np.linalg.norm(F.mean(0) - C.mean(0)))
+    assert msd.msd(big / 1e200, zero) == float(np.sqrt(3.0))

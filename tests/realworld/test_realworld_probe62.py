@@ -48,3 +48,35 @@ def test_real_world_robustness_yes_no_options(flag):
         rw.real_world_robustness(
             lambda Z: (Z[:, 0] > 0.5).astype(int), X, np.eye(2) * 0.01, None, 50, 0, **{flag: "no"}
         )
+
+
+def _predict(Z):
+    return (Z[:, 0] > 0.25).astype(int)
+
+
+def test_booleans_are_not_numbers():
+    """S5: boolean weights, covariances, robustness vectors, distances and chunk_rows were read as 1 and 0."""
+    X = np.array([[0.1, 0.2]])
+    with pytest.raises(TypeError, match="w must hold numbers.*got booleans"):
+        rw.linear_robustness(X, [True, False])
+    with pytest.raises(TypeError, match="cov must hold numbers.*got booleans"):
+        rw.linear_robustness(X, [1.0, 1.0], cov=np.eye(2, dtype=bool))
+    with pytest.raises(TypeError, match="a must hold numbers.*got booleans"):
+        rw.correlation([True, False, True], [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="distances must hold numbers.*got booleans"):
+        rw.rescale_distances([True, False])
+    X2 = np.array([[0.1, 0.2], [0.3, 0.4]])
+    with pytest.raises(TypeError, match="cov must hold numbers.*got booleans"):
+        rw.real_world_robustness(_predict, X2, cov=np.eye(2, dtype=bool), n_samples=10, rng=0)
+    with pytest.raises(TypeError, match="chunk_rows must be an integer >= 1.*not True"):
+        rw.real_world_robustness(_predict, X2, cov=np.eye(2), n_samples=10, rng=0, chunk_rows=True)
+    assert rw.real_world_robustness(_predict, X2, cov=np.eye(2), n_samples=10, rng=0, chunk_rows=3).shape == (2,)
+
+
+def test_bounded_perturbation_refuses_bounds_of_another_dimension():
+    """O7: bounds of 3 features around a 2-feature Gaussian were built, then failed in numpy's broadcasting."""
+    base = rw.GaussianPerturbation(np.eye(2))
+    with pytest.raises(ValueError, match="lower and upper have 3 entries but the base sampler works on d=2 features"):
+        rw.BoundedPerturbation(base, [0, 0, 0], [1, 1, 1])
+    s = rw.BoundedPerturbation(base, [0, 0], [1, 1])
+    assert rw.real_world_robustness(_predict, np.array([[0.1, 0.2]]), sampler=s, n_samples=10, rng=0).shape == (1,)

@@ -41,3 +41,32 @@ def test_apply_scheme_dtype_generate_dataset_names_load_released_mmap(tmp_path):
         transforms.generate_dataset(IMAGES, [0, 1], ["fog"], tmp_path / "gen", progress="no")
     with pytest.raises(TypeError, match="mmap must be True or False"):
         transforms.load_released(tmp_path, "fog", mmap="no")
+
+
+def test_apply_scheme_names_itself_for_a_misspelt_keyword():
+    """O4: the refusal named sample_scheme, which the user did not call."""
+    with pytest.raises(TypeError, match=r"apply_scheme\(\) got an unexpected keyword argument 'widht'"):
+        transforms.apply_scheme(IMAGES, ["autocontrast"], np.random.default_rng(0), widht=3)
+
+
+def test_pixelate_factor_too_small_names_param():
+    """O3: corrupt_with_param(I, 'pixelate', 0) gave PIL's 'height and width must be > 0'."""
+    for c in (0, 0.01):
+        with pytest.raises(ValueError, match=r"param of pixelate is a down-scaling factor.*>= 1/32"):
+            transforms.corrupt_with_param(IMAGES, "pixelate", c)
+    assert transforms.corrupt_with_param(IMAGES, "pixelate", 1 / 32).shape == IMAGES.shape
+
+
+def test_generate_dataset_deletes_only_its_own_temporaries(tmp_path):
+    """L1: every *.tmp and .*.tmp file of the folder was deleted, a user's own included."""
+    out = tmp_path / "userdir"
+    out.mkdir()
+    keep = ["thesis-draft.tmp", ".vimswap.tmp", "notes.txt", ".fog.npy.tmp", ".mine.npy.abcdefgh.tmp", "fog.npy.x.tmp"]
+    for name in keep:
+        (out / name).write_text("user")
+    stale = [".fog.npy.abcd_123.tmp", ".labels.npy.zzzzzzzz.tmp", ".corruptions.json.a1b2c3d4.tmp"]
+    for name in stale:
+        (out / name).write_text("killed writer")
+    transforms.generate_dataset(IMAGES, [1, 2], ["fog"], out, severities=(1,), progress=False)
+    left = sorted(p.name for p in out.iterdir())
+    assert left == sorted(keep + ["corruptions.json", "fog.npy", "labels.npy"])

@@ -129,7 +129,7 @@ def certified_accuracy(df: pd.DataFrame, radii) -> np.ndarray:
     df : pandas.DataFrame
         Certification frame.
     radii : array_like of float, shape (R,)
-        Radii (input units, L2).
+        Radii (input units, L2), in any order; a radius listed twice gets its value twice (one value per entry).
 
     Returns
     -------
@@ -190,6 +190,8 @@ def certification_table(frames: dict, radii, n_images: bool = False) -> pd.DataF
         ``key -> DataFrame``; keys become the index (tuples give a MultiIndex, e.g.
         ``(sigma, method)``).
     radii : array_like of float, shape (R,)
+        Each radius once: two radii with the same 2-decimal label (``0.1`` twice, or ``0.101`` and ``0.104``)
+        are refused (ValueError).
     n_images : bool
         Also report each frame's number of rows (column ``n_images``, last); some published files are
         truncated.
@@ -205,12 +207,20 @@ def certification_table(frames: dict, radii, n_images: bool = False) -> pd.DataF
     if not frames:
         raise ValueError("frames is empty; pass {key: certification DataFrame}.")
     radii = check_radii(radii)
+    labels = [f"{r:.2f}" for r in radii]
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            first = radii[labels.index(label)]
+            raise ValueError(
+                f"radii holds {first:g} and {radii[i]:g}, which share the column label {label!r} (2 decimals): one "
+                "column would hide the other. Pass each radius once, at least 0.01 apart."
+            )
     check_bool(n_images, "n_images")
     rows = {}
     for key, df in frames.items():
         check_certification_frame(df, f"frames[{key!r}]")
         rows[key] = [acr(df)] + list(100.0 * certified_accuracy(df, radii))
-    cols = ["ACR"] + [f"{r:.2f}" for r in radii]
+    cols = ["ACR"] + labels
     out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
     if all(isinstance(k, tuple) for k in rows):
         out.index = pd.MultiIndex.from_tuples(list(rows))

@@ -91,16 +91,19 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
     """Largest radius CERTIFY can return with budget ``(n, alpha)``: all ``n`` draws hit.
 
     ``sigma * Phi^{-1}(alpha ** (1 / n))``, evaluated as ``sigma * Phi^{-1}_upper(-expm1(ln(alpha) / n))``
-    so that budgets up to ``1e300`` stay accurate.
+    so that budgets up to ``1e300`` stay accurate. A budget too small to certify anything, ``alpha ** (1 / n) <
+    1/2`` (``n < log2(1 / alpha)``, e.g. ``n <= 9`` at ``alpha = 0.001``), makes CERTIFY abstain on every input:
+    its radius is 0 (never negative).
 
     Parameters
     ----------
-    n : float or array_like (>= 1; need not be an integer here, so Theorem 1 budgets can be huge)
+    n : int, float or array_like of whole numbers >= 1 (a float such as ``1e30`` holds the huge budgets of
+        Theorem 1; a fraction is refused, a bool is a TypeError)
     alpha, sigma : float
 
     Returns
     -------
-    numpy.ndarray of float64 (or float)
+    numpy.ndarray of float64 (or float), >= 0
     """
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
     n = check_numbers(n, "n", example="100000")
@@ -108,11 +111,11 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
         raise ValueError("n must be >= 1 (number of noise draws).")
     if np.any(n != np.floor(n)):
         raise ValueError(
-            f"n must be a whole number of noise draws, got {n[n != np.floor(n)].reshape(-1)[0]!r}; a budget is "
+            f"n must be a whole number of noise draws, got {float(n[n != np.floor(n)].reshape(-1)[0])!r}; a budget is "
             "never truncated (round it yourself if you mean an integer)."
         )
     q = -np.expm1(np.log(alpha) / n)  # 1 - alpha ** (1 / n)
-    out = sigma * _norm.isf(q)
+    out = np.maximum(sigma * _norm.isf(q), 0.0)  # below 1/2 CERTIFY abstains: radius 0
     return out if np.ndim(out) else float(out)
 
 
@@ -124,7 +127,8 @@ def trivial_classifier_acr(n, alpha, sigma, class_fraction) -> np.ndarray:
 
     Parameters
     ----------
-    n : float or array_like >= 1
+    n : int, float or array_like of whole numbers >= 1 (as in :func:`max_certified_radius`; a budget that
+        certifies nothing gives an ACR of 0)
     alpha, sigma : float
     class_fraction : float in (0, 1]
         Share of the predicted class in the data set (>= 1/K for the most frequent of K classes).

@@ -154,6 +154,7 @@ def check_features(X, name: str = "X") -> np.ndarray:
 
 def check_covariance(cov, d: int | None = None, name: str = "cov", rtol: float = 1e-8) -> np.ndarray:
     """Validate one (d, d) matrix or an (n, d, d) stack as symmetric PSD; return float64."""
+    check_no_bools(cov, name, example="np.eye(d)")
     try:
         C = np.asarray(cov, dtype=np.float64)
     except (TypeError, ValueError):
@@ -311,6 +312,7 @@ def check_numbers(values, name: str, *, example: str = "[0.0, 0.25]") -> np.ndar
     and its first value that is not a number (text, ``None``): ``np.asarray(["1"], dtype=float)`` would read a
     string as a number and an object array fails with numpy's ``could not convert string to float``. Finiteness,
     shape and range are left to the caller."""
+    check_no_bools(values, name, example=example)
     arr = to_numpy(values)
     if arr.dtype.kind not in "biuf":
         flat = arr.reshape(-1).tolist() if arr.dtype.kind == "O" else [arr.reshape(-1)[0]] if arr.size else []
@@ -319,6 +321,34 @@ def check_numbers(values, name: str, *, example: str = "[0.0, 0.25]") -> np.ndar
             shown = bad[0] if bad else values
             raise TypeError(f"{name} must hold numbers, e.g. {example}; got {shown!r} (dtype {arr.dtype}).")
     return np.asarray(arr, dtype=np.float64)
+
+
+def check_no_bools(values, name: str, *, example: str = "[0.5, 1.0]") -> None:
+    """TypeError naming ``name`` when ``values`` is True / False, an array of booleans or a list holding one: a
+    boolean would be read as the number 1 or 0 in silence."""
+    if isinstance(values, (list, tuple)):
+        found = any(isinstance(v, (bool, np.bool_)) for v in values)
+    elif is_torch_tensor(values):
+        found = str(values.dtype) == "torch.bool"
+    else:
+        found = isinstance(values, (bool, np.bool_)) or getattr(getattr(values, "dtype", None), "kind", "") == "b"
+        if not found and isinstance(values, np.ndarray) and values.dtype.kind == "O":
+            found = any(isinstance(v, (bool, np.bool_)) for v in values.reshape(-1).tolist())
+    if found:
+        raise TypeError(
+            f"{name} must hold numbers, e.g. {example}; got booleans ({values!r:.60}), which would be read as 1 and 0. "
+            f"Pass numbers (np.asarray({name}, dtype=float) if 1 and 0 are what you mean)."
+        )
+
+
+def check_keywords(kw, allowed, fn: str) -> None:
+    """TypeError naming ``fn`` (the public function called) and its options when ``kw`` holds a keyword not in
+    ``allowed``: a misspelt option would otherwise be reported against the internal function it is forwarded to."""
+    unknown = [k for k in kw if k not in allowed]
+    if unknown:
+        raise TypeError(
+            f"{fn}() got an unexpected keyword argument {unknown[0]!r}; its keyword options are {', '.join(allowed)}."
+        )
 
 
 def check_bool(value, name: str) -> bool:
@@ -690,11 +720,18 @@ def check_level(level, name: str = "level") -> float:
 
 
 def check_float_dtype(dtype, name: str = "dtype"):
-    """``dtype`` as a numpy floating dtype; ValueError for an integer (or other) dtype, which would truncate noise."""
+    """``dtype`` as numpy float32 or float64; ValueError for an integer dtype (it would truncate noise), a complex
+    one or another float precision (float16, longdouble)."""
     try:
         dt = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{name} must be a numpy floating dtype such as np.float32, got {dtype!r}.") from None
+    if np.issubdtype(dt, np.complexfloating) or dt.kind == "f" and dt not in (np.float32, np.float64):
+        raise ValueError(
+            f"{name} must be float32 or float64, got {dt}: noise offsets are real numbers, and a {dt} would "
+            f"{'carry an imaginary part' if dt.kind == 'c' else 'round them to its own precision'}. Pass "
+            f"{name}=np.float32 or {name}=np.float64."
+        )
     if not np.issubdtype(dt, np.floating):
         raise ValueError(
             f"{name} must be a floating dtype (float32 or float64), got {dt}: noise offsets in an integer dtype are "
@@ -710,12 +747,13 @@ def as_float_points(
     """Points or images ``X`` (n, d) or (n, *shape) as a finite floating-point array: the one input contract of the
     samplers, class separation and certification.
 
-    * text, object or complex arrays are refused (ValueError naming the first row that is not a number);
+    * text, object or complex arrays are refused (ValueError naming the first row that is not a number), booleans
+      too (TypeError: True is not the number 1);
     * NaN or infinite values are refused, naming the first row holding one;
     * integers are converted explicitly: with ``unit_interval`` (the function works in [0, 1] intensity units) as
       pixels 0..255 divided by 255 (other integer values are refused with the fix); otherwise as numbers in their
       own units (``float64``), so noise added to them is never truncated to an integer dtype;
-    * ``dtype`` (default float64, float32 for float32 input) must be a floating dtype: an integer output dtype
+    * ``dtype`` (default float64, float32 for float32 input) must be float32 or float64: an integer output dtype
       would truncate every noise offset (refused with the fix).
 
     Returns
@@ -723,6 +761,11 @@ def as_float_points(
     numpy.ndarray of ``dtype``, the shape of ``X``.
     """
     arr = to_numpy(X)
+    if arr.dtype.kind == "b":
+        raise TypeError(
+            f"{name} must hold numbers, got booleans (dtype bool), which would be read as 1 and 0; pass numbers "
+            f"(e.g. {name}.astype(float) if 1 and 0 are what you mean)."
+        )
     if dtype is not None:
         dtype = check_float_dtype(dtype)
     if arr.ndim < min_ndim:

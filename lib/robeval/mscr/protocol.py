@@ -49,6 +49,7 @@ from robeval.core.validation import (
     check_frame,
     check_labels,
     check_level,
+    check_no_bools,
     check_numeric_column,
     check_positive,
     check_sequence,
@@ -503,6 +504,7 @@ def mean_ci(values, level: float = 0.95) -> tuple[float, float, float, int]:
     level = check_level(level)
     if isinstance(values, (str, bytes)) or np.ndim(values) != 1:
         raise ValueError(f"values must be a one-dimensional sequence of numbers, got {values!r:.80}.")
+    check_no_bools(values, "values", example="[0.91, 0.93, 0.92]")
     try:
         v = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

@@ -30,7 +30,14 @@ import math
 import numpy as np
 import torch
 
-from robeval.core.validation import as_float_points, check_labels, check_positive, check_X_y, to_numpy
+from robeval.core.validation import (
+    as_float_points,
+    check_keywords,
+    check_labels,
+    check_positive,
+    check_X_y,
+    to_numpy,
+)
 
 __all__ = [
     "NORMS",
@@ -47,10 +54,12 @@ _TIE_RTOL = 1e-9  # proposals tied to this relative tolerance could hide a neare
 
 
 def check_norm(norm) -> float:
-    """Return ``norm`` as a float in {inf, 2.0, 1.0}; raise ValueError otherwise.
+    """Return ``norm`` as a float in {inf, 2.0, 1.0}; raise ValueError otherwise (TypeError for a bool).
 
     Accepts ``np.inf``, ``"inf"``, ``"linf"``, ``2``, ``"l2"``, ``1``, ``"l1"``.
     """
+    if isinstance(norm, (bool, np.bool_)):  # float(True) == 1.0 would silently mean the L1 norm
+        raise TypeError(f"norm must be np.inf, 2 or 1 (or 'linf', 'l2', 'l1'), not {norm!r}.")
     aliases = {"inf": math.inf, "linf": math.inf, "l_inf": math.inf, "l2": 2.0, "l1": 1.0, "2": 2.0, "1": 1.0}
     if isinstance(norm, str):
         key = norm.strip().lower()
@@ -377,6 +386,10 @@ def _refine_pyramid(levels, qi, pj, upper, pair_batch):
     return out
 
 
+#: The keyword options min_class_separation and eps_min pass on to nearest_other_class_distance.
+OPTIONS = ("chunk_size", "device", "n_candidates", "subset_dims", "progress", "pixel_units")
+
+
 def _block_plan(m: int):
     """Offsets and sizes of coordinate blocks: small first (cheap pruning), then doubling."""
     i, size = 0, 128
@@ -389,11 +402,13 @@ def _block_plan(m: int):
 def min_class_separation(X, y, norm=np.inf, **kwargs) -> float:
     """Minimal class separation ``2r = min_{i, j : y_i != y_j} ||X_i - X_j||_p`` (exact).
 
-    Parameters and units as in :func:`nearest_other_class_distance`; returns a Python float > 0.
+    Parameters and units as in :func:`nearest_other_class_distance` (its keyword options, :data:`OPTIONS`, are
+    accepted here; another keyword is a TypeError naming this function); returns a Python float > 0.
 
     Raises ValueError naming the points when two identical points carry different labels: their separation is 0,
     and every noise level built on it (``eps_min = 0``) would report any classifier as perfectly robust.
     """
+    check_keywords(kwargs, OPTIONS, "min_class_separation")
     dist = nearest_other_class_distance(X, y, norm, **kwargs)
     if dist.min() > 0:
         return float(dist.min())
@@ -416,5 +431,7 @@ def min_class_separation(X, y, norm=np.inf, **kwargs) -> float:
 
 
 def eps_min(X, y, norm=np.inf, **kwargs) -> float:
-    """The MSCR corner-case noise level ``eps_min = r = 2r / 2`` (Algorithm 1, step 1)."""
+    """The MSCR corner-case noise level ``eps_min = r = 2r / 2`` (Algorithm 1, step 1); options as in
+    :func:`min_class_separation`."""
+    check_keywords(kwargs, OPTIONS, "eps_min")
     return 0.5 * min_class_separation(X, y, norm, **kwargs)

@@ -26,7 +26,7 @@ import numpy as np
 
 from robeval.core.images import to_nchw, to_nhwc
 from robeval.core.seeding import as_generator, keyed
-from robeval.core.validation import check_images
+from robeval.core.validation import check_images, check_no_bools
 from robeval.transforms import augmentations as aug
 from robeval.transforms.corruptions import ALL_CORRUPTIONS, VARIANTS
 from robeval.transforms.corruptions.common import check_severity
@@ -36,7 +36,8 @@ from robeval.transforms.corruptions.common import check_severity
 def _check_feats(a, name: str) -> np.ndarray:
     """``a`` as a float64 (n_samples, D) array (a 1-D array is one sample); TypeError naming ``name`` for anything
     numpy cannot read as numbers (not numpy's message), ValueError for complex values (their imaginary part would
-    be dropped), a wrong shape or a NaN / infinite value."""
+    be dropped), a wrong shape or a NaN / infinite value; TypeError for booleans."""
+    check_no_bools(a, name, example="a (n_samples, D) float array of transform features")
     if np.iscomplexobj(a):
         raise ValueError(
             f"{name} must be real-valued features, got complex values (dtype {np.asarray(a).dtype}); their imaginary "
@@ -69,6 +70,19 @@ def _check_pair(aug_feats, corr_feats):
     return a, c
 
 
+def _finite_distance(value, what: str, a: np.ndarray, c: np.ndarray, second: str = "corr_feats"):
+    """``value`` unchanged when every distance in it is finite; else ValueError: the features are finite (checked),
+    so float64 overflowed in the squares of the norm."""
+    if np.all(np.isfinite(value)):
+        return value
+    top = max(float(np.abs(a).max()), float(np.abs(c).max()))
+    raise ValueError(
+        f"{what} is not finite although aug_feats and {second} are: features as large as {top:.3g} overflow float64 "
+        f"in the squared norm. Scale both feature arrays by one factor first (e.g. divide both by {top:.3g}) and "
+        "multiply the distance back."
+    )
+
+
 def mmd(aug_feats, corr_feats) -> float:
     """Distance between the mean transform features of two sample sets (the paper's "MMD").
 
@@ -79,10 +93,11 @@ def mmd(aug_feats, corr_feats) -> float:
 
     Returns
     -------
-    float  ``|| mean_k f(a_k) - mean_m f(c_m) ||_2`` in feature units.
+    float  ``|| mean_k f(a_k) - mean_m f(c_m) ||_2`` in feature units. ValueError when it overflows float64
+    (features near 1e154 or larger): scale the features first.
     """
     a, c = _check_pair(aug_feats, corr_feats)
-    return float(np.linalg.norm(a.mean(0) - c.mean(0)))
+    return _finite_distance(float(np.linalg.norm(a.mean(0) - c.mean(0))), "mmd", a, c)
 
 
 def msd(aug_feats, corr_feats) -> float:
@@ -95,10 +110,11 @@ def msd(aug_feats, corr_feats) -> float:
 
     Returns
     -------
-    float (feature units)
+    float (feature units). ValueError when it overflows float64 (features near 1e154 or larger): scale the features
+    first.
     """
     a, c = _check_pair(aug_feats, corr_feats)
-    return float(np.min(np.linalg.norm(a - c.mean(0), axis=1)))
+    return _finite_distance(float(np.min(np.linalg.norm(a - c.mean(0), axis=1))), "msd", a, c)
 
 
 def _sq_dists(a: np.ndarray, centres: np.ndarray) -> np.ndarray:
@@ -136,13 +152,13 @@ def msd_many(aug_feats, corr_means) -> np.ndarray:
     best = np.full(len(c), np.inf)
     for start in range(0, len(a), 8192):  # chunked so 100k samples stay within memory
         best = np.minimum(best, _sq_dists(a[start : start + 8192], c).min(0))
-    return np.sqrt(best)
+    return _finite_distance(np.sqrt(best), "msd_many", a, c, "corr_means")
 
 
 def mmd_many(aug_feats, corr_means) -> np.ndarray:
     """MMD from one augmentation sample set to many corruption means: (L,) float64."""
     a, c = _check_many(aug_feats, corr_means)
-    return np.linalg.norm(c - a.mean(0)[None, :], axis=1)
+    return _finite_distance(np.linalg.norm(c - a.mean(0)[None, :], axis=1), "mmd_many", a, c, "corr_means")
 
 
 # transform features
@@ -317,14 +333,18 @@ def corruption_transform(name: str, severity: int, corrupt_fn: Callable | None =
     return transform
 
 
+_TWICE = "it would be drawn twice as often as the others"
+
+
 def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Callable | None = None) -> Callable:
     """Per-image augmentation by a random corruption: image i gets corruption ``names[j]`` with
     probability ``probs[j]`` at a uniformly drawn severity. ``fn(images uint8 NHWC, rng) -> uint8``;
     wrap with :func:`robeval.transforms.augmentations.as_batch_transform` for training (Fig. 2 toy). Every name
-    is checked when the transform is made (ValueError naming ``names``) when ``corrupt_fn`` is None."""
-    from robeval.core.validation import check_sequence
+    is checked when the transform is made (ValueError naming ``names``) when ``corrupt_fn`` is None; a name or a
+    severity listed twice is refused (ValueError): it would be drawn twice as often."""
+    from robeval.core.validation import check_distinct, check_sequence
 
-    names = check_sequence(names, "names", example="['fog', 'snow']")
+    names = check_distinct(check_sequence(names, "names", example="['fog', 'snow']"), "names", why=_TWICE)
     if corrupt_fn is None:
         for name in names:
             _check_corruption_name(name, "names")
@@ -340,7 +360,7 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
         or not np.isclose(probs.sum(), 1.0)
     ):
         raise ValueError("names and probs must have equal length and probs must be finite, >= 0 and sum to 1.")
-    severities = tuple(_severity_list(severities))
+    severities = tuple(check_distinct(_severity_list(severities), "severities", why=_TWICE))
 
     def fn(images, rng):
         images = check_images(images)

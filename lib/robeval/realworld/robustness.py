@@ -226,7 +226,8 @@ class BoundedPerturbation:
     base : sampler
         Perturbation model producing unbounded perturbed points.
     lower, upper : array_like, shape (d,)
-        Bounds per feature; use ``-inf`` / ``inf`` for unbounded features.
+        Bounds per feature; use ``-inf`` / ``inf`` for unbounded features. ``d`` must be the base sampler's when it
+        says it (a Gaussian's or bounded sampler's), else ValueError.
     mode : {"clip", "truncate"}
         ``"clip"`` projects violating coordinates onto the bound (probability
         mass piles up on the bound, as for a saturating sensor); ``"truncate"``
@@ -246,6 +247,12 @@ class BoundedPerturbation:
             )
         if np.any(np.isnan(self.lower)) or np.any(np.isnan(self.upper)) or np.any(self.lower > self.upper):
             raise ValueError("bounds must satisfy lower <= upper elementwise (use -inf/inf for no bound, never NaN).")
+        d = _sampler_dim(base)
+        if d is not None and d != self.lower.shape[0]:
+            raise ValueError(
+                f"lower and upper have {self.lower.shape[0]} entries but the base sampler works on d={d} features; "
+                f"pass one bound per feature ({d} each, -inf / inf for an unbounded feature)."
+            )
         if mode not in ("clip", "truncate"):
             raise ValueError(f"mode must be 'clip' or 'truncate'; got {mode!r}.")
         self.mode = mode
@@ -732,6 +739,8 @@ def real_world_robustness(
         raise ValueError(f"n_samples must be an integer >= 1 or 'auto'; got {n_samples!r}.")
     else:
         n_samples = int(n_samples)
+    if isinstance(chunk_rows, (bool, np.bool_)):
+        raise TypeError(f"chunk_rows must be an integer >= 1 (rows per predict call, e.g. 65536), not {chunk_rows!r}.")
     if int(chunk_rows) != chunk_rows or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}.")
     if threshold is not None and (not np.isfinite(threshold) or threshold < 0):

@@ -41,7 +41,7 @@ from numbers import Real
 import numpy as np
 
 from robeval.core.seeding import as_generator
-from robeval.core.validation import check_bool, check_images
+from robeval.core.validation import check_bool, check_images, check_keywords, check_positive
 
 __all__ = [
     "BASE_OPS",
@@ -566,8 +566,8 @@ def sample_scheme(
     rng : numpy Generator
     mode : {"composite", "sequential", "superposition"}
     severity : float in [0.1, 10]
-    width, max_depth : int, optional   override the mode's defaults (3 and 3)
-    alpha : float > 0   Dirichlet / Beta concentration (1 in AugMix and the paper)
+    width, max_depth : int >= 1, optional   override the mode's defaults (3 and 3); not a bool or a fraction
+    alpha : float > 0   Dirichlet / Beta concentration (1 in AugMix and the paper); not a bool
     im_size : (H, W)    scales the translation range (W / 3 at level 10)
     """
     ops = tuple(o for o in BASE_OPS if o in parse_scheme(scheme))
@@ -577,14 +577,11 @@ def sample_scheme(
     severity = _check_severity(severity)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}.")
-    if not alpha > 0:
-        raise ValueError(f"alpha must be > 0, got {alpha!r}.")
+    check_positive(alpha, "alpha")  # a number > 0, not a bool
     cfg = dict(_MODES[mode])
-    cfg["width"] = cfg["width"] if width is None else int(width)
-    cfg["max_depth"] = cfg["max_depth"] if max_depth is None else int(max_depth)
+    for key, value in (("width", width), ("max_depth", max_depth)):
+        cfg[key] = cfg[key] if value is None else int(check_positive(value, key, integer=True))
     W, D = cfg["width"], cfg["max_depth"]
-    if W < 1 or D < 1:
-        raise ValueError(f"width and max_depth must be >= 1, got {W} and {D}.")
     weights = rng.dirichlet([alpha] * W, size=n) if W > 1 else np.ones((n, 1))
     m = rng.beta(alpha, alpha, size=n) if cfg["mix"] else np.ones(n)
     if not ops:  # the empty scheme is the identity
@@ -677,7 +674,7 @@ def apply_scheme(
     severity : float   AugMix severity (paper: 3)
     same_instance : bool   apply one sampled instance to every image (used for transform features); a bool
     dtype : np.uint8 or np.float32 (another dtype: ValueError; a value that is no dtype: TypeError)
-    **kw : width, max_depth, alpha forwarded to :func:`sample_scheme`
+    **kw : width, max_depth, alpha forwarded to :func:`sample_scheme` (another keyword: TypeError)
 
     Returns
     -------
@@ -686,6 +683,7 @@ def apply_scheme(
     images = check_images(images)
     check_bool(same_instance, "same_instance")
     _check_output_dtype(dtype)
+    check_keywords(kw, ("width", "max_depth", "alpha"), "apply_scheme")
     n = 1 if same_instance else max(len(images), 1)
     sample = sample_scheme(scheme, n, rng, mode=mode, severity=severity, im_size=images.shape[1:3], **kw)
     return apply_scheme_sample(images, sample, dtype=dtype)

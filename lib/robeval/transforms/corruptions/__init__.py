@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -180,6 +181,13 @@ def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndar
     _check_name(name)
     images = check_images(images)
     param = _check_param(name, param)
+    if name == "pixelate" and int(min(images.shape[1:3]) * param) < 1:  # PIL's refusal would not name param
+        side = min(images.shape[1:3])
+        raise ValueError(
+            f"param of pixelate is a down-scaling factor, got {param!r}: {images.shape[1]}x{images.shape[2]} images "
+            f"would shrink to less than one pixel. Pass a factor >= 1/{side} ({1 / side:.3g}); published factors: "
+            f"{_C_PARAMS['pixelate']}."
+        )
     rng = ImageRNG(seed, len(images), idx, what=f"corruption {name!r}")
     out = _FUNCTIONS[name](images, param, rng)
     assert out.shape == images.shape and out.dtype == np.uint8, (name, out.shape, out.dtype)
@@ -298,10 +306,14 @@ def _write_manifest(out_dir: Path, **parts) -> None:
 
 
 def _stale_temporaries(out_dir: Path) -> list[Path]:
-    """Temporary files a killed writer left (``core.io`` writes ``.<name>.<random>.tmp`` and renames it)."""
-    return sorted(p for p in out_dir.glob("*.tmp") if p.is_file()) + sorted(
-        p for p in out_dir.glob(".*.tmp") if p.is_file()
-    )
+    """Temporary files a killed writer of this folder left: ``core.io`` writes ``<file>`` as
+    ``.<file>.<8 random characters>.tmp`` (``tempfile.mkstemp``) and renames it. Only those of the files
+    :func:`generate_dataset` writes (the manifest, ``labels.npy``, ``<corruption>.npy``) are robeval's; any other
+    ``*.tmp`` file is left alone."""
+    own = {MANIFEST, "labels.npy"} | {f"{name}.npy" for name in _PARAMS}
+    pattern = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp")
+    found = (pattern.fullmatch(p.name) for p in out_dir.glob(".*.tmp"))
+    return sorted(out_dir / m.group(0) for m in found if m and m.group(1) in own and (out_dir / m.group(0)).is_file())
 
 
 def _own_files(out_dir: Path, manifest: dict) -> list[Path]:
@@ -405,7 +417,8 @@ def generate_dataset(
     existing file (other generator or seed, truncated) is regenerated. The manifest also records the folder's
     inputs (sha256 of the images and of the uint8 labels, N, severities) and the sha256 of ``labels.npy``,
     which is written once. A folder holding files of other inputs is refused (ValueError) unless
-    ``overwrite``, which deletes them first; temporary files of a killed run are removed at the start.
+    ``overwrite``, which deletes them first; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
+    of the files named above) are removed at the start, and no other file.
     One writer per folder.
 
     Parameters
