@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from robeval import transforms
+from robeval.transforms import augmentations
 
 IMAGES = np.random.default_rng(0).integers(0, 255, (2, 32, 32, 3), dtype=np.uint8)
 
@@ -70,3 +71,30 @@ def test_generate_dataset_deletes_only_its_own_temporaries(tmp_path):
     transforms.generate_dataset(IMAGES, [1, 2], ["fog"], out, severities=(1,), progress=False)
     left = sorted(p.name for p in out.iterdir())
     assert left == sorted(keep + ["corruptions.json", "fog.npy", "labels.npy"])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize(
+    "name, param",
+    [("defocus_blur", (0, 0)), ("zoom_blur", (0, 0, 0)), ("snow", (0,) * 7), ("fog", (0, 0)), ("snow", (1e-9,) * 7)],
+)
+def test_a_parameter_a_corruption_cannot_take_is_refused_naming_it(name, param):
+    """A third look: zero parameters gave numpy's "zero-size array", ZeroDivisionError or "array is too big"."""
+    images = np.random.default_rng(0).integers(0, 256, (2, 32, 32, 3), dtype=np.uint8)
+    with pytest.raises(ValueError, match=rf"param .* of {name} cannot be applied to 32x32 images .*published ones"):
+        transforms.corrupt_with_param(images, name, param, seed=0)
+
+
+def test_make_batch_transform_checks_its_keywords_when_made():
+    """A third look: a misspelt keyword failed only during training, naming apply_scheme (or was ignored)."""
+    for name, options in (
+        ("none", "it takes no keyword options here"),
+        ("patch_gaussian", "its keyword options are patch_width, max_sigma"),
+        ("augmix", "its keyword options are width, max_depth, alpha"),
+        (["rotate"], "its keyword options are width, max_depth, alpha"),
+    ):
+        with pytest.raises(
+            TypeError, match=f"make_batch_transform\\(\\) got an unexpected keyword argument 'widht'; {options}"
+        ):
+            augmentations.make_batch_transform(name, widht=2)
+    assert callable(augmentations.make_batch_transform("patch_gaussian", patch_width=3))

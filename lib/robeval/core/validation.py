@@ -346,9 +346,8 @@ def check_keywords(kw, allowed, fn: str) -> None:
     ``allowed``: a misspelt option would otherwise be reported against the internal function it is forwarded to."""
     unknown = [k for k in kw if k not in allowed]
     if unknown:
-        raise TypeError(
-            f"{fn}() got an unexpected keyword argument {unknown[0]!r}; its keyword options are {', '.join(allowed)}."
-        )
+        options = f"its keyword options are {', '.join(allowed)}" if allowed else "it takes no keyword options here"
+        raise TypeError(f"{fn}() got an unexpected keyword argument {unknown[0]!r}; {options}.")
 
 
 def check_bool(value, name: str) -> bool:

@@ -889,13 +889,15 @@ def make_batch_transform(name_or_scheme, *, severity: float = 3.0, mode: str = "
         ``"patch_gaussian"`` (width 25, sigma ~ U(0, 1)), or a scheme (frozenset / list of op names, or a
         '+'-joined string) composited as in the paper.
     severity, mode : used for schemes and ``"augmix"``.
-    **kw : forwarded to :func:`patch_gaussian` or :func:`sample_scheme`.
+    **kw : forwarded to :func:`patch_gaussian` or :func:`sample_scheme` (another keyword: TypeError).
 
     Returns
     -------
     callable(xb: torch float tensor (N, C, H, W) in [0, 1], gen: torch.Generator) -> tensor of the same
     shape, dtype and device.
     """
+    opts = dict(none=(), autoaugment=(), patch_gaussian=("patch_width", "max_sigma"))  # a scheme's: sample_scheme's
+    check_keywords(kw, opts.get(str(name_or_scheme), ("width", "max_depth", "alpha")), "make_batch_transform")
     if isinstance(name_or_scheme, str) and name_or_scheme in BATCH_TRANSFORM_NAMES:
         name = name_or_scheme
         if name == "none":

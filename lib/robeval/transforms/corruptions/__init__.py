@@ -189,7 +189,14 @@ def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndar
             f"{_C_PARAMS['pixelate']}."
         )
     rng = ImageRNG(seed, len(images), idx, what=f"corruption {name!r}")
-    out = _FUNCTIONS[name](images, param, rng)
+    try:
+        out = _FUNCTIONS[name](images, param, rng)
+    except (ValueError, ZeroDivisionError, IndexError, MemoryError) as exc:  # a parameter the corruption cannot take
+        why = " ".join(str(exc).split())[:120]
+        raise ValueError(
+            f"param {param!r} of {name} cannot be applied to {images.shape[1]}x{images.shape[2]} images ({type(exc).__name__}: "
+            f"{why}); pass a parameter near the published ones: {_C_PARAMS.get(name, _PARAMS.get(name))}."
+        ) from None
     assert out.shape == images.shape and out.dtype == np.uint8, (name, out.shape, out.dtype)
     return out
 
