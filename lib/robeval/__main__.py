@@ -212,7 +212,7 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
     from robeval.core.runs import format_age, grid_store, pack, store_status
 
     root = Path(source) if source else grid_store(profile, "x").parent
-    if pack_to:  # where the pack goes is checked before anything is listed or packed
+    if pack_to is not None:  # where the pack goes is checked before anything is listed or packed (even '')
         from robeval.core.io import check_output_file
 
         if not str(pack_to).endswith(".tar.xz"):
@@ -239,6 +239,8 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
     if missing:
         raise ValueError(f"no grid store {', '.join(missing)} under {root}; `robeval grids` without names lists them.")
     if not names:
+        if pack_to is not None:
+            raise ValueError(f"no grid stores under {root} to pack; no pack was written to {pack_to}.")
         print(f"no grid stores under {root} (nothing of profile {profile!r} has run here).")
         return 0
     lines, stale, foreign, total_cells, total_s = [], [], [], 0, 0.0
@@ -282,7 +284,7 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
         )
     if len(foreign) > 10:
         print(f"... and {len(foreign) - 10} more foreign claims")
-    if pack_to:
+    if pack_to is not None:
         manifest = pack([root / n for n in names], pack_to, overwrite=overwrite)
         cells = sum(s["cells"] for subs in manifest["stores"].values() for s in subs.values())
         print(f"packed {cells} cells of {len(names)} store(s) into {pack_to} ({Path(pack_to).stat().st_size} bytes)")

@@ -124,6 +124,14 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
         runs.pack([runs.grid_store("smoke", "toy2")], pack)
     assert main(["grids", "--profile", "smoke", "--from", str(pack)]) == 2
     _one_line_error(capsys, "is a file; `robeval grids` lists a folder", "robeval adopt --profile PROFILE --from PACK")
+    assert main(["grids", "--profile", "smoke", "--pack", ""]) == 2  # an empty name is not "no --pack"
+    _one_line_error(capsys, "the pack's name must end in .tar.xz")
+    (tmp_path / "none").mkdir()
+    assert (
+        main(["grids", "--profile", "smoke", "--from", str(tmp_path / "none"), "--pack", str(tmp_path / "n.tar.xz")])
+        == 2
+    )
+    _one_line_error(capsys, "no grid stores under", "no pack was written to")
 
 
 GRID_CELLS = ("_cell",)  # the grid cells of this file (robeval.core.runs.check_grid_cell)

@@ -583,6 +583,43 @@ def test_adopt_refuses_a_store_from_elsewhere_naming_paths_outside_the_checkout(
     assert r["status"] == "adopted" and r["cells"] == 1 and victim.read_text() == "mine"
 
 
+def test_a_store_from_elsewhere_holding_a_link_a_fifo_or_a_huge_file_is_refused_unread(tmp_path, monkeypatch, capsys):
+    """Issue 62's third probe: a cell file of a store folder given with --from that links to /dev/zero was read
+    without end (a MemoryError traceback), and a FIFO named like a cell blocked `grids --from` and `adopt --from`
+    for ever; each is now refused in one line before it is opened, for the listing and for adopt."""
+    import os
+
+    from robeval.__main__ import main
+    from robeval.core.runs import store as store_mod
+
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "elsewhere" / "toy"
+    runs.run_grid(
+        square, {"x": [1, 2], "seed": [0]}, store=src, config={"log": str(tmp_path / "cache" / "l")}, progress=False
+    )
+    sub = next(src.glob("config-*"))
+    cases = [
+        ("zz.json", lambda p: p.symlink_to("/dev/zero"), "is a link or a special file"),
+        ("zz.json", lambda p: os.mkfifo(p), "is a link or a special file"),
+        ("adopted.json", lambda p: os.mkfifo(p), "is a link or a special file"),
+        ("zz.json", lambda p: p.write_text("[" + " " * 2000 + "]"), "has 2,002 bytes"),
+    ]
+    monkeypatch.setattr(store_mod, "STORE_FILE_MAX", 1000)
+    for name, make, why in cases:
+        make(sub / name)
+        with pytest.raises(ValueError, match=f"{name} {why}.*nothing of it is read"):
+            runs.adopt(tmp_path / "mine" / "toy", source=src, n_check=1, progress=False)
+        with pytest.raises(ValueError, match=f"{name} {why}"):
+            runs.store_status(src)
+        assert main(["grids", "--profile", "smoke", "--from", str(src.parent), "toy"]) == 2
+        err = capsys.readouterr().err
+        assert why in err and len(err.strip().splitlines()) == 1, err
+        (sub / name).unlink()
+    assert not (tmp_path / "mine").exists()
+    (r,) = runs.adopt(tmp_path / "mine" / "toy", source=src, n_check=1, progress=False)
+    assert r["status"] == "adopted" and r["cells"] == 2
+
+
 def test_pack_and_unpack_refuse_bad_input(tmp_path):
     import io
     import tarfile

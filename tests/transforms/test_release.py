@@ -95,6 +95,7 @@ def test_corrupt_command_bad_files(six, tmp_path, capsys):
     np.savez(tmp_path / "arch.npz", a=x, b=x)
     cases = [
         (["--images", str(tmp_path), "--labels", str(d / "y.npy")], "is a folder; pass a .npy file"),
+        (["--images", "/dev/null", "--labels", str(d / "y.npy")], "'/dev/null' is not a regular file"),
         (["--images", str(tmp_path / "arch.npz"), "--labels", str(d / "y.npy")], "is an .npz archive of several"),
         (["--images", str(tmp_path / "big.npy"), "--labels", str(tmp_path / "two.npy")], "64x64"),
         (["--images", str(tmp_path / "float.npy"), "--labels", str(d / "y.npy")], "uint8"),

@@ -89,6 +89,8 @@ def _load_npy(path, what: str) -> np.ndarray:
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder; pass a .npy file written by numpy.save.")
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{what} {str(path)!r} is not a regular file; pass a .npy file written by numpy.save.")
     if not path.is_file():
         raise ValueError(f"{what} file {str(path)!r} does not exist (pass a .npy file written by numpy.save).")
     try:

@@ -32,15 +32,27 @@ def _failing_cell(nb_path: Path) -> str:
 
 def replot_copy(path: Path, out_dir: Path) -> Path:
     """A copy of notebook ``path`` without its cells tagged ``compute``: it re-plots the figures and rebuilds
-    the claims from the result files only (``make figures``, ``make verify``)."""
+    the claims from the result files only (``make figures``, ``make verify``). ValueError when the copy would
+    replace ``path`` itself (``out_dir`` its own folder): its compute cells would be lost."""
     import nbformat
 
+    path = Path(path)
+    out = Path(out_dir) / path.name
+    _check_not_the_source(path, out, "out_dir")
     nb = nbformat.read(path, as_version=4)
     nb.cells = [c for c in nb.cells if COMPUTE_TAG not in c.get("metadata", {}).get("tags", [])]
-    out = Path(out_dir) / path.name
     out.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out)
     return out
+
+
+def _check_not_the_source(path: Path, out: Path, what: str) -> None:
+    """ValueError naming ``what`` when writing ``out`` would replace the notebook ``path`` it is made from."""
+    if out.exists() and out.resolve() == path.resolve():
+        raise ValueError(
+            f"{what} {str(out.parent)!r} is the folder of {path.name} itself: its copy would replace the notebook. "
+            "Pass another folder (by default robeval writes under build/)."
+        )
 
 
 def run_notebook(
@@ -63,6 +75,7 @@ def run_notebook(
     out_dir = Path(output_dir) if output_dir is not None else executed_notebooks_dir(profile)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / path.name
+    _check_not_the_source(Path(path), out, "output_dir")
     params = {"profile": profile, **(parameters or {})}
     declared = set(pm.inspect_notebook(str(path)))
     unknown = sorted(set(params) - declared)

@@ -19,8 +19,10 @@ from robeval.core.io import atomic_write_json, check_output_file, read_json, to_
 from robeval.core.runs.identity import code_identity, config_identity
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
+    STORE_FILE_MAX,
     STORE_NAME,
     cell_digest_error,
+    check_store_file,
     claim_state,
     compute_cell,
     file_digest,
@@ -142,6 +144,8 @@ def adopt(
                 {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "empty"}
             )
             continue
+        for p in [*files, *([sub / "adopted.json"] if (sub / "adopted.json").exists() else [])]:
+            check_store_file(p)  # a link or a FIFO is never opened
         payloads, broken, verified = [], {}, 0
         for p in files:
             try:
@@ -446,6 +450,7 @@ def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT
         files = [p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json")]
         seconds, stamps = 0.0, []
         for p in files:
+            check_store_file(p)
             seconds += _cell_seconds(p)
             stamps.append(p.stat().st_mtime)
         running = abandoned = 0
@@ -507,8 +512,9 @@ def _cell_seconds(path: Path) -> float:
 
 def _adoption_log(path: Path) -> list[dict]:
     """A sub-store's ``adopted.json`` (a list of checks, each with a count of ``cells``); [] when there is none."""
-    if not path.is_file():
+    if not os.path.lexists(path):
         return []
+    check_store_file(path)
     try:
         log = read_json(path)
     except (OSError, ValueError, UnicodeDecodeError):
@@ -530,7 +536,7 @@ def _new_file_mode() -> int:
 
 
 PACK_FORMAT = "robeval grid pack 1"
-PACK_MEMBER_MAX = 64 * 2**20  # bytes of one file of a grid pack (a cell file is kilobytes; the largest ~150 KB)
+PACK_MEMBER_MAX = STORE_FILE_MAX  # bytes of one file of a grid pack (a cell file is kilobytes; the largest ~150 KB)
 PACK_TOTAL_MAX = 2**30  # bytes of all of a pack's files (notebook 01's paper grids, 35,700 cells: ~190 MB)
 _PACK_SUB = re.compile(r"config-[0-9a-f]+")
 _PACK_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9=._-]*\.json")

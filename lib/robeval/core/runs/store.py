@@ -107,6 +107,30 @@ def rows_digest(rows: list) -> str:
     return hashlib.sha256(to_json(json.loads(to_json(rows)), indent=None, sort_keys=True).encode()).hexdigest()
 
 
+STORE_FILE_MAX = 64 * 2**20  # bytes of one file of a store (a cell file is kilobytes; the largest ~150 KB)
+
+
+def check_store_file(path: Path) -> None:
+    """ValueError naming ``path`` unless it is a regular file of at most :data:`STORE_FILE_MAX` bytes, checked
+    before it is opened: a store robeval wrote holds nothing else, and a link (to ``/dev/zero``, to a file outside)
+    or a FIFO in a store from elsewhere would be read without end or block the command."""
+    import stat
+
+    st = os.lstat(path)
+    why = (
+        None
+        if stat.S_ISREG(st.st_mode) and st.st_size <= STORE_FILE_MAX
+        else f"has {st.st_size:,} bytes (a store's file has at most {STORE_FILE_MAX:,})"
+        if stat.S_ISREG(st.st_mode)
+        else "is a link or a special file, which no store robeval wrote holds"
+    )
+    if why is not None:
+        raise ValueError(
+            f"{path} {why}; the store is damaged or was not written by robeval: nothing of it is read. Remove the "
+            "file, or take the store from an intact copy."
+        )
+
+
 def file_digest(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 

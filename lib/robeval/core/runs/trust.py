@@ -16,6 +16,7 @@ from typing import Any
 
 from robeval.core.io import read_json
 from robeval.core.runs.identity import local_config
+from robeval.core.runs.store import check_store_file
 
 # Where a store's cell function may come from: a top-level package name and the folder its modules must lie in.
 # Only this checkout's robeval; a pack carries data, never code (tests add their own cell modules here).
@@ -117,7 +118,8 @@ def cell_function(name: str) -> Callable:
 def store_config(path: Path) -> dict:
     """A sub-store's ``config.json``: a JSON object with the cell function's name ``fn`` (text) and ``config`` (an
     object, its ``<root>``/``<cache>`` paths made this checkout's: :func:`robeval.core.runs.identity.local_config`);
-    ValueError naming the file otherwise."""
+    ValueError naming the file otherwise (a link or special file is not opened)."""
+    check_store_file(path)
     try:
         meta = read_json(path)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
