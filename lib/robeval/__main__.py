@@ -328,34 +328,18 @@ def _check_ledger_file(path) -> None:
     rows_by_id(d, path)  # a row without a verdict, an id listed twice: one line naming it
 
 
-def _check_notebook_file(path) -> None:
-    """ValueError naming ``path`` unless it is a Jupyter notebook robeval strip can read: an ``.ipynb`` file of
-    nbformat 4 that validates."""
-    import nbformat
-
-    accepts = "robeval strip takes Jupyter notebooks (.ipynb files of nbformat 4), e.g. notebooks/07_*.ipynb"
-    if path.suffix != ".ipynb":
-        raise ValueError(f"{path} is not a notebook (not an .ipynb file); {accepts}.")
-    try:
-        nb = nbformat.read(path, as_version=4)
-        nbformat.validate(nb)
-    except Exception as exc:  # nbformat raises NotJSONError, jsonschema's ValidationError, KeyError ...
-        why = " ".join(str(exc).split())[:200]
-        raise ValueError(f"{path} is not a readable notebook ({type(exc).__name__}: {why}); {accepts}.") from None
-
-
 def _strip(paths, check: bool) -> int:
     from pathlib import Path
 
     from robeval.core.catalog import notebook_paths
-    from robeval.core.notebooks import strip_outputs
+    from robeval.core.notebooks import check_notebook_file, strip_outputs
 
     chosen = [Path(x) for x in paths] or notebook_paths()
     missing = [str(p) for p in chosen if not p.is_file()]
     if missing:
         raise ValueError(f"no such notebook: {', '.join(missing)}")
     for p in chosen:  # every file is checked before any is stripped
-        _check_notebook_file(p)
+        check_notebook_file(p)
     dirty = [p for p in chosen if strip_outputs(p, dry_run=check)]
     for path in dirty:
         print(f"{'has outputs' if check else 'stripped'}: {path}")

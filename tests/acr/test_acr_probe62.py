@@ -153,3 +153,34 @@ def test_radii_refuse_booleans():
         acr.certified_accuracy(df, [True])
     with pytest.raises(TypeError, match="radii must hold numbers.*got booleans"):
         acr.certified_accuracy_from_ecdf([0.1, 0.2], [1.0, 0.5], [True], 100, 0.001, 0.25)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan, -np.inf])
+def test_a_non_finite_budget_is_refused_naming_the_argument(bad):
+    """N3: n = inf gave certified_radius "not abstaining, radius NaN", clopper_pearson_lower NaN or 1.0 and
+    max_certified_radius / trivial_classifier_acr an infinite radius; their siblings refuse it."""
+    with pytest.raises(ValueError, match=r"^n must be finite whole numbers of trials"):
+        acr.certified_radius(5, bad, 0.001, 0.25)
+    with pytest.raises(ValueError, match=r"^n must be finite whole numbers of trials"):
+        acr.certified_radius(5, np.array([10, bad]), 0.001, 0.25)
+    with pytest.raises(ValueError, match=r"^n must be finite whole numbers of trials"):
+        acr.clopper_pearson_lower(5, bad, 0.01)
+    with pytest.raises(ValueError, match=r"^n must be finite whole numbers of trials"):
+        acr.clopper_pearson_lower(bad, bad, 0.01)
+    with pytest.raises(ValueError, match=r"^n_a must be finite whole numbers of successes"):
+        acr.clopper_pearson_lower(bad, 10, 0.01)
+    with pytest.raises(ValueError, match=r"^n must be a finite whole number of noise draws"):
+        acr.max_certified_radius(bad, 0.001, 0.25)
+    with pytest.raises(ValueError, match=r"^n must be a finite whole number of noise draws"):
+        acr.max_certified_radius([100, bad], 0.001, 0.25)
+    with pytest.raises(ValueError, match=r"^n must be a finite whole number of noise draws"):
+        acr.trivial_classifier_acr(bad, 0.001, 0.25, 0.5)
+
+
+def test_finite_budgets_still_certify_and_theorem1_keeps_an_unreachable_target():
+    assert acr.clopper_pearson_lower(10, 10, 0.01) == pytest.approx(0.01 ** (1 / 10))
+    assert acr.max_certified_radius(1e300, 0.001, 0.25) > 0
+    from robeval.acr import theory
+
+    table = theory.theorem1_table([0.5, 100.0], 0.001, 0.5, 0.1)
+    assert np.isinf(table.min_budget_N[1]) and np.isinf(table.ACR_at_N[1]) and np.isfinite(table.ACR_at_N[0])

@@ -98,3 +98,45 @@ def test_make_batch_transform_checks_its_keywords_when_made():
         ):
             augmentations.make_batch_transform(name, widht=2)
     assert callable(augmentations.make_batch_transform("patch_gaussian", patch_width=3))
+
+
+@pytest.mark.parametrize(
+    "name, param, why",
+    [
+        ("shot_noise", 0, r"param of shot_noise is a Poisson photon count > 0 .*got 0\. Published values: \(500,"),
+        ("impulse_noise", 2.0, r"param of impulse_noise is the share of values .* in \[0, 1\]; got 2\.0\. Published"),
+        ("jpeg_compression", 50.5, r"param of jpeg_compression is a JPEG quality, a whole number in 1\.\.100 .*50\.5"),
+        ("jpeg_compression", 101, r"param of jpeg_compression is a JPEG quality, a whole number in 1\.\.100 .*101"),
+        ("defocus_blur", (-1, 0.1), r"param \(-1\.0, 0\.1\) of defocus_blur has a negative component.*Published"),
+        ("frost", (-1, 0.4), r"param \(-1\.0, 0\.4\) of frost has a negative component.*Published values"),
+        ("snow", (0.1, 0.2, 1, 0.6, 8, 3, -0.5), r"param .* of snow has a negative component"),
+    ],
+)
+def test_a_parameter_outside_its_corruptions_domain_is_refused(name, param, why):
+    """N6: a zero photon count gave black images, a negative defocus radius the positive one's blur, a negative frost
+    weight dark images, an impulse amount 2 and a JPEG quality 50.5 (truncated to 50) were accepted."""
+    with pytest.raises(ValueError, match=why):
+        transforms.corrupt_with_param(IMAGES, name, param, seed=0)
+
+
+def test_every_published_parameter_still_passes_the_domain_checks():
+    from robeval.transforms.corruptions import cifar10_c
+
+    for name, params in cifar10_c.PARAMS.items():
+        for param in params:
+            out = transforms.corrupt_with_param(IMAGES[:1], name, param, seed=0)
+            assert out.shape == IMAGES[:1].shape
+    assert transforms.corrupt_with_param(IMAGES, "jpeg_compression", 50.0).shape == IMAGES.shape  # a whole float
+
+
+def test_a_missing_seed_is_named_as_such_not_as_a_bad_param():
+    """O-N1: corrupt(images, "shot_noise", 3) without seed said "param 100 of shot_noise cannot be applied"."""
+    need_seed = r"^corruption 'shot_noise' draws random numbers: pass seed= \(an int"
+    with pytest.raises(ValueError, match=need_seed) as err:
+        transforms.corrupt(IMAGES, "shot_noise", 3)
+    assert "param" not in str(err.value)
+    with pytest.raises(ValueError, match=need_seed):
+        transforms.corrupt_with_param(IMAGES, "shot_noise", 100)
+    with pytest.raises(ValueError, match=r"^corruption 'blue_noise_sample' draws random numbers: pass seed="):
+        transforms.corrupt_with_param(IMAGES, "blue_noise_sample", 3.0)
+    assert transforms.corrupt(IMAGES, "contrast", 3).shape == IMAGES.shape  # a deterministic one needs no seed

@@ -131,6 +131,10 @@ def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
             f"n_a and n have shapes {np.shape(n_a)} and {np.shape(n)}, which do not match; pass one n per n_a "
             "(or a single n for all)."
         ) from None
+    for name, vals, what in (("n", n, "trials (noise draws), e.g. 100000"), ("n_a", n_a, "successes, 0 <= n_a <= n")):
+        if not np.all(np.isfinite(vals)):
+            bad = vals[~np.isfinite(vals)].reshape(-1)[0]
+            raise ValueError(f"{name} must be finite whole numbers of {what}; got {bad}.")
     if np.any(n < 1) or np.any(n != np.round(n)):
         raise ValueError("n must be integers >= 1 (number of trials).")
     if np.any(n_a < 0) or np.any(n_a > n) or np.any(n_a != np.round(n_a)):

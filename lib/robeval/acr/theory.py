@@ -107,6 +107,11 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
     """
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
     n = check_numbers(n, "n", example="100000")
+    if not np.all(np.isfinite(n)):
+        raise ValueError(
+            f"n must be a finite whole number of noise draws, got {float(n[~np.isfinite(n)].reshape(-1)[0])!r}; "
+            "a float such as 1e300 holds the huge budgets of Theorem 1."
+        )
     if np.any(~(n >= 1)):
         raise ValueError("n must be >= 1 (number of noise draws).")
     if np.any(n != np.floor(n)):
@@ -303,7 +308,11 @@ def theorem1_table(targets, alpha: float, sigma: float, class_fraction: float) -
         raise ValueError("targets is empty; give at least one target ACR.")
     th["min_budget_N"] = [theorem1_min_budget(a, alpha, sigma, class_fraction) for a in th.target_ACR]
     th["log10_N"] = np.log10(th.min_budget_N)
-    th["ACR_at_N"] = [float(trivial_classifier_acr(n, alpha, sigma, class_fraction)) for n in th.min_budget_N]
+    # a target no float budget reaches (min_budget_N = inf) keeps an infinite ACR
+    th["ACR_at_N"] = [
+        float(trivial_classifier_acr(n, alpha, sigma, class_fraction)) if math.isfinite(n) else math.inf
+        for n in th.min_budget_N
+    ]
     return th
 
 

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
+
+import numpy as np
 
 from robeval.core.ledger import decisions as _decisions
 from robeval.core.paths import PROFILES
+from robeval.core.validation import check_numbers, check_probability
 
 REPRODUCED = "reproduced"
 CONTRADICTED = "contradicted"
@@ -87,7 +91,10 @@ def phrase_need(n, now, unit: str, about: str, available=None, evidence: str = "
         :data:`UNIT_LIMITS`), and for a claim about models the trainings it needs, not more test units of one model. A
         reanalysis never asks for more of the authors' units as if they were ours: its units are what their released
         files hold (``now``), and more of them come only from a replication that produces them, up to what exists
-    (issue 60, item 6)."""
+    (issue 60, item 6). ``n``, ``now`` and ``available`` are counts: None or a finite number >= 0 (TypeError for a
+    boolean or text, ValueError for NaN or a negative count)."""
+    for name, count in (("n", n), ("now", now), ("available", available)):
+        _check_count(count, name)
     limit = available if available is not None else UNIT_LIMITS.get(unit)
     if about == MODELS and unit not in TRAINING_UNITS:
         return (
@@ -104,6 +111,16 @@ def phrase_need(n, now, unit: str, about: str, available=None, evidence: str = "
             "produces them decides it"
         )
     return f"≈{n} {unit} (now {now})"
+
+
+def _check_count(count, name: str) -> None:
+    """None or a finite number >= 0 (a count of units), else TypeError / ValueError naming ``name``."""
+    if count is None:
+        return
+    if isinstance(count, bool) or not isinstance(count, Real):
+        raise TypeError(f"{name} must be a count of units (a number >= 0, or None), got {count!r}.")
+    if not math.isfinite(count) or count < 0:
+        raise ValueError(f"{name} must be a finite count of units >= 0 (or None), got {count!r}.")
 
 
 # what a claim is about (the row's ``about``); a claim about models is decided only over >= MIN_TRAININGS
@@ -259,14 +276,40 @@ def invalid_small_n(iv) -> bool:
 def p_value(iv) -> float | None:
     """Two-sided p-value of "the quantity is 0" from an interval: Student t with the interval's degrees of
     freedom for t-intervals (:func:`robeval.core.ledger.decisions.df_of`), the normal approximation with the
-    interval's standard error otherwise; None without an se."""
+    interval's standard error otherwise; None without an se. TypeError unless ``iv`` is a
+    robeval.core.stats.Interval."""
+    from robeval.core.stats import Interval
+
+    if not isinstance(iv, Interval):
+        raise TypeError(
+            f"p_value takes a robeval.core.stats.Interval (estimate, low, high, se, n, level, method), got "
+            f"{type(iv).__name__}; build one with robeval.core.stats (e.g. mean_interval)."
+        )
     if not (iv.se == iv.se and iv.se > 0 and math.isfinite(iv.se)):
         return None
     return _decisions.p_decision(_decisions.test_of(iv, kind=_decisions.DIFFERENCE), _decisions.CLAIMED)
 
 
 def holm(p_values, alpha: float) -> list[bool]:
-    """Holm's step-down procedure: which of ``p_values`` are rejected at family-wise level ``alpha``."""
+    """Holm's step-down procedure: which of ``p_values`` are rejected at family-wise level ``alpha``.
+
+    ``p_values`` is a sequence of numbers in [0, 1] and ``alpha`` a number in (0, 1): a NaN p-value (a test that
+    could not run has no p-value; leave it out of the family), one outside [0, 1] or a boolean is refused, as is
+    an ``alpha`` outside (0, 1). The project's ledgers correct with
+    :func:`robeval.core.ledger.decisions.holm_adjusted` over the rows that carry a test, not with this function."""
+    alpha = check_probability(alpha, "alpha")
+    ps = check_numbers(p_values, "p_values", example="[0.01, 0.04]")
+    if ps.ndim != 1:
+        raise ValueError(f"p_values must be a one-dimensional sequence of p-values, got shape {ps.shape}.")
+    if np.isnan(ps).any():
+        raise ValueError(
+            f"p_values holds NaN at position {int(np.isnan(ps).argmax())}; a test that could not run has no p-value: "
+            "leave it out of the family (Holm would otherwise have to guess whether it is rejected)."
+        )
+    bad = (ps < 0) | (ps > 1)
+    if bad.any():
+        raise ValueError(f"p_values must lie in [0, 1], got {float(ps[bad][0])!r} at position {int(bad.argmax())}.")
+    p_values = ps.tolist()
     order = sorted(range(len(p_values)), key=lambda i: p_values[i])
     rejected = [False] * len(p_values)
     m = len(p_values)
@@ -325,6 +368,9 @@ def comparable_span(comparable_at) -> tuple[str, ...]:
 
 def is_scaled(profile: str, scaled_down: str) -> bool:
     """Whether a profile runs the paper's protocol scaled down: every profile but ``paper``, and ``paper`` when
-    its settings' ``scaled_down`` does not start with "nothing" or "none"."""
+    its settings' ``scaled_down`` does not start with "nothing" or "none". ValueError for a profile not in
+    :data:`robeval.core.paths.PROFILES`."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}.")
     text = (scaled_down or "").strip().lower()
     return not (profile == "paper" and (text.startswith("nothing") or text.startswith("none")))

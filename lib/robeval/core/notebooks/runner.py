@@ -365,12 +365,39 @@ def verify(profile: str, only=None, write_manifest: bool = False) -> list[dict]:
     return diffs
 
 
+def check_notebook_file(path) -> Path:
+    """``path`` as a Path if it is a Jupyter notebook :func:`strip_outputs` can read (an ``.ipynb`` file of nbformat
+    4 that validates); else ValueError naming it and what is accepted (TypeError for a path that is not a str or
+    Path)."""
+    import nbformat
+
+    from robeval.core.validation import check_path
+
+    path = check_path(path, "path")
+    accepts = "robeval strip takes Jupyter notebooks (.ipynb files of nbformat 4), e.g. notebooks/07_*.ipynb"
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a notebook; {accepts}.")
+    if path.suffix != ".ipynb":
+        raise ValueError(f"{path} is not a notebook (not an .ipynb file); {accepts}.")
+    if not path.is_file():
+        raise ValueError(f"no such notebook: {path}; {accepts}.")
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # nbformat raises NotJSONError, jsonschema's ValidationError, KeyError ...
+        why = " ".join(str(exc).split())[:200]
+        raise ValueError(f"{path} is not a readable notebook ({type(exc).__name__}: {why}); {accepts}.") from None
+    return path
+
+
 def strip_outputs(path: Path, dry_run: bool = False) -> bool:
     """Strip a notebook in place with nbstripout (outputs, execution counts, execution metadata), as the
-    pre-commit hook does; True if it changed. With ``dry_run`` nothing is written (``robeval strip --check``)."""
+    pre-commit hook does; True if it changed. With ``dry_run`` nothing is written (``robeval strip --check``).
+    ValueError naming ``path`` unless it is a notebook (:func:`check_notebook_file`)."""
     import nbformat
     from nbstripout import strip_output
 
+    path = check_notebook_file(path)
     nb = nbformat.read(path, as_version=4)
     before = nbformat.writes(nb)
     stripped = strip_output(

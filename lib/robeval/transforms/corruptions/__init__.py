@@ -43,7 +43,7 @@ from robeval.transforms.corruptions.cifar10_c_bar import (
     SCAN_RANGES,
     scan_levels,
 )
-from robeval.transforms.corruptions.common import ImageRNG, check_images, check_severity
+from robeval.transforms.corruptions.common import ImageRNG, SeedRequired, check_images, check_severity
 
 __all__ = [
     "C_CORRUPTIONS",
@@ -121,6 +121,21 @@ def _check_bound(name: str, param: tuple) -> None:
             )
 
 
+def _check_domain(name: str, param) -> None:
+    """ValueError naming ``param`` when a single-number CIFAR-10-C parameter (already finite and >= 0) lies outside
+    what its corruption means: a photon count of 0 (every image black: 0 / 0), a share of replaced values above 1, a
+    JPEG quality that is not a whole number in 1..100 (PIL truncates a fraction and clamps the rest)."""
+    why = None
+    if name == "shot_noise" and param <= 0:
+        why = "a Poisson photon count > 0 (0 photons would divide by zero: black images)"
+    elif name == "impulse_noise" and param > 1:
+        why = "the share of values replaced by salt or pepper, in [0, 1]"
+    elif name == "jpeg_compression" and (param != int(param) or not 1 <= param <= 100):
+        why = "a JPEG quality, a whole number in 1..100 (PIL truncates a fraction and clamps the rest)"
+    if why:
+        raise ValueError(f"param of {name} is {why}; got {param!r}. Published values: {_C_PARAMS[name]}.")
+
+
 def _check_param(name: str, param):
     if name in _C_PARAMS:
         ref = _C_PARAMS[name][0]
@@ -138,10 +153,16 @@ def _check_param(name: str, param):
                 ) from None
             if not all(np.isfinite(param)):
                 raise ValueError(f"param of {name} must be finite, got {param}.")
+            if any(p < 0 for p in param):  # radii, sigmas, weights, zooms, counts: a negative one has no meaning
+                raise ValueError(
+                    f"param {param} of {name} has a negative component; every component is a size, weight or count "
+                    f">= 0. Published values: {_C_PARAMS[name]}."
+                )
             _check_bound(name, param)
             return param
         if isinstance(param, bool) or not isinstance(param, Real) or not np.isfinite(param) or param < 0:
             raise ValueError(f"param of {name} must be one finite non-negative number like {ref}; got {param!r}.")
+        _check_domain(name, param)
         _check_bound(name, (param,))
         return param
     if isinstance(param, bool) or not isinstance(param, Real) or not 0 <= float(param) <= 10:
@@ -191,6 +212,8 @@ def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndar
     rng = ImageRNG(seed, len(images), idx, what=f"corruption {name!r}")
     try:
         out = _FUNCTIONS[name](images, param, rng)
+    except SeedRequired:  # ImageRNG's own words: this corruption draws random numbers and no seed was given
+        raise
     except (ValueError, ZeroDivisionError, IndexError, MemoryError) as exc:  # a parameter the corruption cannot take
         why = " ".join(str(exc).split())[:120]
         raise ValueError(

@@ -108,6 +108,10 @@ def root_seed(seed) -> np.random.SeedSequence:
     return as_seed_sequence(seed)
 
 
+class SeedRequired(ValueError):
+    """Raised by :class:`ImageRNG` on the first draw when no seed was given: the corruption draws random numbers."""
+
+
 class ImageRNG:
     """One independent random stream per image of a batch, with the Generator methods the corruptions use.
 
@@ -135,7 +139,10 @@ class ImageRNG:
         """The per-image Generators (created on first use)."""
         if self._generators is None:
             if self._seed is None:
-                generator_or_guard(None, self._what).integers(0)  # raises: this corruption needs a seed
+                try:
+                    generator_or_guard(None, self._what).integers(0)  # raises: this corruption needs a seed
+                except ValueError as exc:  # the same words, as the type callers tell from a parameter's refusal
+                    raise SeedRequired(str(exc)) from None
             root = root_seed(self._seed)
             entropy = list(root.entropy) if isinstance(root.entropy, (list, tuple)) else [root.entropy]
             # = seeding.keyed(root, i) for every image, without re-validating the root each time

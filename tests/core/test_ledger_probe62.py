@@ -1,0 +1,106 @@
+"""Issue 62's probe: inputs of robeval.core.ledger and robeval.core.notebooks that gave silent wrong answers or
+raw Python errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+from robeval.core import ledger, stats
+from robeval.core.notebooks import check_notebook_file, strip_outputs
+
+
+@pytest.mark.parametrize(
+    "p_values, why",
+    [
+        ([0.01, np.nan], r"^p_values holds NaN at position 1; a test that could not run has no p-value"),
+        ([-0.1, 0.5], r"^p_values must lie in \[0, 1\], got -0\.1 at position 0"),
+        ([0.01, 1.5], r"^p_values must lie in \[0, 1\], got 1\.5 at position 1"),
+        (0.3, r"^p_values must be a one-dimensional sequence"),
+    ],
+)
+def test_holm_refuses_p_values_that_are_not_p_values(p_values, why):
+    """N5: holm([0.01, nan], 0.05) rejected the NaN hypothesis; -0.1 and 1.5 were taken as p-values."""
+    with pytest.raises(ValueError, match=why):
+        ledger.holm(p_values, 0.05)
+
+
+def test_holm_refuses_booleans_and_an_alpha_outside_0_1():
+    with pytest.raises(TypeError, match=r"^p_values must hold numbers.*booleans"):
+        ledger.holm([True, False], 0.05)
+    with pytest.raises(TypeError, match=r"^alpha must be a number in \(0, 1\), got True"):
+        ledger.holm([0.01], True)
+    with pytest.raises(ValueError, match=r"^alpha must lie in \(0, 1\), got 1\.5"):
+        ledger.holm([0.01, 0.02], 1.5)
+    with pytest.raises(ValueError, match=r"^alpha must be a finite number in \(0, 1\), got nan"):
+        ledger.holm([0.01], math.nan)
+    # valid input: the same answers as before
+    assert ledger.holm([0.01, 0.04, 0.03], 0.05) == [True, False, False]
+    assert ledger.holm(np.array([0.01, 0.02, 0.03]), 0.06) == [True, True, True]
+    assert ledger.holm((0, 1), 0.05) == [True, False] and ledger.holm([], 0.05) == []
+
+
+@pytest.mark.parametrize(
+    "n, now, err, why",
+    [
+        (math.nan, 5, ValueError, r"^n must be a finite count of units >= 0 \(or None\), got nan"),
+        (True, 5, TypeError, r"^n must be a count of units \(a number >= 0, or None\), got True"),
+        (-3, 5, ValueError, r"^n must be a finite count of units >= 0 \(or None\), got -3"),
+        (7, -1, ValueError, r"^now must be a finite count of units >= 0"),
+        (7, False, TypeError, r"^now must be a count of units"),
+    ],
+)
+def test_phrase_need_refuses_counts_that_are_not_counts(n, now, err, why):
+    """N5: phrase_need(nan | True | -3, 5, ...) returned "≈nan runs (now 5)", "≈True runs", "≈-3 runs"."""
+    with pytest.raises(err, match=why):
+        ledger.phrase_need(n, now, "runs", "x")
+    assert ledger.phrase_need(7, 5, "runs", "x") == "≈7 runs (now 5)"
+    assert ledger.phrase_need(None, 5, "runs", "x") == "no number of our runs"
+
+
+def test_is_scaled_refuses_an_unknown_profile():
+    """N5: is_scaled("nope", "x") answered True for a profile that does not exist."""
+    with pytest.raises(ValueError, match=r"^profile must be one of \('smoke', 'default', 'long', 'gpu', 'paper'\)"):
+        ledger.is_scaled("nope", "x")
+    assert ledger.is_scaled("default", "nothing") and not ledger.is_scaled("paper", "nothing: the protocol")
+
+
+def test_p_value_of_a_tuple_says_what_it_takes():
+    """O-N2: p_value((0.5, nan)) raised AttributeError: 'tuple' object has no attribute 'se'."""
+    with pytest.raises(TypeError, match=r"^p_value takes a robeval\.core\.stats\.Interval .*got tuple"):
+        ledger.p_value((0.5, float("nan")))
+    iv = stats.Interval(2.0, 0.0, 4.0, 1.0, 5, 0.95, "t-interval over 5 runs")
+    assert ledger.p_value(iv) == pytest.approx(0.116117, abs=1e-6)
+
+
+def test_strip_outputs_of_a_folder_or_a_non_notebook_says_what_it_accepts(tmp_path):
+    """O-N2: strip_outputs(Path(".")) raised IsADirectoryError; the CLI's strip words it."""
+    accepts = r"robeval strip takes Jupyter notebooks \(\.ipynb files of nbformat 4\)"
+    with pytest.raises(ValueError, match=rf"is a folder, not a notebook; {accepts}"):
+        strip_outputs(tmp_path)
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(ValueError, match=rf"x\.json is not a notebook \(not an \.ipynb file\); {accepts}"):
+        strip_outputs(tmp_path / "x.json", dry_run=True)
+    with pytest.raises(ValueError, match=rf"^no such notebook: .*gone\.ipynb; {accepts}"):
+        strip_outputs(tmp_path / "gone.ipynb")
+    (tmp_path / "bad.ipynb").write_text("not json")
+    with pytest.raises(ValueError, match=r"bad\.ipynb is not a readable notebook \(NotJSONError"):
+        check_notebook_file(tmp_path / "bad.ipynb")
+    with pytest.raises(TypeError, match="path must be a folder or file path"):
+        strip_outputs(3)
+    assert (tmp_path / "bad.ipynb").read_text() == "not json"
+
+
+def test_strip_outputs_still_strips_a_notebook(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("1 + 1")
+    cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "2"}, execution_count=1)]
+    cell.execution_count = 1
+    nb.cells.append(cell)
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    assert strip_outputs(str(path), dry_run=True) is True
+    assert strip_outputs(path) is True and strip_outputs(path) is False
+    assert nbformat.read(path, as_version=4).cells[0].outputs == []
