@@ -448,7 +448,9 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(
     got = runs.adopt_pack(tmp_path / "R.tar.xz", {"toy": tmp_path / "fresh" / "toy"}, progress=False)
     assert [(r["status"], r["checked"], r["cells"]) for r in got["toy"]] == [("adopted", 0, 60)]
     assert log.read_text() == ""
+    held = (tmp_path / "R.tar.xz").read_bytes()
     assert runs.rebind_pack(tmp_path / "R.tar.xz", {"toy": store}) == {"toy": {new_sub: new_sub}}  # holds: kept
+    assert (tmp_path / "R.tar.xz").read_bytes() == held  # not written again (its manifest's date stays)
     # an edited pack is refused
     forged = tmp_path / "F.tar.xz"
     with tarfile.open(packed) as src, tarfile.open(forged, "w:xz") as dst:

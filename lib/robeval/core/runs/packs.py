@@ -354,7 +354,8 @@ def rebind_pack(
     an identical check to this code (from the pack's code, or from another code the same cell files were kept under:
     the check certifies the files, which are the pack's byte for byte). The sub-store is renamed, its ``config.json`` and
     ``adopted.json`` taken from the adopted store; its cell files (rows, seconds, machine) are kept byte for byte,
-    so the pack measures what it measured. Sub-stores whose identity holds are kept as they are.
+    so the pack measures what it measured. Sub-stores whose identity holds are kept as they are, and a pack all of
+    whose sub-stores hold is not written again (its bytes, and its manifest's date, stay).
 
     Every file of the pack is verified against the pack's checksums first. ``out`` defaults to ``archive``
     (replaced atomically). Returns ``{store: {sub-store in the pack: sub-store written}}``; raises ValueError
@@ -416,7 +417,9 @@ def rebind_pack(
                 folder.rename(Path(tmp) / name / current)
                 for f in ("config.json", "adopted.json"):
                     shutil.copy2(target / f, Path(tmp) / name / current / f)
-        pack([Path(tmp) / name for name in manifest["stores"]], out, overwrite=True)
+        holds = all(old == new for subs in moves.values() for old, new in subs.items())
+        if not (holds and out.resolve() == archive.resolve()):  # a pack that holds is left byte for byte
+            pack([Path(tmp) / name for name in manifest["stores"]], out, overwrite=True)
     return moves
 
 
