@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from robeval.core import paths
+from robeval.core import paths, profiles
 from robeval.core.ledger import load_ledgers
 from robeval.core.publish.report import README_END, README_START, readme_block
 
@@ -395,6 +395,18 @@ def test_one_line_per_paper_says_what_its_rows_say():
         f"of {len(mscr)} central statements at the paper's 1200 runs (`paper` profile) {len(bad)} is contradicted "
         f"(the 1-NN's advantage at every eps_train ≤ 0.007) and {len(open_)} are open, {len(only_cifar)} of them only "
         "because the paper states them for CIFAR-10 too" in text
+    )
+    mscr_long = judged("long", "mscr")  # 02 on CIFAR-10 at the long profile's scaled networks
+    not_comparable = [j for j in mscr_long if j["verdict"] == "not comparable"]
+    open_long = [j for j in mscr_long if j["verdict"] == "inconclusive"]
+    assert len(not_comparable) + len(open_long) == len(mscr_long)
+    cfg = profiles.resolve("mscr_cifar10", "long")
+    assert (
+        f"On CIFAR-10 at {cfg['runs']} runs of {cfg['epochs']}-epoch ResNet-20s on 2 CPU cores (`long`, notebook 02), "
+        f"{len(not_comparable)} of {len(mscr_long)} central statements are not comparable"
+        in text
+        and f"and {len(open_long)} is open" in text
+        and cfg["arch"] == "resnet20"
     )
     msd = judged("default", "msd")
     assert not [j for j in msd if j["verdict"] in ("reproduced", "contradicted", "consistency", "erratum")]
