@@ -117,18 +117,16 @@ def check_store_file(path: Path) -> None:
     import stat
 
     st = os.lstat(path)
-    why = (
-        None
-        if stat.S_ISREG(st.st_mode) and st.st_size <= STORE_FILE_MAX
-        else f"has {st.st_size:,} bytes (a store's file has at most {STORE_FILE_MAX:,})"
-        if stat.S_ISREG(st.st_mode)
-        else "is a link or a special file, which no store robeval wrote holds"
+    if not stat.S_ISREG(st.st_mode):
+        why = "is a link or a special file, which no store robeval wrote holds"
+    elif st.st_size > STORE_FILE_MAX:
+        why = f"has {st.st_size:,} bytes (a store's file has at most {STORE_FILE_MAX:,})"
+    else:
+        return
+    raise ValueError(
+        f"{path} {why}; the store is damaged or was not written by robeval: nothing of it is read. Remove the "
+        "file, or take the store from an intact copy."
     )
-    if why is not None:
-        raise ValueError(
-            f"{path} {why}; the store is damaged or was not written by robeval: nothing of it is read. Remove the "
-            "file, or take the store from an intact copy."
-        )
 
 
 def file_digest(path: Path) -> str:
