@@ -640,9 +640,9 @@ def sec41_cells(n_runs: int, iris_classes=None) -> list[dict]:
         raise ValueError(f"n_runs must be >= 1; got {n_runs!r}.")
     cells = [{"dataset": d, "run": r} for d in ("ionosphere", "iris") for r in range(int(n_runs))]
     if iris_classes is not None:
-        ours = iris_pair_name(iris_classes)
-        pairs = [iris_pair_name(p) for p in ((0, 1), (0, 2), (1, 2)) if iris_pair_name(p) != ours]
-        cells += [{"dataset": "iris", "run": r, "pair": p} for p in pairs for r in range(int(n_runs))]
+        cells += [
+            {"dataset": "iris", "run": r, "pair": p} for p in _other_pairs(iris_classes) for r in range(int(n_runs))
+        ]
     return cells
 
 
@@ -666,6 +666,15 @@ def sec41_cell(cell: dict, config: dict) -> list[dict]:
     out = sec41_run(
         dataset,
         keyed(config["seed"], dataset, run),
+        iris_classes=per.get("iris_classes", (1, 2)),
+        **_sec41_settings(config, per),
+    )
+    return _sec41_rows(out)
+
+
+def _sec41_settings(config: dict, per: dict) -> dict:
+    """The keyword arguments of :func:`sec41_run` a grid cell takes from its config (``per``: the dataset's part)."""
+    return dict(
         n_samples=config["n_samples"],
         sweep_samples=config["sweep_samples"],
         scales=config["scales"],
@@ -676,10 +685,13 @@ def sec41_cell(cell: dict, config: dict) -> list[dict]:
         attack_kwargs=per["attack_kwargs"],
         model_kwargs=per["model_kwargs"],
         cov_trace=config["cov_trace"],
-        iris_classes=per.get("iris_classes", (1, 2)),
         max_test_points=config["max_test_points"] or None,
         reading_samples=config.get("reading_samples"),
     )
+
+
+def _sec41_rows(out: dict) -> list[dict]:
+    """A :func:`sec41_run` result as grid rows tagged ``table`` = "points", "fig5" (if any), "sweep", "summary"."""
     rows = [{"table": "points", **r} for r in out["points"].to_dict(orient="records")]
     if "fig5" in out:
         rows += [{"table": "fig5", **r} for r in out["fig5"].to_dict(orient="records")]
@@ -754,9 +766,13 @@ def sec41_pair_cells(n_runs: int, iris_classes) -> list[dict]:
     (ours), ``n_runs`` runs each."""
     if int(n_runs) < 1:
         raise ValueError(f"n_runs must be >= 1; got {n_runs!r}.")
+    return [{"pair": p, "run": r} for p in _other_pairs(iris_classes) for r in range(int(n_runs))]
+
+
+def _other_pairs(iris_classes) -> list[str]:
+    """The names ('a-b') of the Iris class pairs other than ``iris_classes`` (ours), in a fixed order."""
     ours = iris_pair_name(iris_classes)
-    pairs = [iris_pair_name(p) for p in ((0, 1), (0, 2), (1, 2)) if iris_pair_name(p) != ours]
-    return [{"pair": p, "run": r} for p in pairs for r in range(int(n_runs))]
+    return [iris_pair_name(p) for p in ((0, 1), (0, 2), (1, 2)) if iris_pair_name(p) != ours]
 
 
 def sec41_pair_cell(cell: dict, config: dict) -> list[dict]:
@@ -774,26 +790,10 @@ def sec41_pair_cell(cell: dict, config: dict) -> list[dict]:
     out = sec41_run(
         "iris",
         keyed(config["seed"], "iris", run, "pair-run", pair),
-        n_samples=config["n_samples"],
-        sweep_samples=config["sweep_samples"],
-        scales=config["scales"],
-        scatter_scales=per["scatter_scales"],
-        n_repeats=config["n_repeats"],
-        n_random_cov=config["n_random_cov"],
-        attack=per["attack"],
-        attack_kwargs=per["attack_kwargs"],
-        model_kwargs=per["model_kwargs"],
-        cov_trace=config["cov_trace"],
         iris_classes=[IRIS_CLASSES.index(n) for n in names],
-        max_test_points=config["max_test_points"] or None,
-        reading_samples=config.get("reading_samples"),
+        **_sec41_settings(config, per),
     )
-    rows = [{"table": "points", **r} for r in out["points"].to_dict(orient="records")]
-    if "fig5" in out:
-        rows += [{"table": "fig5", **r} for r in out["fig5"].to_dict(orient="records")]
-    rows += [{"table": "sweep", **r} for r in out["sweep"].to_dict(orient="records")]
-    rows.append({"table": "summary", **out["summary"]})
-    return [{**r, "pair": pair} for r in rows]
+    return [{**r, "pair": pair} for r in _sec41_rows(out)]
 
 
 def run_sec41_pairs_grid(cfg, out_dir, *, progress: bool = True) -> dict:
