@@ -7,6 +7,24 @@ import json
 import sys
 
 
+def _path(text: str) -> str:
+    """An argparse type for a path argument: an empty one would be read as the working folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty path ({text!r}) would mean the working folder; pass a path")
+    return text
+
+
+def _count(text: str) -> int:
+    """An argparse type for a count of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="robeval", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -45,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp = sub.add_parser(
         "compare", help="list the claims whose verdict differs between this checkout's ledgers and another run's"
     )
-    cmp.add_argument("other", help="the other run's ledger folder, e.g. /tmp/clone/results/default/claims")
+    cmp.add_argument("other", type=_path, help="the other run's ledger folder, e.g. /tmp/clone/results/default/claims")
     cmp.add_argument(
         "--profile", default="default", help="smoke, default, long, gpu or paper (this checkout's ledgers)"
     )
@@ -73,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     st.add_argument("--only", default=None, help="comma-separated notebook numbers or names (default: all)")
     st.add_argument(
         "--site-dir",
+        type=_path,
         default=None,
         help="output folder (default: build/site); emptied on each build, so it must be new, empty or one robeval built",
     )
@@ -84,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_parser("data", help="list registered data files, whether they verify, and how to fix those that do not")
     s = sub.add_parser("strip", help="remove outputs from notebooks (before committing)")
-    s.add_argument("paths", nargs="*", help="notebooks (default: all of notebooks/)")
+    s.add_argument("paths", nargs="*", type=_path, help="notebooks (default: all of notebooks/)")
     s.add_argument("--check", action="store_true", help="change nothing; exit 1 if a notebook holds outputs")
     c = sub.add_parser(
         "corrupt",
@@ -92,9 +111,11 @@ def _parser() -> argparse.ArgumentParser:
         description="Write <corruption>.npy (uint8 (S*N, 32, 32, 3), severities stacked) and labels.npy into --out; "
         "finished, verified files are skipped on a rerun.",
     )
-    c.add_argument("--out", required=True, help="output folder")
-    c.add_argument("--images", default=None, help="images .npy, uint8 (N, 32, 32, 3) (default: the CIFAR-10 test set)")
-    c.add_argument("--labels", default=None, help="labels .npy, integers (N,) (required with --images)")
+    c.add_argument("--out", required=True, type=_path, help="output folder")
+    c.add_argument(
+        "--images", type=_path, default=None, help="images .npy, uint8 (N, 32, 32, 3) (default: the CIFAR-10 test set)"
+    )
+    c.add_argument("--labels", type=_path, default=None, help="labels .npy, integers (N,) (required with --images)")
     c.add_argument("--subset", action="store_true", help="use the 1000-image CIFAR-10 test subset")
     c.add_argument("--names", default="all", help="comma list of corruptions, or C, C-bar or all (default: all)")
     c.add_argument("--severities", default="1,2,3,4,5", help="comma list of severities in 1..5 (default: 1,2,3,4,5)")
@@ -128,12 +149,13 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--from",
         dest="source",
+        type=_path,
         default=None,
         help="a folder holding stores of the same names to adopt from, e.g. another checkout's "
         "results/paper/grids, or a pack of them written by `robeval grids --pack` (default: this checkout's own "
         "stores)",
     )
-    a.add_argument("--check", type=int, default=12, help="cells to recompute per sub-store, at least (default: 12)")
+    a.add_argument("--check", type=_count, default=12, help="cells to recompute per sub-store, at least (default: 12)")
     a.add_argument(
         "--recompute-all",
         action="store_true",
@@ -143,6 +165,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--rebind",
         nargs="+",
+        type=_path,
         default=[],
         metavar="PACK",
         help="packs (.tar.xz) to write again, in place, with their sub-stores under this code's identities, as the "
@@ -162,12 +185,14 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--from",
         dest="source",
+        type=_path,
         default=None,
         help="list the stores of this folder instead, e.g. another checkout's results/paper/grids ('current' "
         "still means: this checkout's code continues it)",
     )
     g.add_argument(
         "--pack",
+        type=_path,
         default=None,
         metavar="FILE.tar.xz",
         help="also write the listed stores' finished cells into one xz-compressed file, which `robeval adopt "
@@ -507,6 +532,12 @@ def _main(args) -> int:
         from robeval.core.runs import adopt, adopt_pack, grid_store
 
         root = Path(args.source) if args.source else None
+        if root is not None and not root.exists():
+            print(
+                f"robeval: --from {root} does not exist; pass a folder of grid stores or a pack (.tar.xz).",
+                file=sys.stderr,
+            )
+            return 2
         stores = {name: grid_store(args.profile, name) for name in args.names}
         try:
             if root is not None and root.is_file():  # a pack: verified, then its stores are the source

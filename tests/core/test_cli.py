@@ -124,8 +124,9 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
         runs.pack([runs.grid_store("smoke", "toy2")], pack)
     assert main(["grids", "--profile", "smoke", "--from", str(pack)]) == 2
     _one_line_error(capsys, "is a file; `robeval grids` lists a folder", "robeval adopt --profile PROFILE --from PACK")
-    assert main(["grids", "--profile", "smoke", "--pack", ""]) == 2  # an empty name is not "no --pack"
-    _one_line_error(capsys, "the pack's name must end in .tar.xz")
+    with pytest.raises(SystemExit) as refused:  # an empty name is not "no --pack": argparse refuses it
+        main(["grids", "--profile", "smoke", "--pack", ""])
+    assert refused.value.code == 2 and "argument --pack: an empty path ('')" in capsys.readouterr().err
     (tmp_path / "none").mkdir()
     assert (
         main(["grids", "--profile", "smoke", "--from", str(tmp_path / "none"), "--pack", str(tmp_path / "n.tar.xz")])
@@ -819,3 +820,49 @@ def test_adopt_recomputes_under_the_pins_its_profile_computed_with():
         got = dict(kv.split("=", 1) for kv in out[-1].split("|"))
         want = {**{k: "None" for k in PINNED_CPU_ENV}, **profile_pins(profile), "MKL_CBWR": "COMPATIBLE"}
         assert got == want, profile
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["compare", ""], "argument other"),
+        (["strip", ""], "argument paths"),
+        (["grids", "--from", ""], "argument --from"),
+        (["adopt", "x", "--from", " "], "argument --from"),
+        (["adopt", "x", "--rebind", ""], "argument --rebind"),
+        (["site", "--site-dir", ""], "argument --site-dir"),
+        (["corrupt", "--out", ""], "argument --out"),
+        (["corrupt", "--out", "o", "--images", "", "--labels", "y.npy"], "argument --images"),
+    ],
+)
+def test_an_empty_path_is_refused_not_read_as_the_working_folder(argv, option, capsys):
+    """A fresh probe of issue 62: `compare ''` read the working folder (and told the user to remove .zenodo.json from
+    it), `grids --from ''` ignored the option, `strip ''` said "no such notebook: ."."""
+    from robeval.__main__ import main
+
+    with pytest.raises(SystemExit) as refused:
+        main(argv)
+    err = capsys.readouterr().err
+    last = err.rstrip("\n").splitlines()[-1]
+    assert refused.value.code == 2 and last.startswith(f"robeval {argv[0]}: error: {option}: an empty path"), err
+
+
+def test_adopt_check_is_refused_as_the_option_the_user_typed(capsys):
+    """The same probe: `adopt x --check 0` named the library's n_check, not the command's --check."""
+    from robeval.__main__ import main
+
+    for value, shown in (("0", "got 0"), ("-3", "got -3"), ("two", "got 'two'")):
+        with pytest.raises(SystemExit) as refused:
+            main(["adopt", "x", "--check", value])
+        last = capsys.readouterr().err.rstrip("\n").splitlines()[-1]
+        assert (
+            refused.value.code == 2
+            and last == f"robeval adopt: error: argument --check: must be an integer >= 1, {shown}"
+        )
+
+
+def test_adopt_from_a_missing_folder_says_it_does_not_exist(capsys, tmp_path):
+    from robeval.__main__ import main
+
+    assert main(["adopt", "x", "--profile", "smoke", "--from", str(tmp_path / "nosuch")]) == 2
+    _one_line_error(capsys, f"--from {tmp_path / 'nosuch'} does not exist")

@@ -218,7 +218,9 @@ def contracts(tmp) -> dict[str, Contract]:
             {"seeds": "frac dup text neg nan", "eps_train": "nan inf neg text dup"},
         ),
         "mscr.mean_ci": Contract(
-            mscr.mean_ci, lambda: {"values": [0.5, 0.6, 0.7]}, {"values": "text shape empty", "level": "nan big text"}
+            mscr.mean_ci,
+            lambda: {"values": [0.5, 0.6, 0.7]},
+            {"values": "text inf shape empty", "level": "nan big text"},
         ),
         "mscr.mscr_per_run": Contract(
             mscr.mscr_per_run,

@@ -494,6 +494,15 @@ def test_mscr_summary_refuses_what_it_cannot_read():
     # hand-computed: mean 2, std 1, t_{0.975, 2} * 1 / sqrt(3) = 2.4841
     m, s, h, n = mean_ci([1.0, 2.0, 3.0], level=0.95)
     assert (m, s, n) == (2.0, 1.0, 3) and h == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+    # NaN is left out (n counts the rest); an infinite value or text is refused (a fresh probe of issue 62: inf was
+    # dropped like NaN, shrinking n in silence, and "0.5" was read as a number)
+    assert mean_ci([1.0, float("nan"), 2.0, 3.0], level=0.95) == (m, s, h, n)
+    with pytest.raises(ValueError, match=r"values must be finite numbers \(NaN is left out\), but values\[1\] is inf"):
+        mean_ci([0.5, float("inf"), 0.7])
+    with pytest.raises(ValueError, match=r"values\[0\] is -inf"):
+        mean_ci(np.array([-np.inf, 0.5]))
+    with pytest.raises(TypeError, match="values must hold numbers"):
+        mean_ci(["0.5", "0.6"])
 
 
 def test_sampler_refuses_an_allocation_it_cannot_hold():

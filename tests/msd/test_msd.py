@@ -80,6 +80,21 @@ def test_many_versions_match_single():
     np.testing.assert_allclose(mmd_many(a, centres), [mmd(a, c[None]) for c in centres], rtol=1e-12)
 
 
+def test_msd_many_keeps_its_digits_under_a_large_common_offset():
+    """A fresh probe of issue 62: features sharing an offset of 1e8 gave msd_many 0.0 where msd gives 1.52 (the
+    expansion |a|^2 - 2 a.c + |c|^2 cancelled every digit). Centred, it is msd's own distance, bit for bit."""
+    rng = np.random.default_rng(0)
+    for offset in (0.0, 1e6, 1e8, -1e12):
+        a = offset + rng.normal(size=(50, 8))
+        corr = offset + rng.normal(size=(40, 8)) + 0.5
+        assert msd_many(a, corr.mean(0)[None])[0] == msd(a, corr)
+        assert msd(a, corr) > 1.0  # the nearest of 50 samples to a mean 0.5 * sqrt(8) away
+    # two samples 3 apart at 1e8, a centre ~1e-3 from the first: the distance is the (exact) difference of the
+    # float64 numbers 1e8 + 1e-3 and 1e8
+    two = np.array([[1e8, 1e8], [1e8 + 3, 1e8]])
+    assert msd_many(two, np.array([[1e8 + 1e-3, 1e8]]))[0] == (1e8 + 1e-3) - 1e8 == pytest.approx(1e-3, rel=1e-5)
+
+
 def test_distance_input_errors():
     with pytest.raises(ValueError, match="feature sizes"):
         msd(np.zeros((3, 4)), np.zeros((3, 5)))

@@ -336,6 +336,33 @@ def test_generate_dataset_independent_of_chunk_size(tmp_path, cifar):
     np.testing.assert_array_equal(imgs[1], C.corrupt(x, "snow", 5, seed=C.corruption_seed(3, "snow", 5)))
 
 
+def test_load_dataset_refuses_a_folder_its_manifest_does_not_describe(tmp_path, cifar):
+    """A fresh probe of issue 62: load_dataset reshaped by the severity count in corruptions.json without checking
+    the file, so an edited entry (2 severities recorded for a 1-severity file of 2 images) gave 2 "severities" of 1
+    image and only the first label."""
+    import json
+
+    x, y = cifar[:2], np.array([3, 7])
+    C.generate_dataset(x, y, ["contrast"], tmp_path, seed=0, severities=(1,), progress=False)
+    imgs, labels = C.load_dataset(tmp_path, "contrast")
+    assert imgs.shape == (1, 2, 32, 32, 3) and labels.tolist() == [3, 7]
+    manifest = tmp_path / "corruptions.json"
+    kept = manifest.read_text()
+    for edit in ("severities", "shape", "sha256"):
+        data = json.loads(kept)
+        entry = data["corruptions"]["contrast"]
+        entry[edit] = {"severities": [1, 2], "shape": [4, 32, 32, 3], "sha256": "0" * 64}[edit]
+        manifest.write_text(json.dumps(data))
+        with pytest.raises(ValueError, match="Regenerate the folder") as err:
+            C.load_dataset(tmp_path, "contrast")
+        assert ("repeating the same N labels" in str(err.value)) == (edit == "severities")
+    # labels.npy replaced by other labels of the right length: its recorded sha256 no longer holds
+    manifest.write_text(kept)
+    np.save(tmp_path / "labels.npy", np.array([7, 3], np.uint8))
+    with pytest.raises(ValueError, match=r"labels.npy is not the file corruptions.json records"):
+        C.load_dataset(tmp_path, "contrast")
+
+
 # ------------------------------------------------------------------ per-image streams (batching invariance)
 
 # a mid-range parameter of every corruption: severity 3 of the benchmarks, the 6th scan level of the candidates

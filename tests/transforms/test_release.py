@@ -240,6 +240,15 @@ def test_corrupt_refuses_other_inputs_unless_overwrite(six, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--labels" in err and "lies inside --out" in err and err.count("\n") == 1
     assert inside.read_bytes() == before and sorted(p.name for p in (tmp_path / "legacy").iterdir()) == ["labels.npy"]
+    # ... nor when --out is a link to the inputs' folder, or the input a link into --out (a fresh probe's case)
+    (tmp_path / "link").symlink_to(tmp_path / "legacy")
+    (tmp_path / "labels-link.npy").symlink_to(inside)
+    for out_dir, labels in ((tmp_path / "link", inside), (tmp_path / "legacy", tmp_path / "labels-link.npy")):
+        args = ["--images", str(tmp_path / "x2.npy"), "--labels", str(labels), "--names", "ripple", "--overwrite"]
+        assert main(["corrupt", "--out", str(out_dir), "--no-progress"] + args) == 2
+        err = capsys.readouterr().err
+        assert "--labels" in err and "lies inside --out" in err and err.count("\n") == 1
+        assert inside.read_bytes() == before and not (tmp_path / "legacy" / "ripple.npy").exists()
 
 
 def test_corrupt_removes_stale_temporaries(six, tmp_path):

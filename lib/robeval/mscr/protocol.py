@@ -49,7 +49,7 @@ from robeval.core.validation import (
     check_frame,
     check_labels,
     check_level,
-    check_no_bools,
+    check_numbers,
     check_numeric_column,
     check_positive,
     check_sequence,
@@ -498,18 +498,21 @@ def mean_ci(values, level: float = 0.95) -> tuple[float, float, float, int]:
     """Mean, sample std and the t-based half-width of the ``level`` CI of the mean: (mean, std, margin, n).
 
     ``level`` is a fraction in (0, 1) (0.95, not 95; ValueError otherwise). NaN values are left out (n counts the
-    finite ones); :func:`mscr_summary` refuses NaN accuracies before they reach here, naming the row."""
+    others); :func:`mscr_summary` refuses NaN accuracies before they reach here, naming the row. An infinite value
+    (no accuracy or MSCR is one: an error upstream) raises ValueError, as do text values (TypeError)."""
     from scipy import stats
 
     level = check_level(level)
     if isinstance(values, (str, bytes)) or np.ndim(values) != 1:
         raise ValueError(f"values must be a one-dimensional sequence of numbers, got {values!r:.80}.")
-    check_no_bools(values, "values", example="[0.91, 0.93, 0.92]")
-    try:
-        v = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"values must hold numbers, got {list(values)[:5]!r:.80}; convert them to floats.") from None
-    v = v[np.isfinite(v)]
+    v = check_numbers(values, "values", example="[0.91, 0.93, 0.92]")
+    if np.isinf(v).any():
+        i = int(np.flatnonzero(np.isinf(v))[0])
+        raise ValueError(
+            f"values must be finite numbers (NaN is left out), but values[{i}] is {v[i]}; an infinite accuracy or "
+            "MSCR comes from an error upstream: fix or drop that run."
+        )
+    v = v[~np.isnan(v)]
     n = v.size
     if n == 0:
         return math.nan, math.nan, math.nan, 0

@@ -203,7 +203,8 @@ def corrupt_command(
         raise ValueError(f"--out {str(out)!r} exists and is not a folder.")
     for option, given in (("--images", images), ("--labels", labels)):
         if isinstance(given, (str, os.PathLike)) and Path(given).is_file():
-            if Path(os.path.abspath(out)) in Path(os.path.abspath(given)).parents:
+            # through links: an --out that links to the inputs' folder, or an input that links into --out
+            if Path(os.path.realpath(out)) in Path(os.path.realpath(given)).parents:
                 raise ValueError(
                     f"{option} {str(given)!r} lies inside --out {str(out)!r}, whose files robeval writes (and with "
                     "--overwrite deletes); move the input out of that folder or write to another one."

@@ -160,8 +160,11 @@ class _kernel_environment:
 
 
 def parse_parameter_value(text: str):
-    """A ``-p NAME VALUE`` value as papermill's own command line reads it: int, float, True/False, None, or
-    else the string itself (``"0.5"`` → 0.5, ``"iid"`` → ``"iid"``, ``"[1, 2]"`` → [1, 2])."""
+    """A ``-p NAME VALUE`` value: a Python literal (``ast.literal_eval``: int, float, str, list, tuple, dict), True,
+    False or None (also in lower case), or else the string itself (``"0.5"`` → 0.5, ``"iid"`` → ``"iid"``, ``"[1, 2]"``
+    → [1, 2]). Numbers read as papermill's own ``-p`` reads them, except Python's other integer literals
+    (``"0x10"`` → 16, where papermill keeps the text) and the lists, tuples and dicts papermill leaves as text.
+    Nothing is evaluated: a value that is not a literal stays a string, and the notebook's settings check it."""
     import ast
 
     if not isinstance(text, str):

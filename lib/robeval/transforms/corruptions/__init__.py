@@ -540,7 +540,10 @@ def generate_dataset(
 def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
     """Read one generated corruption: images uint8 (S, N, 32, 32, 3) by severity and labels (N,).
 
-    S is the number of severities recorded for the file in ``corruptions.json`` (5 when it has no record).
+    S is the number of severities recorded for the file in ``corruptions.json`` (5 when it has no record). A file
+    or ``labels.npy`` whose shape or sha256 differs from its record, or labels that do not repeat the same N labels
+    once per severity, raise ValueError: the folder was edited, or mixes runs, and would pair images with the
+    wrong labels.
     """
     out_dir = check_path(out_dir, "out_dir")
     if not isinstance(name, str) or name not in _PARAMS:
@@ -553,14 +556,26 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"{path} does not exist; run generate_dataset(..., names=[{name!r}], out_dir={str(out_dir)!r})."
         )
+    manifest = _read_manifest_full(out_dir)
     entry = _read_manifest(out_dir).get(name)
     n_sev = len(entry["severities"]) if isinstance(entry, dict) and entry.get("severities") else 5
     x = np.load(path)
     y = np.load(out_dir / "labels.npy")
-    if len(x) % n_sev or len(y) != len(x):
-        raise ValueError(
-            f"{path} holds {len(x)} images and labels.npy {len(y)} labels; expected {n_sev} severities of N "
-            "images each and one label per image. Regenerate the folder with generate_dataset."
-        )
+    regenerate = "Regenerate the folder with generate_dataset(..., overwrite=True) (robeval corrupt --overwrite)."
+    labels = manifest.get("labels")
+    for file, record, shape in ((path, entry, list(x.shape)), (out_dir / "labels.npy", labels, None)):
+        if not isinstance(record, dict):
+            continue
+        if (shape is not None and shape != record.get("shape")) or _file_digest(file) != record.get("sha256"):
+            raise ValueError(
+                f"{file} is not the file corruptions.json records (its shape or sha256 differs: the folder was "
+                f"edited or mixes runs). {regenerate}"
+            )
     n = len(x) // n_sev
+    if len(x) % n_sev or len(y) != len(x) or not np.array_equal(y, np.tile(y[:n], n_sev)):
+        raise ValueError(
+            f"{path} holds {len(x)} images and labels.npy {len(y)} labels; expected {n_sev} severities (as "
+            f"corruptions.json records for {name!r}) of N images each and labels.npy repeating the same N labels once "
+            f"per severity. {regenerate}"
+        )
     return x.reshape((n_sev, n) + x.shape[1:]), y[:n]
