@@ -1,7 +1,7 @@
 """Checks of the scalar arguments of :mod:`robeval.acr` (noise level, failure probability, counts).
 
 Each returns the value in its working type or raises ValueError / TypeError whose message starts with the
-argument's name, says what was got and how to fix it. :mod:`robeval.acr.smoothing` re-exports them.
+argument's name, says what was got and how to fix it.
 """
 
 from __future__ import annotations

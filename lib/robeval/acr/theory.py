@@ -22,16 +22,8 @@ import pandas as pd
 from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
-from robeval.acr.checks import huge_int, huge_int_message, refuse_text
-from robeval.acr.smoothing import (
-    check_alpha,
-    check_num_samples,
-    check_sigma,
-    clopper_pearson_lower,
-    full_hit_gap,
-    radius_from_p_lower,
-    stable_full_hits,
-)
+from robeval.acr.checks import check_alpha, check_num_samples, check_sigma, huge_int, huge_int_message, refuse_text
+from robeval.acr.smoothing import clopper_pearson_lower, full_hit_gap, radius_from_p_lower, stable_full_hits
 from robeval.core.validation import check_frame, check_numbers
 
 

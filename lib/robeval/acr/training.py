@@ -39,6 +39,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from robeval.acr.checks import check_alpha, check_count, check_num_samples, check_sigma
 from robeval.acr.easy_inputs import (
     ChannelsLastInference,
     as_float_images,
@@ -48,14 +49,7 @@ from robeval.acr.easy_inputs import (
     noise_sphere_attack,
     radius_weights,
 )
-from robeval.acr.smoothing import (
-    BATCH_SIZE_MEANING,
-    Smooth,
-    check_alpha,
-    check_count,
-    check_num_samples,
-    check_sigma,
-)
+from robeval.acr.smoothing import BATCH_SIZE_MEANING, Smooth
 from robeval.acr.training_tables import (
     GRADIENT_COLUMNS,
     TIMING_COLUMNS,
