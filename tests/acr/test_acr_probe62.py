@@ -184,3 +184,178 @@ def test_finite_budgets_still_certify_and_theorem1_keeps_an_unreachable_target()
 
     table = theory.theorem1_table([0.5, 100.0], 0.001, 0.5, 0.1)
     assert np.isinf(table.min_budget_N[1]) and np.isinf(table.ACR_at_N[1]) and np.isfinite(table.ACR_at_N[0])
+
+
+# -- a third probe: write_certification_tsv, huge budgets, batch_size and text alpha --------------------------------
+def test_write_certification_tsv_refuses_a_time_text_that_adds_or_splits_a_row(tmp_path):
+    """Finding 2: a time text holding a line break was written as is: a whole extra row read back."""
+    injected = "0:00:01\n5\t1\t1\t0.9\t1\t0:00:01"
+    for bad in (injected, "0:00:01\r", "0:00:01\t7", "0:00:01\x0b"):
+        with pytest.raises(
+            ValueError, match=r"^df\['time'\] must be .* on one line, but row 0 holds .*tab, line break"
+        ):
+            acr.write_certification_tsv(_frame().assign(time=[bad, "0:00:02"]), tmp_path / "c.tsv")
+    for bad in ("abc", "", "1:xx:00"):
+        with pytest.raises(ValueError, match=r"^df\['time'\] must be .*row 0 holds .*cannot read as a duration"):
+            acr.write_certification_tsv(_frame().assign(time=[bad, "0:00:02"]), tmp_path / "c.tsv")
+    for bad in ("-1", "nan", "-1 day, 23:59:59"):
+        with pytest.raises(ValueError, match=r"^df\['time'\] must be a finite number of seconds >= 0 .*row 1 holds"):
+            acr.write_certification_tsv(_frame().assign(time=["0:00:02", bad]), tmp_path / "c.tsv")
+    assert not (tmp_path / "c.tsv").exists()
+    # texts the reader parses are still written as given: 3 lines, time_s 3.761169 s and 1 day + 1 s
+    out = acr.write_certification_tsv(_frame().assign(time=["0:00:03.761169", "1 day, 0:00:01"]), tmp_path / "ok.tsv")
+    assert out.read_text().splitlines()[1:] == ["0\t1\t1\t0.5\t1\t0:00:03.761169", "1\t2\t-1\t0.0\t0\t1 day, 0:00:01"]
+    back = acr.read_certification(out)
+    assert len(back) == 2 and back["time_s"].tolist() == [3.761169, 86401.0]
+
+
+def test_write_certification_tsv_applies_the_rules_acr_reads_back(tmp_path):
+    """Finding 3: correct = 0.7 was written as 0, 2 as 2, a correct disagreeing with predict == label and an
+    abstention with a radius as given: files acr() then refused."""
+    path = tmp_path / "c.tsv"
+    with pytest.raises(ValueError, match=r"^df\['correct'\] must be 0/1 .*row 0 holds 0.7; recompute it"):
+        acr.write_certification_tsv(_frame().assign(correct=[0.7, 0]), path)
+    with pytest.raises(ValueError, match=r"^df\['correct'\] must be 0/1 .*row 1 holds 2"):
+        acr.write_certification_tsv(_frame().assign(correct=[1, 2]), path)
+    with pytest.raises(ValueError, match=r"^df\['correct'\] disagrees with predict == label in 1 rows"):
+        acr.write_certification_tsv(_frame().assign(correct=[0, 0]), path)
+    with pytest.raises(ValueError, match=r"^df has abstentions \(predict = -1\) marked correct or with a radius > 0"):
+        acr.write_certification_tsv(_frame().assign(radius=[0.5, 0.3]), path)
+    assert not path.exists()
+    # a file it writes is one acr() accepts: ACR = (0.5 * 1 + 0 * 0) / 2
+    assert acr.acr(acr.read_certification(acr.write_certification_tsv(_frame(), path))) == 0.25
+
+
+def test_write_certification_tsv_refuses_non_finite_or_negative_seconds(tmp_path):
+    """Finding 5: NaN seconds gave "cannot convert float NaN to integer", inf an OverflowError and -1.0 was written
+    as '-1 day, 23:59:59'."""
+    for bad, shown in ((np.nan, "nan"), (np.inf, "inf"), (-1.0, "-1.0")):
+        with pytest.raises(
+            ValueError, match=rf"^df\['time'\] must be a finite number of seconds >= 0 .*row 0 holds {shown}"
+        ):
+            acr.write_certification_tsv(_frame().assign(time=[bad, 1.0]), tmp_path / "c.tsv")
+    with pytest.raises(ValueError, match=r"^df\['time'\] must be .*row 1 holds True"):
+        acr.write_certification_tsv(_frame().assign(time=pd.Series([1.0, True], dtype=object)), tmp_path / "c.tsv")
+    with pytest.raises(TypeError, match=r"^df\['time'\] holds timedelta64.*dt.total_seconds\(\)"):
+        acr.write_certification_tsv(_frame().assign(time=pd.to_timedelta([1, 2], unit="s")), tmp_path / "c.tsv")
+    assert not (tmp_path / "c.tsv").exists()
+    out = acr.write_certification_tsv(_frame().assign(time=[0.0, 151.238689]), tmp_path / "ok.tsv")
+    assert [line.split("\t")[-1] for line in out.read_text().splitlines()[1:]] == ["0:00:00", "0:02:31.238689"]
+
+
+def test_all_hits_of_a_huge_budget_give_the_finite_radius_of_max_certified_radius():
+    """Finding 7: certified_radius(n, n) at n = 2**60 was infinite (alpha ** (1/n) rounds to 1.0); now it is
+    sigma * Phi^-1_upper(-expm1(ln(alpha) / n)), the value of max_certified_radius."""
+    from scipy.stats import beta, norm
+
+    from robeval.acr import theory
+
+    for n in (2**60, 10**17, 10**16, 2**32 + 1):
+        expected = 0.25 * norm.isf(-np.expm1(np.log(0.001) / n))
+        abstain, radius = acr.certified_radius(n, n, 0.001, 0.25)
+        assert not abstain and float(radius) == expected == acr.max_certified_radius(n, 0.001, 0.25)
+        assert theory.radius_for_count(n, n, 0.001, 0.25) == expected
+        assert acr.certified_radius([n // 2, n], n, 0.001, 0.25)[1][1] == expected  # an array of counts as well
+    assert float(acr.certified_radius(1e300, 1e300, 0.001, 0.25)[1]) == 0.25 * norm.isf(
+        -np.expm1(np.log(0.001) / 1e300)
+    )
+    assert 2.13 < acr.max_certified_radius(2**60, 0.001, 0.25) < 2.14
+    assert acr.clopper_pearson_lower(2**60, 2**60, 0.001) == 1.0  # documented: the bound itself rounds to 1.0
+    # up to 2**32 draws every radius is the one of sigma * Phi^-1(p_A_lower), bit for bit, as before the fix
+    for n in (1, 10, 100, 1000, 99_999, 100_000, 10**6, 2**32):
+        for n_a in sorted({0, n // 2, max(n - 3, 0), n - 1, n}):
+            p = np.exp(np.log(0.001) / n) if n_a == n else (beta.ppf(0.001, n_a, n - n_a + 1) if n_a else 0.0)
+            old = 0.25 * (norm.isf(1.0 - p) if p > 0.5 else norm.ppf(max(p, 0.5)))
+            abstain, radius = acr.certified_radius(n_a, n, 0.001, 0.25)
+            assert bool(abstain) == (p < 0.5) and float(radius) == (0.0 if p < 0.5 else old), (n_a, n)
+
+
+def test_integers_too_large_for_numpy_are_refused_naming_the_argument():
+    """Finding 8: max_certified_radius(10**400) raised OverflowError; clopper_pearson_lower(10**30, 10**30) said
+    "got object values" instead of that the integers are too large and to pass floats."""
+    for n in (10**400, [100, 10**400]):
+        with pytest.raises(
+            ValueError, match=r"^n must be a number of draws representable as a float64 \(<= 1.8e308\), got 1.000e\+400"
+        ):
+            acr.max_certified_radius(n, 0.001, 0.25)
+    for n_a in (10**30, [10**30, 5]):
+        with pytest.raises(
+            ValueError, match=r"^n_a holds integers too large for int64 \(e.g. 1.000e\+30\).*pass n_a as floats"
+        ):
+            acr.clopper_pearson_lower(n_a, 10**30, 0.001)
+    with pytest.raises(ValueError, match=r"^n holds integers too large for int64 \(e.g. 100000000000000000000\)"):
+        acr.certified_radius(5, 10**20, 0.001, 0.25)  # 2**64 <= 10**20: shown in full
+    with pytest.raises(ValueError, match=r"^n_a must be a number of successes representable as a float64"):
+        acr.clopper_pearson_lower(10**400, 10**400, 0.001)
+    # as floats, as told: the budget's largest radius, and 10**30 as a Python int still works where it fits a float
+    radius = 0.25 * __import__("scipy").stats.norm.isf(-np.expm1(np.log(0.001) / 1e30))
+    assert (
+        float(acr.certified_radius(1e30, 1e30, 0.001, 0.25)[1])
+        == radius
+        == acr.max_certified_radius(10**30, 0.001, 0.25)
+    )
+
+
+def test_batch_size_and_images_per_step_are_not_called_noise_draws():
+    """Finding 12: batch_size=0 was told "number of noise draws; Cohen et al. use n0=100 and n=100000"."""
+    s, x = _smooth(), np.zeros((1, 4), dtype=np.float32)
+    message = (
+        "batch_size must be an integer >= 1 (noisy inputs per forward pass; the results do not depend on it), got 0."
+    )
+    for call in (
+        lambda: s.certify(x, n0=10, n=100, alpha=0.001, seed=0, batch_size=0),
+        lambda: s.predict(x, 100, 0.001, batch_size=0, seed=0),
+        lambda: s.certify_radius(x, 0.1, 10, 200, 0.001, batch_size=0, seed=0),
+        lambda: s.certify_dataset(x, [0], 10, 100, batch_size=0, progress=False),
+    ):
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value) == message
+    with pytest.raises(ValueError, match=r"^batch_size must be an integer >= 1 .*got 2.5\.$"):
+        s.certify(x, n0=10, n=100, alpha=0.001, seed=0, batch_size=2.5)
+    for ips in (0, 1.5, True):  # 0 was read as "the default" in silence
+        with pytest.raises(ValueError, match=r"^images_per_step must be an integer >= 1 \(inputs certified together"):
+            s.certify_dataset(x, [0], 10, 100, images_per_step=ips, progress=False)
+    with pytest.raises(ValueError, match=r"^n0 must be >= 1 \(number of noise draws\), got 0"):
+        s.certify_dataset(x, [0], 0, 100, progress=False)
+    from robeval.acr.training import RSTrainConfig  # the training settings that are not numbers of draws either
+
+    with pytest.raises(ValueError) as err:
+        RSTrainConfig(eval_batch_size=0)
+    assert str(err.value) == message.replace("batch_size", "eval_batch_size")
+    with pytest.raises(
+        ValueError, match=r"^batch_size must be an integer >= 1 \(clean images per SGD step\), got 0\.$"
+    ):
+        RSTrainConfig(batch_size=0)
+    with pytest.raises(ValueError, match=r"^reweight_every must be an integer >= 1 \(epochs between"):
+        RSTrainConfig(reweight_every=0)
+    with pytest.raises(ValueError, match=r"^num_noise must be >= 1 \(number of noise draws\)"):
+        RSTrainConfig(num_noise=0)
+
+
+def test_alpha_and_other_scalars_refuse_text():
+    """Finding 13: check_alpha read "0.001" as a number (clopper_pearson_lower(90, 100, "0.001") = 0.7753) while
+    check_sigma refused text; so did theorem1_min_budget and load_certification's sigma."""
+    from scipy.stats import beta
+
+    from robeval.acr import files, theory
+    from robeval.acr.training import RSTrainConfig
+
+    for alpha in ("0.01", "0.001", b"0.01", True, np.bool_(True)):
+        with pytest.raises(TypeError, match=r"^alpha must be a number in \(0, 1\) \(failure probability\)"):
+            acr.clopper_pearson_lower(90, 100, alpha)
+        with pytest.raises(TypeError, match=r"^alpha must be a number in \(0, 1\)"):
+            acr.certified_radius(90, 100, alpha, 0.25)
+    with pytest.raises(TypeError, match=r"^alpha must be a number in \(0, 1\).*got str '0.01'"):
+        _smooth().certify(np.zeros((1, 4), dtype=np.float32), 10, 100, "0.01", seed=0)
+    assert acr.clopper_pearson_lower(90, 100, 0.01) == beta.ppf(0.01, 90, 11)  # a number as before
+    assert acr.clopper_pearson_lower(90, 100, np.float32(0.25)) == beta.ppf(0.25, 90, 11)
+    with pytest.raises(TypeError, match=r"^target_acr must be a positive number .*got str '0.5'"):
+        theory.theorem1_min_budget("0.5", 0.001, 0.25, 0.1)
+    with pytest.raises(TypeError, match=r"^class_fraction must be a number in \(0, 1\].*got str '0.1'"):
+        theory.theorem1_min_budget(0.5, 0.001, 0.25, "0.1")
+    for sigma in ("0.25", True):  # True was read as sigma = 1.0
+        with pytest.raises(ValueError, match=r"^sigma must be a positive number"):
+            files.load_certification("cifar10", "gaussian", sigma)
+    with pytest.raises(ValueError, match=r"^reweight_alpha must lie strictly between 0 and 1 .*got 2\.$"):
+        RSTrainConfig(reweight_alpha=2)

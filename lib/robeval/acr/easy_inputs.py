@@ -22,12 +22,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from scipy.stats import norm as _norm
 
-from robeval.acr.smoothing import (
-    Smooth,
-    check_num_samples,
-    clopper_pearson_lower,
-    image_generators,
-)
+from robeval.acr.checks import check_num_samples
+from robeval.acr.smoothing import Smooth, clopper_pearson_lower, image_generators
 
 # --------------------------------------------------------------------------------------------
 # building blocks

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom as _binom
 
+from robeval.acr.checks import check_num_samples
 from robeval.acr.metrics import certified_accuracy, check_certification_frame, check_radii, key_columns
-from robeval.acr.smoothing import check_num_samples
 from robeval.acr.theory import min_count_for_radius, radius_for_count
 from robeval.core.validation import check_frame, check_mapping, check_numbers
 

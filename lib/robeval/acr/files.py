@@ -8,6 +8,7 @@ Readers for any such file (:func:`read_certification`) and for the published one
 from __future__ import annotations
 
 import datetime
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from robeval.acr.checks import check_sigma
 from robeval.core.data import fetch, registry
 from robeval.core.validation import check_choice
 
@@ -126,7 +128,7 @@ def load_certification(dataset: str, method: str, sigma: float) -> pandas.DataFr
     """
     check_choice(dataset, "dataset", ("cifar10", "imagenet"))
     check_choice(method, "method", ACR_METHODS)
-    check_choice(float(sigma), "sigma", SIGMAS)
+    check_choice(check_sigma(sigma), "sigma", SIGMAS)  # text or True is not a noise level
     stem = f"acr_weakness/certify/{dataset}/{method}/noise_{float(sigma)}"
     reg = registry()
     rel = stem + ".tsv" if stem + ".tsv" in reg else stem
@@ -150,7 +152,7 @@ def load_published_ecdf(method: str, sigma: float) -> pandas.DataFrame:
     import pandas as pd
 
     check_choice(method, "method", ACR_METHODS)
-    check_choice(float(sigma), "sigma", SIGMAS)
+    check_choice(check_sigma(sigma), "sigma", SIGMAS)  # text or True is not a noise level
     return pd.read_csv(fetch(f"acr_weakness/ecdf/{method}_{float(sigma)}.csv"), sep="\t")
 
 
@@ -162,6 +164,54 @@ def format_radius(r: float) -> str:
 def format_time(seconds: float) -> str:
     """Elapsed time as in the published files: ``str(datetime.timedelta)``, e.g. ``0:00:03.761169``."""
     return str(datetime.timedelta(seconds=float(seconds)))
+
+
+def _check_times(df: pd.DataFrame) -> None:
+    """ValueError naming ``df['time']`` and the row unless every ``time`` is a finite number of seconds >= 0 or a
+    text :func:`parse_duration` (the reader's parser) reads as one, printable on one line (a tab or line break
+    written as is would split the row or add one that :func:`read_certification` reads back)."""
+    from robeval.core.validation import check_numeric_column
+
+    col = df["time"]
+    if col.dtype.kind in "mM":
+        raise TypeError(
+            f"df['time'] holds {col.dtype} values; it takes elapsed seconds (numbers) or duration texts such as "
+            "'0:00:03.761169'. Pass df['time'].dt.total_seconds() for timedeltas."
+        )
+    values = col.tolist()
+    text = np.array([isinstance(v, str) for v in values], dtype=bool)
+    form = "a finite number of seconds >= 0 or a duration text such as '0:00:03.761169' (H:MM:SS)"
+    for i, v in enumerate(values):
+        if isinstance(v, (bool, np.bool_)):
+            raise ValueError(f"df['time'] must be {form}, but row {col.index[i]!r} holds {v!r}; fix that row.")
+        if not text[i]:
+            continue
+        if not v.isprintable():
+            raise ValueError(
+                f"df['time'] must be {form} on one line, but row {col.index[i]!r} holds {v!r}, which has a tab, line "
+                "break or other control character: written as is it would split that row or add one to the file. "
+                "Pass the seconds as a number."
+            )
+        try:
+            seconds = float(parse_duration([v])[0])
+        except (ValueError, IndexError, OverflowError):
+            raise ValueError(
+                f"df['time'] must be {form}, but row {col.index[i]!r} holds {v!r}, which read_certification cannot "
+                "read as a duration; pass the seconds as a number."
+            ) from None
+        if not (math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(f"df['time'] must be {form}, but row {col.index[i]!r} holds {v!r}; fix that row.")
+    if text.all():
+        return
+    numbers = df.iloc[np.flatnonzero(~text)]
+    seconds = check_numeric_column(numbers, "time", "df", finite=False).to_numpy()  # objects and None named
+    bad = ~(np.isfinite(seconds) & (seconds >= 0))  # NaN, infinite or negative
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"df['time'] must be {form}, but row {numbers.index[i]!r} holds {numbers['time'].tolist()[i]!r} (elapsed "
+            "time is a finite number >= 0); fix that row."
+        )
 
 
 def write_certification_tsv(df: pd.DataFrame, path) -> Path:
@@ -182,11 +232,16 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
     Raises
     ------
     TypeError
-        ``df`` is not a DataFrame or ``path`` not a file name (or empty).
+        ``df`` is not a DataFrame, its ``time`` column holds timedeltas or datetimes (pass
+        ``df['time'].dt.total_seconds()``), or ``path`` is not a file name (or empty).
     ValueError
         ``df`` is empty, lacks a column, has a NaN, infinite or negative radius, an ``idx``, ``label`` or
-        ``predict`` that is not a whole number (a fraction would be truncated), or a repeated ``idx``; ``path``
-        is a folder or lies under a file.
+        ``predict`` that is not a whole number (a fraction would be truncated), or a repeated ``idx``; breaks a
+        rule :func:`robeval.acr.metrics.acr` checks when it reads the file back
+        (:func:`robeval.acr.frames.check_certification_frame`: ``correct`` is 0/1 and equals ``predict == label``;
+        an abstention, ``predict = -1``, has radius 0); has a ``time`` that is neither a finite number of seconds
+        >= 0 nor a text :func:`parse_duration` reads as such, on one line (a tab, newline or carriage return would
+        add or split a row of the file); ``path`` is a folder or lies under a file.
     """
     from robeval.core.validation import check_frame, check_numeric_column, check_path, check_unique_runs
 
@@ -213,6 +268,10 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
     if (radius < 0).any():
         raise ValueError("df['radius'] must be >= 0 (0 for abstentions).")
     check_unique_runs(df, ["idx"], "df", hint="One test input would be written twice.")
+    from robeval.acr.frames import check_certification_frame
+
+    check_certification_frame(df, "df")  # correct and abstentions as acr() requires of the file read back
+    _check_times(df)
     lines = ["\t".join(need)]
     for row in df[need].itertuples(index=False):
         t = row.time if isinstance(row.time, str) else format_time(row.time)

@@ -36,10 +36,9 @@ import pandas as pd
 import torch
 from scipy.stats import norm as _norm
 
+from robeval.acr.checks import check_alpha, check_num_samples
 from robeval.acr.smoothing import (
     ABSTAIN,
-    check_alpha,
-    check_num_samples,
     clopper_pearson_lower,
     clopper_pearson_upper,
     image_generators,

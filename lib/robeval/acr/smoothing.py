@@ -32,6 +32,7 @@ from scipy.stats import beta as _beta
 from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
+from robeval.acr.checks import check_alpha, check_count, check_num_samples, check_sigma, huge_int, huge_int_message
 from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import (
@@ -49,50 +50,13 @@ ABSTAIN = -1
 _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
 
 
-def check_sigma(sigma) -> float:
-    """Return ``sigma`` as float; raise ValueError unless it is a finite number > 0."""
-    try:
-        if isinstance(sigma, (str, bytes, bool, np.bool_)):
-            raise TypeError
-        s = float(sigma)
-    except (TypeError, ValueError):
-        raise ValueError(f"sigma must be a positive number (noise std in input units), got {sigma!r}.") from None
-    if not math.isfinite(s) or s <= 0:
-        raise ValueError(f"sigma must be > 0 (noise standard deviation), got {sigma!r}; pass e.g. sigma=0.25.")
-    return s
-
-
-def check_alpha(alpha) -> float:
-    """Return ``alpha`` as float; raise ValueError unless ``0 < alpha < 1``."""
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise ValueError(f"alpha must be a failure probability in (0, 1), got {alpha!r}.") from None
-    if not (0.0 < a < 1.0):
-        raise ValueError(
-            f"alpha must lie strictly between 0 and 1 (failure probability), got {alpha!r}; "
-            "the standard choice is alpha=0.001."
-        )
-    return a
-
-
-def check_num_samples(n, name: str = "N") -> int:
-    """Return ``n`` as int; raise ValueError unless it is an integer >= 1."""
-    if (
-        isinstance(n, bool)
-        or not isinstance(n, (int, np.integer))
-        and not (isinstance(n, float) and float(n).is_integer())
-    ):
-        raise ValueError(f"{name} must be a positive integer number of noise draws, got {n!r}.")
-    n = int(n)
-    if n < 1:
-        raise ValueError(f"{name} must be >= 1 (number of noise draws), got {n}; Cohen et al. use n0=100 and n=100000.")
-    return n
-
-
 def _counts(values, name: str, what: str) -> np.ndarray:
-    """``values`` as a float64 array of counts; TypeError naming ``name`` for text, objects or booleans."""
+    """``values`` as a float64 array of counts; TypeError naming ``name`` for text, objects or booleans, ValueError
+    for Python ints no numpy integer holds (they are to be passed as floats)."""
     arr = np.asarray(values)
+    big = huge_int(arr) if arr.dtype.kind == "O" else None
+    if big is not None:
+        raise ValueError(huge_int_message(name, big, f"a number of {what}"))
     if arr.dtype.kind not in "iuf":
         raise TypeError(
             f"{name} must be integer numbers of {what} (an int or an array of them), got {arr.dtype} values; "
@@ -119,7 +83,10 @@ def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of float64
-        Lower bounds in [0, 1], shape of ``broadcast(n_a, n)``.
+        Lower bounds in [0, 1], shape of ``broadcast(n_a, n)``. With ``n_a == n`` the bound is ``alpha ** (1 / n)``,
+        which float64 rounds to exactly 1.0 once its distance from 1 falls below 2**-54 (from ``n`` of about 1e17
+        on at ``alpha = 0.001``): :func:`certified_radius` and :func:`robeval.acr.theory.max_certified_radius` take that distance
+        from :func:`full_hit_gap` instead, so their radii stay finite.
     """
     alpha = check_alpha(alpha)
     n_a = _counts(n_a, "n_a", "successes")
@@ -218,6 +185,34 @@ def radius_from_p_lower(p_lower, sigma) -> np.ndarray:
     return out if np.ndim(out) else float(out)
 
 
+#: Budgets above which a radius where all ``n`` draws hit is computed from :func:`full_hit_gap` (as
+#: :func:`robeval.acr.theory.max_certified_radius` does) rather than from ``1 - alpha ** (1 / n)``, which keeps ever
+#: fewer digits (at alpha = 0.001: about 7 of 16 left near 4e9 draws, a radius wrong in its 3rd digit near 1e16) and
+#: is 0, an infinite radius, from about 1e17. It lies above MAX_DRAWS (1e9, one CERTIFY call's default budget); up to
+#: it the radii are unchanged, bit for bit (the two forms differ in the last digits, 1e-13 relative, at most budgets).
+STABLE_FULL_HIT_FROM = 2**32
+
+
+def full_hit_gap(n, alpha) -> np.ndarray:
+    """``1 - alpha ** (1 / n)``, how far below 1 the Clopper-Pearson lower bound lies when all ``n`` draws hit, as
+    ``-expm1(ln(alpha) / n)``: accurate to float64 precision for every ``n`` up to 1.8e308 (``n``, ``alpha``
+    validated by the caller)."""
+    return -np.expm1(np.log(alpha) / np.asarray(n, dtype=np.float64))
+
+
+def stable_full_hits(radius, n_a, n, alpha, sigma):
+    """``radius`` (``radius_from_p_lower(clopper_pearson_lower(n_a, n, alpha), sigma)``, arguments already
+    validated) with the entries where all of more than :data:`STABLE_FULL_HIT_FROM` draws hit recomputed as
+    ``sigma * Phi^{-1}_upper(full_hit_gap(n, alpha))``; ``radius`` itself when there is none."""
+    n_a, n = np.broadcast_arrays(np.asarray(n_a, dtype=np.float64), np.asarray(n, dtype=np.float64))
+    huge = (n_a == n) & (n > STABLE_FULL_HIT_FROM)
+    if not huge.any():
+        return radius
+    out = np.array(radius, dtype=np.float64)
+    out[huge] = check_sigma(sigma) * _norm.isf(full_hit_gap(n[huge], check_alpha(alpha)))
+    return out if out.ndim else float(out)
+
+
 def certified_radius(n_a, n, alpha, sigma):
     """Cohen et al.'s CERTIFY decision from counts: ``(abstain, radius)``.
 
@@ -237,11 +232,14 @@ def certified_radius(n_a, n, alpha, sigma):
     abstain : numpy.ndarray of bool
         ``True`` where ``p_A_lower < 1/2``.
     radius : numpy.ndarray of float64
-        ``sigma * Phi^{-1}(p_A_lower)`` where certified, 0.0 where abstaining.
+        ``sigma * Phi^{-1}(p_A_lower)`` where certified, 0.0 where abstaining; where all of more than
+        :data:`STABLE_FULL_HIT_FROM` draws hit, computed from ``1 - p_A_lower`` (:func:`full_hit_gap`, as
+        :func:`robeval.acr.theory.max_certified_radius`), finite for any budget.
     """
     p_lower = np.asarray(clopper_pearson_lower(n_a, n, alpha))
     abstain = p_lower < 0.5
     r = np.asarray(radius_from_p_lower(np.where(abstain, 0.5, p_lower), sigma))
+    r = np.asarray(stable_full_hits(r, n_a, n, alpha, sigma))
     return abstain, np.where(abstain, 0.0, r)
 
 
@@ -289,6 +287,7 @@ class RadiusResult:
         return self.certified & (self.prediction == y)
 
 
+BATCH_SIZE_MEANING = "noisy inputs per forward pass; the results do not depend on it"
 NOISE_BLOCK = 100  # draws generated per call from an image's own stream (fixed: results do not depend on batching)
 #: Largest forward batch (noisy inputs x input size x 4 bytes) :meth:`Smooth.sample_counts` builds; a larger
 #: ``batch_size`` is refused naming it (the allocator's own failure would not), a ``batch_size`` above the draws
@@ -422,7 +421,7 @@ class Smooth:
         check_bool(allow_large, "allow_large")  # 'no' would be truthy
         n = check_num_samples(n, n_name)
         alpha = check_alpha(alpha)
-        batch_size = check_num_samples(batch_size, "batch_size")
+        batch_size = check_count(batch_size, "batch_size", BATCH_SIZE_MEANING)
         as_seed_sequence(seed)  # an int or SeedSequence is required: results must be reproducible
         x = self._as_tensor(x)
         if x.ndim == 0 or len(x) == 0:
@@ -889,8 +888,9 @@ class Smooth:
         labels = check_labels(labels, name="labels", n=n_x, num_classes=self.num_classes)
         m = len(labels)
         idx = np.arange(m) if idx is None else check_indices(idx, "idx", n=m)
-        step = images_per_step or max(1, batch_size // max(int(n0), 1))
-        step = check_num_samples(step, "images_per_step")
+        n0, batch_size = check_num_samples(n0, "n0"), check_count(batch_size, "batch_size", BATCH_SIZE_MEANING)
+        step = max(1, batch_size // n0) if images_per_step is None else images_per_step  # 0 is not "the default"
+        step = check_count(step, "images_per_step", "inputs certified together; the results do not depend on it")
         from tqdm.auto import tqdm
 
         parts = []

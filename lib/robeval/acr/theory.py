@@ -22,13 +22,8 @@ import pandas as pd
 from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
-from robeval.acr.smoothing import (
-    check_alpha,
-    check_num_samples,
-    check_sigma,
-    clopper_pearson_lower,
-    radius_from_p_lower,
-)
+from robeval.acr.checks import check_alpha, check_num_samples, check_sigma, huge_int, huge_int_message, refuse_text
+from robeval.acr.smoothing import clopper_pearson_lower, full_hit_gap, radius_from_p_lower, stable_full_hits
 from robeval.core.validation import check_frame, check_numbers
 
 
@@ -44,8 +39,12 @@ def radius_for_count(n_a, n, alpha, sigma) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of float64
+        Where all of more than :data:`robeval.acr.smoothing.STABLE_FULL_HIT_FROM` draws hit, computed from
+        ``1 - p_A_lower`` (as :func:`max_certified_radius`), finite for any budget.
     """
-    return radius_from_p_lower(clopper_pearson_lower(n_a, check_num_samples(n, "n"), alpha), sigma)
+    n = check_num_samples(n, "n")
+    radius = radius_from_p_lower(clopper_pearson_lower(n_a, n, alpha), sigma)
+    return stable_full_hits(radius, n_a, n, alpha, sigma)
 
 
 def min_count_for_radius(radius, n, alpha, sigma) -> np.ndarray:
@@ -106,7 +105,13 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
     numpy.ndarray of float64 (or float), >= 0
     """
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
-    n = check_numbers(n, "n", example="100000")
+    try:
+        n = check_numbers(n, "n", example="100000")
+    except OverflowError:  # a Python int beyond float64 (e.g. 10**400)
+        big = huge_int(n, beyond_float=True)
+        if big is None:
+            raise
+        raise ValueError(huge_int_message("n", big, "a number of draws")) from None
     if not np.all(np.isfinite(n)):
         raise ValueError(
             f"n must be a finite whole number of noise draws, got {float(n[~np.isfinite(n)].reshape(-1)[0])!r}; "
@@ -119,7 +124,7 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
             f"n must be a whole number of noise draws, got {float(n[n != np.floor(n)].reshape(-1)[0])!r}; a budget is "
             "never truncated (round it yourself if you mean an integer)."
         )
-    q = -np.expm1(np.log(alpha) / n)  # 1 - alpha ** (1 / n)
+    q = full_hit_gap(n, alpha)  # 1 - alpha ** (1 / n)
     out = np.maximum(sigma * _norm.isf(q), 0.0)  # below 1/2 CERTIFY abstains: radius 0
     return out if np.ndim(out) else float(out)
 
@@ -158,6 +163,8 @@ def theorem1_min_budget(target_acr, alpha, sigma, class_fraction) -> float:
         The budget (may exceed 1e20; returned as float).
     """
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
+    refuse_text(target_acr, "target_acr", "a positive number (an ACR in input units), e.g. 0.5")
+    refuse_text(class_fraction, "class_fraction", "a number in (0, 1], e.g. 0.1")
     a = float(target_acr)
     if not (a > 0 and math.isfinite(a)):
         raise ValueError(f"target_acr must be a positive finite number, got {target_acr!r}.")
@@ -220,7 +227,7 @@ def constant_p_acr(p_a, n, alpha, sigma, mode: str = "expected") -> np.ndarray:
     budgets = np.atleast_1d(np.asarray(n)).astype(np.int64)
     out = np.empty(len(budgets))
     for i, nn in enumerate(budgets):
-        nn = check_num_samples(int(nn))
+        nn = check_num_samples(int(nn), "n")
         if mode == "plugin":
             r = radius_for_count(np.round(p_a * nn), nn, alpha, sigma)
             out[i] = max(float(r), 0.0)

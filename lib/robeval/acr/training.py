@@ -39,6 +39,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from robeval.acr.checks import check_alpha, check_count, check_num_samples, check_sigma
 from robeval.acr.easy_inputs import (
     ChannelsLastInference,
     as_float_images,
@@ -48,12 +49,7 @@ from robeval.acr.easy_inputs import (
     noise_sphere_attack,
     radius_weights,
 )
-from robeval.acr.smoothing import (
-    Smooth,
-    check_alpha,
-    check_num_samples,
-    check_sigma,
-)
+from robeval.acr.smoothing import BATCH_SIZE_MEANING, Smooth
 from robeval.acr.training_tables import (
     GRADIENT_COLUMNS,
     TIMING_COLUMNS,
@@ -138,13 +134,19 @@ class RSTrainConfig:
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {v!r}.")
-        for name in ("batch_size", "num_noise", "discard_draws", "reweight_every", "reweight_draws", "eval_batch_size"):
+        for name in ("num_noise", "discard_draws", "reweight_draws"):
             check_num_samples(getattr(self, name), name)
+        for name, meaning in (
+            ("batch_size", "clean images per SGD step"),
+            ("reweight_every", "epochs between two computations of the sampling weights"),
+            ("eval_batch_size", BATCH_SIZE_MEANING),
+        ):
+            check_count(getattr(self, name), name, meaning)  # not numbers of noise draws
         if not 0.0 <= self.discard_threshold <= 1.0:
             raise ValueError(f"discard_threshold must be a probability in [0, 1], got {self.discard_threshold!r}.")
         if not 0.0 <= self.reweight_p_min <= 1.0:
             raise ValueError(f"reweight_p_min must be in [0, 1], got {self.reweight_p_min!r}.")
-        check_alpha(self.reweight_alpha)
+        check_alpha(self.reweight_alpha, "reweight_alpha")
         if self.attack_norm not in ("l2", "linf"):
             raise ValueError(f"attack_norm must be 'l2' or 'linf', got {self.attack_norm!r}.")
         if self.attack_step_size < 0:

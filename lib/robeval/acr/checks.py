@@ -1,0 +1,118 @@
+"""Checks of the scalar arguments of :mod:`robeval.acr` (noise level, failure probability, counts).
+
+Each returns the value in its working type or raises ValueError / TypeError whose message starts with the
+argument's name, says what was got and how to fix it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+
+#: Largest float64, the bound on a budget or count that is evaluated in floating point.
+FLOAT_MAX = sys.float_info.max
+
+
+def check_sigma(sigma) -> float:
+    """Return ``sigma`` as float; raise ValueError unless it is a finite number > 0."""
+    try:
+        if isinstance(sigma, (str, bytes, bool, np.bool_)):
+            raise TypeError
+        s = float(sigma)
+    except (TypeError, ValueError):
+        raise ValueError(f"sigma must be a positive number (noise std in input units), got {sigma!r}.") from None
+    if not math.isfinite(s) or s <= 0:
+        raise ValueError(f"sigma must be > 0 (noise standard deviation), got {sigma!r}; pass e.g. sigma=0.25.")
+    return s
+
+
+def refuse_text(value, name: str, what: str) -> None:
+    """TypeError naming ``name`` when ``value`` is text or a boolean, which ``float()`` would read as a number in
+    silence (``float("0.5")``, ``float(True) == 1.0``); ``what`` says what to pass."""
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise TypeError(
+            f"{name} must be {what}, got {type(value).__name__} {value!r}; text and booleans are not read as numbers."
+        )
+
+
+def check_alpha(alpha, name: str = "alpha") -> float:
+    """Return ``alpha`` as float; TypeError for text or a boolean (``"0.001"`` is not read as a number, True not
+    as 1), ValueError unless ``0 < alpha < 1``. ``name``: the argument's name in the messages."""
+    refuse_text(alpha, name, "a number in (0, 1) (failure probability), e.g. 0.001")
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a failure probability in (0, 1), got {alpha!r}.") from None
+    if not (0.0 < a < 1.0):
+        raise ValueError(
+            f"{name} must lie strictly between 0 and 1 (failure probability), got {alpha!r}"
+            + ("; the standard choice is alpha=0.001." if name == "alpha" else ".")
+        )
+    return a
+
+
+def _whole_number(n) -> bool:
+    """True for an int (not a bool), a numpy integer or a float holding a whole number."""
+    return not isinstance(n, bool) and (
+        isinstance(n, (int, np.integer)) or (isinstance(n, float) and float(n).is_integer())
+    )
+
+
+def check_num_samples(n, name: str = "N") -> int:
+    """Return ``n`` as int; raise ValueError unless it is an integer >= 1 (a number of noise draws)."""
+    if not _whole_number(n):
+        raise ValueError(f"{name} must be a positive integer number of noise draws, got {n!r}.")
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"{name} must be >= 1 (number of noise draws), got {n}; Cohen et al. use n0=100 and n=100000.")
+    return n
+
+
+def check_count(n, name: str, meaning: str) -> int:
+    """Return ``n`` as int; ValueError naming ``name`` unless it is an integer >= 1. ``meaning`` says what the
+    number is (e.g. ``"noisy inputs per forward pass; the results do not depend on it"``): a batch size or a number
+    of images per step is not a number of noise draws (:func:`check_num_samples`)."""
+    if not _whole_number(n) or int(n) < 1:
+        raise ValueError(f"{name} must be an integer >= 1 ({meaning}), got {n!r}.")
+    return int(n)
+
+
+def show_int(v: int) -> str:
+    """A Python int for a message: in full up to 21 digits, else in scientific form (``1.000e+30``)."""
+    try:
+        digits = str(abs(v))
+    except ValueError:  # beyond Python's int-to-str limit
+        return f"an integer of {v.bit_length()} bits"
+    sign = "-" if v < 0 else ""
+    return sign + (digits if len(digits) <= 21 else f"{digits[0]}.{digits[1:4]}e+{len(digits) - 1}")
+
+
+def huge_int(values, *, beyond_float: bool = False):
+    """The first Python int of ``values`` (a scalar or an array-like) that no numpy integer type holds (below
+    -2**63 or from 2**64 on; with ``beyond_float``: larger in magnitude than any float64), or None. For the error
+    paths: counts that large must be passed as floats (:func:`huge_int_message`)."""
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    if arr.dtype.kind != "O":
+        return None
+    for v in arr.reshape(-1).tolist():
+        if isinstance(v, int) and not isinstance(v, bool):
+            if abs(v) > FLOAT_MAX if beyond_float else not (-(2**63) <= v < 2**64):
+                return v
+    return None
+
+
+def huge_int_message(name: str, v: int, what: str) -> str:
+    """The refusal of the integer ``v`` of argument ``name`` (no numpy integer holds it; ``what``: what it is,
+    e.g. ``"a number of draws"``)."""
+    if abs(v) > FLOAT_MAX:
+        return (
+            f"{name} must be {what} representable as a float64 (<= 1.8e308), got {show_int(v)}; no bound or radius "
+            "can be evaluated for a larger one."
+        )
+    return (
+        f"{name} holds integers too large for int64 (e.g. {show_int(v)}), which numpy cannot count in; pass "
+        f"{name} as floats (e.g. {float(v):.3g}): float64 holds whole numbers exactly up to 2**53 = 9.0e15 and "
+        "approximately up to 1.8e308."
+    )
