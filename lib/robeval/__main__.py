@@ -492,7 +492,8 @@ def _main(args) -> int:
             share = f" ({100 * r['changed'] / r['decided']:.1f}%)" if r["decided"] else ""
             print(
                 f"  {r['notebook']}: {r['decided']} decided here, {r['changed']} changed{share}, "
-                f"{r['opposite']} to the opposite verdict, {r['newly_decided']} newly decided"
+                f"{r['opposite']} to the opposite verdict, {r['newly_decided']} newly decided; "
+                f"{r['from_runs']} of the decided rest on our runs, {r['changed_from_runs']} of them changed"
             )
         return 1 if diffs else 0
     elif args.cmd == "plan":

@@ -76,6 +76,7 @@ def test_rerun_counts_count_as_the_reliability_page_does(tmp_path):
         folder.mkdir(parents=True)
         claims = [
             {"id": i, "verdict": v, "estimate": None, "part_of": "r" if i == "r.part" else ""}
+            | ({"n_runs": 5} if i in ("a", "b") else {"n_runs": None} if i == "e" else {})
             for i, v in verdicts.items()
         ]
         (folder / "05_x.json").write_text(json.dumps({"notebook": "05_x", "claims": claims}))
@@ -89,6 +90,8 @@ def test_rerun_counts_count_as_the_reliability_page_does(tmp_path):
     (got,) = rerun_counts(tmp_path / "base", tmp_path / "rerun")
     assert (got["decided"], got["changed"], got["opposite"], got["newly_decided"]) == (4, 2, 1, 1)
     assert got["changed_ids"] == ["b", "c"] and got["new_ids"] == ["d"]
+    # a and b rest on runs (n_runs), c (a consistency row) and e (n_runs None) do not: b is the one of them changed
+    assert (got["from_runs"], got["changed_from_runs"]) == (2, 1)
     (same,) = rerun_counts(tmp_path / "base", tmp_path / "base")
     assert (same["changed"], same["opposite"], same["newly_decided"]) == (0, 0, 0)
 

@@ -627,7 +627,11 @@ def rerun_counts(ours, other, notebooks=None) -> list[dict]:
     opposite verdict, and how many rows ``other`` decides that ``ours`` left undecided.
 
     Returns one dict per notebook present in both folders: ``notebook``, ``decided``, ``changed``,
-    ``opposite``, ``newly_decided``, ``changed_ids`` and ``new_ids`` (lists of ids).
+    ``opposite``, ``newly_decided``, ``changed_ids`` and ``new_ids`` (lists of ids), and ``from_runs`` /
+    ``changed_from_runs``: how many of the decided rows rest on our runs (a row with ``n_runs``) and how many of
+    those changed. The other decided rows (a paper's internal consistency, a dataset fact, a closed form) are the
+    same whatever the seeds, so a rerun with other seeds tests only the ``from_runs`` ones: with none, it cannot
+    show that the verdicts hold.
     """
     from robeval.core.ledger.vocab import DECIDED as decided
 
@@ -648,9 +652,11 @@ def rerun_counts(ours, other, notebooks=None) -> list[dict]:
         new = [
             i for i, c in b[nb].items() if c["verdict"] in decided and i in a[nb] and a[nb][i]["verdict"] not in decided
         ]
+        runs = [i for i in base if a[nb][i].get("n_runs") is not None]
         rows.append(
             {"notebook": nb, "decided": len(base), "changed": len(changed), "opposite": len(opposite),
-             "newly_decided": len(new), "changed_ids": changed, "new_ids": new}
+             "newly_decided": len(new), "changed_ids": changed, "new_ids": new,
+             "from_runs": len(runs), "changed_from_runs": len(set(runs) & set(changed))}
         )  # fmt: skip
     return rows
 
