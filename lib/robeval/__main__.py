@@ -493,7 +493,8 @@ def _main(args) -> int:
             print(
                 f"  {r['notebook']}: {r['decided']} decided here, {r['changed']} changed{share}, "
                 f"{r['opposite']} to the opposite verdict, {r['newly_decided']} newly decided; "
-                f"{r['from_runs']} of the decided rest on our runs, {r['changed_from_runs']} of them changed"
+                f"{r['from_runs']} of the decided rest on our runs, {r['changed_from_runs']} of them changed; "
+                f"{r['inside']} of {r['intervals']} estimates inside this checkout's intervals"
             )
         return 1 if diffs else 0
     elif args.cmd == "plan":

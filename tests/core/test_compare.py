@@ -92,6 +92,32 @@ def test_rerun_counts_count_as_the_reliability_page_does(tmp_path):
     assert got["changed_ids"] == ["b", "c"] and got["new_ids"] == ["d"]
     # a and b rest on runs (n_runs), c (a consistency row) and e (n_runs None) do not: b is the one of them changed
     assert (got["from_runs"], got["changed_from_runs"]) == (2, 1)
+    assert (got["intervals"], got["inside"]) == (0, 0)  # no row has a numeric estimate here
+
+
+def test_rerun_counts_count_the_rerun_estimates_inside_the_base_intervals(tmp_path):
+    """A rerun's estimate inside the base row's interval, for rows with a numeric estimate and interval (decided or
+    not); text estimates, missing or unbounded intervals and rows absent from the rerun are not counted."""
+    from robeval.core.publish.report import rerun_counts
+
+    base = [
+        {"id": "a", "verdict": "inconclusive", "estimate": 1.0, "ci": [0.0, 2.0]},
+        {"id": "b", "verdict": "reproduced", "estimate": 1.0, "ci": [0.5, 1.5], "n_runs": 3},
+        {"id": "c", "verdict": "inconclusive", "estimate": "3 of 8", "ci": None},
+        {"id": "d", "verdict": "inconclusive", "estimate": 1.0, "ci": [0.0, float("inf")]},
+        {"id": "e", "verdict": "inconclusive", "estimate": 1.0, "ci": [0.0, 2.0]},
+    ]
+    rerun = [
+        {"id": "a", "verdict": "inconclusive", "estimate": 2.0, "ci": [1.0, 3.0]},  # on the bound: inside
+        {"id": "b", "verdict": "reproduced", "estimate": 1.6, "ci": [1.1, 2.1]},  # outside
+        {"id": "c", "verdict": "inconclusive", "estimate": 1.0, "ci": [0.0, 2.0]},
+        {"id": "d", "verdict": "inconclusive", "estimate": 1.0, "ci": [0.0, 2.0]},
+    ]
+    for folder, claims in (("base", base), ("rerun", rerun)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "02_x.json").write_text(json.dumps({"notebook": "02_x", "claims": claims}))
+    (got,) = rerun_counts(tmp_path / "base", tmp_path / "rerun")
+    assert (got["intervals"], got["inside"], got["from_runs"], got["changed_from_runs"]) == (2, 1, 1, 0)
     (same,) = rerun_counts(tmp_path / "base", tmp_path / "base")
     assert (same["changed"], same["opposite"], same["newly_decided"]) == (0, 0, 0)
 
