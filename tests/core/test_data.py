@@ -292,6 +292,22 @@ def test_status_says_what_is_wrong_and_how_to_fix_it(tmp_path, monkeypatch):
     assert not st.loc["uci/ionosphere.data", "verified"]
     assert "checksum mismatch" in st.loc["uci/ionosphere.data", "problem"]
     assert "ROBEVAL_DATA_DIR" in st.loc["mscr_2d/B_sep.npz", "problem"]
+    # a folder, or a broken link, where a file belongs is said to be one (a fresh probe of issue 62: "missing")
+    (tmp_path / "mirror" / "mscr_2d").mkdir()
+    (tmp_path / "mirror" / "mscr_2d" / "A_sep.npz").mkdir()
+    (tmp_path / "mirror" / "mscr_2d" / "B_sep.npz").symlink_to(tmp_path / "nowhere")
+    st = status().set_index("file")
+    assert st.loc["mscr_2d/A_sep.npz", "problem"].startswith(
+        f"not a regular file: {tmp_path / 'mirror' / 'mscr_2d' / 'A_sep.npz'} is a folder"
+    )
+    assert "is a broken link; remove it" in st.loc["mscr_2d/B_sep.npz", "problem"]
+    # ROBEVAL_DATA_DIR naming a file is said to be one
+    (tmp_path / "afile").write_text("x")
+    monkeypatch.setenv("ROBEVAL_DATA_DIR", str(tmp_path / "afile"))
+    st = status().set_index("file")
+    assert st.loc["uci/ionosphere.data", "problem"].startswith(
+        f"missing: ROBEVAL_DATA_DIR={tmp_path / 'afile'} is not a folder"
+    )
 
 
 def test_notebook_00_requires_the_mirrored_files_and_a_file_beyond_the_mirror_only_where_present():

@@ -845,6 +845,10 @@ def test_a_ledger_file_outside_the_vocabulary_is_refused_naming_file_and_row(tmp
         load_ledgers("smoke")
     with pytest.raises(ValueError, match="reproducd"):
         report("smoke")
+    # an empty (or cut short) ledger file is named too (a fresh probe of issue 62: "Expecting value: line 1 column 1")
+    path.write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"99_test\.json: not readable JSON \(.*\); rebuild the ledger"):
+        load_ledgers("smoke")
 
 
 def test_a_wide_interval_far_from_the_paper_contradicts_a_value():

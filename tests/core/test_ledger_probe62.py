@@ -104,3 +104,69 @@ def test_strip_outputs_still_strips_a_notebook(tmp_path):
     assert strip_outputs(str(path), dry_run=True) is True
     assert strip_outputs(path) is True and strip_outputs(path) is False
     assert nbformat.read(path, as_version=4).cells[0].outputs == []
+
+
+# ------------------------------------------------------------- a second fresh probe (probe E): rows that lied
+def _ledger():
+    return ledger.Ledger(paper="mscr", notebook="x", profile="default")
+
+
+def test_central_must_be_a_bool_and_paper_a_json_value():
+    """`central="no"` made a row central (and put it under the report's central rows); `paper=nan` was saved as a
+    bare NaN token, which is not JSON."""
+    L = _ledger()
+    with pytest.raises(TypeError, match=r"a: central must be True or False, got 'no'"):
+        L.fact("a", "Fig. 1", "d", holds=True, basis="b", evidence="derivation", central="no")
+    for bad, err in (
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        (object(), TypeError),
+        ({1: 2}, TypeError),
+    ):
+        with pytest.raises(err, match=r"b: paper must be"):
+            L.fact("b", "Fig. 1", "d", holds=True, basis="b", evidence="derivation", paper=bad)
+    with pytest.raises(ValueError, match="paper must be a finite number"):
+        L.fact("c", "Fig. 1", "d", holds=True, basis="b", evidence="derivation", paper=[1.0, float("nan")])
+    for name, kw in (("source", {"source": None}), ("description", {"description": ""}), ("note", {"note": [1]})):
+        with pytest.raises(TypeError, match=rf"d: {name} must be"):
+            L.fact(
+                **{"id": "d", "source": "Fig. 1", "description": "x", **kw},
+                holds=True,
+                basis="b",
+                evidence="derivation",
+            )
+    # what rows hold stays accepted: text, numbers, None, booleans, nested lists and text-keyed mappings
+    for i, paper in enumerate(("holds", 0.25, 3, None, True, [0.1, [2, "x"]], {"acc": 0.9})):
+        c = L.fact(
+            f"ok{i}", "Fig. 1", "d", holds=True, basis="b", evidence="derivation", paper=paper, central=bool(i % 2)
+        )
+        assert c.paper_value == paper and c.central is bool(i % 2)
+
+
+def test_an_interval_must_tell_one_story():
+    """A hand-made Interval whose estimate (-5) lay outside its bounds (0.1, 0.3) was recorded "reproduced" for a
+    "> 0" claim; a level of 1.5, n = 0.5 or a negative se were taken too. A bootstrap interval's percentiles may
+    exclude its estimate and stay accepted."""
+    good = dict(estimate=0.2, low=0.1, high=0.3, se=0.05, n=5, level=0.95, method="t-interval over 5 runs")
+    cases = [
+        ({"estimate": -5.0}, "estimate -5.0 lies outside its bounds"),
+        ({"level": 1.5}, r"level must be a fraction in \(0, 1\)"),
+        ({"n": 0.5}, "n must be a whole number"),
+        ({"n": True}, "n must be a whole number"),
+        ({"se": -0.1}, "se must be >= 0 or NaN"),
+        ({"low": "0.1"}, "low must be a number"),
+    ]
+    for change, message in cases:
+        iv = stats.Interval(**{**good, **change})
+        with pytest.raises((ValueError, TypeError), match=message):
+            _ledger().comparison("a", "s", "d", interval=iv, evidence="replication", unit="trials", about="data")
+    ok = [
+        stats.Interval(**{**good, "se": float("nan")}),
+        stats.Interval(**{**good, "estimate": 0.35, "method": "percentile bootstrap"}),
+    ]
+    for iv in ok:
+        assert ledger.vocab.as_interval(iv) is iv
+    c = _ledger().comparison(
+        "a", "s", "d", interval=stats.Interval(**good), evidence="replication", unit="trials", about="data"
+    )
+    assert c.estimate == 0.2 and tuple(c.ci) == (0.1, 0.3)

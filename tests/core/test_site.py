@@ -558,6 +558,24 @@ def test_build_site_rejects_a_bad_profile_and_missing_ledgers(tmp_results):
         site.build_site("smoke", only="07", site_dir=tmp_results / "site")
 
 
+def test_a_second_build_into_a_folder_in_use_is_refused(tmp_results, tmp_path):
+    """A fresh probe of issue 62: two `robeval site` builds shared build/site-src/<profile> (and could share a
+    --site-dir); the one that finished published its pages with another build's blocks added twice. A build now
+    holds both its folders (an flock, released with its process), and a second one is refused in one line."""
+    from robeval.core.io import atomic_write_json, folder_lock
+    from robeval.core.paths import results_dir
+
+    stored = results_dir("smoke") / "claims" / "07_realworld_analytical.json"  # a stored ledger: checks pass
+    atomic_write_json(stored, {"paper": "realworld", "notebook": "07_realworld_analytical", "claims": []})
+    out, work = tmp_path / "site", tmp_path / "work"
+    for held in (out, work):
+        held.mkdir(exist_ok=True)
+        with folder_lock(held):  # another build holds it (a second open file: the lock is its own)
+            with pytest.raises(ValueError, match=r"another `robeval site` is building with .*; wait for it"):
+                site.build_site("smoke", only="07", site_dir=out, work_dir=work, also=())
+    assert not any(out.iterdir()) and not any(work.iterdir())  # nothing was written into either
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # the smoke-profile site, built from stored smoke results
 

@@ -513,3 +513,22 @@ def test_sampler_refuses_an_allocation_it_cannot_hold():
         unit_ball_offsets(10**6, 10**4, 3072, np.inf, np.random.default_rng(0))
     with pytest.raises(ValueError, match="GiB"):
         sample_uniform_ball(np.zeros((1000, 3072), np.float32), 0.1, 10**4, 2, np.random.default_rng(0))
+
+
+def test_mscr_per_run_keeps_a_tiny_eps_min_apart_from_the_clean_rows():
+    """A fresh probe of issue 62: an eps_min of 5e-13 (classes 1e-12 apart) matched both the clean rows and its own
+    within the old absolute tolerance 1e-12: every run got MSCR 0 % and n doubled. Hand-computed: 100 (0.6 - 0.9) /
+    0.9 = -33.33 % for each of 3 runs, whatever the scale of eps_min."""
+    from robeval.mscr.protocol import mscr_per_run
+
+    for em in (0.004, 5e-13, 1e-300):
+        df = pd.DataFrame(
+            [
+                {"seed": s, "eps_train": 0.0, "eps_test": et, "acc": a}
+                for s in (0, 1, 2)
+                for et, a in ((0.0, 0.9), (em, 0.6))
+            ]
+        )
+        out = mscr_per_run(df, em)
+        assert len(out) == 3 and out["acc_clean"].tolist() == [0.9] * 3 and out["acc_rob"].tolist() == [0.6] * 3
+        np.testing.assert_allclose(out["mscr"], -100 / 3, rtol=1e-12)

@@ -363,6 +363,34 @@ def test_load_dataset_refuses_a_folder_its_manifest_does_not_describe(tmp_path, 
         C.load_dataset(tmp_path, "contrast")
 
 
+def _generate_into(out, names):  # a process of its own (multiprocessing): one corrupt run
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 256, (6, 32, 32, 3), dtype=np.uint8)
+    C.generate_dataset(x, np.arange(6) % 3, names, out, seed=0, severities=(1,), progress=False)
+
+
+def test_two_runs_into_one_folder_keep_each_others_manifest_entries(tmp_path):
+    """A fresh probe of issue 62: two `robeval corrupt` runs into one --out both exited 0, but corruptions.json kept
+    only the last writer's entries (its read-modify-write was not atomic). An entry is now added under a lock on the
+    folder, re-reading the file: the other run's entries stay."""
+    import multiprocessing as mp
+
+    a, b = ["contrast", "brightness", "gaussian_noise"], ["shot_noise", "pixelate", "jpeg_compression"]
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_generate_into, args=(tmp_path, names)) for names in (a, b)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert sorted(C._read_manifest(tmp_path)) == sorted(a + b)
+    for name in a + b:
+        assert C.load_dataset(tmp_path, name)[0].shape == (1, 6, 32, 32, 3)
+    # the same, deterministically: an entry added while the file holds another keeps it
+    C._write_manifest(tmp_path, entries={"zzz": {"x": 1}})
+    assert sorted(C._read_manifest(tmp_path)) == sorted(a + b + ["zzz"])
+
+
 # ------------------------------------------------------------------ per-image streams (batching invariance)
 
 # a mid-range parameter of every corruption: severity 3 of the benchmarks, the 6th scan level of the candidates

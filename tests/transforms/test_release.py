@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -259,12 +260,15 @@ def test_corrupt_removes_stale_temporaries(six, tmp_path):
     stale = [out / ".contrast.npy.k2j3x_0q.tmp", out / ".corruptions.json.a1b2c3d4.tmp"]
     for p in stale:
         p.write_bytes(b"\0" * 1000)
+        os.utime(p, (p.stat().st_atime, p.stat().st_mtime - 120))  # left by a killed run two minutes ago
+    busy = out / ".brightness.npy.zzzzzzzz.tmp"  # another run's, being written now: left alone
+    busy.write_bytes(b"\0" * 10)
     keep = [out / "notes.txt", out / "partial.tmp", out / ".corruptions.json.a1.tmp"]  # not robeval's (issue 62, L1)
     for p in keep:
         p.write_text("mine")
     argv = ["corrupt", "--images", str(d / "x.npy"), "--labels", str(d / "y.npy"), "--out", str(out)]
     assert main(argv + ["--names", "contrast", "--severities", "1", "--no-progress"]) == 0
-    assert not any(p.exists() for p in stale) and all(p.read_text() == "mine" for p in keep)
+    assert not any(p.exists() for p in stale) and all(p.read_text() == "mine" for p in keep) and busy.exists()
 
 
 def test_corrupt_layout(six, tmp_path, capsys):

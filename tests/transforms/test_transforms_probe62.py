@@ -1,5 +1,7 @@
 """Issue 62's probe: inputs that gave silent wrong answers in robeval.transforms."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -68,6 +70,7 @@ def test_generate_dataset_deletes_only_its_own_temporaries(tmp_path):
     stale = [".fog.npy.abcd_123.tmp", ".labels.npy.zzzzzzzz.tmp", ".corruptions.json.a1b2c3d4.tmp"]
     for name in stale:
         (out / name).write_text("killed writer")
+        os.utime(out / name, (0, 0))  # long ago: a killed run's (a fresh one may be another run's, still writing)
     transforms.generate_dataset(IMAGES, [1, 2], ["fog"], out, severities=(1,), progress=False)
     left = sorted(p.name for p in out.iterdir())
     assert left == sorted(keep + ["corruptions.json", "fog.npy", "labels.npy"])

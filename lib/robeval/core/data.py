@@ -197,6 +197,8 @@ def status() -> pandas.DataFrame:
     import pandas as pd
 
     rows = []
+    mirror = mirror_dir()
+    bad_mirror = mirror is not None and not mirror.is_dir()
     for rel, entry in registry().items():
         found, ok, size, problem = None, False, None, None
         for path in _candidates(rel):
@@ -208,7 +210,15 @@ def status() -> pandas.DataFrame:
                 except DataChecksumError:
                     problem = f"checksum mismatch (truncated or altered): delete {path} and rerun to fetch it again"
                 break
-        if found is None:
+        blocked = [p for p in _candidates(rel) if found is None and os.path.lexists(p) and not p.is_file()]
+        if blocked:  # something is at the file's path, but not a file robeval can read
+            what = "a broken link" if not blocked[0].exists() else "a folder" if blocked[0].is_dir() else "not a file"
+            problem = f"not a regular file: {blocked[0]} is {what}; remove it (or put the file there) and rerun"
+        elif found is None and bad_mirror:
+            problem = (
+                f"missing: ROBEVAL_DATA_DIR={mirror} is not a folder; point it at a mirror folder (../shared/data)"
+            )
+        elif found is None:
             if entry.url.startswith("derived:"):
                 problem = "missing: built from the CIFAR-10 release by load_cifar10_subset() (needs downloads)"
             else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -167,3 +168,22 @@ def check_owned_folder(
 def mark_owned_folder(path: str | os.PathLike, marker: str) -> None:
     """Write ``marker`` into the folder ``path`` (checked by :func:`check_owned_folder`): robeval's own from now on."""
     atomic_write_text(Path(path) / marker, "written by robeval: this folder's contents are replaced on every build\n")
+
+
+@contextlib.contextmanager
+def folder_lock(path: str | os.PathLike, *, wait: bool = True, busy: str = ""):
+    """Hold an exclusive lock on the folder ``path`` (``flock`` on the folder itself: no file is added, and the
+    lock goes with the process that holds it, however it ends) for a read-modify-write of files two processes may
+    share. ``wait=False`` raises ValueError ``busy`` (what is going on, and what to do) when another process holds
+    it, instead of waiting."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            raise ValueError(busy or f"{path} is in use by another process; wait for it to finish.") from None
+        yield Path(path)
+    finally:
+        os.close(fd)  # releases the lock

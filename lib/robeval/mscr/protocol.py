@@ -385,7 +385,10 @@ def mscr_value(acc_clean, acc_rob):
 
 
 def _match_eps(values: pd.Series, eps: float) -> pd.Series:
-    return np.isclose(values.to_numpy(dtype=float), float(eps), rtol=1e-9, atol=1e-12)
+    """The rows whose ``eps_test`` is ``eps``: exactly 0 for the clean rows, else within 1e-9 relative (a level read
+    back from a file); no absolute tolerance, which would merge a tiny eps_min with 0."""
+    v = values.to_numpy(dtype=float)
+    return v == 0.0 if eps == 0 else np.isclose(v, float(eps), rtol=1e-9, atol=0.0)
 
 
 def check_eps_min(eps_min) -> float:

@@ -134,6 +134,8 @@ from robeval.core.ledger.vocab import (
     Claim,
     Need,
     as_interval,
+    check_central,
+    check_paper_value,
     comparable_span,
     decision_of,
     finite_float,
@@ -661,6 +663,11 @@ class Ledger(ReadingsMixin, StoreMixin):
         noise_basis="", discrepancy=None,
     ) -> Claim:  # fmt: skip
         id = self._check_id(id)
+        central = check_central(central, id)
+        paper_value = check_paper_value(paper_value, id)
+        for name, text in (("source", source), ("description", description), ("note", note)):
+            if not isinstance(text, str) or (name != "note" and not text.strip()):
+                raise TypeError(f"{id}: {name} must be {'text' if name == 'note' else 'non-empty text'}, got {text!r}.")
         lab = self._labels(id, labels, n_runs, interval, central)
         comparable_at = comparable_span(comparable_at)
         if isinstance(decides, Need):  # what would decide it, in the row's own units

@@ -10,6 +10,7 @@ from robeval.core.ledger.vocab import (
     INCONCLUSIVE,
     NOT_COMPARABLE,
     Claim,
+    check_central,
     round_value,
 )
 
@@ -61,7 +62,7 @@ class ReadingsMixin:
             paper_value=parts[0].paper_value, estimate="", ci=None, level=None, margin=None,
             n_runs=min((p.n_runs for p in parts if p.n_runs is not None), default=None),
             rule=f"every reading must agree ({len(parts)} readings: {ambiguity})", power=None,
-            verdict=INCONCLUSIVE, decides="", central=bool(central), profile=self.profile, notebook=self.notebook,
+            verdict=INCONCLUSIVE, decides="", central=check_central(central, id), profile=self.profile, notebook=self.notebook,
             note=note, evidence=evidence.pop(), unit=units.pop() if len(units) == 1 else None,
             scaling=parts[0].scaling, mechanism=parts[0].mechanism, about=parts[0].about, ambiguity=key,
             depends=tuple(sorted({k for p in parts for k in p.depends} | ({key} if key else set()))),

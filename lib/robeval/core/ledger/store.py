@@ -101,7 +101,14 @@ def load_ledgers(profile: str) -> list[dict]:
     folder = results_dir(profile) / "claims"
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        out.append(check_saved_ledger(read_json(path), path))
+        try:
+            data = read_json(path)
+        except ValueError as exc:  # empty or cut short: name the file, not only the parser's position
+            raise ValueError(
+                f"{path}: not readable JSON ({exc}); rebuild the ledger with `robeval run --replot` (or restore it "
+                "from git)."
+            ) from None
+        out.append(check_saved_ledger(data, path))
     return out
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -259,14 +259,66 @@ def finite_float(x, name: str) -> float:
 
 
 def as_interval(interval):
-    """``interval`` checked: a robeval.core.stats.Interval with a finite estimate and low <= high."""
+    """``interval`` checked: a robeval.core.stats.Interval with a finite estimate, low <= high, a level in (0, 1),
+    ``n`` a whole number >= 0, ``se`` >= 0 or NaN (unknown), and — unless it is a bootstrap interval, whose
+    percentiles may exclude the point estimate — the estimate between its bounds (the verdict is read from the
+    bounds, the row shows the estimate: the two must tell one story)."""
     from robeval.core.stats import Interval
 
     if not isinstance(interval, Interval):
         raise TypeError(f"interval must be a robeval.core.stats.Interval, got {type(interval).__name__}.")
-    if not math.isfinite(interval.estimate) or not interval.low <= interval.high:
-        raise ValueError(f"the interval {interval} needs a finite estimate and low <= high.")
+    iv = interval
+    for name in ("estimate", "low", "high", "se", "level"):
+        value = getattr(iv, name)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating, np.integer)):
+            raise TypeError(f"the interval's {name} must be a number, got {value!r}; build it with robeval.core.stats.")
+    if isinstance(iv.n, (bool, np.bool_)) or not isinstance(iv.n, (Integral, np.integer)) or iv.n < 0:
+        raise ValueError(f"the interval's n must be a whole number of runs or trials >= 0, got {iv.n!r}.")
+    if not math.isfinite(iv.estimate) or not iv.low <= iv.high:
+        raise ValueError(f"the interval {iv} needs a finite estimate and low <= high.")
+    if not 0 < iv.level < 1:
+        raise ValueError(f"the interval's level must be a fraction in (0, 1) (0.95, not 95), got {iv.level!r}.")
+    if iv.se < 0:  # NaN (unknown) passes
+        raise ValueError(f"the interval's se must be >= 0 or NaN (unknown), got {iv.se!r}.")
+    if "bootstrap" not in iv.method and not iv.low <= iv.estimate <= iv.high:
+        raise ValueError(
+            f"the interval's estimate {iv.estimate!r} lies outside its bounds [{iv.low!r}, {iv.high!r}] "
+            f"({iv.method}); the verdict is read from the bounds and the row would show the estimate: rebuild it "
+            "with robeval.core.stats."
+        )
     return interval
+
+
+def check_central(central, what: str) -> bool:
+    """``central`` as a bool: True or False only (a text "no" would be read as True), TypeError naming ``what``."""
+    if not isinstance(central, (bool, np.bool_)):
+        raise TypeError(f"{what}: central must be True or False, got {central!r}.")
+    return bool(central)
+
+
+def check_paper_value(value, what: str):
+    """A row's paper value as JSON can hold it: text, a whole or finite number, True/False, None, or a list or
+    mapping (text keys) of those; ValueError for NaN or infinity (saved as bare NaN, which is not JSON; a missing
+    paper value is None), TypeError naming ``what`` for anything else."""
+    if value is None or isinstance(value, (str, bool, np.bool_)):
+        return value
+    if isinstance(value, (Real, np.floating, np.integer)):
+        if not math.isfinite(value):
+            raise ValueError(f"{what}: paper must be a finite number or text, got {value!r}; pass None when the paper "
+                             "gives no value.")  # fmt: skip
+        return value
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            check_paper_value(v, what)
+        return value
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        for v in value.values():
+            check_paper_value(v, what)
+        return value
+    raise TypeError(
+        f"{what}: paper must be text, a number, True/False, None or a list or mapping of those, got "
+        f"{type(value).__name__} {value!r:.60}."
+    )
 
 
 def invalid_small_n(iv) -> bool:

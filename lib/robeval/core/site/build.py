@@ -22,6 +22,7 @@ either: MathJax is copied in from the jupyter-server-mathjax package (:func:`_in
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
@@ -565,18 +566,14 @@ def build_site(
     FileNotFoundError
         A chosen notebook has no stored ledger in the profile (run it first: ``make reproduce``).
     """
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
     from robeval.core.catalog import notebook_paths
     from robeval.core.ledger import load_ledgers
     from robeval.core.paths import results_dir
-    from robeval.core.site.pages import home_profiles, ledger_page
 
     check_profile(profile)
     if not isinstance(execute, bool):
         raise TypeError(f"execute must be True or False, got {type(execute).__name__}.")
-    from robeval.core.io import check_owned_folder, mark_owned_folder
+    from robeval.core.io import check_owned_folder, folder_lock, mark_owned_folder
 
     also = [p for p in executed_profiles() if p != profile] if also is None else [check_profile(p) for p in also]
     # both folders are emptied and refilled: only robeval's own (the defaults under build/, or one carrying the
@@ -607,8 +604,28 @@ def build_site(
             f"No stored ledger of profile {profile!r} for {missing or 'any notebook'} in "
             f"{results_dir(profile) / 'claims'}; run them first (`make reproduce PROFILE={profile}`)."
         )
-    mark_owned_folder(site_dir, SITE_MARKER)  # every check passed: both folders are robeval's from here on
-    mark_owned_folder(work, WORK_MARKER)
+    with contextlib.ExitStack() as held:  # one build at a time per folder: two would fill each other's pages
+        for folder, option in ((site_dir, "--site-dir"), (work, "work folder")):
+            busy = (
+                f"another `robeval site` is building with {folder} ({option}); wait for it to finish, or build "
+                "into another --site-dir (each profile has its own work folder, build/site-src/<profile>)."
+            )
+            held.enter_context(folder_lock(folder, wait=False, busy=busy))
+        mark_owned_folder(site_dir, SITE_MARKER)  # every check passed: both folders are robeval's from here on
+        mark_owned_folder(work, WORK_MARKER)
+        _fill_site(profile, chosen, also, site_dir, work, execute)
+    return site_dir
+
+
+def _fill_site(profile: str, chosen: list, also: list, site_dir: Path, work: Path, execute: bool) -> None:
+    """The build of :func:`build_site` once its folders are checked and held: the site's sources in
+    ``work/docs``, then mkdocs into ``site_dir``."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from robeval.core.ledger import load_ledgers
+    from robeval.core.site.pages import home_profiles, ledger_page
+
     src = work / "docs"
     if src.exists():
         shutil.rmtree(src)
@@ -650,7 +667,6 @@ def build_site(
     build(load_config(str(config)))
     _letter_first_ids(site_dir)
     _reader_passes(site_dir, {(r["profile"], r["notebook"], r["id"]) for r in records})
-    return site_dir
 
 
 def _profile_pages(profile, chosen, work, src, execute, primary, shown) -> dict:

@@ -325,25 +325,36 @@ def _read_manifest(out_dir: Path) -> dict:
     return entries if isinstance(entries, dict) else {}
 
 
-def _write_manifest(out_dir: Path, **parts) -> None:
-    from robeval.core.io import atomic_write_json
+def _write_manifest(out_dir: Path, entries: dict | None = None, **parts) -> None:
+    """Set ``parts`` of ``corruptions.json`` and add ``entries`` to its ``corruptions``, as one read-modify-write
+    under a lock on the folder: two runs writing into one folder each keep the other's entries."""
+    from robeval.core.io import atomic_write_json, folder_lock
 
-    data = _read_manifest_full(out_dir)  # re-read: keep entries of files written meanwhile
-    data.update(parts)
-    if isinstance(data.get("corruptions"), dict):
-        data["corruptions"] = dict(sorted(data["corruptions"].items()))
-    atomic_write_json(out_dir / MANIFEST, data)
+    with folder_lock(out_dir):
+        data = _read_manifest_full(out_dir)  # re-read: keep entries of files written meanwhile
+        data.update(parts)
+        if entries:
+            old = data.get("corruptions")
+            data["corruptions"] = {**(old if isinstance(old, dict) else {}), **entries}
+        if isinstance(data.get("corruptions"), dict):
+            data["corruptions"] = dict(sorted(data["corruptions"].items()))
+        atomic_write_json(out_dir / MANIFEST, data)
 
 
-def _stale_temporaries(out_dir: Path) -> list[Path]:
+def _stale_temporaries(out_dir: Path, older_than: float = 60.0) -> list[Path]:
     """Temporary files a killed writer of this folder left: ``core.io`` writes ``<file>`` as
     ``.<file>.<8 random characters>.tmp`` (``tempfile.mkstemp``) and renames it. Only those of the files
     :func:`generate_dataset` writes (the manifest, ``labels.npy``, ``<corruption>.npy``) are robeval's; any other
-    ``*.tmp`` file is left alone."""
+    ``*.tmp`` file is left alone. A temporary written to in the last ``older_than`` seconds is another run's, still
+    being written (a file of 150 MB takes about a second), and is left alone too."""
+    import time
+
     own = {MANIFEST, "labels.npy"} | {f"{name}.npy" for name in _PARAMS}
     pattern = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp")
     found = (pattern.fullmatch(p.name) for p in out_dir.glob(".*.tmp"))
-    return sorted(out_dir / m.group(0) for m in found if m and m.group(1) in own and (out_dir / m.group(0)).is_file())
+    paths = [out_dir / m.group(0) for m in found if m and m.group(1) in own and (out_dir / m.group(0)).is_file()]
+    now = time.time()
+    return sorted(p for p in paths if now - p.stat().st_mtime > older_than)
 
 
 def _own_files(out_dir: Path, manifest: dict) -> list[Path]:
@@ -528,9 +539,7 @@ def generate_dataset(
         data = _npy_bytes(out)
         del out
         atomic_write_bytes(paths[name], data)
-        manifest = _read_manifest(out_dir)
-        manifest[name] = {**recipe, "sha256": hashlib.sha256(data).hexdigest()}
-        _write_manifest(out_dir, corruptions=manifest)
+        _write_manifest(out_dir, entries={name: {**recipe, "sha256": hashlib.sha256(data).hexdigest()}})
     if bar is not None:
         bar.close()
     paths["labels"] = label_path
