@@ -359,3 +359,165 @@ def test_alpha_and_other_scalars_refuse_text():
             files.load_certification("cifar10", "gaussian", sigma)
     with pytest.raises(ValueError, match=r"^reweight_alpha must lie strictly between 0 and 1 .*got 2\.$"):
         RSTrainConfig(reweight_alpha=2)
+
+
+# ------------------------------------------------------------------------------------------ probe E (acr findings)
+def test_theorem1_min_budget_is_the_smallest_budget_for_large_z():
+    """Probe E finding 5: for z = target_acr / (class_fraction * sigma) >= 5, ln Phi(z) was taken as -sf(z), which put
+    the budget 3-4 above the smallest one. Expected values: floor(ln(alpha) / ln Phi(z)) + 1 computed with mpmath
+    at 50 digits (Phi(z) = 1 - ncdf(-z))."""
+    from robeval.acr import theory
+
+    smallest = {4.9: 14415682, 5.0: 24098087, 5.5: 363765897, 7.0: 5397474272290}
+    for z, expected in smallest.items():
+        n = theory.theorem1_min_budget(z, 0.001, 1.0, 1.0)
+        assert n == expected
+        assert theory.trivial_classifier_acr(n, 0.001, 1.0, 1.0) > z  # N reaches the target ...
+        assert theory.trivial_classifier_acr(n - 1, 0.001, 1.0, 1.0) <= z  # ... and N - 1 does not
+    assert theory.theorem1_min_budget(0.5, 0.001, 0.25, 0.5) == 218105.0  # z = 4 (< 5): as before (mpmath: 218105)
+
+
+def test_rs_train_config_checks_every_field():
+    """Probe E finding 8: RSTrainConfig checked 10 of its fields; discard="False" switched discarding on,
+    milestones="50" was read per character, lr=nan, momentum=5, seed=-1 or epochs=True were accepted."""
+    from robeval.acr.training import VARIANTS, RSTrainConfig, rs_config
+    from robeval.core.profiles import resolve
+
+    refused = [
+        (dict(discard="False"), TypeError, r"^discard must be True or False, got 'False'"),
+        (dict(reweight="no"), TypeError, r"^reweight must be True or False"),
+        (dict(attack=1), TypeError, r"^attack must be True or False"),
+        (dict(flip_crop=None), TypeError, r"^flip_crop must be True or False"),
+        (dict(milestones="50"), TypeError, r"^milestones must be a tuple of epochs, got str '50'"),
+        (dict(milestones=50), TypeError, r"^milestones must be a tuple of epochs, got int 50"),
+        (dict(milestones=(100, 50)), ValueError, r"^milestones must be strictly increasing, got \(100, 50\)"),
+        (dict(milestones=(0, 5)), ValueError, r"^milestones must hold integers >= 1 \(epochs\), got 0"),
+        (dict(milestones=(2.5,)), ValueError, r"^milestones must hold integers >= 1 \(epochs\), got 2.5"),
+        (dict(lr=float("nan")), ValueError, r"^lr must be a finite number > 0 .*got nan"),
+        (dict(lr=0), ValueError, r"^lr must be a finite number > 0"),
+        (dict(lr="0.1"), TypeError, r"^lr must be a finite number > 0 .*got str '0.1'"),
+        (dict(momentum=5), ValueError, r"^momentum must be a number in \[0, 1\) .*got 5"),
+        (dict(momentum=1.0), ValueError, r"^momentum must be a number in \[0, 1\)"),
+        (dict(weight_decay=-1e-4), ValueError, r"^weight_decay must be a finite number >= 0"),
+        (dict(gamma=float("inf")), ValueError, r"^gamma must be a finite number > 0 .*got inf"),
+        (dict(seed=0.5), ValueError, r"^seed must be an integer >= 0, got 0.5"),
+        (dict(seed=-1), ValueError, r"^seed must be an integer >= 0, got -1"),
+        (dict(seed=True), ValueError, r"^seed must be an integer >= 0, got True"),
+        (dict(epochs=True), ValueError, r"^epochs must be an integer >= 0, got True"),
+        (dict(attack_step_size=float("nan")), ValueError, r"^attack_step_size must be a finite number >= 0"),
+        (dict(discard_threshold="0.4"), TypeError, r"^discard_threshold must be a probability in \[0, 1\].*str '0.4'"),
+        (dict(discard_threshold=None), TypeError, r"^discard_threshold must be a probability in \[0, 1\]"),
+        (dict(reweight_p_min=float("nan")), ValueError, r"^reweight_p_min must be a number in \[0, 1\]"),
+    ]
+    for kw, error, message in refused:
+        with pytest.raises(error, match=message):
+            RSTrainConfig(**kw)
+    # accepted as before: numpy scalars, a list, no milestone at all, a milestone after the last epoch
+    RSTrainConfig(seed=np.int64(3), epochs=np.int64(4), momentum=0, weight_decay=0, gamma=np.float32(0.5))
+    RSTrainConfig(epochs=4, milestones=[1, 3], discard=np.bool_(True))
+    RSTrainConfig(epochs=4, milestones=())
+    RSTrainConfig(epochs=4, milestones=(10,))
+    # every configuration the settings file builds still passes
+    for profile in ("smoke", "default", "long", "gpu", "paper"):
+        config = resolve("acr_rs_training", profile)
+        for sigma in config["sigmas"]:
+            for variant in VARIANTS:
+                rs_config({"variant": variant, "sigma": sigma, "seed": config["seeds"][0]}, config)
+
+
+def test_constant_p_acr_checks_n_and_p_a():
+    """Probe E finding 9: n was cast with astype(int64): 100.7 became 100, 1e20 and NaN the int64 minimum; a
+    text, None or array p_a gave Python's or numpy's errors."""
+    from robeval.acr import theory
+
+    assert theory.constant_p_acr(0.9, 100, 0.001, 1.0)[0] == pytest.approx(0.76714211, abs=1e-8)  # as before
+    with pytest.raises(ValueError, match=r"^n must be a whole number of noise draws, got 100.7; a budget is never"):
+        theory.constant_p_acr(0.9, 100.7, 0.001, 1.0)
+    with pytest.raises(ValueError, match=r"^n must be below 2\*\*63 = 9.2e18 here .*got 1e\+20"):
+        theory.constant_p_acr(0.9, 1e20, 0.001, 1.0)
+    with pytest.raises(ValueError, match=r"^n must be below 2\*\*63 .*got 1e\+19"):
+        theory.constant_p_acr(0.9, [100, 1e19], 0.001, 1.0)
+    with pytest.raises(ValueError, match=r"^n must be a finite whole number of noise draws, got nan"):
+        theory.constant_p_acr(0.9, float("nan"), 0.001, 1.0)
+    for p_a in ("0.9", None, np.array([0.9, 0.8]), True):
+        with pytest.raises(TypeError, match=r"^p_a must be one number in \(0, 1\]"):
+            theory.constant_p_acr(p_a, 100, 0.001, 1.0)
+    with pytest.raises(ValueError, match=r"^p_a must be in \(0, 1\], got nan"):
+        theory.constant_p_acr(float("nan"), 100, 0.001, 1.0)
+
+
+def test_write_certification_tsv_says_radii_have_3_significant_digits(tmp_path):
+    """Probe E finding 12: the radii are written with %.3g (the published files' format) without saying so."""
+    from robeval.acr.files import write_certification_tsv
+
+    assert "3 significant digits" in " ".join(write_certification_tsv.__doc__.split())
+    df = _frame()
+    df["radius"] = [0.123456789, 0.0]
+    back = acr.read_certification(acr.write_certification_tsv(df, tmp_path / "c.tsv"))
+    assert back.radius.tolist() == [0.123, 0.0]  # the documented rounding
+    assert acr.acr(back) == pytest.approx(0.123 / 2) and acr.acr(df) == pytest.approx(0.123456789 / 2)
+
+
+def test_huge_budgets_are_value_errors_naming_n():
+    """Probe E finding 14: OverflowError escaped for budgets beyond int64 / float64."""
+    from robeval.acr import theory
+
+    for n in (10**19, 10**30, 1e30):
+        with pytest.raises(
+            ValueError, match=r"^n must be below 2\*\*62 = 4.6e18 here .*int64.*pass a smaller budget n"
+        ):
+            acr.certified_accuracy_from_ecdf([0.5, 1.0], [0.8, 0.2], [0.1], n=n, alpha=0.001, sigma=0.25)
+        with pytest.raises(ValueError, match=r"^n must be below 2\*\*62"):
+            theory.min_count_for_radius(0.1, n, 0.001, 1.0)
+    smallest = theory.min_count_for_radius([0.0, 10.0], 1000, 0.001, 1.0)  # a budget below the limit: as before
+    assert smallest[0] == 550.0 and np.isnan(smallest[1])
+    assert acr.clopper_pearson_lower(549, 1000, 0.001) < 0.5 <= acr.clopper_pearson_lower(550, 1000, 0.001)
+    smooth = acr.Smooth(lambda z: np.zeros(len(z), dtype=int), 2, 0.25)
+    with pytest.raises(
+        ValueError, match=r"^this call would make inf noise draws \(len\(x\) \* \(n0 \+ n\)\), more than"
+    ):
+        smooth.certify(np.zeros((2, 2)), n0=10, n=1e308, alpha=0.001, seed=0)
+    with pytest.raises(ValueError, match=r"^n must be a number of draws representable as a float64 \(<= 1.8e308\)"):
+        smooth.certify(np.zeros((1, 2)), n0=10, n=10**400, alpha=0.001, seed=0)
+
+
+def test_n0_hint_only_where_the_function_takes_n0_and_n():
+    """Probe E finding 18: "Cohen et al. use n0=100 and n=100000" was appended for functions without n0."""
+    from robeval.acr import theory
+
+    df = _frame()
+    smooth, x = _smooth(), np.zeros((1, 4), dtype=np.float32)
+    for call, name in (
+        (lambda: acr.ecdf_from_certification(df, 0.25, n=0), "n"),
+        (lambda: acr.certified_accuracy_from_ecdf([0.5, 1.0], [0.8, 0.2], [0.1], n=0, alpha=0.001, sigma=0.25), "n"),
+        (lambda: theory.min_count_for_radius(0.1, 0, 0.001, 1.0), "n"),
+        (lambda: smooth.certify_radius(x, 0.1, 10, 100, 0.001, seed=0, n_start=0), "n_start"),
+        (lambda: smooth.predict(x, 0, 0.001, seed=0), "n"),
+    ):
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value) == f"{name} must be >= 1 (number of noise draws), got 0."
+    cohen = "must be >= 1 (number of noise draws), got 0; Cohen et al. use n0=100 and n=100000."
+    for call, name in (
+        (lambda: smooth.certify(x, 10, 0, 0.001, seed=0), "n"),
+        (lambda: smooth.certify(x, 0, 10, 0.001, seed=0), "n0"),
+        (lambda: smooth.certify_dataset(x, [0], 0, 100, progress=False), "n0"),
+    ):
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value) == f"{name} {cohen}"
+
+
+def test_idx_beyond_int64_is_reported_as_such():
+    """Probe E finding 23: a uint64 index 2**64 - 1 was reported as "the negative index -1"."""
+    from robeval.core.validation import check_indices
+
+    smooth, x = _smooth(), np.zeros((3, 4), dtype=np.float32)
+    with pytest.raises(ValueError, match=r"^idx holds 18446744073709551615, beyond int64 \(indices are < 2\*\*63"):
+        smooth.certify_dataset(x, [0, 1, 0], 10, 100, idx=np.array([2**64 - 1, 0, 1], dtype=np.uint64), progress=False)
+    with pytest.raises(ValueError, match=r"^idx holds 1e\+19, beyond int64"):
+        check_indices(np.array([1e19, 0.0]))
+    with pytest.raises(ValueError, match=r"^idx holds the negative index -1"):
+        check_indices([-1, 0])
+    out = check_indices(np.array([2**63 - 1, 0], dtype=np.uint64))  # the largest index int64 holds: as before
+    assert out.dtype == np.int64 and out.tolist() == [2**63 - 1, 0]

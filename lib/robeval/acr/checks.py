@@ -60,13 +60,21 @@ def _whole_number(n) -> bool:
     )
 
 
-def check_num_samples(n, name: str = "N") -> int:
-    """Return ``n`` as int; raise ValueError unless it is an integer >= 1 (a number of noise draws)."""
+#: The hint of :func:`check_num_samples` for the functions that take both ``n0`` and ``n`` (CERTIFY's budget).
+COHEN_HINT = "Cohen et al. use n0=100 and n=100000"
+
+
+def check_num_samples(n, name: str = "N", *, hint: str = "") -> int:
+    """Return ``n`` as int; raise ValueError unless it is an integer >= 1 (a number of noise draws). ``hint``: a
+    sentence appended to the refusal of a value below 1 (:data:`COHEN_HINT` where the caller takes ``n0`` and
+    ``n``); it must name only the caller's parameters."""
     if not _whole_number(n):
         raise ValueError(f"{name} must be a positive integer number of noise draws, got {n!r}.")
     n = int(n)
     if n < 1:
-        raise ValueError(f"{name} must be >= 1 (number of noise draws), got {n}; Cohen et al. use n0=100 and n=100000.")
+        raise ValueError(f"{name} must be >= 1 (number of noise draws), got {n}" + (f"; {hint}." if hint else "."))
+    if n > FLOAT_MAX:  # every bound and budget is evaluated in floating point
+        raise ValueError(huge_int_message(name, n, "a number of draws"))
     return n
 
 

@@ -229,6 +229,11 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
     -------
     pathlib.Path
 
+    Notes
+    -----
+    Radii are written with 3 significant digits (``%.3g``), as the published files; :func:`robeval.acr.metrics.acr`
+    of the file read back may differ from ``acr(df)`` by that rounding.
+
     Raises
     ------
     TypeError

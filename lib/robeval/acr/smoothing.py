@@ -32,7 +32,15 @@ from scipy.stats import beta as _beta
 from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
-from robeval.acr.checks import check_alpha, check_count, check_num_samples, check_sigma, huge_int, huge_int_message
+from robeval.acr.checks import (
+    COHEN_HINT,
+    check_alpha,
+    check_count,
+    check_num_samples,
+    check_sigma,
+    huge_int,
+    huge_int_message,
+)
 from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import (
@@ -419,7 +427,7 @@ class Smooth:
         A call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``len(x) * (n0 + n)``) is refused
         with the time the classifier would take at its measured speed, unless ``allow_large``."""
         check_bool(allow_large, "allow_large")  # 'no' would be truthy
-        n = check_num_samples(n, n_name)
+        n = check_num_samples(n, n_name, hint=COHEN_HINT if n0 and n_name == "n" else "")  # CERTIFY's n0 and n
         alpha = check_alpha(alpha)
         batch_size = check_count(batch_size, "batch_size", BATCH_SIZE_MEANING)
         as_seed_sequence(seed)  # an int or SeedSequence is required: results must be reproducible
@@ -434,7 +442,7 @@ class Smooth:
         idx = np.arange(len(x)) if idx is None else check_indices(idx, "idx", n=len(x))
         if self._model.kind == "torch":
             self.base_classifier.eval()
-        draws = len(x) * (int(n0) + n)
+        draws = float(len(x)) * (float(n0) + float(n))  # a float: an int beyond 1.8e308 would not convert
         if draws > MAX_DRAWS and not (isinstance(allow_large, (bool, np.bool_)) and allow_large):
             check_draw_budget(draws, what=what, seconds_per_draw=self._seconds_per_draw(x, batch_size),
                               allow_large=allow_large)  # fmt: skip
@@ -673,7 +681,7 @@ class Smooth:
         -------
         CertifyResult
         """
-        n0 = check_num_samples(n0, "n0")
+        n0 = check_num_samples(n0, "n0", hint=COHEN_HINT)
         n, alpha, batch_size, x, idx = self._prepare(
             x, n, alpha, batch_size, seed, idx, n0=n0, allow_large=allow_large, what="len(x) * (n0 + n)"
         )
@@ -888,7 +896,8 @@ class Smooth:
         labels = check_labels(labels, name="labels", n=n_x, num_classes=self.num_classes)
         m = len(labels)
         idx = np.arange(m) if idx is None else check_indices(idx, "idx", n=m)
-        n0, batch_size = check_num_samples(n0, "n0"), check_count(batch_size, "batch_size", BATCH_SIZE_MEANING)
+        n0 = check_num_samples(n0, "n0", hint=COHEN_HINT)
+        batch_size = check_count(batch_size, "batch_size", BATCH_SIZE_MEANING)
         step = max(1, batch_size // n0) if images_per_step is None else images_per_step  # 0 is not "the default"
         step = check_count(step, "images_per_step", "inputs certified together; the results do not depend on it")
         from tqdm.auto import tqdm

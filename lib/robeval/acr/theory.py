@@ -22,7 +22,15 @@ import pandas as pd
 from scipy.stats import binom as _binom
 from scipy.stats import norm as _norm
 
-from robeval.acr.checks import check_alpha, check_num_samples, check_sigma, huge_int, huge_int_message, refuse_text
+from robeval.acr.checks import (
+    check_alpha,
+    check_num_samples,
+    check_sigma,
+    huge_int,
+    huge_int_message,
+    refuse_text,
+    show_int,
+)
 from robeval.acr.smoothing import clopper_pearson_lower, full_hit_gap, radius_from_p_lower, stable_full_hits
 from robeval.core.validation import check_frame, check_numbers
 
@@ -65,6 +73,11 @@ def min_count_for_radius(radius, n, alpha, sigma) -> np.ndarray:
         (``radius > max_certified_radius(n, alpha, sigma)``).
     """
     n = check_num_samples(n, "n")
+    if n >= 2**62:  # lo + hi below must not overflow int64
+        raise ValueError(
+            f"n must be below 2**62 = 4.6e18 here (the search for the smallest count runs in int64), got {show_int(n)}; "
+            "pass a smaller budget n."
+        )
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
     radius = np.atleast_1d(np.asarray(radius, dtype=np.float64))
     if np.any(~np.isfinite(radius)) or np.any(radius < 0):
@@ -105,6 +118,16 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
     numpy.ndarray of float64 (or float), >= 0
     """
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
+    n = _check_budgets(n)
+    q = full_hit_gap(n, alpha)  # 1 - alpha ** (1 / n)
+    out = np.maximum(sigma * _norm.isf(q), 0.0)  # below 1/2 CERTIFY abstains: radius 0
+    return out if np.ndim(out) else float(out)
+
+
+def _check_budgets(n, hint: str = "a float such as 1e300 holds the huge budgets of Theorem 1") -> np.ndarray:
+    """``n`` as a float64 array of whole numbers >= 1 (budgets up to 1e308); ValueError / TypeError naming ``n``
+    for a fraction (never truncated), NaN, infinity, text or an int beyond float64. ``hint``: what to pass instead
+    of an infinite budget."""
     try:
         n = check_numbers(n, "n", example="100000")
     except OverflowError:  # a Python int beyond float64 (e.g. 10**400)
@@ -114,8 +137,7 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
         raise ValueError(huge_int_message("n", big, "a number of draws")) from None
     if not np.all(np.isfinite(n)):
         raise ValueError(
-            f"n must be a finite whole number of noise draws, got {float(n[~np.isfinite(n)].reshape(-1)[0])!r}; "
-            "a float such as 1e300 holds the huge budgets of Theorem 1."
+            f"n must be a finite whole number of noise draws, got {float(n[~np.isfinite(n)].reshape(-1)[0])!r}; {hint}."
         )
     if np.any(~(n >= 1)):
         raise ValueError("n must be >= 1 (number of noise draws).")
@@ -124,9 +146,7 @@ def max_certified_radius(n, alpha, sigma) -> np.ndarray:
             f"n must be a whole number of noise draws, got {float(n[n != np.floor(n)].reshape(-1)[0])!r}; a budget is "
             "never truncated (round it yourself if you mean an integer)."
         )
-    q = full_hit_gap(n, alpha)  # 1 - alpha ** (1 / n)
-    out = np.maximum(sigma * _norm.isf(q), 0.0)  # below 1/2 CERTIFY abstains: radius 0
-    return out if np.ndim(out) else float(out)
+    return n
 
 
 def trivial_classifier_acr(n, alpha, sigma, class_fraction) -> np.ndarray:
@@ -172,8 +192,9 @@ def theorem1_min_budget(target_acr, alpha, sigma, class_fraction) -> float:
     if not (0 < pi <= 1):
         raise ValueError(f"class_fraction must be in (0, 1], got {class_fraction!r}.")
     z = a / (pi * sigma)
-    # ln Phi(z) = log1p(-sf(z)) ~ -sf(z) for large z (sf kept in log space: no underflow)
-    log_phi = float(_norm.logcdf(z)) if z < 5 else -math.exp(float(_norm.logsf(z)))
+    # ln Phi(z) = log1p(-sf(z)), sf kept in log space (no underflow); exact to double precision for large z,
+    # where the first-order -sf(z) would put the budget 3-4 above the smallest one
+    log_phi = float(_norm.logcdf(z)) if z < 5 else math.log1p(-math.exp(float(_norm.logsf(z))))
     if log_phi == 0.0:
         return math.inf
     ratio = math.log(alpha) / log_phi
@@ -220,10 +241,19 @@ def constant_p_acr(p_a, n, alpha, sigma, mode: str = "expected") -> np.ndarray:
     numpy.ndarray of float64, one ACR per budget.
     """
     alpha, sigma = check_alpha(alpha), check_sigma(sigma)
+    refuse_text(p_a, "p_a", "one number in (0, 1], e.g. 0.9")
+    if not isinstance(p_a, (Real, np.number)):
+        raise TypeError(f"p_a must be one number in (0, 1], e.g. 0.9; got {type(p_a).__name__} {p_a!r:.60}.")
     if not (0 < p_a <= 1):
         raise ValueError(f"p_a must be in (0, 1], got {p_a!r}.")
     if mode not in ("expected", "plugin"):
         raise ValueError(f"mode must be 'expected' or 'plugin', got {mode!r}.")
+    checked = _check_budgets(n, "pass budgets below 2**63 = 9.2e18")  # the cast below neither truncates nor wraps
+    if np.any(checked >= 2**63):
+        raise ValueError(
+            f"n must be below 2**63 = 9.2e18 here (budgets are counted in int64), got "
+            f"{float(checked[checked >= 2**63].reshape(-1)[0]):.3g}; pass smaller budgets."
+        )
     budgets = np.atleast_1d(np.asarray(n)).astype(np.int64)
     out = np.empty(len(budgets))
     for i, nn in enumerate(budgets):

@@ -34,12 +34,13 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from robeval.acr.checks import check_alpha, check_count, check_num_samples, check_sigma
+from robeval.acr.checks import check_alpha, check_count, check_num_samples, check_sigma, refuse_text
 from robeval.acr.easy_inputs import (
     ChannelsLastInference,
     as_float_images,
@@ -62,6 +63,7 @@ from robeval.acr.training_tables import (
     within_budget,
 )
 from robeval.core.seeding import keyed
+from robeval.core.validation import check_bool
 
 GRID_CELLS = ("run_variant",)  # the functions a grid store may name (core.runs.cell_function)
 
@@ -130,10 +132,27 @@ class RSTrainConfig:
 
     def __post_init__(self):
         check_sigma(self.sigma)
-        for name in ("epochs", "discard_epoch", "attack_steps"):
+        for name in ("flip_crop", "discard", "reweight", "attack"):
+            check_bool(getattr(self, name), name)  # "False" would switch a modification on
+        for name in ("epochs", "discard_epoch", "attack_steps", "seed"):
             v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 0:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {v!r}.")
+        _check_milestones(self.milestones)
+        for name, what, ok in (
+            ("lr", "a finite number > 0 (the initial learning rate), e.g. 0.1", lambda v: v > 0),
+            ("momentum", "a number in [0, 1) (SGD momentum), e.g. 0.9", lambda v: 0 <= v < 1),
+            ("weight_decay", "a finite number >= 0, e.g. 1e-4", lambda v: v >= 0),
+            (
+                "gamma",
+                "a finite number > 0 (the factor of the learning rate at each milestone), e.g. 0.1",
+                lambda v: v > 0,
+            ),
+            ("discard_threshold", "a probability in [0, 1], e.g. 0.4", lambda v: 0 <= v <= 1),
+            ("reweight_p_min", "a number in [0, 1], e.g. 0.75", lambda v: 0 <= v <= 1),
+            ("attack_step_size", "a finite number >= 0 (the step size of the attack), e.g. 0.25", lambda v: v >= 0),
+        ):
+            _check_real(getattr(self, name), name, what, ok)
         for name in ("num_noise", "discard_draws", "reweight_draws"):
             check_num_samples(getattr(self, name), name)
         for name, meaning in (
@@ -142,15 +161,9 @@ class RSTrainConfig:
             ("eval_batch_size", BATCH_SIZE_MEANING),
         ):
             check_count(getattr(self, name), name, meaning)  # not numbers of noise draws
-        if not 0.0 <= self.discard_threshold <= 1.0:
-            raise ValueError(f"discard_threshold must be a probability in [0, 1], got {self.discard_threshold!r}.")
-        if not 0.0 <= self.reweight_p_min <= 1.0:
-            raise ValueError(f"reweight_p_min must be in [0, 1], got {self.reweight_p_min!r}.")
         check_alpha(self.reweight_alpha, "reweight_alpha")
         if self.attack_norm not in ("l2", "linf"):
             raise ValueError(f"attack_norm must be 'l2' or 'linf', got {self.attack_norm!r}.")
-        if self.attack_step_size < 0:
-            raise ValueError("attack_step_size must be >= 0.")
 
     @property
     def start_epoch(self) -> int:
@@ -158,6 +171,34 @@ class RSTrainConfig:
         Variants without discarding keep ``T`` as the start of reweighting and of the attack, so every variant
         of a seed shares its first ``T`` epochs of Gaussian training."""
         return int(self.discard_epoch)
+
+
+def _check_real(value, name: str, what: str, ok) -> None:
+    """TypeError naming ``name`` unless ``value`` is a real number (text and booleans included), ValueError unless
+    it is finite and ``ok(value)``; ``what`` says what to pass."""
+    refuse_text(value, name, what)
+    if not isinstance(value, (Real, np.number)):
+        raise TypeError(f"{name} must be {what}; got {type(value).__name__} {value!r:.60}.")
+    if not (math.isfinite(float(value)) and ok(float(value))):
+        raise ValueError(f"{name} must be {what}; got {value!r}.")
+
+
+def _check_milestones(milestones) -> None:
+    """The epochs at which the learning rate is multiplied by ``gamma`` (``train_rs`` passes ``m * steps`` to
+    MultiStepLR): a tuple or list of integers >= 1, strictly increasing (possibly empty: a constant rate). A
+    milestone at or after ``epochs`` never applies."""
+    example = "pass a tuple of epochs such as milestones=(50, 100)"
+    if not isinstance(milestones, (tuple, list)):
+        raise TypeError(
+            f"milestones must be a tuple of epochs, got {type(milestones).__name__} {milestones!r:.60}; {example}."
+        )
+    for m in milestones:
+        if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)) or m < 1:
+            raise ValueError(
+                f"milestones must hold integers >= 1 (epochs), got {m!r} in {milestones!r:.60}; {example}."
+            )
+    if any(b <= a for a, b in zip(milestones, milestones[1:])):
+        raise ValueError(f"milestones must be strictly increasing, got {milestones!r:.60}; {example}.")
 
 
 VARIANTS = {

@@ -295,6 +295,11 @@ def check_indices(idx, name: str = "idx", *, n: int | None = None) -> np.ndarray
     if arr.dtype.kind == "f" and np.any(arr != np.round(arr)):
         bad = float(arr[arr != np.round(arr)][0])
         raise ValueError(f"{name} holds the fractional value {bad:g}; an index is a whole number (never truncated).")
+    if arr.dtype.kind in "uf" and np.any(arr >= 2**63):  # the cast below would wrap them to negative values
+        raise ValueError(
+            f"{name} holds {arr[arr >= 2**63][0].item()!r}, beyond int64 (indices are < 2**63 = 9.2e18); pass indices "
+            "that fit in int64 (a -1 stored as uint64 reads as 2**64 - 1)."
+        )
     out = arr.astype(np.int64)
     if np.any(out < 0):
         raise ValueError(f"{name} holds the negative index {int(out[out < 0][0])}; indices are >= 0.")
