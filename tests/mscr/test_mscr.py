@@ -70,6 +70,9 @@ def test_run_seeds_are_derived_and_prefix_stable():
         derived_seed(0, "other")
     with pytest.raises(ValueError, match="n_runs"):
         run_seeds(0, -1)
+    for n_runs in (float("inf"), float("-inf"), float("nan")):  # probeE #14: OverflowError / int()'s NaN message
+        with pytest.raises(ValueError, match="n_runs must be an integer >= 0"):
+            run_seeds(0, n_runs)
 
 
 def _tidy():

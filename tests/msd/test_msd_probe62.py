@@ -126,3 +126,24 @@ def test_distances_that_overflow_are_refused_and_normal_ones_unchanged():
     assert msd.msd(F, C) == float(np.min(np.linalg.norm(F - C.mean(0), axis=1)))
     assert msd.mmd(F, C) == float(np.linalg.norm(F.mean(0) - C.mean(0)))
     assert msd.msd(big / 1e200, zero) == float(np.sqrt(3.0))
+
+
+def test_mmd_of_features_near_1e_170_does_not_underflow_to_0():
+    """probeE #13: the squares of the norm underflowed and the distance read 0 (identical distributions)."""
+    a, c = np.array([[1e-170, 0.0], [3e-170, 0.0]]), np.array([[2.1e-170, 0.0]])
+    assert msd.mmd(a, c) == pytest.approx(0.1e-170, rel=1e-12)  # |2e-170 - 2.1e-170|
+    np.testing.assert_allclose(msd.mmd_many(a, c), [0.1e-170], rtol=1e-12)
+    F, G = np.random.default_rng(0).normal(size=(2, 6, 3))
+    assert msd.mmd(F, G) == float(np.linalg.norm(F.mean(0) - G.mean(0)))  # ordinary features: as before
+
+
+def test_corruption_and_mixture_transforms_take_an_int_seed():
+    """probeE #17: an int rng gave AttributeError ('int' object has no attribute 'choice' / 'integers')."""
+    for make in (lambda: msd.mixture_transform(["fog"], [1.0]), lambda: msd.corruption_transform("fog", 3)):
+        np.testing.assert_array_equal(make()(IMAGES, 0), make()(IMAGES, np.random.default_rng(0)))
+
+
+def test_mixture_transform_normalises_probabilities_beyond_choices_tolerance():
+    """probeE #22: a sum of 1.0000001 passed np.isclose, then Generator.choice refused it at the first call."""
+    fn = msd.mixture_transform(["fog", "snow"], [0.5, 0.5000001])
+    assert fn(IMAGES, np.random.default_rng(0)).shape == IMAGES.shape

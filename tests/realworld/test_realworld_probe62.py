@@ -80,3 +80,95 @@ def test_bounded_perturbation_refuses_bounds_of_another_dimension():
         rw.BoundedPerturbation(base, [0, 0, 0], [1, 1, 1])
     s = rw.BoundedPerturbation(base, [0, 0], [1, 1])
     assert rw.real_world_robustness(_predict, np.array([[0.1, 0.2]]), sampler=s, n_samples=10, rng=0).shape == (1,)
+
+
+def test_chunk_rows_of_a_numpy_unsigned_type_does_not_wrap_around():
+    """probeE #3: ``m -= chunk_rows`` with a numpy.uint64 wrapped around below 0, and the chunking never ended."""
+    import signal
+
+    if not hasattr(signal, "setitimer"):
+        pytest.skip("needs signal.setitimer to stop a hang")
+
+    def stop(*_):
+        raise TimeoutError("real_world_robustness did not return: the chunk count wrapped around")
+
+    X = np.array([[0.5, 0.0], [-0.2, 1.0]])
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 5.0)
+    try:
+        got = rw.real_world_robustness(_predict, X, cov=np.eye(2), n_samples=10, rng=0, chunk_rows=np.uint64(64))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    np.testing.assert_array_equal(got, rw.real_world_robustness(_predict, X, cov=np.eye(2), n_samples=10, rng=0))
+
+
+def test_correlation_at_extreme_scales_and_method_checked_first():
+    """probeE #10: np.corrcoef's squares underflowed (1.0 for 1e-200) or overflowed (NaN for 1e200); an unknown
+    method passed when there were fewer than 3 points."""
+    a, b = np.array([1.0, 2.0, 4.0]), np.array([1.0, 2.0, 3.0])
+    exact = 9 / np.sqrt(84)  # deviations (-4/3, -1/3, 5/3) and (-1, 0, 1): 3 / sqrt(42/9 * 2)
+    assert rw.correlation(a * 1e-200, b) == pytest.approx(exact, rel=1e-12)
+    assert rw.correlation(a * 1e200, b) == pytest.approx(exact, rel=1e-12)
+    assert rw.correlation(b * 1e200, b * 1e200) == pytest.approx(1.0, rel=1e-12)
+    x, y = np.random.default_rng(0).random((2, 50))
+    assert rw.correlation(x, y) == float(np.corrcoef(x, y)[0, 1])  # ordinary values: bit for bit as before
+    for args in (([1.0, 2.0], [1.0, 2.0]), ([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])):
+        with pytest.raises(ValueError, match="method must be 'pearson' or 'spearman'; got 'bogus'"):
+            rw.correlation(*args, method="bogus")
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{"n_samples": 1e308}, {"n_samples": float("-inf")}, {"n_samples": np.uint64(2**64 - 1)}],
+)
+def test_real_world_robustness_refuses_counts_beyond_2_53(kw):
+    """probeE #14: an OverflowError (int too large for a float, infinity to an integer) escaped."""
+    with pytest.raises(ValueError, match=r"n_samples must be an integer in 1 \.\. 2\*\*53"):
+        rw.real_world_robustness(_predict, np.zeros((2, 2)), cov=np.eye(2), rng=0, **kw)
+
+
+@pytest.mark.parametrize("d", [float("inf"), float("-inf"), float("nan"), 2.5])
+def test_covariance_helpers_refuse_a_non_finite_or_fractional_d(d):
+    """probeE #14: inf gave an OverflowError, NaN numpy's "cannot convert float NaN to integer"."""
+    for make in (rw.identity_covariance, lambda d: rw.random_covariance(d, 0)):
+        with pytest.raises(ValueError, match="d must be a positive integer number of features.*e.g. d=4"):
+            make(d)
+    np.testing.assert_array_equal(rw.identity_covariance(4.0), np.eye(4) / 4)
+
+
+@pytest.mark.parametrize(
+    "value, exc, words",
+    [
+        ((0.0, [[1.0]]), ValueError, r"columns\[0\] has categories of shape \(\)"),
+        (([0.0, 1.0],), TypeError, r"columns\[0\] must be a pair \(categories, transition\)"),
+        (None, TypeError, r"columns\[0\] must be a pair \(categories, transition\), got None"),
+        (([0.0, 1.0], "ab"), TypeError, r"columns\[0\] must hold numbers, got the transition 'ab'"),
+        ((["a", "b"], [[1, 0], [0, 1]]), TypeError, r"columns\[0\] must hold numbers, got the categories"),
+    ],
+)
+def test_categorical_perturbation_names_a_malformed_column_entry(value, exc, words):
+    """probeE #15: IndexError, a raw unpack error or numpy's float conversion message."""
+    with pytest.raises(exc, match=words + r".*e\.g\. \(\[0\.0, 1\.0\], \[\[0\.9, 0\.1\]"):
+        rw.CategoricalPerturbation({0: value})
+
+
+def test_samplers_refuse_a_non_callable_base_when_made():
+    """probeE #17: a non-callable base / continuous sampler was accepted and failed at the first draw."""
+    with pytest.raises(TypeError, match=r"base must be a sampler, callable as base\(x, index, n_samples, rng\)"):
+        rw.BoundedPerturbation(None, [0.0, 0.0], [1.0, 1.0])
+    with pytest.raises(TypeError, match=r"continuous must be a sampler \(a callable\) or None, got 'x'"):
+        rw.CategoricalPerturbation({0: T}, continuous="x")
+
+
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        ({"se_target": "0.01"}, r"se_target must be a number in \(0, 0\.5\), e\.g\. 0\.005; got '0\.01'"),
+        ({"n_max": None}, r"n_max must be an integer >= 1 \(most samples per point.*got None"),
+    ],
+)
+def test_adaptive_options_of_the_wrong_type(kw, words):
+    """probeE #20: numpy's isfinite message and int()'s message."""
+    with pytest.raises(TypeError, match=words):
+        rw.real_world_robustness(_predict, np.zeros((2, 2)), cov=np.eye(2), n_samples="auto", rng=0, **kw)

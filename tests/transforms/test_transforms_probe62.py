@@ -143,3 +143,33 @@ def test_a_missing_seed_is_named_as_such_not_as_a_bad_param():
     with pytest.raises(ValueError, match=r"^corruption 'blue_noise_sample' draws random numbers: pass seed="):
         transforms.corrupt_with_param(IMAGES, "blue_noise_sample", 3.0)
     assert transforms.corrupt(IMAGES, "contrast", 3).shape == IMAGES.shape  # a deterministic one needs no seed
+
+
+def test_patch_gaussian_refuses_a_patch_width_beyond_int64():
+    """probeE #14: an OverflowError (Python int too large to convert to C long) escaped."""
+    with pytest.raises(ValueError, match=r"patch_width must be an integer in 1\.\.2\*\*62"):
+        transforms.patch_gaussian_images(IMAGES, np.random.default_rng(0), patch_width=10**30)
+    wide = transforms.patch_gaussian_images(IMAGES, np.random.default_rng(0), patch_width=2**62)
+    np.testing.assert_array_equal(
+        wide, transforms.patch_gaussian_images(IMAGES, np.random.default_rng(0), patch_width=64)
+    )
+
+
+def test_generate_dataset_out_dir_that_is_a_file(tmp_path):
+    """probeE #16: raw FileExistsError / NotADirectoryError."""
+    (tmp_path / "notadir").write_text("x")
+    for out in (tmp_path / "notadir", tmp_path / "notadir" / "sub"):
+        with pytest.raises(
+            ValueError, match=r"out_dir .* cannot be made a folder: .*notadir' exists and is not a folder"
+        ):
+            transforms.generate_dataset(IMAGES, np.array([0, 1]), ["fog"], out, severities=(1,), progress=False)
+
+
+def test_load_dataset_without_a_record_says_5_is_the_default(tmp_path):
+    """probeE #24: the message said "as corruptions.json records" for a file it has no record of."""
+    np.save(tmp_path / "fog.npy", np.zeros((7, 32, 32, 3), np.uint8))
+    np.save(tmp_path / "labels.npy", np.zeros(7, np.uint8))
+    with pytest.raises(
+        ValueError, match="expected 5 severities \\(the default: corruptions.json records no severities"
+    ):
+        transforms.load_dataset(tmp_path, "fog")

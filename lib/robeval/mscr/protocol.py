@@ -92,7 +92,7 @@ def run_seeds(seed: int, n_runs: int) -> list[int]:
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 2**63:
         raise ValueError(f"seed must be an integer in 0 .. 2**63 - 1 (a 64-bit seed), got {seed!r}.")
     check_positive(seed, "seed", strict=False, integer=True)
-    if isinstance(n_runs, (bool, str, bytes)) or int(n_runs) != n_runs or n_runs < 0:
+    if isinstance(n_runs, (bool, str, bytes)) or not np.isfinite(n_runs) or int(n_runs) != n_runs or n_runs < 0:
         raise ValueError(f"n_runs must be an integer >= 0, got {n_runs!r}")
     if n_runs > MAX_RUNS:
         raise ValueError(f"n_runs must be at most {MAX_RUNS:,} (one seed per run of a grid), got {n_runs!r}.")

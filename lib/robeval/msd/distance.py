@@ -83,6 +83,15 @@ def _finite_distance(value, what: str, a: np.ndarray, c: np.ndarray, second: str
     )
 
 
+def _tiny_exponent(*arrays: np.ndarray) -> int:
+    """The power of two that brings the largest absolute feature of ``arrays`` into [0.5, 1) when it is below 2**-400
+    (where the squares of a distance underflow float64 and it would read 0), else 0: a distance is computed on the
+    features times ``2**k`` and multiplied back by ``2**-k``, which changes no bit of a distance that does not
+    underflow."""
+    top = max(float(np.abs(x).max()) for x in arrays)
+    return -int(np.frexp(top)[1]) if 0.0 < top < 2.0**-400 else 0
+
+
 def mmd(aug_feats, corr_feats) -> float:
     """Distance between the mean transform features of two sample sets (the paper's "MMD").
 
@@ -97,6 +106,9 @@ def mmd(aug_feats, corr_feats) -> float:
     (features near 1e154 or larger): scale the features first.
     """
     a, c = _check_pair(aug_feats, corr_feats)
+    k = _tiny_exponent(a, c)
+    if k:
+        return float(np.ldexp(mmd(np.ldexp(a, k), np.ldexp(c, k)), -k))
     return _finite_distance(float(np.linalg.norm(a.mean(0) - c.mean(0))), "mmd", a, c)
 
 
@@ -163,6 +175,9 @@ def msd_many(aug_feats, corr_means) -> np.ndarray:
 def mmd_many(aug_feats, corr_means) -> np.ndarray:
     """MMD from one augmentation sample set to many corruption means: (L,) float64."""
     a, c = _check_many(aug_feats, corr_means)
+    k = _tiny_exponent(a, c)
+    if k:
+        return np.ldexp(mmd_many(np.ldexp(a, k), np.ldexp(c, k)), -k)
     return _finite_distance(np.linalg.norm(c - a.mean(0)[None, :], axis=1), "mmd_many", a, c, "corr_means")
 
 
@@ -333,6 +348,7 @@ def corruption_transform(name: str, severity: int, corrupt_fn: Callable | None =
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
 
     def transform(images, rng):
+        rng = as_generator(rng, "rng")  # an int seed as scheme_transform's apply_scheme takes it
         return corrupt_fn(images, name, severity, seed=int(rng.integers(2**31)))
 
     return transform
@@ -347,6 +363,8 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
     wrap with :func:`robeval.transforms.augmentations.as_batch_transform` for training (Fig. 2 toy). Every name
     is checked when the transform is made (ValueError naming ``names``) when ``corrupt_fn`` is None; a name or a
     severity listed twice is refused (ValueError): it would be drawn twice as often."""
+    import math
+
     from robeval.core.validation import check_distinct, check_sequence
 
     names = check_distinct(check_sequence(names, "names", example="['fog', 'snow']"), "names", why=_TWICE)
@@ -365,10 +383,13 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
         or not np.isclose(probs.sum(), 1.0)
     ):
         raise ValueError("names and probs must have equal length and probs must be finite, >= 0 and sum to 1.")
+    if abs(math.fsum(probs) - 1.0) > np.sqrt(np.finfo(np.float64).eps):
+        probs = probs / probs.sum()  # within isclose's tolerance but beyond Generator.choice's: normalised
     severities = tuple(check_distinct(_severity_list(severities), "severities", why=_TWICE))
 
     def fn(images, rng):
         images = check_images(images)
+        rng = as_generator(rng, "rng")
         which = rng.choice(len(names), size=len(images), p=probs)
         sev = rng.choice(severities, size=len(images))
         out = images.copy()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from numbers import Real
 
 import numpy as np
 
@@ -40,7 +41,24 @@ def correlation(a, b, method: str = "pearson") -> float:
                 f"{name} holds an infinite value (at position {int(np.argmax(np.isinf(v).reshape(-1)))}); a "
                 "robustness is finite. Fix that point, or set it to NaN to leave it out of the correlation."
             )
+    if method not in ("pearson", "spearman"):
+        raise ValueError(f"method must be 'pearson' or 'spearman'; got {method!r}.")
+    if method == "pearson":
+        # np.corrcoef squares the deviations, which underflow (values near 1e-200) or overflow (near 1e200) float64:
+        # scale each vector by a power of two first, which changes no bit of the coefficient when nothing under- or
+        # overflows, so ordinary robustness values are left as they are
+        a, b = _unit_scale(a), _unit_scale(b)
     return robustness.correlation(a, b, method)
+
+
+def _unit_scale(v: np.ndarray) -> np.ndarray:
+    """``v`` times a power of two that brings its largest finite magnitude into [0.5, 1) when that magnitude lies
+    outside [2**-200, 2**200] (where the squares of :func:`numpy.corrcoef` would lose digits); else ``v``."""
+    finite = np.abs(v[np.isfinite(v)]) if v.ndim == 1 else np.zeros(0)
+    top = float(finite.max()) if finite.size else 0.0
+    if top == 0.0 or 2.0**-200 <= top <= 2.0**200:
+        return v
+    return np.ldexp(v, -np.frexp(top)[1])
 
 
 def rescale_distances(distances, success=None) -> np.ndarray:
@@ -88,7 +106,9 @@ def rescale_distances(distances, success=None) -> np.ndarray:
 def _check_size(d, name: str = "d") -> None:
     if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a positive integer number of features, got {d!r:.60}.")
-    if np.isfinite(d) and d >= 1:
+    if not np.isfinite(d) or d < 1 or d != int(d):
+        raise ValueError(f"{name} must be a positive integer number of features, got {d!r}; e.g. {name}=4.")
+    if d >= 1:
         check_allocation(
             (int(d), int(d)), 8, what="features d x d",
             fix="pass a smaller d (the number of features of a real data set is at most a few thousand).",
@@ -130,7 +150,43 @@ def real_world_robustness(*args, **kwargs):
     for name in _FLAGS:
         if name in bound.arguments:
             check_bool(bound.arguments[name], name)
-    return robustness.real_world_robustness(*args, **kwargs)
+    bound.apply_defaults()
+    given = bound.arguments
+    adaptive = isinstance(given["n_samples"], str)
+    counts = ("chunk_rows", "n_min", "n_max") if adaptive else ("chunk_rows", "n_samples")
+    for name in counts:
+        given[name] = _count(given[name], name)
+    if adaptive:
+        se = given["se_target"]
+        if isinstance(se, (bool, np.bool_)) or not isinstance(se, (Real, np.floating, np.integer)):
+            raise TypeError(f"se_target must be a number in (0, 0.5), e.g. 0.005; got {se!r:.60}.")
+    return robustness.real_world_robustness(*bound.args, **bound.kwargs)
+
+
+#: The largest sample count per point :func:`real_world_robustness` accepts (2**53: every count below is exact
+#: in float64, so the draw budget ``points x samples`` is computed without overflow).
+MAX_COUNT = 2**53
+
+_COUNT_USE = {
+    "n_samples": "samples per point; the paper uses 10000",
+    "n_min": "first samples per point with n_samples='auto'; e.g. 256",
+    "n_max": "most samples per point with n_samples='auto'; the paper uses 10000",
+    "chunk_rows": "rows per predict call, e.g. 65536",
+}
+
+
+def _count(value, name: str):
+    """A count option of :func:`real_world_robustness` as a Python int (a numpy unsigned integer would wrap around in
+    the chunk arithmetic); TypeError for a non-number, ValueError for a value that is not a whole number in
+    1 .. :data:`MAX_COUNT`. A boolean or a fractional value is passed on unchanged (the function refuses it in its own
+    words)."""
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if not isinstance(value, (Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be an integer >= 1 ({_COUNT_USE[name]}), got {value!r:.60}.")
+    if not np.isfinite(value) or value > MAX_COUNT:
+        raise ValueError(f"{name} must be an integer in 1 .. 2**53 ({_COUNT_USE[name]}), got {value!r}.")
+    return int(value) if value == int(value) else value
 
 
 real_world_robustness.__doc__ = (robustness.real_world_robustness.__doc__ or "") + (

@@ -238,6 +238,8 @@ class BoundedPerturbation:
     """
 
     def __init__(self, base: Sampler, lower, upper, mode: str = "clip", max_rounds: int = 1000):
+        if not callable(base):
+            raise TypeError(f"base must be a sampler, callable as base(x, index, n_samples, rng), got {base!r:.60}.")
         self.base = base
         self.lower = check_numbers(lower, "lower", example="[0.0, -np.inf]")
         self.upper = check_numbers(upper, "upper", example="[100.0, np.inf]")
@@ -304,6 +306,23 @@ def _check_column_key(col, d: int | None) -> int:
     return int(col)
 
 
+def _column_entry(col, value) -> tuple[np.ndarray, np.ndarray]:
+    """``columns[col]`` as float64 ``(categories (m,), transition (., .))``, else TypeError / ValueError naming it."""
+    example = "e.g. ([0.0, 1.0], [[0.9, 0.1], [0.2, 0.8]])"
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (Sequence, np.ndarray)) or len(value) != 2:
+        raise TypeError(f"columns[{col!r}] must be a pair (categories, transition), got {value!r:.60}; {example}.")
+    parts = []
+    for what, part, ndim in (("categories", value[0], 1), ("transition", value[1], 2)):
+        try:
+            arr = np.asarray(part, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"columns[{col!r}] must hold numbers, got the {what} {part!r:.40}; {example}.") from None
+        if arr.ndim != ndim:
+            raise ValueError(f"columns[{col!r}] has {what} of shape {arr.shape}; pass a {ndim}-D array, {example}.")
+        parts.append(arr)
+    return parts[0], parts[1]
+
+
 class CategoricalPerturbation:
     """Resample categorical features through transition matrices (Sec. 3.5.2).
 
@@ -331,15 +350,16 @@ class CategoricalPerturbation:
             )
         if not columns:
             raise ValueError("columns is empty; give at least one {column: (categories, transition)} entry.")
+        if continuous is not None and not callable(continuous):
+            raise TypeError(f"continuous must be a sampler (a callable) or None, got {continuous!r:.60}.")
         self.columns = {}
         d = _sampler_dim(continuous)
         for col in columns:
             _check_column_key(col, d)
-        for col, (cats, T) in columns.items():
-            cats = np.asarray(cats, dtype=np.float64)
-            T = np.asarray(T, dtype=np.float64)
+        for col, value in columns.items():
+            cats, T = _column_entry(col, value)
             m = cats.shape[0]
-            if cats.ndim != 1 or m < 1 or len(np.unique(cats)) != m:
+            if m < 1 or len(np.unique(cats)) != m:
                 raise ValueError(f"categories of column {col} must be a 1-D sequence of distinct values.")
             if T.shape != (m, m):
                 raise ValueError(f"transition matrix of column {col} must be ({m}, {m}); got {T.shape}.")

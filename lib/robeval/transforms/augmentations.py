@@ -826,8 +826,8 @@ def patch_gaussian_images(
     """
     images = check_images(images)
     rng = as_generator(rng, "rng")
-    if isinstance(patch_width, bool) or not isinstance(patch_width, (int, np.integer)) or patch_width < 1:
-        raise ValueError(f"patch_width must be an integer >= 1 (pixels), got {patch_width!r}; the paper uses 25.")
+    if isinstance(patch_width, bool) or not isinstance(patch_width, (int, np.integer)) or not 1 <= patch_width <= 2**62:
+        raise ValueError(f"patch_width must be an integer in 1..2**62 (pixels; paper: 25), got {patch_width!r}.")
     if isinstance(max_sigma, (bool, str, bytes)) or not np.isfinite(np.float64(max_sigma)) or max_sigma < 0:
         raise ValueError(f"max_sigma must be a finite number >= 0 (noise std in [0, 1] units), got {max_sigma!r}.")
     check_bool(same_instance, "same_instance")

@@ -501,7 +501,14 @@ def generate_dataset(
     if not isinstance(overwrite, bool):
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}.")
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next(p for p in (out_dir, *out_dir.parents) if p.exists() and not p.is_dir())
+        raise ValueError(
+            f"out_dir {str(out_dir)!r} cannot be made a folder: {str(blocker)!r} exists and is not a folder; pass "
+            "the path of a folder (made if missing) to hold the .npy files."
+        ) from None
     for tmp in _stale_temporaries(out_dir):
         tmp.unlink(missing_ok=True)
     n = len(images)
@@ -567,7 +574,8 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
         )
     manifest = _read_manifest_full(out_dir)
     entry = _read_manifest(out_dir).get(name)
-    n_sev = len(entry["severities"]) if isinstance(entry, dict) and entry.get("severities") else 5
+    recorded = isinstance(entry, dict) and bool(entry.get("severities"))
+    n_sev = len(entry["severities"]) if recorded else 5
     x = np.load(path)
     y = np.load(out_dir / "labels.npy")
     regenerate = "Regenerate the folder with generate_dataset(..., overwrite=True) (robeval corrupt --overwrite)."
@@ -583,8 +591,12 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
     n = len(x) // n_sev
     if len(x) % n_sev or len(y) != len(x) or not np.array_equal(y, np.tile(y[:n], n_sev)):
         raise ValueError(
-            f"{path} holds {len(x)} images and labels.npy {len(y)} labels; expected {n_sev} severities (as "
-            f"corruptions.json records for {name!r}) of N images each and labels.npy repeating the same N labels once "
-            f"per severity. {regenerate}"
+            f"{path} holds {len(x)} images and labels.npy {len(y)} labels; expected {n_sev} severities ("
+            + (
+                f"as corruptions.json records for {name!r}"
+                if recorded
+                else f"the default: corruptions.json records no severities for {name!r}"
+            )
+            + f") of N images each and labels.npy repeating the same N labels once per severity. {regenerate}"
         )
     return x.reshape((n_sev, n) + x.shape[1:]), y[:n]
