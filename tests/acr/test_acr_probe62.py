@@ -474,7 +474,7 @@ def test_huge_budgets_are_value_errors_naming_n():
     assert acr.clopper_pearson_lower(549, 1000, 0.001) < 0.5 <= acr.clopper_pearson_lower(550, 1000, 0.001)
     smooth = acr.Smooth(lambda z: np.zeros(len(z), dtype=int), 2, 0.25)
     with pytest.raises(
-        ValueError, match=r"^this call would make inf noise draws \(len\(x\) \* \(n0 \+ n\)\), more than"
+        ValueError, match=r"^this call would make more noise draws than a float64 holds \(len\(x\) \* \(n0 \+ n\)\)"
     ):
         smooth.certify(np.zeros((2, 2)), n0=10, n=1e308, alpha=0.001, seed=0)
     with pytest.raises(ValueError, match=r"^n must be a number of draws representable as a float64 \(<= 1.8e308\)"):

@@ -850,6 +850,11 @@ def check_draw_budget(draws: int, *, what: str, seconds_per_draw: float | None =
     if draws <= MAX_DRAWS or allow_large:
         return
     when = ""
+    if not np.isfinite(draws):  # a budget beyond float64 (n = 1e308 for two inputs): no time to give
+        raise ValueError(
+            f"this call would make more noise draws than a float64 holds ({what}), far more than MAX_DRAWS = "
+            f"{MAX_DRAWS:.0e}. Check the number of draws (Cohen et al. use n0=100, n=100000 per input)."
+        )
     if seconds_per_draw is not None and seconds_per_draw > 0:
         seconds = seconds_per_draw * draws
         days = seconds / 86400
