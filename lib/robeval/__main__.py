@@ -396,7 +396,9 @@ def main(argv=None) -> int:
         print(f"robeval: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except OSError as exc:  # a path the user named that cannot be used: one line naming it, never a traceback
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        # a failed replace names robeval's temporary first and the file the user asked for second
+        named = getattr(exc, "filename2", None) or getattr(exc, "filename", None)
+        where = f"{named}: " if named else ""
         print(
             f"robeval: {where}{exc.strerror or exc}; check the path (a folder where a file is expected, or one this "
             "user cannot write) and pass one that can be used.",

@@ -866,3 +866,20 @@ def test_adopt_from_a_missing_folder_says_it_does_not_exist(capsys, tmp_path):
 
     assert main(["adopt", "x", "--profile", "smoke", "--from", str(tmp_path / "nosuch")]) == 2
     _one_line_error(capsys, f"--from {tmp_path / 'nosuch'} does not exist")
+
+
+def test_a_report_over_a_folder_names_the_file_not_robevals_temporary(capsys, monkeypatch, tmp_path):
+    """Probe E #19: with a folder where CLAIMS.md belongs, `robeval report` named its temporary
+    (.CLAIMS.md.xxxxxxxx.tmp); the line names the file the user would look for."""
+    from robeval.__main__ import main
+
+    def report(profile):  # what report does last: an atomic write of CLAIMS.md
+        from robeval.core.io import atomic_write_text
+
+        (tmp_path / "CLAIMS.md").mkdir()
+        atomic_write_text(tmp_path / "CLAIMS.md", "x")
+
+    monkeypatch.setattr("robeval.core.publish.report.report", report)
+    assert main(["report", "--profile", "smoke"]) == 2
+    err = _one_line_error(capsys, f"robeval: {tmp_path / 'CLAIMS.md'}: Is a directory")
+    assert ".tmp" not in err

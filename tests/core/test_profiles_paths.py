@@ -247,3 +247,20 @@ def test_the_gpu_tables_of_the_mscr_and_msd_notebooks_are_sized_to_decide():
     for c in (c02, c03, c04):
         assert all(isinstance(c[k], str) and c[k] for k in ("estimate", "scaled_down", "mechanism"))
         assert "not yet measured" in c["estimate"]
+
+
+def test_setup_takes_an_experiment_name_not_a_path(tmp_path):
+    """Probe E #11: setup took a path as the experiment's name, loaded the TOML file there and made the results
+    folder beside it (setup("/tmp/x/evil") made /tmp/x/evil). (`resolve` still reads settings/<name>.toml for any
+    name; it reaches the grid cells of notebooks 02 and 04, whose committed packs fix its code.)"""
+    import shutil
+    from pathlib import Path
+
+    from robeval.core import setup
+    from robeval.core.profiles import load_table
+
+    shutil.copy(Path(load_table.__code__.co_filename).with_name("settings") / "mscr_2d.toml", tmp_path / "evil.toml")
+    for name in (str(tmp_path / "evil"), "../settings/mscr_2d", None):
+        with pytest.raises(ValueError, match="Unknown experiment .*; known experiments: .*mscr_2d"):
+            setup(name, "smoke")
+    assert not (tmp_path / "evil").exists()

@@ -105,9 +105,12 @@ def setup(experiment: str, profile: str, **params):
     """
     from robeval.core.env import pin_cpu_kernels
     from robeval.core.paths import results_dir
-    from robeval.core.profiles import describe, resolve
+    from robeval.core.profiles import describe, experiments, resolve
     from robeval.core.publish import plotting
 
+    known = experiments()
+    if not isinstance(experiment, str) or experiment not in known:  # a name, never a path to another TOML file
+        raise ValueError(f"Unknown experiment {experiment!r}; known experiments: {', '.join(known)}.")
     history = _kernel_history()
     if history is not None:
         check_injected_parameters(history, declared=params)
