@@ -170,3 +170,37 @@ def test_an_interval_must_tell_one_story():
         "a", "s", "d", interval=stats.Interval(**good), evidence="replication", unit="trials", about="data"
     )
     assert c.estimate == 0.2 and tuple(c.ci) == (0.1, 0.3)
+
+
+def test_strip_writes_through_a_temporary_and_keeps_the_notebook_whole_when_the_write_fails(tmp_path, monkeypatch):
+    """Probe F #1: strip wrote the notebook in place; a failed write (a full disk) left it cut short and unreadable,
+    and the error named no file. It now writes a temporary beside it and renames it; the mode and a link are kept."""
+    import os
+
+    import nbformat
+
+    from robeval.core import io
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("x = 1")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    nb.cells = [cell]
+    path = tmp_path / "a.ipynb"
+    nbformat.write(nb, path)
+    os.chmod(path, 0o640)
+    before = path.read_bytes()
+
+    def full_disk(target, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(io, "atomic_write_bytes", full_disk)
+    with pytest.raises(OSError) as err:
+        strip_outputs(path)
+    assert err.value.filename == str(path) and path.read_bytes() == before  # whole, and named
+    monkeypatch.undo()
+    link = tmp_path / "link.ipynb"
+    link.symlink_to(path)
+    assert strip_outputs(link) is True
+    assert link.is_symlink() and (path.stat().st_mode & 0o777) == 0o640
+    assert nbformat.read(path, as_version=4).cells[0].outputs == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.ipynb", "link.ipynb"]  # no temporary left

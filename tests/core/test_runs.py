@@ -1320,3 +1320,19 @@ def test_a_grid_deadline_that_is_not_a_time_is_refused(tmp_path, monkeypatch):
             grid.run(progress=False)
     monkeypatch.setenv(runs.DEADLINE_ENV, " ")
     assert len(grid.run(progress=False)) == 1  # blank: no deadline
+
+
+def test_a_lock_that_is_a_fifo_or_a_link_is_never_opened(tmp_path):
+    """Probe F #2: `robeval grids --from` blocked for ever on a FIFO claim (`*.lock`) in a store from elsewhere and read
+    a link to /dev/zero until memory ran out. A claim that is not a small regular file is garbage, never opened."""
+    import os
+
+    from robeval.core.runs.store import claim_state
+
+    fifo, link = tmp_path / "a.lock", tmp_path / "b.lock"
+    os.mkfifo(fifo)
+    link.symlink_to("/dev/zero")
+    for lock in (fifo, link):
+        os.utime(lock, (0, 0), follow_symlinks=False)  # an old claim
+        state = claim_state(lock)
+        assert state["state"] == "dead" and state["pid"] is None, state

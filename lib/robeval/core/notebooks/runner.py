@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 
@@ -409,5 +410,13 @@ def strip_outputs(path: Path, dry_run: bool = False) -> bool:
     after = nbformat.writes(stripped)
     changed = after != before
     if changed and not dry_run:
-        path.write_text(after, encoding="utf-8")
+        from robeval.core.io import atomic_write_text
+
+        target = path.resolve()  # through a link, which stays a link
+        mode = target.stat().st_mode & 0o7777
+        try:  # a temporary file beside it, then a rename: a failed write (a full disk, Ctrl-C) leaves it whole
+            atomic_write_text(target, after)
+            os.chmod(target, mode)
+        except OSError as exc:
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
     return changed

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import socket
+import stat
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -197,7 +198,10 @@ def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -
     lock = Path(lock)
     out = {"lock": str(lock), "host": None, "pid": None, "age": 0.0}
     try:
-        out["age"] = max(0.0, time.time() - lock.stat().st_mtime)
+        st = lock.lstat()
+        out["age"] = max(0.0, time.time() - st.st_mtime)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 4096:  # a link, FIFO or huge file (a store from
+            raise ValueError("not a claim")  # elsewhere) is never opened: it could block or read without end
         owner = json.loads(lock.read_text())
         if not isinstance(owner, dict):
             raise ValueError("not a claim")
