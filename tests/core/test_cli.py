@@ -883,3 +883,37 @@ def test_a_report_over_a_folder_names_the_file_not_robevals_temporary(capsys, mo
     assert main(["report", "--profile", "smoke"]) == 2
     err = _one_line_error(capsys, f"robeval: {tmp_path / 'CLAIMS.md'}: Is a directory")
     assert ".tmp" not in err
+
+
+def test_grids_from_a_hand_made_store_names_the_damaged_file(tmp_path, capsys):
+    """Probe F #3, #9: JSON nested 100,000 deep gave a RecursionError traceback; negative seconds or a negative count
+    of adopted cells were summed into negative (or, at 1e308 each, infinite) core-hours. Each is a damaged file,
+    named in one line."""
+    from robeval.__main__ import main
+
+    def store(name, files):
+        sub = tmp_path / name / "g" / "config-0123"
+        sub.mkdir(parents=True)
+        (sub / "config.json").write_text('{"fn": "robeval.mscr.protocol.run_cell_2d", "config": {}}')
+        for fname, text in files.items():
+            (sub / fname).write_text(text)
+        return sub
+
+    deep = "[" * 100000 + "]" * 100000
+    cases = {
+        "nested": ({"a.json": deep}, "a.json"),
+        "negative": ({"a.json": '{"cell": {"a": 1}, "rows": [], "seconds": -5e6}'}, "a.json"),
+        "huge": ({"a.json": '{"cell": {"a": 1}, "rows": [], "seconds": 1e308}'}, "a.json"),
+        "adopted": (
+            {"a.json": '{"cell": {"a": 1}, "rows": [], "seconds": 1}', "adopted.json": '[{"cells": -100}]'},
+            "adopted.json",
+        ),
+    }
+    for name, (files, bad) in cases.items():
+        sub = store(name, files)
+        assert main(["grids", "--from", str(tmp_path / name)]) == 2, name
+        _one_line_error(capsys, str(sub / bad))
+    cfg = store("config", {})
+    (cfg / "config.json").write_text('{"fn": "x.y", "config": ' + deep + "}")
+    assert main(["grids", "--from", str(tmp_path / "config")]) == 2
+    _one_line_error(capsys, str(cfg / "config.json"), "not readable JSON")

@@ -172,3 +172,23 @@ def test_adaptive_options_of_the_wrong_type(kw, words):
     """probeE #20: numpy's isfinite message and int()'s message."""
     with pytest.raises(TypeError, match=words):
         rw.real_world_robustness(_predict, np.zeros((2, 2)), cov=np.eye(2), n_samples="auto", rng=0, **kw)
+
+
+def test_a_predict_that_scales_its_input_in_place_changes_neither_x_nor_the_answer():
+    """Probe F #5: the base predictions were made on the caller's own X; a predict that shifts its input in place
+    (a pipeline with copy=False) changed the user's data and one robustness from 0.998 to 0.021."""
+    X = np.array([[0.2, 0.0], [0.8, 1.0], [0.45, 0.3]])
+
+    def predict_inplace(Z):
+        Z -= 0.5
+        return (Z[:, 0] > 0).astype(int)
+
+    def predict_copy(Z):
+        return ((Z - 0.5)[:, 0] > 0).astype(int)
+
+    kept = X.copy()
+    got = rw.real_world_robustness(predict_inplace, X, cov=0.01 * np.eye(2), n_samples=2000, rng=0)
+    want = rw.real_world_robustness(predict_copy, X.copy(), cov=0.01 * np.eye(2), n_samples=2000, rng=0)
+    np.testing.assert_array_equal(X, kept)
+    np.testing.assert_array_equal(got, want)
+    assert want[0] > 0.99 and want[1] > 0.99  # both points lie 0.3 from the boundary x0 = 0.5, 3 sd of the noise

@@ -783,8 +783,10 @@ def real_world_robustness(
     rngs = point_rngs(rng, n)
     _check_budget(predict, X, n * (n_max if adaptive else n_samples), allow_large)
 
-    # base predictions f(x_t), chunked like the samples
-    base = np.concatenate([_call_predict(predict, X[s : s + chunk_rows], regression) for s in range(0, n, chunk_rows)])
+    # base predictions f(x_t), chunked like the samples, on copies: a predict that scales its input in place
+    base = np.concatenate(
+        [_call_predict(predict, X[s : s + chunk_rows].copy(), regression) for s in range(0, n, chunk_rows)]
+    )
 
     gaussian = sampler if isinstance(sampler, GaussianPerturbation) else None
 

@@ -6,7 +6,6 @@ pack across a code change its cells were adopted over (:func:`rebind_pack`)."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import tempfile
@@ -503,13 +502,13 @@ def _cell_seconds(path: Path) -> float:
     """The measured seconds a cell file records (0 when it records none); ValueError naming a damaged file."""
     try:
         payload = read_json(path)
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested too deep
         raise _damaged(path, "readable JSON") from None
     if not isinstance(payload, dict):
         raise _damaged(path, "a grid cell file (a JSON object with 'cell' and 'rows')")
     seconds = payload.get("seconds", 0.0)
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
-        raise _damaged(path, f"a grid cell file: its 'seconds' is {seconds!r}, not a number")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e12:
+        raise _damaged(path, f"a grid cell file: its 'seconds' is {seconds!r}, not a number of seconds >= 0")
     return float(seconds)
 
 
@@ -520,10 +519,13 @@ def _adoption_log(path: Path) -> list[dict]:
     check_store_file(path)
     try:
         log = read_json(path)
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         raise _damaged(path, "readable JSON") from None
     if not isinstance(log, list) or not all(
-        isinstance(e, dict) and isinstance(e.get("cells", 0), int) and not isinstance(e.get("cells", 0), bool)
+        isinstance(e, dict)
+        and isinstance(e.get("cells", 0), int)
+        and not isinstance(e.get("cells", 0), bool)
+        and e.get("cells", 0) >= 0
         for e in log
     ):
         raise _damaged(path, "an adoption log (a list of checks, each with a whole number of cells)")

@@ -122,7 +122,7 @@ def store_config(path: Path) -> dict:
     check_store_file(path)
     try:
         meta = read_json(path)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
         raise ValueError(f"{path} is not readable JSON ({exc}); the store is damaged: rerun its grid.") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("fn"), str) or not isinstance(meta.get("config"), dict):
         keys = sorted(meta) if isinstance(meta, dict) else type(meta).__name__
