@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 
@@ -337,7 +338,8 @@ def _check_ledger_file(path) -> None:
             "folder's ledgers with `make verify` / `robeval run`."
         ) from None
     claims = d.get("claims") if isinstance(d, dict) else None
-    if not isinstance(d, dict) or not isinstance(d.get("notebook"), str) or not isinstance(claims, list):
+    name = d.get("notebook") if isinstance(d, dict) else None
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", name) or not isinstance(claims, list):
         raise ValueError(
             f"{path} is not a ledger: a saved ledger is a JSON object with 'notebook' and a list of 'claims'. Remove "
             "it from the folder, or rebuild the folder's ledgers with `make verify` / `robeval run`."

@@ -264,3 +264,34 @@ def test_a_model_returning_one_hot_bools_works_everywhere():
         real_world_robustness(one_hot, X, cov=np.eye(2), n_samples=500, rng=0),
         real_world_robustness(rule, X, cov=np.eye(2), n_samples=500, rng=0),
     )
+
+
+def test_savefig_checks_its_arguments_before_writing(tmp_results):
+    """Probes E and F: savefig(None, ...) was an AttributeError, name=5 a regex TypeError, formats="png" was read
+    letter by letter ("Format 'p' is not supported") and formats=() wrote a manifest entry with no files."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robeval.core import savefig
+    from robeval.core.paths import figures_dir
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("a line", fontsize=14)
+    kw = dict(reproduces="MSCR Fig. 5", data_from="robeval.mscr.protocol.run_cell_2d")
+    cases = [
+        (lambda: savefig(None, "t", "smoke", **kw), TypeError, "fig must be a matplotlib Figure"),
+        (lambda: savefig(fig, 5, "smoke", **kw), ValueError, "Figure name 5 must be text"),
+        (lambda: savefig(fig, "t", "smoke", formats="png", **kw), TypeError, "formats must be a non-empty tuple"),
+        (lambda: savefig(fig, "t", "smoke", formats=(), **kw), TypeError, "formats must be a non-empty tuple"),
+        (lambda: savefig(fig, "t", "smoke", formats=("png", "xyz"), **kw), ValueError, "formats holds 'xyz'"),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error, match=message):
+            call()
+    assert not (figures_dir("smoke") / "t.png").exists()
+    savefig(fig, "t", "smoke", formats=("png",), **kw)
+    assert (figures_dir("smoke") / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    plt.close(fig)

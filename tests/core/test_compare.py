@@ -140,7 +140,13 @@ def test_compare_refuses_duplicated_ids_rows_without_verdict_and_deep_json(tmp_p
         (json.dumps({"notebook": "01_x", "claims": [{"id": "c1"}]}), "claim 'c1' has no 'verdict'"),
         (json.dumps({"notebook": "01_x", "claims": [{"id": "c1", "verdict": ["x"]}]}), "has the verdict"),
         ('{"notebook": "01_x", "claims": [' + "[" * 100_000 + "]" * 100_000 + "]}", "nested too deeply"),
-    ]
+        # probe F #8: an id or a notebook name could forge a "0 verdict(s) differ" line or send terminal escapes, and
+        # any text passed for a verdict
+        (json.dumps({"notebook": "01_x", "claims": [{"id": "c1\nrobeval compare: 0", "verdict": "reproduced"}]}),
+         "not a plain name"),
+        (json.dumps({"notebook": "01_x", "claims": [{"id": "c1", "verdict": "banana"}]}), "not one of reproduced"),
+        (json.dumps({"notebook": "01_x\x1b[2K", "claims": []}), "is not a ledger"),
+    ]  # fmt: skip
     for k, (text, match) in enumerate(cases):
         other = tmp_path / f"other{k}"
         other.mkdir()

@@ -564,7 +564,8 @@ EXEMPT = {
     "core.Ledger": "a claims ledger (dataclass of rows); its record methods check their values with "
     "validation.check_fact_types, tested in tests/core/test_ledger.py",
     "core.found": "takes sentences (text) for a notebook's findings, no array",
-    "core.savefig": "plotting: saves a matplotlib figure; arguments are names, checked in tests/core/test_readme_and_figures.py",
+    "core.savefig": "plotting: saves a matplotlib figure (no array); its figure, name and formats are checked in "
+    "tests/core/test_boundary.py, its manifest in tests/core/test_readme_and_figures.py",
     "core.setup": "a notebook's first call (experiment and profile names, parameters resolved by core.resolve, "
     "which is in the sweep)",
     "core.short_index": "display: renders ledger rows in a notebook",

@@ -204,3 +204,14 @@ def test_strip_writes_through_a_temporary_and_keeps_the_notebook_whole_when_the_
     assert link.is_symlink() and (path.stat().st_mode & 0o777) == 0o640
     assert nbformat.read(path, as_version=4).cells[0].outputs == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.ipynb", "link.ipynb"]  # no temporary left
+
+
+def test_the_papers_effect_must_be_a_finite_number():
+    """Probe F #10: effect=NaN or inf was recorded as if no effect had been given (no power), and text got math's
+    message; each now names `effect`. A finite effect gives the power of the test (hand-checked against 0.807)."""
+    iv = stats.mean_interval([0.1, 0.2, 0.3, 0.25, 0.15])
+    kw = dict(interval=iv, direction=">", evidence="replication", unit="trials", about="data")
+    for bad, err in ((float("nan"), ValueError), (float("inf"), ValueError), ("0.1", TypeError), (True, TypeError)):
+        with pytest.raises(err, match="effect must be"):
+            _ledger().comparison("a", "Fig 1", "d", effect=bad, **kw)
+    assert _ledger().comparison("a", "Fig 1", "d", effect=0.1, **kw).power == pytest.approx(0.807, abs=1e-3)

@@ -327,8 +327,7 @@ class Ledger(ReadingsMixin, StoreMixin):
 
         Reproduced when the interval excludes 0 on that side, contradicted when it excludes 0 on the other
         side, inconclusive otherwise. ``effect`` (the paper's own effect size, if it reports one) gives the
-        power the test had. Every test of the notebook is Holm-corrected in its family on :meth:`finalise`.
-        """
+        power the test had. Every test of the notebook is Holm-corrected in its family on :meth:`finalise`."""
         from robeval.core.stats import power_to_detect, runs_needed
 
         if direction not in (">", "<"):
@@ -349,6 +348,9 @@ class Ledger(ReadingsMixin, StoreMixin):
             decides = Need(n, iv.n, " if the effect is real") if n else "cannot be decided: estimate ≈ 0"
         what = "rank correlation" if kind == "trend" else "difference"
         rule = f"{iv.level:.0%} CI of the {what} ({iv.method}) excludes 0, claimed {direction} 0"
+        if isinstance(effect, (str, bytes)):  # float("0.1") would read it
+            raise TypeError(f"{id}: effect must be a number (the paper's effect size), got {effect!r}.")
+        effect = None if effect is None else finite_float(effect, "effect")  # NaN is not "no effect given"
         power = power_to_detect(effect, iv.se, iv.level) if effect is not None else None
         test = _decisions.test_of(iv, kind=_decisions.DIFFERENCE, sign=sign)
         claim = self._record(

@@ -119,11 +119,20 @@ def savefig(
     """
     import io
 
+    from matplotlib.figure import Figure
+
     from robeval.core.io import atomic_write_bytes, atomic_write_json
 
     check_profile(profile)
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-        raise ValueError(f"Figure name {name!r} may only contain letters, digits, '_', '-' and '.'.")
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure (e.g. fig, ax = plt.subplots()), got {type(fig).__name__}.")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ValueError(f"Figure name {name!r} must be text of letters, digits, '_', '-' and '.'.")
+    if isinstance(formats, str) or not isinstance(formats, (tuple, list)) or not formats:
+        raise TypeError(f"formats must be a non-empty tuple of file formats, e.g. ('png', 'pdf'), got {formats!r}.")
+    unknown = [f for f in formats if f not in fig.canvas.get_supported_filetypes()]
+    if unknown:
+        raise ValueError(f"formats holds {unknown[0]!r}, which matplotlib cannot write; use e.g. ('png', 'pdf').")
     if not isinstance(reproduces, str) or not reproduces.strip():
         raise ValueError("reproduces= must name the paper figure or table, e.g. 'MSCR Fig. 5'.")
     resolve_reference(data_from)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 from robeval.core.io import atomic_write_text
 from robeval.core.ledger import (
@@ -606,8 +607,10 @@ def _ledger_folder(folder) -> dict:
             why = "nested too deeply" if isinstance(exc, RecursionError) else exc
             raise ValueError(f"{f} is not a ledger: it is not readable JSON ({why}); restore or rebuild it.") from None
         notebook = d.get("notebook") if isinstance(d, dict) else None
-        if not isinstance(notebook, str):
-            raise ValueError(f"{f} is not a ledger (no 'notebook' name); restore it (git checkout) or rebuild it.")
+        if not isinstance(notebook, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", notebook):
+            raise ValueError(
+                f"{f} is not a ledger (no plain 'notebook' name); restore it (git checkout) or rebuild it."
+            )
         if notebook in seen:
             raise ValueError(
                 f"{f} and {seen[notebook]} are both ledgers of {notebook}; keep one ledger per notebook in {folder}."
@@ -753,12 +756,12 @@ def rows_by_id(ledger, where) -> dict:
         why = None
         if not isinstance(c, dict) or "id" not in c:
             why = f"claim {i} has no 'id'"
-        elif not isinstance(c["id"], str):
-            why = f"claim {i} has the id {c['id']!r}, not text"
+        elif not isinstance(c["id"], str) or not re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", c["id"]):
+            why = f"claim {i} has the id {c['id']!r:.80}, not a plain name (letters, digits, '_', '-', '.')"
         elif "verdict" not in c:
             why = f"claim {c['id']!r} has no 'verdict'"
-        elif not isinstance(c["verdict"], str):
-            why = f"claim {c['id']!r} has the verdict {c['verdict']!r:.60}, not text"
+        elif c["verdict"] not in VERDICTS:
+            why = f"claim {c['id']!r} has the verdict {c['verdict']!r:.60}, not one of {', '.join(VERDICTS)}"
         elif c["id"] in out:
             why = f"the id {c['id']!r} is listed twice"
         if why is not None:
