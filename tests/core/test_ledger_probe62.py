@@ -215,3 +215,20 @@ def test_the_papers_effect_must_be_a_finite_number():
         with pytest.raises(err, match="effect must be"):
             _ledger().comparison("a", "Fig 1", "d", effect=bad, **kw)
     assert _ledger().comparison("a", "Fig 1", "d", effect=0.1, **kw).power == pytest.approx(0.807, abs=1e-3)
+
+
+def test_strip_refuses_an_nbformat_3_notebook_instead_of_rewriting_it(tmp_path):
+    """Probe F #7: a version-3 notebook was converted and written back as version 4, with a random cell id each
+    run and its metadata dropped, although strip says it takes nbformat 4."""
+    import json
+
+    v3 = {"metadata": {"name": "x"}, "nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": [
+        {"cell_type": "code", "collapsed": False, "input": "print(1)", "language": "python", "metadata": {},
+         "outputs": [{"output_type": "stream", "stream": "stdout", "text": "1\n"}], "prompt_number": 1}],
+        "metadata": {}}]}  # fmt: skip
+    path = tmp_path / "v3.ipynb"
+    path.write_text(json.dumps(v3))
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=r"is a notebook of nbformat 3; robeval strip takes .*nbformat 4"):
+        strip_outputs(path)
+    assert path.read_bytes() == before

@@ -386,11 +386,16 @@ def check_notebook_file(path) -> Path:
     if not path.is_file():
         raise ValueError(f"no such notebook: {path}; {accepts}.")
     try:
+        with path.open(encoding="utf-8") as fh:  # the version the file holds, before any conversion
+            version = nbformat.reader.read(fh).get("nbformat")
         nb = nbformat.read(path, as_version=4)
         nbformat.validate(nb)
     except Exception as exc:  # nbformat raises NotJSONError, jsonschema's ValidationError, KeyError ...
         why = " ".join(str(exc).split())[:200]
         raise ValueError(f"{path} is not a readable notebook ({type(exc).__name__}: {why}); {accepts}.") from None
+    if version != 4:  # nbformat converts an older one, and writing it back would rewrite the file as version 4
+        raise ValueError(f"{path} is a notebook of nbformat {version}; {accepts} (convert it with `jupyter nbconvert "
+                         "--to notebook` first).")  # fmt: skip
     return path
 
 
