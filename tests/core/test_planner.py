@@ -153,6 +153,9 @@ def test_the_committed_plan():
     # a machine 1.75x slower does not: the planner says so and names the fix
     with pytest.raises(ValueError, match="raise --budget-min to at least 78.4"):
         planner.plan(60, slowdown=1.75)
+    # nor does an --also budget of the same size: the fix named is that budget's, not --budget-min (probe F #11)
+    with pytest.raises(ValueError, match=r"raise the --also budget 60@1.75 to at least 78.4@1.75 \(or drop it\)"):
+        planner.plan(200, also=[(60, 1.75)])
     for r in p.rows:
         assert all(r.runs[k] >= r.runs_now[k] for k in r.runs)  # run counts only grow
         assert not (r.trimmed and r.decided_now)  # a notebook deciding a central row is never trimmed

@@ -334,10 +334,16 @@ def plan(
     cheapest = overhead + sum(min(o[0] for o in opts) for _, _, opts in per_book.values())
     if cheapest > cap + 1e-9:
         worst = max(((budget_min, slowdown), *also), key=lambda bs: cheapest * bs[1] - bs[0] * 60)
+        need = math.ceil(cheapest / 60 * worst[1] * 10) / 10
+        fix = (
+            f"raise --budget-min to at least {need:g}"
+            if worst == (budget_min, slowdown)
+            else f"raise the --also budget {worst[0]:g}@{worst[1]:g} to at least {need:g}@{worst[1]:g} (or drop it)"
+        )
         raise ValueError(
             f"a budget of {worst[0]:g} min at slowdown {worst[1]:g} holds {worst[0] / worst[1]:.1f} measured minutes, "
             f"less than the {cheapest / 60:.1f} make reproduce takes at the current runs (trimmed where the units "
-            f"allow, virtual environment included); raise --budget-min to at least {math.ceil(cheapest / 60 * worst[1] * 10) / 10:g} or run fewer "
+            f"allow, virtual environment included); {fix} or run fewer "
             "notebooks (make reproduce NOTEBOOKS=...)."
         )
     states = [(0, 0, overhead, ())]
