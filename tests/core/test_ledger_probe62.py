@@ -232,3 +232,21 @@ def test_strip_refuses_an_nbformat_3_notebook_instead_of_rewriting_it(tmp_path):
     with pytest.raises(ValueError, match=r"is a notebook of nbformat 3; robeval strip takes .*nbformat 4"):
         strip_outputs(path)
     assert path.read_bytes() == before
+
+
+def test_ledger_messages_say_what_is_wrong():
+    """Probe F #15: an empty `cells` was reported as "got <class 'dict'>", comparable_at="paper" was split into the
+    letters a, e, p, r, and Ledger(claims=[1]) failed later with an AttributeError."""
+    L = _ledger()
+    kw = dict(tolerance=0.1, tolerance_basis="b", evidence="replication", unit="none (exact)", about="data")
+    with pytest.raises(ValueError, match=r"w: cells must map .* got \{\}"):
+        L.whole_table("w", "s", "d", cells={}, **kw)
+    iv = stats.mean_interval([0.1, 0.2, 0.3])
+    with pytest.raises(
+        TypeError, match=r"comparable_at must be a tuple of profile names, got the text 'paper'; write \('paper',\)"
+    ):
+        L.comparison(
+            "a", "s", "d", interval=iv, evidence="replication", unit="trials", about="data", comparable_at="paper"
+        )
+    with pytest.raises(TypeError, match="claims must be a list of Claim rows"):
+        ledger.Ledger(paper="mscr", notebook="x", profile="default", claims=[1])

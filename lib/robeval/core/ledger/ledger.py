@@ -135,6 +135,7 @@ from robeval.core.ledger.vocab import (
     Need,
     as_interval,
     check_central,
+    check_claims,
     check_paper_value,
     comparable_span,
     decision_of,
@@ -187,6 +188,7 @@ class Ledger(ReadingsMixin, StoreMixin):
     decided_by: str = ""
 
     def __post_init__(self):
+        check_claims(self.claims)
         check_profile(self.profile)
         if not isinstance(self.survives, bool):
             raise TypeError(f"survives must be True or False, got {self.survives!r}.")
@@ -243,8 +245,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         it lies entirely outside (however wide), else inconclusive; an interval wider than the margin band can
         only contradict. With ``estimate`` (exact, deterministic): reproduced iff
         ``|estimate − paper| <= margin``; for a reanalysis or derivation a larger gap is an erratum only beyond
-        the paper's own ``noise`` (its ``noise_basis``, one of :data:`NOISE_BASES`), inconclusive within it.
-        """
+        the paper's own ``noise`` (its ``noise_basis``, one of :data:`NOISE_BASES`), inconclusive within it."""
         p = finite_float(paper, "paper")
         m = finite_float(margin, "margin")
         if m < 0:
@@ -389,7 +390,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         cells within the tolerance and names the largest difference; the cells' standardised differences are
         :func:`table_differences` (for a heatmap)."""
         if not isinstance(cells, dict) or len(cells) < 1:
-            raise ValueError(f"{id}: cells must map each cell's name to (paper value, interval), got {type(cells)}.")
+            raise ValueError(f"{id}: cells must map each cell's name to (paper value, interval), got {cells!r:.60}.")
         tol = finite_float(tolerance, "tolerance")
         if tol <= 0:
             raise ValueError(f"{id}: tolerance must be > 0, got {tolerance!r}.")
@@ -525,8 +526,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         holds; e.g. the smallest step of a column that should rise), in the units of ``noise``. It is consistency
         only beyond the noise on the claimed side, an erratum only beyond it on the other, and inconclusive between
         (with :data:`RUN_SPREAD`: one difference test for both, gated alike) — never confirmed because nothing
-        went the wrong way.
-        """
+        went the wrong way."""
         if claimed is not None:
             if discrepancy is not None or holds is not None or margin is not None:
                 raise ValueError(f"{id}: pass claimed= (a statement of direction) or discrepancy=/holds=, not both.")

@@ -289,6 +289,12 @@ def as_interval(interval):
     return interval
 
 
+def check_claims(claims) -> None:
+    """TypeError unless ``claims`` (a Ledger's starting rows) is a list of :class:`Claim`."""
+    if not isinstance(claims, list) or not all(isinstance(c, Claim) for c in claims):
+        raise TypeError(f"claims must be a list of Claim rows (leave it out for an empty ledger), got {claims!r:.60}.")
+
+
 def check_central(central, what: str) -> bool:
     """``central`` as a bool: True or False only (a text "no" would be read as True), TypeError naming ``what``."""
     if not isinstance(central, (bool, np.bool_)):
@@ -408,6 +414,9 @@ def comparable_span(comparable_at) -> tuple[str, ...]:
     so a row written ``comparable_at=("default", "paper")`` is comparable at ``long`` and ``gpu`` too; ``("paper",)`` stays
     ``("paper",)``. A row whose mechanism needs more than the gpu profile's scale says so per row (``survives``,
     ``scaled``), as at every other profile. ValueError for an unknown profile name."""
+    if isinstance(comparable_at, str):  # tuple("paper") would be its letters
+        raise TypeError(f"comparable_at must be a tuple of profile names, got the text {comparable_at!r}; write "
+                        f"({comparable_at!r},).")  # fmt: skip
     names = tuple(comparable_at)
     bad = set(names) - set(PROFILES)
     if bad:
