@@ -147,3 +147,32 @@ def test_mixture_transform_normalises_probabilities_beyond_choices_tolerance():
     """probeE #22: a sum of 1.0000001 passed np.isclose, then Generator.choice refused it at the first call."""
     fn = msd.mixture_transform(["fog", "snow"], [0.5, 0.5000001])
     assert fn(IMAGES, np.random.default_rng(0)).shape == IMAGES.shape
+
+
+def test_model_feature_fn_refuses_float_images_and_unusable_devices_and_keeps_the_models_mode():
+    """Probe F #4, #6: float images in 0..255 were taken as if in [0, 1] (features off by ~117), the model was left
+    in eval mode, and a device torch cannot use here failed at the first call with torch's own error."""
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(3 * 32 * 32, 4)
+
+        def features(self, x):
+            return self.lin(x.flatten(1))
+
+        def forward(self, x):
+            return self.features(x)
+
+    torch.manual_seed(0)
+    net = Net().train()
+    f = msd.model_feature_fn(net)
+    a = f(IMAGES)
+    assert a.shape == (len(IMAGES), 4) and net.training  # the model's own mode is kept
+    with pytest.raises(ValueError, match="images must have dtype uint8"):
+        f(IMAGES.astype(np.float32))
+    for device in ("gpu", "meta", 1.5):
+        with pytest.raises(ValueError, match=rf"device {device!r} cannot be used here"):
+            msd.model_feature_fn(net, device=device)
+    np.testing.assert_array_equal(msd.model_feature_fn(net, device="cpu")(IMAGES), a)

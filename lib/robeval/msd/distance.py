@@ -184,17 +184,33 @@ def mmd_many(aug_feats, corr_means) -> np.ndarray:
 # transform features
 def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[np.ndarray], np.ndarray]:
     """Wrap a :mod:`robeval.core.nn.models` network as ``feature_fn(images uint8 (N, H, W, C)) -> (N, D)`` float64
-    returning the penultimate layer ``model.features`` (model in eval mode)."""
+    returning the penultimate layer ``model.features`` (computed in eval mode; the model's own train/eval mode is
+    restored after each call). ``device``: a torch device this machine can use (None: the model's own), checked
+    here; images of another dtype than uint8 (floats in 0..255 or in [0, 1]) are refused, not guessed at."""
+    import torch
+
     from robeval.core.nn.training import extract_features
-    from robeval.core.validation import check_positive
+    from robeval.core.validation import check_images, check_positive
 
     if not hasattr(model, "features"):
         raise ValueError("model has no .features(x) method; build it with robeval.core.nn.models.build(...).")
     check_positive(batch_size, "batch_size", integer=True)
+    if device is not None:
+        try:
+            if torch.device(device).type == "meta":
+                raise RuntimeError("a meta device holds no data")
+            torch.empty(0, device=device)
+        except (RuntimeError, NotImplementedError, TypeError, ValueError) as exc:
+            why = " ".join(str(exc).split())[:120]
+            raise ValueError(f"device {device!r} cannot be used here ({why}); pass 'cpu', or None.") from None
 
     def feature_fn(images: np.ndarray) -> np.ndarray:
-        x = to_nchw(images)
-        return extract_features(model, x, batch_size=batch_size, device=device).astype(np.float64)
+        x = to_nchw(check_images(images))
+        was_training = model.training
+        try:
+            return extract_features(model, x, batch_size=batch_size, device=device).astype(np.float64)
+        finally:
+            model.train(was_training)
 
     return feature_fn
 
