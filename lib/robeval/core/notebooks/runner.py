@@ -84,7 +84,7 @@ def run_notebook(
         raise ValueError(f"{path.name} has no parameter(s) {unknown}; its parameters cell declares {sorted(declared)}.")
     source = replot_copy(path, out_dir / "replot-sources") if replot else path
     try:
-        with _kernel_environment():
+        with _kernel_environment(), _quiet_interrupt():
             pm.execute_notebook(
                 str(source),
                 str(out),
@@ -103,6 +103,34 @@ def run_notebook(
             f"{_failing_cell(out)}\nExecuted copy: {out}"
         ) from exc
     return out
+
+
+@contextlib.contextmanager
+def _quiet_interrupt():
+    """Ctrl-C during a notebook run: the kernel is shut down while the interrupt unwinds papermill, and nbclient
+    ("Kernel died while waiting for execute reply") and asyncio ("Task exception was never retrieved") then log
+    what is no news; from the interrupt on, logging is off, so the command's own line is all the user sees. Only in
+    the main thread (signal handlers live there); elsewhere, and after the run, nothing changes."""
+    import logging
+    import signal
+    import threading
+
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is signal.SIG_IGN:
+        yield
+        return
+
+    def interrupted(signum, frame):
+        logging.disable(logging.CRITICAL)
+        if callable(previous):
+            previous(signum, frame)  # Python's own handler: raises KeyboardInterrupt
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def kernel_log(executed: Path) -> Path:
