@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from feature_nets import feature_net
+
 PACKAGES = ("core", "mscr", "msd", "realworld", "acr", "transforms")
 
 RNG = np.random.default_rng(0)
@@ -308,7 +310,7 @@ def contracts(tmp) -> dict[str, Contract]:
             {"aug_feats": "nan inf text empty", "corr_means": "nan inf text empty"},
         ),
         "msd.model_feature_fn": Contract(
-            msd.model_feature_fn, lambda: {"model": _feature_net()}, {"model": "text", "batch_size": "zero frac"}
+            msd.model_feature_fn, lambda: {"model": feature_net()}, {"model": "text", "batch_size": "zero frac"}
         ),
         "msd.scheme_transform": Contract(
             msd.scheme_transform,
@@ -598,24 +600,6 @@ ANSWERS: dict[tuple[str, str, str], Callable] = {
 #: the packs carried across the edit by ``robeval adopt`` (a sample of cells recomputed identically) and
 #: :func:`robeval.core.runs.rebind_pack`.
 KNOWN_GAPS: set[tuple[str, str, str]] = set()
-
-
-def _feature_net():
-    import torch
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.lin = torch.nn.Linear(3 * 32 * 32, 4)
-
-        def features(self, x):
-            return self.lin(x.flatten(1))
-
-        def forward(self, x):
-            return self.features(x)
-
-    torch.manual_seed(0)
-    return Net()
 
 
 def _cert_file(tmp):

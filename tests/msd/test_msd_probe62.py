@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from feature_nets import feature_net
 from robeval import msd
 
 IMAGES = np.random.default_rng(0).integers(0, 255, (2, 32, 32, 3), dtype=np.uint8)
@@ -152,21 +153,7 @@ def test_mixture_transform_normalises_probabilities_beyond_choices_tolerance():
 def test_model_feature_fn_refuses_float_images_and_unusable_devices_and_keeps_the_models_mode():
     """Probe F #4, #6: float images in 0..255 were taken as if in [0, 1] (features off by ~117), the model was left
     in eval mode, and a device torch cannot use here failed at the first call with torch's own error."""
-    import torch
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.lin = torch.nn.Linear(3 * 32 * 32, 4)
-
-        def features(self, x):
-            return self.lin(x.flatten(1))
-
-        def forward(self, x):
-            return self.features(x)
-
-    torch.manual_seed(0)
-    net = Net().train()
+    net = feature_net().train()
     f = msd.model_feature_fn(net)
     a = f(IMAGES)
     assert a.shape == (len(IMAGES), 4) and net.training  # the model's own mode is kept
