@@ -108,11 +108,10 @@ def _check_size(d, name: str = "d") -> None:
         raise TypeError(f"{name} must be a positive integer number of features, got {d!r:.60}.")
     if not np.isfinite(d) or d < 1 or d != int(d):
         raise ValueError(f"{name} must be a positive integer number of features, got {d!r}; e.g. {name}=4.")
-    if d >= 1:
-        check_allocation(
-            (int(d), int(d)), 8, what="features d x d",
-            fix="pass a smaller d (the number of features of a real data set is at most a few thousand).",
-        )  # fmt: skip
+    check_allocation(
+        (int(d), int(d)), 8, what="features d x d",
+        fix="pass a smaller d (the number of features of a real data set is at most a few thousand).",
+    )  # fmt: skip
 
 
 def identity_covariance(d: int) -> np.ndarray:
