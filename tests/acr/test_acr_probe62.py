@@ -521,3 +521,27 @@ def test_idx_beyond_int64_is_reported_as_such():
         check_indices([-1, 0])
     out = check_indices(np.array([2**63 - 1, 0], dtype=np.uint64))  # the largest index int64 holds: as before
     assert out.dtype == np.int64 and out.tolist() == [2**63 - 1, 0]
+
+
+def test_certification_frames_name_repeated_columns_missing_outcomes_and_text_labels():
+    """Probe F #12: a column twice or a MultiIndex gave pandas' 'arg must be a list, tuple, 1-d array, or Series', a
+    pd.NA outcome 'boolean value of NA is ambiguous', and text labels were blamed on `correct`."""
+    cert = pd.DataFrame(
+        {"idx": [0, 1, 2, 3], "label": [0, 1, 1, 0], "predict": [0, 1, -1, 1], "radius": [0.5, 0.25, 0.0, 0.1]}
+    ).assign(correct=[1, 1, 0, 0])
+    assert acr.acr(cert) == pytest.approx((0.5 + 0.25) / 4)
+    # documented correct answers: True/False outcomes and nullable integer labels without a missing value
+    assert acr.acr(cert.assign(correct=[True, True, False, False])) == pytest.approx(0.1875)
+    assert acr.acr(cert.assign(label=pd.array([0, 1, 1, 0], dtype="Int64"))) == pytest.approx(0.1875)
+    with pytest.raises(ValueError, match=r"^df has the column 'radius' 2 times \(columns .*drop or rename"):
+        acr.acr(pd.concat([cert, cert[["radius"]]], axis=1))
+    with pytest.raises(ValueError, match=r"^df has 2 levels of column names \(a MultiIndex"):
+        acr.acr(cert.set_axis(pd.MultiIndex.from_arrays([cert.columns] * 2), axis=1))
+    missing = cert.assign(correct=pd.array([True, True, pd.NA, False], dtype="boolean"))
+    with pytest.raises(ValueError, match=r"^df\['correct'\] must hold whole numbers, but row 2 holds a missing value"):
+        acr.acr(missing)
+    for dtype in ("string", "object"):
+        with pytest.raises(ValueError, match=rf"^df\['label'\] must hold whole numbers .*got dtype {dtype}"):
+            acr.acr(cert.assign(label=cert["label"].astype(dtype)))
+    with pytest.raises(ValueError, match=r"^df\['predict'\] must hold whole numbers, but row 1 holds 1.5"):
+        acr.acr(cert.assign(predict=[0, 1.5, -1, 1]))

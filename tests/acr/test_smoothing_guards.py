@@ -257,10 +257,16 @@ def test_certify_dataset_keeps_the_finished_images_when_a_later_one_fails():
 def test_smoothing_misuse_gets_a_clear_error_not_a_traceback():
     lin = torch.nn.Linear(D, 3)
     if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match=r"device='cuda' cannot be used here \(this machine has no CUDA device\)"):
+        with pytest.raises(ValueError, match=r"device='cuda' asks for a GPU, but torch sees none on this machine"):
             Smooth(lin, 10, 0.25, device="cuda")
-    with pytest.raises(ValueError, match="device='gpu' cannot be used here.*device='cpu'"):
+    # probe F #13: a misspelt name or a wrong type is said to be one, not blamed on a missing CUDA device
+    with pytest.raises(ValueError, match=r"^device='gpu' is not a torch device name; pass one such as 'cpu'"):
         Smooth(lin, 3, 0.25, device="gpu")
+    for bad in (1.5, True):
+        with pytest.raises(TypeError, match=rf"^device must be a torch device name .*got {bad!r} of type"):
+            Smooth(lin, 3, 0.25, device=bad)
+    with pytest.raises(ValueError, match=r"^device='meta' holds no data"):
+        Smooth(lin, 3, 0.25, device="meta")
     with pytest.raises(TypeError, match="radius must be one number.*once per radius"):
         Smooth(lin, 3, 0.25).certify_radius(X, [0.1, 0.2], 10, 200, 0.001, seed=0)
     # a float64 model: the noisy batch is cast to its dtype (was: a dtype error with a hint about x[None])

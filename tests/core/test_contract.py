@@ -804,3 +804,68 @@ def test_a_bad_argument_is_one_line_and_a_nonzero_exit(cmd, capsys, tmp_path):
         assert err.startswith("robeval") and err.count("\n") == 1, err
     assert rc not in (0, None) and "Traceback" not in err
     assert needle in err, err
+
+
+# ---------------------------------------------------------------- sweeps over every contract (probe F #4, #12, #13)
+BAD_DEVICES = (("gpu", ValueError), ("meta", ValueError), (1.5, TypeError))
+
+
+def _with_parameter(name: str) -> list[str]:
+    return sorted(key for key, c in dict(_static_keys()).items() if name in _static_params(key))
+
+
+def _static_params(key: str) -> set[str]:
+    import pathlib
+
+    return contracts(pathlib.Path("/nonexistent"))[key].params()
+
+
+@pytest.mark.parametrize("key", _with_parameter("device"))
+def test_every_device_argument_is_checked_by_name(registry, key):
+    """Every public function taking ``device=`` refuses a name torch does not know, the data-less 'meta' device and
+    a wrong type with core.env.usable_device's messages, not torch's error at the first use."""
+    contract = registry[key]
+    for device, error in BAD_DEVICES:
+        with pytest.raises(error, match=r"^device(=| must be a torch device name)"):
+            contract.fn(**{**contract.good(), "device": device})
+
+
+def _frames(contract) -> list[str]:
+    return [arg for arg, v in contract.good().items() if isinstance(v, pd.DataFrame)]
+
+
+FRAME_KEYS = [key for key in sorted(dict(_static_keys())) if key.split(".")[0] in ("mscr", "acr", "realworld", "msd")]
+
+
+@pytest.mark.parametrize("key", FRAME_KEYS)
+def test_every_frame_argument_refuses_a_column_twice_and_missing_values(registry, key):
+    """A results frame with a column named twice, a MultiIndex of columns, or pandas' NA in a column the function
+    reads gets a message naming the argument (was: pandas' 'arg must be a list ...', 'boolean value of NA is
+    ambiguous')."""
+    contract = registry[key]
+    for arg in _frames(contract):
+        good = contract.good()
+        df = good[arg]
+        cases = {
+            "twice": pd.concat([df, df.iloc[:, :1]], axis=1),
+            "levels": df.set_axis(pd.MultiIndex.from_arrays([df.columns] * 2), axis=1),
+        }
+        for name, bad in cases.items():
+            with pytest.raises(ValueError, match=rf"^{arg}\b") as info:
+                contract.fn(**{**good, arg: bad})
+            assert "column" in str(info.value), (key, name, str(info.value))
+        # pandas' NA is refused wherever NaN is, with a message naming the argument (and the column or cell)
+        for column in [c for c in df.columns if df[c].dtype.kind in "iuf"]:
+            na, nan = df.copy(), df.copy()
+            na[column] = pd.array(df[column].tolist(), dtype="Float64")
+            na.loc[na.index[0], column] = pd.NA
+            nan[column] = df[column].astype(float)
+            nan.loc[nan.index[0], column] = np.nan
+            try:
+                contract.fn(**{**good, arg: nan})
+            except (ValueError, TypeError):
+                with pytest.raises((ValueError, TypeError)) as info:
+                    contract.fn(**{**good, arg: na})
+                message = str(info.value)
+                assert type(info.value).__module__ == "builtins" and _names_argument(message, arg), (key, message)
+                assert str(column) in message or "column" in message, (key, column, message)

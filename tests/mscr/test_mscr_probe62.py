@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from robeval import mscr
 
@@ -89,8 +90,14 @@ def test_evaluate_levels_refuses_bad_unit_offsets(value, fragment):
 def test_nearest_other_class_distance_device_and_progress():
     X = np.random.default_rng(0).random((10, 2))
     y = np.arange(10) % 2
-    with pytest.raises(ValueError, match="device must be a torch device name"):
+    with pytest.raises(ValueError, match="device='nosuch' is not a torch device name"):
         mscr.nearest_other_class_distance(X, y, device="nosuch")
+    # probe F #4: names torch knows but this machine cannot use (no backend, or no data) gave torch's own errors
+    with pytest.raises(ValueError, match=r"^device='meta' holds no data"):
+        mscr.nearest_other_class_distance(X, y, device="meta")
+    if not torch.backends.mps.is_available():
+        with pytest.raises(ValueError, match=r"^device='mps' cannot be used on this machine \(.*\); pass 'cpu'"):
+            mscr.nearest_other_class_distance(X, y, device="mps")
     with pytest.raises(TypeError, match="progress must be True or False"):
         mscr.nearest_other_class_distance(X, y, progress="no")
 
@@ -174,3 +181,13 @@ def test_booleans_are_not_numbers_in_mean_ci_and_sample_uniform_ball():
     with pytest.raises(TypeError, match="X must hold numbers, got booleans"):
         mscr.sample_uniform_ball(np.array([[True, False]]), 0.1, 1, 2, np.random.default_rng(0))
     assert mscr.mean_ci([1.0, 0.0, 1.0])[3] == 3
+
+
+def test_a_results_frame_with_a_column_twice_is_refused_by_name():
+    """Probe F #12: `acc` twice gave pandas' 'arg must be a list, tuple, 1-d array, or Series' (core.validation's
+    check_frame, which every summary of a results frame calls, now checks the column names)."""
+    g = pd.DataFrame(
+        [{"seed": s, "eps_train": 0.0, "eps_test": e, "acc": 0.9 - e} for s in (0, 1, 2) for e in (0.0, 0.5)]
+    )
+    with pytest.raises(ValueError, match=r"^df has the column 'acc' 2 times"):
+        mscr.mscr_summary(pd.concat([g, g[["acc"]]], axis=1), 0.5)

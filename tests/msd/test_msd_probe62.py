@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from feature_nets import feature_net
 from robeval import msd
@@ -159,7 +160,11 @@ def test_model_feature_fn_refuses_float_images_and_unusable_devices_and_keeps_th
     assert a.shape == (len(IMAGES), 4) and net.training  # the model's own mode is kept
     with pytest.raises(ValueError, match="images must have dtype uint8"):
         f(IMAGES.astype(np.float32))
-    for device in ("gpu", "meta", 1.5):
-        with pytest.raises(ValueError, match=rf"device {device!r} cannot be used here"):
+    for device, error in (("gpu", ValueError), ("meta", ValueError), (1.5, TypeError)):
+        with pytest.raises(error, match=rf"^device(={device!r}| must be a torch device name)"):
             msd.model_feature_fn(net, device=device)
     np.testing.assert_array_equal(msd.model_feature_fn(net, device="cpu")(IMAGES), a)
+    # probe F #4: a float64 or float16 network failed at the first call with torch's dtype error
+    for cast in (torch.nn.Module.double, torch.nn.Module.half):
+        with pytest.raises(ValueError, match=r"^model's parameters are torch.float(64|16), .*model.float\(\) first"):
+            msd.model_feature_fn(cast(feature_net()))

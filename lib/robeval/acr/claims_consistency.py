@@ -34,10 +34,10 @@ from robeval.acr.published import (
     TABLE1_MARKS,
     TABLE1_TEXT_COUNTS,
 )
+from robeval.core.frames import check_frame as _check_frame
 from robeval.core.ledger import DERIVATION, EXACT, REANALYSIS, ROUNDING, RUN_SPREAD
 from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.core.paths import PROFILES
-from robeval.core.validation import check_frame as _check_frame
 
 # --------------------------------------------------------------------------------------------
 # notebook 08 — consistency of the authors' artefacts

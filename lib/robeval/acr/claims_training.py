@@ -34,8 +34,8 @@ from robeval.acr.published import (
     PAPER_TABLE2,
     PAPER_TABLE5_FULL,
 )
+from robeval.core.frames import check_frame as _check_frame
 from robeval.core.ledger import check_ledger as _check_ledger
-from robeval.core.validation import check_frame as _check_frame
 
 # --------------------------------------------------------------------------------------------
 # notebook 09 — our trained variants

@@ -24,6 +24,7 @@ from scipy.stats import norm as _norm
 
 from robeval.acr.checks import check_num_samples
 from robeval.acr.smoothing import Smooth, clopper_pearson_lower, image_generators
+from robeval.core.env import usable_device
 
 # --------------------------------------------------------------------------------------------
 # building blocks
@@ -81,7 +82,7 @@ def estimate_p_correct(
     xt = as_float_images(x)
     if len(xt) != len(y):
         raise ValueError(f"x has {len(xt)} images but y has {len(y)} labels.")
-    dev = torch.device(device) if device is not None else next(model.parameters()).device
+    dev = usable_device(device) if device is not None else next(model.parameters()).device
     if len(y) == 0:
         return np.empty(0)
     net = ChannelsLastInference(model)

@@ -17,7 +17,8 @@ from scipy.stats import binom as _binom
 from robeval.acr.checks import check_num_samples
 from robeval.acr.metrics import certified_accuracy, check_certification_frame, check_radii, key_columns
 from robeval.acr.theory import min_count_for_radius, radius_for_count
-from robeval.core.validation import check_frame, check_mapping, check_numbers
+from robeval.core.frames import check_frame
+from robeval.core.validation import check_mapping, check_numbers
 
 
 def _p_grid(grid, name: str = "grid", *, finite: bool = False):

@@ -170,7 +170,7 @@ def _check_times(df: pd.DataFrame) -> None:
     """ValueError naming ``df['time']`` and the row unless every ``time`` is a finite number of seconds >= 0 or a
     text :func:`parse_duration` (the reader's parser) reads as one, printable on one line (a tab or line break
     written as is would split the row or add one that :func:`read_certification` reads back)."""
-    from robeval.core.validation import check_numeric_column
+    from robeval.core.frames import check_numeric_column
 
     col = df["time"]
     if col.dtype.kind in "mM":
@@ -248,7 +248,8 @@ def write_certification_tsv(df: pd.DataFrame, path) -> Path:
         >= 0 nor a text :func:`parse_duration` reads as such, on one line (a tab, newline or carriage return would
         add or split a row of the file); ``path`` is a folder or lies under a file.
     """
-    from robeval.core.validation import check_frame, check_numeric_column, check_path, check_unique_runs
+    from robeval.core.frames import check_frame, check_numeric_column, check_unique_runs
+    from robeval.core.validation import check_path
 
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name (str or os.PathLike), got {type(path).__name__}.")

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from robeval.acr.smoothing import ABSTAIN
-from robeval.core.validation import check_numeric_column
+from robeval.core.frames import check_column_names, check_numeric_column
 
 CERT_COLUMNS = ("label", "predict", "radius", "correct")
 
@@ -26,6 +26,7 @@ def check_certification_frame(df, name: str = "df") -> pd.DataFrame:
             f"{name} must be a pandas DataFrame with columns {list(CERT_COLUMNS)}, "
             f"got {type(df).__name__}; load one with robeval.acr.files.load_certification."
         )
+    check_column_names(df, name)
     missing = [c for c in CERT_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(
@@ -35,6 +36,8 @@ def check_certification_frame(df, name: str = "df") -> pd.DataFrame:
     if len(df) == 0:
         raise ValueError(f"{name} is empty; certify at least one input.")
     check_numeric_column(df, "radius", name, finite=False)
+    for column in ("label", "predict", "correct"):
+        _check_whole_column(df, column, name)
     check_unique_inputs(df, name)
     r = df["radius"].to_numpy(dtype=np.float64)
     if not np.all(np.isfinite(r)) or np.any(r < 0):
@@ -60,6 +63,32 @@ def check_certification_frame(df, name: str = "df") -> pd.DataFrame:
             f"(first at row {int(np.argmax(wrong))}); recompute it as (predict == label)."
         )
     return df
+
+
+def _check_whole_column(df: pd.DataFrame, column: str, name: str) -> None:
+    """ValueError naming ``column`` and the first bad row unless it holds whole numbers (class indices, or 0/1
+    and True/False for ``correct``) with no missing value: text labels would compare unequal to the predictions,
+    and a missing ``correct`` has no truth value."""
+    col = df[column]
+    kinds = "biuf" if column == "correct" else "iuf"
+    kind = getattr(col.dtype, "kind", "O")
+    if kind not in kinds:
+        raise ValueError(
+            f"{name}[{column!r}] must hold whole numbers (class indices, -1 for an abstention), got dtype {col.dtype}; "
+            f"convert it, e.g. {name}[{column!r}] = {name}[{column!r}].astype(int)."
+        )
+    missing = col.isna().to_numpy()
+    values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = missing | ~np.isfinite(values)
+    if column != "correct":  # correct: its own 0/1 check below names the fix
+        bad |= values != np.round(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        shown = "a missing value" if missing[i] else repr(float(values[i]))
+        raise ValueError(
+            f"{name}[{column!r}] must hold whole numbers, but row {df.index[i]!r} holds {shown}; a missing "
+            "or fractional class or outcome cannot be scored: recompute that row or drop it."
+        )
 
 
 #: Columns that, with ``idx``, name one certification of one input when frames of several models are pooled (the

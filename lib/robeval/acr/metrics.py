@@ -19,7 +19,8 @@ import pandas as pd
 from robeval.acr.frames import check_certification_frame
 from robeval.acr.published import METHODS
 from robeval.acr.theory import max_certified_radius
-from robeval.core.validation import check_bool, check_frame, check_mapping, check_numbers
+from robeval.core.frames import check_frame
+from robeval.core.validation import check_bool, check_mapping, check_numbers
 
 
 def check_radii(radii, name: str = "radii") -> np.ndarray:

@@ -44,8 +44,8 @@ from robeval.acr.smoothing import (
     image_generators,
     sequential_schedule,
 )
+from robeval.core.frames import check_frame
 from robeval.core.seeding import keyed
-from robeval.core.validation import check_frame
 
 GRID_CELLS = (
     "sequential_cell",

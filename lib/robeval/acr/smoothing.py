@@ -41,6 +41,7 @@ from robeval.acr.checks import (
     huge_int,
     huge_int_message,
 )
+from robeval.core.env import usable_device
 from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import (
@@ -354,7 +355,8 @@ class Smooth:
         Noise standard deviation (> 0).
     device : str or torch.device, optional
         Where draws are generated and evaluated; default: the device of the model's first parameter
-        (CPU for parameter-free models, estimators and plain functions).
+        (CPU for parameter-free models, estimators and plain functions). Checked here: a wrong type raises
+        TypeError, a name torch does not know or a device this machine cannot use ValueError.
     """
 
     ABSTAIN = ABSTAIN
@@ -373,15 +375,7 @@ class Smooth:
                 device = next(base_classifier.parameters()).device
             except (AttributeError, StopIteration, TypeError):
                 device = torch.device("cpu")
-        try:
-            self.device = torch.device(device)
-            torch.empty(0, device=self.device)
-        except (RuntimeError, AssertionError, TypeError) as exc:
-            cuda = "" if torch.cuda.is_available() else " (this machine has no CUDA device)"
-            raise ValueError(
-                f"device={device!r} cannot be used here{cuda}: {exc}. Pass device='cpu', or leave device=None to use "
-                "the device of the model's parameters."
-            ) from None
+        self.device = usable_device(device)
         try:
             first = next(base_classifier.parameters())
             self._dtype = first.dtype if first.is_floating_point() else torch.float32

@@ -32,7 +32,8 @@ from robeval.acr.checks import (
     show_int,
 )
 from robeval.acr.smoothing import clopper_pearson_lower, full_hit_gap, radius_from_p_lower, stable_full_hits
-from robeval.core.validation import check_frame, check_numbers
+from robeval.core.frames import check_frame
+from robeval.core.validation import check_numbers
 
 
 def radius_for_count(n_a, n, alpha, sigma) -> np.ndarray:

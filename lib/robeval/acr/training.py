@@ -62,6 +62,7 @@ from robeval.acr.training_tables import (
     variant_ecdfs,
     within_budget,
 )
+from robeval.core.env import usable_device
 from robeval.core.seeding import keyed
 from robeval.core.validation import check_bool
 
@@ -327,7 +328,7 @@ def train_rs(
             "resume comes from a warm-up with other settings; warm-up states are shared only between variants "
             "with the same warmup_key(config) (all settings but discard/reweight/attack)."
         )
-    dev = torch_device() if device is None else torch.device(device)
+    dev = torch_device() if device is None else usable_device(device)
     model.to(dev)
     yt = torch.as_tensor(y).to(dev)
     xd = xt.to(dev)  # the training images live on the device: a step sends its indices and flip/crop draws only
@@ -483,7 +484,7 @@ def gradient_norms(
     num_noise = check_num_samples(num_noise, "num_noise")
     y = np.asarray(y).astype(np.int64).reshape(-1)
     xt = as_float_images(x)
-    dev = torch.device(device) if device is not None else next(model.parameters()).device
+    dev = usable_device(device) if device is not None else next(model.parameters()).device
     from robeval.core.nn.training import fixed_threads, train_threads
 
     gen = torch.Generator(device=dev).manual_seed(torch_seed(seed, "gradient-norms"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from robeval.acr.ecdf import ecdf_curves
 from robeval.acr.metrics import certification_table
-from robeval.core.validation import check_frame, check_unique_runs
+from robeval.core.frames import check_frame, check_unique_runs
 
 # --------------------------------------------------------------------------------------------
 # result tables of the variant grid (notebook 09)

@@ -94,6 +94,41 @@ def torch_device(prefer: str | None = None):
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def usable_device(device, name: str = "device"):
+    """``device`` as a ``torch.device`` this machine can compute on.
+
+    Takes a device name (``'cpu'``, ``'cuda'``, ``'cuda:1'``), a CUDA index (``0``) or a ``torch.device``. A wrong
+    type raises TypeError, a name torch does not know ValueError, and so does a device this machine cannot use
+    (``'cuda'`` without a GPU, ``'mps'`` or ``'xla'`` without their backends, ``'meta'``, which holds no data):
+    each message names ``name`` and says what to pass instead, in place of torch's own error at the first use.
+    """
+    import torch
+
+    if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
+        raise TypeError(
+            f"{name} must be a torch device name such as 'cpu', 'cuda' or 'cuda:0' (or a torch.device), "
+            f"got {device!r:.60} of type {type(device).__name__}."
+        )
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, ValueError, TypeError):
+        raise ValueError(
+            f"{name}={device!r:.60} is not a torch device name; pass one such as 'cpu', 'cuda' or 'cuda:0'."
+        ) from None
+    if dev.type == "meta":
+        raise ValueError(
+            f"{name}={device!r} holds no data (torch's 'meta' device); pass 'cpu' or a GPU such as 'cuda'."
+        )
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{name}={device!r} asks for a GPU, but torch sees none on this machine; pass 'cpu'.")
+    try:
+        torch.zeros(1, device=dev).add_(1)
+    except (RuntimeError, NotImplementedError, AssertionError) as exc:
+        why = " ".join(str(exc).split()).split(". ")[0][:120]
+        raise ValueError(f"{name}={device!r} cannot be used on this machine ({why}); pass 'cpu'.") from None
+    return dev
+
+
 _CPU_KIND: dict | None = None
 
 

@@ -77,7 +77,7 @@ def save_frame(df, path: str | os.PathLike) -> Path:
 
 def load_frame(path: str | os.PathLike):
     """A CSV results file as a DataFrame, with ``df.attrs["source"]`` = its path, so checks of its columns
-    (:func:`robeval.core.validation.check_frame`) name the file. A missing file raises FileNotFoundError saying how
+    (:func:`robeval.core.frames.check_frame`) name the file. A missing file raises FileNotFoundError saying how
     results files are made."""
     import pandas as pd
 

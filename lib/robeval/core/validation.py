@@ -187,53 +187,6 @@ def check_covariance(cov, d: int | None = None, name: str = "cov", rtol: float =
     return C
 
 
-def check_frame(df, columns=(), name: str = "df", *, non_empty: bool = False, hint: str = ""):
-    """A pandas DataFrame with (at least) ``columns``; returns it unchanged.
-
-    TypeError if ``df`` is not a DataFrame; ValueError naming the missing columns (and ``hint``, e.g. which
-    function writes such a table) or, with ``non_empty``, an empty frame.
-    """
-    import pandas as pd
-
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}.")
-    source = df.attrs.get("source") if isinstance(getattr(df, "attrs", None), dict) else None
-    if source:  # read from a results file (robeval.core.io.load_frame): name it, and how to remake it
-        name = f"{name} (read from {source})"
-        hint = (hint + " " if hint else "") + (
-            "That file was written by other code or edited: recompute it (rerun its notebook's compute cells, "
-            "without --replot) or restore it."
-        )
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name} lacks columns {missing}; it has {list(df.columns)}." + (f" {hint}" if hint else ""))
-    if non_empty and len(df) == 0:
-        raise ValueError(f"{name} is empty." + (f" {hint}" if hint else ""))
-    return df
-
-
-def check_unique_runs(df, keys, name: str = "rows", *, hint: str = ""):
-    """``df`` unchanged if no two rows share the run key ``keys`` (e.g. seed, eps_train, eps_test); else ValueError
-    naming the duplicated keys.
-
-    Summaries over runs count rows: a results file concatenated twice, or a grid collected twice, would double the
-    number of runs and shrink every confidence interval without a word. ``hint`` says where such rows come from.
-    """
-    check_frame(df, keys, name)
-    dup = df.duplicated(list(keys), keep=False)
-    if dup.any():
-        first = df.loc[dup, list(keys)].drop_duplicates().head(3)
-        shown = "; ".join(", ".join(f"{k}={v!r}" for k, v in zip(keys, row)) for row in first.itertuples(index=False))
-        n_keys = int(df.loc[dup, list(keys)].drop_duplicates().shape[0])
-        raise ValueError(
-            f"{name} hold {int(dup.sum())} rows for {n_keys} run key(s) ({', '.join(keys)}) that appear more than "
-            f"once, e.g. {shown}: a run counted twice would shrink the confidence intervals. Drop the repeated rows "
-            f"(df.drop_duplicates({list(keys)!r}) if they are copies) or give each run its own key."
-            + (f" {hint}" if hint else "")
-        )
-    return df
-
-
 def check_mapping(obj, name: str, *, value_type=None) -> dict:
     """A non-empty dict (of ``value_type`` values, if given)."""
     if not isinstance(obj, dict):
@@ -808,37 +761,6 @@ def as_float_points(
     if dtype is None:
         dtype = np.float32 if arr.dtype == np.float32 else np.float64
     return arr.astype(dtype, copy=False)
-
-
-def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = True, hint: str = ""):
-    """Column ``column`` of the DataFrame ``df`` as a float64 Series (same index): ValueError naming the first row
-    whose value is text (e.g. a CSV column read as strings) or, with ``finite``, NaN / infinite."""
-    import pandas as pd
-
-    col = df[column]
-    where = name
-    source = df.attrs.get("source") if isinstance(getattr(df, "attrs", None), dict) else None
-    if source:
-        where = f"{name} (read from {source})"
-    values = pd.to_numeric(col, errors="coerce")
-    text = values.isna() & col.notna()
-    if col.dtype.kind == "b":
-        text = col.notna()  # True/False is not a number in a results column
-    if text.any():
-        i = text.to_numpy().argmax()
-        raise ValueError(
-            f"{where}: column {column!r} must hold numbers, but row {col.index[i]!r} holds {col.iloc[i]!r} (dtype "
-            f"{col.dtype}); fix that row (or the file it was read from)." + (f" {hint}" if hint else "")
-        )
-    values = values.astype(np.float64)
-    if finite and not np.all(np.isfinite(values.to_numpy())):
-        i = (~np.isfinite(values.to_numpy())).argmax()
-        raise ValueError(
-            f"{where}: column {column!r} holds {float(values.iloc[i])!r} in row {col.index[i]!r}; a failed or missing run "
-            "cannot be averaged silently. Drop that run's rows (every eps_test of it) or recompute it."
-            + (f" {hint}" if hint else "")
-        )
-    return values
 
 
 def check_draw_budget(draws: int, *, what: str, seconds_per_draw: float | None = None, allow_large=False) -> None:

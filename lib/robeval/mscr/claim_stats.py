@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from robeval.core import stats
+from robeval.core.frames import check_frame, check_unique_runs
 from robeval.core.paths import PROFILES
-from robeval.core.validation import check_frame, check_unique_runs
 from robeval.mscr.protocol import check_eps_min, mscr_value
 
 ALWAYS = PROFILES  # exact computations: comparable at every profile

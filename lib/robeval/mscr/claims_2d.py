@@ -18,8 +18,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from robeval.core.frames import check_frame, check_unique_runs
 from robeval.core.ledger import EXACT, ROUNDING, RUN_SPREAD, check_ledger
-from robeval.core.validation import check_frame, check_unique_runs
 from robeval.mscr import claims_sheet
 from robeval.mscr.claim_stats import (
     ALWAYS,

@@ -37,6 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from robeval.core.frames import check_frame, check_numeric_column, check_unique_runs
 from robeval.core.seeding import keyed
 from robeval.core.validation import (
     as_float_points,
@@ -46,14 +47,11 @@ from robeval.core.validation import (
     check_distinct,
     check_eps,
     check_features,
-    check_frame,
     check_labels,
     check_level,
     check_numbers,
-    check_numeric_column,
     check_positive,
     check_sequence,
-    check_unique_runs,
 )
 from robeval.mscr.noise import unit_ball_offsets
 from robeval.mscr.separation import check_norm

@@ -30,6 +30,7 @@ import math
 import numpy as np
 import torch
 
+from robeval.core.env import usable_device
 from robeval.core.validation import (
     as_float_points,
     check_keywords,
@@ -225,24 +226,6 @@ def _check_flag(value, name: str) -> None:
     check_bool(value, name)
 
 
-def _check_device(device):
-    """``device`` as a torch.device (None: the CPU); ValueError naming ``device`` for a name torch does not know
-    or a device this machine lacks, instead of torch's RuntimeError."""
-    if device is None:
-        return torch.device("cpu")
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"device must be a torch device name such as 'cpu' or 'cuda', got {device!r:.60}.")
-    try:
-        dev = torch.device(device)
-    except RuntimeError:
-        raise ValueError(
-            f"device must be a torch device name such as 'cpu', 'cuda' or 'cuda:0', got {device!r}."
-        ) from None
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} asks for a GPU, but torch sees none here; pass device='cpu' or None.")
-    return dev
-
-
 def nearest_other_class_distance(
     X,
     y,
@@ -270,8 +253,8 @@ def nearest_other_class_distance(
     chunk_size : int
         Query rows handled at once; memory is O(chunk_size * n).
     device : str or torch.device, optional
-        Torch device ("cuda" for 60000 x 3072 on a GPU); default CPU. An unknown name, or "cuda" where torch
-        sees no GPU, raises ValueError.
+        Torch device ("cuda" for 60000 x 3072 on a GPU); default CPU. A name torch does not know, or a
+        device this machine cannot use ("cuda" without a GPU, "mps", "meta"), raises ValueError.
     n_candidates : int
         Candidates per query used for the initial upper bound (high-dimensional path only).
     subset_dims : int
@@ -294,7 +277,7 @@ def nearest_other_class_distance(
     check_positive(subset_dims, "subset_dims", integer=True)
     _check_flag(progress, "progress")
     n, d = X2.shape
-    device = _check_device(device)
+    device = torch.device("cpu") if device is None else usable_device(device)
     T = _as_tensor(X2, p, device)
     _, inv = np.unique(y, return_inverse=True)
     labels = torch.as_tensor(inv, device=device)

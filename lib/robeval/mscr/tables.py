@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from robeval.core.validation import check_frame
+from robeval.core.frames import check_frame
 from robeval.mscr.protocol import row_optima
 from robeval.mscr.separation import check_norm
 

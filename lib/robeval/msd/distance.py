@@ -189,6 +189,7 @@ def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[
     here; images of another dtype than uint8 (floats in 0..255 or in [0, 1]) are refused, not guessed at."""
     import torch
 
+    from robeval.core.env import usable_device
     from robeval.core.nn.training import extract_features
     from robeval.core.validation import check_images, check_positive
 
@@ -196,13 +197,13 @@ def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[
         raise ValueError("model has no .features(x) method; build it with robeval.core.nn.models.build(...).")
     check_positive(batch_size, "batch_size", integer=True)
     if device is not None:
-        try:
-            if torch.device(device).type == "meta":
-                raise RuntimeError("a meta device holds no data")
-            torch.empty(0, device=device)
-        except (RuntimeError, NotImplementedError, TypeError, ValueError) as exc:
-            why = " ".join(str(exc).split())[:120]
-            raise ValueError(f"device {device!r} cannot be used here ({why}); pass 'cpu', or None.") from None
+        device = usable_device(device)
+    dtypes = {p.dtype for p in model.parameters() if p.is_floating_point()}
+    if dtypes - {torch.float32}:
+        raise ValueError(
+            f"model's parameters are {', '.join(sorted(str(d) for d in dtypes))}, but model_feature_fn feeds it "
+            "float32 images; convert it with model.float() first."
+        )
 
     def feature_fn(images: np.ndarray) -> np.ndarray:
         x = to_nchw(check_images(images))

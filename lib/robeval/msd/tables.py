@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robeval.core.validation import check_frame as _check_frame
-from robeval.core.validation import check_unique_runs
+from robeval.core.frames import check_frame as _check_frame
+from robeval.core.frames import check_unique_runs
 from robeval.msd.published import PAPER_SPEARMAN_THRESHOLD
 from robeval.transforms import augmentations as aug
 

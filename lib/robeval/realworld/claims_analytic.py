@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from robeval.core.frames import check_frame as _check_frame
 from robeval.core.ledger import EXACT, Claim
 from robeval.core.ledger import check_ledger as _check_ledger
 from robeval.core.paths import PROFILES
-from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld.claim_stats import (
     PRINTED,
     RESOLUTION,

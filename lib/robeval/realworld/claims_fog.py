@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from robeval.core.frames import check_frame as _check_frame
 from robeval.core.ledger import Claim
 from robeval.core.ledger import check_ledger as _check_ledger
-from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld.claim_stats import (
     CONVERGENCE,
     SMOKE_NOTE,

@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
+from robeval.core.frames import check_frame as _check_frame
 from robeval.core.ledger import EXACT, ROUNDING, Claim
 from robeval.core.ledger import check_ledger as _check_ledger
-from robeval.core.validation import check_frame as _check_frame
 from robeval.realworld import experiments as _rx
 from robeval.realworld import summaries as _rs
 from robeval.realworld.claim_stats import (

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robeval.core.frames import check_frame as _check_frame
+from robeval.core.frames import check_unique_runs
 from robeval.core.seeding import keyed
-from robeval.core.validation import check_frame as _check_frame
-from robeval.core.validation import check_unique_runs
 from robeval.realworld.robustness import correlation
 
 if TYPE_CHECKING:

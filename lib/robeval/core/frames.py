@@ -1,0 +1,110 @@
+"""Checks of the pandas DataFrames the public functions read (results frames, certification frames, tables):
+one level of distinct column names, the columns a reader needs, numeric columns and run keys that appear once.
+Every error names the frame (and the file it was read from) and says how to fix it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def check_column_names(df, name: str = "df"):
+    """``df`` unchanged if its columns are one level of distinct names; ValueError otherwise.
+
+    A column named twice makes ``df[col]`` a frame, not a column, and a MultiIndex of columns makes it a frame of
+    the sub-columns: every reader would fail with pandas' words far from the cause (or pick one copy silently).
+    """
+    import pandas as pd
+
+    if isinstance(df.columns, pd.MultiIndex):
+        raise ValueError(
+            f"{name} has {df.columns.nlevels} levels of column names (a MultiIndex, e.g. {df.columns[0]!r}); flatten "
+            f"them to one name per column, e.g. {name}.columns = ['_'.join(map(str, c)) for c in {name}.columns]."
+        )
+    dup = df.columns[df.columns.duplicated()]
+    if len(dup):
+        raise ValueError(
+            f"{name} has the column {dup[0]!r} {int((df.columns == dup[0]).sum())} times (columns "
+            f"{list(df.columns)}); drop or rename the repeated one, e.g. {name}.loc[:, ~{name}.columns.duplicated()]."
+        )
+    return df
+
+
+def check_frame(df, columns=(), name: str = "df", *, non_empty: bool = False, hint: str = ""):
+    """A pandas DataFrame with (at least) ``columns``; returns it unchanged.
+
+    TypeError if ``df`` is not a DataFrame; ValueError naming the missing columns (and ``hint``, e.g. which
+    function writes such a table), a column named twice or several levels of column names
+    (:func:`check_column_names`) or, with ``non_empty``, an empty frame.
+    """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}.")
+    source = df.attrs.get("source") if isinstance(getattr(df, "attrs", None), dict) else None
+    if source:  # read from a results file (robeval.core.io.load_frame): name it, and how to remake it
+        name = f"{name} (read from {source})"
+        hint = (hint + " " if hint else "") + (
+            "That file was written by other code or edited: recompute it (rerun its notebook's compute cells, "
+            "without --replot) or restore it."
+        )
+    check_column_names(df, name)
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{name} lacks columns {missing}; it has {list(df.columns)}." + (f" {hint}" if hint else ""))
+    if non_empty and len(df) == 0:
+        raise ValueError(f"{name} is empty." + (f" {hint}" if hint else ""))
+    return df
+
+
+def check_unique_runs(df, keys, name: str = "rows", *, hint: str = ""):
+    """``df`` unchanged if no two rows share the run key ``keys`` (e.g. seed, eps_train, eps_test); else ValueError
+    naming the duplicated keys.
+
+    Summaries over runs count rows: a results file concatenated twice, or a grid collected twice, would double the
+    number of runs and shrink every confidence interval without a word. ``hint`` says where such rows come from.
+    """
+    check_frame(df, keys, name)
+    dup = df.duplicated(list(keys), keep=False)
+    if dup.any():
+        first = df.loc[dup, list(keys)].drop_duplicates().head(3)
+        shown = "; ".join(", ".join(f"{k}={v!r}" for k, v in zip(keys, row)) for row in first.itertuples(index=False))
+        n_keys = int(df.loc[dup, list(keys)].drop_duplicates().shape[0])
+        raise ValueError(
+            f"{name} hold {int(dup.sum())} rows for {n_keys} run key(s) ({', '.join(keys)}) that appear more than "
+            f"once, e.g. {shown}: a run counted twice would shrink the confidence intervals. Drop the repeated rows "
+            f"(df.drop_duplicates({list(keys)!r}) if they are copies) or give each run its own key."
+            + (f" {hint}" if hint else "")
+        )
+    return df
+
+
+def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = True, hint: str = ""):
+    """Column ``column`` of the DataFrame ``df`` as a float64 Series (same index): ValueError naming the first row
+    whose value is text (e.g. a CSV column read as strings) or, with ``finite``, NaN / infinite."""
+    import pandas as pd
+
+    col = df[column]
+    where = name
+    source = df.attrs.get("source") if isinstance(getattr(df, "attrs", None), dict) else None
+    if source:
+        where = f"{name} (read from {source})"
+    values = pd.to_numeric(col, errors="coerce")
+    text = values.isna() & col.notna()
+    if col.dtype.kind == "b":
+        text = col.notna()  # True/False is not a number in a results column
+    if text.any():
+        i = text.to_numpy().argmax()
+        raise ValueError(
+            f"{where}: column {column!r} must hold numbers, but row {col.index[i]!r} holds {col.iloc[i]!r} (dtype "
+            f"{col.dtype}); fix that row (or the file it was read from)." + (f" {hint}" if hint else "")
+        )
+    values = values.astype(np.float64)
+    if finite and not np.all(np.isfinite(values.to_numpy())):
+        i = (~np.isfinite(values.to_numpy())).argmax()
+        raise ValueError(
+            f"{where}: column {column!r} holds {float(values.iloc[i])!r} in row {col.index[i]!r}; a failed or missing run "
+            "cannot be averaged silently. Drop that run's rows (every eps_test of it) or recompute it."
+            + (f" {hint}" if hint else "")
+        )
+    return values
