@@ -104,3 +104,37 @@ def test_a_manifest_that_is_a_fifo_is_refused_not_read(tmp_path, capsys):
         with pytest.raises(ValueError, match=start):
             C.load_dataset(out, "gaussian_noise")
         assert (out / C.MANIFEST).is_fifo()  # refused, not replaced
+
+
+def _half_written(out, ready, done):  # a process of its own: a run between its labels.npy and its manifest
+    from robeval.core.io import folder_lock
+
+    with folder_lock(out):
+        np.save(out / "labels.npy", np.tile(LABELS.astype(np.uint8), 1))
+        ready.set()
+        done.wait(3.0)  # the other run starts meanwhile
+        C._update_manifest(out, inputs=C.folder_inputs(IMAGES, LABELS, (1,)))
+
+
+def test_a_run_into_a_folder_another_run_is_setting_up_waits_for_it(tmp_path):
+    """Seen in a loaded test run: two runs into one folder, one checked the folder after the other had written
+    labels.npy but before its manifest recorded the inputs, and refused the folder as files of unrecorded inputs.
+    The check and the first records are now one step under the folder's lock."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    ready, done = ctx.Event(), ctx.Event()
+    other = ctx.Process(target=_half_written, args=(tmp_path, ready, done))
+    other.start()
+    try:
+        assert ready.wait(60)
+        import threading
+
+        threading.Timer(1.0, done.set).start()  # the other run finishes its manifest a second later
+        paths = C.generate_dataset(IMAGES, LABELS, ["contrast"], tmp_path, seed=0, severities=(1,), progress=False)
+    finally:
+        done.set()
+        other.join(60)
+    assert other.exitcode == 0
+    assert C.load_dataset(tmp_path, "contrast")[0].shape == (1, 2, 32, 32, 3)
+    assert set(paths) == {"contrast", "labels"}

@@ -336,17 +336,24 @@ def _read_manifest(out_dir: Path) -> dict:
 def _write_manifest(out_dir: Path, entries: dict | None = None, **parts) -> None:
     """Set ``parts`` of ``corruptions.json`` and add ``entries`` to its ``corruptions``, as one read-modify-write
     under a lock on the folder: two runs writing into one folder each keep the other's entries."""
-    from robeval.core.io import atomic_write_json, folder_lock
+    from robeval.core.io import folder_lock
 
     with folder_lock(out_dir):
-        data = _read_manifest_full(out_dir)  # re-read: keep entries of files written meanwhile
-        data.update(parts)
-        if entries:
-            old = data.get("corruptions")
-            data["corruptions"] = {**(old if isinstance(old, dict) else {}), **entries}
-        if isinstance(data.get("corruptions"), dict):
-            data["corruptions"] = dict(sorted(data["corruptions"].items()))
-        atomic_write_json(out_dir / MANIFEST, data)
+        _update_manifest(out_dir, entries, **parts)
+
+
+def _update_manifest(out_dir: Path, entries: dict | None = None, **parts) -> None:
+    """The read-modify-write of :func:`_write_manifest`, for a caller that holds the folder's lock already."""
+    from robeval.core.io import atomic_write_json
+
+    data = _read_manifest_full(out_dir)  # re-read: keep entries of files written meanwhile
+    data.update(parts)
+    if entries:
+        old = data.get("corruptions")
+        data["corruptions"] = {**(old if isinstance(old, dict) else {}), **entries}
+    if isinstance(data.get("corruptions"), dict):
+        data["corruptions"] = dict(sorted(data["corruptions"].items()))
+    atomic_write_json(out_dir / MANIFEST, data)
 
 
 def _stale_temporaries(out_dir: Path, older_than: float = 60.0) -> list[Path]:
@@ -509,7 +516,7 @@ def generate_dataset(
     -------
     dict name → path of the written (or existing) file, plus ``"labels"``.
     """
-    from robeval.core.io import atomic_write_bytes
+    from robeval.core.io import atomic_write_bytes, folder_lock
     from robeval.core.validation import check_bool
 
     images = check_images(images)
@@ -546,13 +553,16 @@ def generate_dataset(
     inputs = folder_inputs(images, labels, severities)
     images_digest = inputs["images_sha256"]
     labels_u8 = labels.astype(np.uint8)
-    _check_folder(out_dir, inputs, overwrite)
     label_path = out_dir / "labels.npy"
     label_bytes = _npy_bytes(np.tile(labels_u8, len(severities)))
     label_digest = hashlib.sha256(label_bytes).hexdigest()
-    if not label_path.is_file() or _file_digest(label_path) != label_digest:
-        atomic_write_bytes(label_path, label_bytes)
-    _write_manifest(out_dir, inputs=inputs, labels={"file": "labels.npy", "sha256": label_digest})
+    # one run at a time checks the folder and records its inputs: between another run's labels.npy and its
+    # manifest, the folder would look like files of unrecorded inputs
+    with folder_lock(out_dir):
+        _check_folder(out_dir, inputs, overwrite)
+        if not label_path.is_file() or _file_digest(label_path) != label_digest:
+            atomic_write_bytes(label_path, label_bytes)
+        _update_manifest(out_dir, inputs=inputs, labels={"file": "labels.npy", "sha256": label_digest})
     recipe = _recipe(images, seed, severities, images_digest)
     manifest = _read_manifest(out_dir)
     paths: dict[str, Path] = {name: out_dir / f"{name}.npy" for name in names}
