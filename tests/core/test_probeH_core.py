@@ -95,7 +95,8 @@ def test_compare_refuses_a_fifo_and_a_device_in_the_other_folder(tmp_results, tm
         assert main(["compare", str(other)]) == 2
         _one_line(capsys, _start(path, r"a FIFO \(named pipe\)"))
     (other / "02_x.json").unlink()
-    (other / "02_x.json").symlink_to("/dev/zero")
+    # a device that reads empty (as /dev/zero does not): the old code failed at once, never filled the memory
+    (other / "02_x.json").symlink_to("/dev/null")
     assert main(["compare", str(other)]) == 2
     _one_line(capsys, _start(other / "02_x.json", r"a device \(through a link\)"))
 
@@ -114,7 +115,7 @@ def test_the_ledger_readers_refuse_a_device_and_a_file_over_the_cap(tmp_results,
     from robeval.core.publish.report import compare_ledgers
 
     ours = _our_ledgers(tmp_results)
-    (ours / "02_x.json").symlink_to("/dev/zero")
+    (ours / "02_x.json").symlink_to("/dev/null")  # a device that reads empty, as in the test above
     with pytest.raises(ValueError, match=r"^ledger '.*02_x.json' is a device \(through a link\), not a regular file"):
         load_ledgers("default")
     with pytest.raises(ValueError, match=r"^ledger '.*02_x.json' is a device \(through a link\), not a regular file"):
