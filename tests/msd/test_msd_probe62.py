@@ -137,6 +137,11 @@ def test_mmd_of_features_near_1e_170_does_not_underflow_to_0():
     np.testing.assert_allclose(msd.mmd_many(a, c), [0.1e-170], rtol=1e-12)
     F, G = np.random.default_rng(0).normal(size=(2, 6, 3))
     assert msd.mmd(F, G) == float(np.linalg.norm(F.mean(0) - G.mean(0)))  # ordinary features: as before
+    # msd and msd_many likewise (they reach 04's grid cells: fixed with that notebook's packs rebound): the nearest
+    # sample to the mean 2.1e-170 is 3e-170, 0.9e-170 away; msd_many of the mean is msd, bit for bit
+    assert msd.msd(a, c) == pytest.approx(0.9e-170, rel=1e-12)
+    assert msd.msd_many(a, c)[0] == msd.msd(a, c)
+    assert msd.msd(F, G) == float(np.min(np.linalg.norm(F - G.mean(0), axis=1)))  # ordinary features: as before
 
 
 def test_corruption_and_mixture_transforms_take_an_int_seed():

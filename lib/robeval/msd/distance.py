@@ -126,6 +126,9 @@ def msd(aug_feats, corr_feats) -> float:
     first.
     """
     a, c = _check_pair(aug_feats, corr_feats)
+    k = _tiny_exponent(a, c)
+    if k:
+        return float(np.ldexp(msd(np.ldexp(a, k), np.ldexp(c, k)), -k))
     return _finite_distance(float(np.min(np.linalg.norm(a - c.mean(0), axis=1))), "msd", a, c)
 
 
@@ -161,6 +164,9 @@ def msd_many(aug_feats, corr_means) -> np.ndarray:
     float64 array (L,)
     """
     a, c = _check_many(aug_feats, corr_means)
+    k = _tiny_exponent(a, c)
+    if k:
+        return np.ldexp(msd_many(np.ldexp(a, k), np.ldexp(c, k)), -k)
     # the nearest sample of each chunk by one matrix product, on features centred on the samples' mean (a large
     # common offset would cancel every digit of |a|^2 - 2 a.c + |c|^2), then its distance as msd computes it
     shift = a.mean(0)
