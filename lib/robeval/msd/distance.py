@@ -222,13 +222,30 @@ def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[
     return feature_fn
 
 
-def _image_features(feature_fn, images: np.ndarray, n: int) -> np.ndarray:
-    """``feature_fn(images)`` as a float64 (n, D) array; ValueError naming ``feature_fn`` for another shape."""
-    feats = np.asarray(feature_fn(images), dtype=np.float64)
+def _image_features(feature_fn, images: np.ndarray, n: int, width: int | None = None) -> np.ndarray:
+    """``feature_fn(images)`` as a float64 (n, D) array; ValueError naming ``feature_fn`` for another shape, for
+    values that are not numbers, or for a D other than ``width`` (the D of its earlier calls)."""
+    raw = feature_fn(images)
+    try:
+        kind = np.asarray(raw).dtype.kind
+        feats = np.asarray(raw, dtype=np.float64) if kind in "biuf" else None
+    except (ValueError, TypeError):  # ragged rows
+        kind, feats = "O", None
+    if feats is None:
+        raise ValueError(
+            f"feature_fn must return numbers, one row of D floats per image; got {type(raw).__name__} of "
+            f"{'text' if kind in 'US' else 'objects or rows of different lengths'}. Return the (N, D) features "
+            "(e.g. a network's penultimate layer, model_feature_fn)."
+        )
     if feats.ndim != 2 or feats.shape[0] != n or feats.shape[1] < 1:
         raise ValueError(
             f"feature_fn must return one feature row per image, shape ({n}, D), for {n} images; got shape "
             f"{feats.shape}. Return the (N, D) features (e.g. a network's penultimate layer, model_feature_fn)."
+        )
+    if width is not None and feats.shape[1] != width:
+        raise ValueError(
+            f"feature_fn returned {feats.shape[1]} features per image, {width} in its earlier calls; it must give "
+            "the same D on every call (one fixed feature extractor)."
         )
     return feats
 
@@ -286,7 +303,7 @@ def transform_features(
                     "transform must return a uint8 array with the shape of its input; got "
                     f"{batch.dtype} {batch.shape[1:]} for input {images.shape[1:]}."
                 )
-            feats = _image_features(feature_fn, batch, k * n).reshape(k, n, -1)
+            feats = _image_features(feature_fn, batch, k * n, clean.shape[0]).reshape(k, n, -1)
             out[start : start + k] = feats.mean(1) - clean
             bar.update(k)
     return out
@@ -518,5 +535,10 @@ def corruption_features(
         f = transform_features(feature_fn, images, transform, rng, n_samples, batch_size=batch_size)
         if out is None:
             out = np.empty((len(corruptions), len(severities), n_samples, f.shape[1]))
+        elif f.shape[1] != out.shape[3]:
+            raise ValueError(
+                f"feature_fn returned {f.shape[1]} features per image for {c} at severity {s}, {out.shape[3]} "
+                "before; it must give the same D on every call (one fixed feature extractor)."
+            )
         out[k // len(severities), k % len(severities)] = f
     return out
