@@ -191,3 +191,26 @@ def test_a_results_frame_with_a_column_twice_is_refused_by_name():
     )
     with pytest.raises(ValueError, match=r"^df has the column 'acc' 2 times"):
         mscr.mscr_summary(pd.concat([g, g[["acc"]]], axis=1), 0.5)
+
+
+def test_levels_equal_but_for_their_last_digits_are_refused_not_split():
+    """Probe G #9: a level computed as 0.1 + 0.2 grouped apart from 0.3: a 3 x 3 matrix with a NaN cell, and one
+    training level reported twice with its runs split 2 + 1."""
+    rows = [
+        {"seed": s, "eps_train": 0.1 + 0.2 if et and s == 2 else et, "eps_test": es, "acc": 0.9 - 0.2 * es}
+        for s in (0, 1, 2)
+        for et in (0.0, 0.3)
+        for es in (0.0, 0.3)
+    ]
+    g = pd.DataFrame(rows)
+    message = r"^df: column 'eps_train' holds the levels 0\.3 and 0\.30000000000000004, equal but for their last"
+    with pytest.raises(ValueError, match=message):
+        mscr.accuracy_matrix(g)
+    with pytest.raises(ValueError, match=message):
+        mscr.mscr_summary(g, 0.3)
+    fixed = g.assign(eps_train=g["eps_train"].round(12))
+    assert mscr.accuracy_matrix(fixed)["mean"].shape == (2, 2)
+    assert mscr.mscr_summary(fixed, 0.3)["n_runs"].tolist() == [3, 3]
+    # levels 1e-9 apart relative are kept apart only if they differ by more than the eps_min match (1e-9 rel.)
+    far = g.assign(eps_train=g["eps_train"].where(g["eps_train"] != 0.1 + 0.2, 0.3 * (1 + 1e-6)))
+    assert mscr.accuracy_matrix(far)["mean"].shape == (2, 3)

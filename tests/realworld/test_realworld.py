@@ -534,8 +534,8 @@ def test_adaptive_arguments_are_validated(kwargs, msg):
 
 def test_a_string_scale_gets_a_clear_error():
     """Issue 36: trace_normalized(cov, "2") raised numpy's "ufunc 'isfinite' not supported"."""
+    from robeval.realworld.covariance import trace_normalized
     from robeval.realworld.experiments import scale_sweep
-    from robeval.realworld.robustness import trace_normalized
 
     with pytest.raises(TypeError, match=r"scale must be a number.*float\(\.\.\.\)"):
         trace_normalized(np.eye(2), "2")

@@ -419,7 +419,8 @@ def _check_by(by, df) -> tuple:
 
 def _check_run_rows(df: pd.DataFrame, by, *, hint: str) -> pd.DataFrame:
     """The tidy rows ``df`` checked column by column (ValueError naming ``df``, the column and the row): ``seed``
-    whole numbers >= 0, ``eps_test`` and ``eps_train`` (when present) finite numbers >= 0, ``acc`` a finite
+    whole numbers >= 0, ``eps_test`` and ``eps_train`` (when present) finite numbers >= 0 with no two levels equal
+    within 1e-9 relative but not exactly (they would group apart), ``acc`` a finite
     fraction in [0, 1], the other ``by`` columns without missing values (a NaN key would drop its rows from every
     group). Returns ``df`` with ``eps_test`` and ``acc`` as float64."""
     seed = check_numeric_column(df, "seed", "df", hint=hint)
@@ -436,6 +437,15 @@ def _check_run_rows(df: pd.DataFrame, by, *, hint: str) -> pd.DataFrame:
             i = int(np.argmax(values.to_numpy() < 0))
             raise ValueError(
                 f"df: column {c!r} holds the negative noise radius {values.iloc[i]!r} in row {df.index[i]!r}."
+            )
+        levels = np.unique(values.to_numpy())  # levels are grouped exactly: two that differ in the last digits
+        twins = np.isclose(levels[1:], levels[:-1], rtol=1e-9, atol=0.0)  # would split one level's runs
+        if np.any(twins):
+            i = int(np.argmax(twins))
+            raise ValueError(
+                f"df: column {c!r} holds the levels {float(levels[i])!r} and {float(levels[i + 1])!r}, equal but for their last "
+                f"digits (levels computed by arithmetic, e.g. 0.1 + 0.2); one level's runs would be split in two. "
+                f"Round the levels, e.g. df[{c!r}] = df[{c!r}].round(12)."
             )
     for c in by:
         if c not in eps and df[c].isna().any():

@@ -282,16 +282,21 @@ def transform_features(
     """
     from tqdm.auto import tqdm
 
-    from robeval.core.validation import check_bool, check_positive
+    from robeval.core.validation import check_allocation, check_bool, check_positive
 
     images = check_images(images)
     rng = as_generator(rng, "rng")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
+    check_positive(n_samples, "n_samples", integer=True)
     check_positive(batch_size, "batch_size", integer=True)
     check_bool(progress, "progress")
     n = len(images)
     clean = _image_features(feature_fn, images, n).mean(0)
+    check_allocation(
+        (int(n_samples), clean.shape[0]), 8, what="n_samples x D",
+        fix="draw fewer instances (the paper uses 100 per corruption), or call in parts and concatenate.",
+    )  # fmt: skip
     per_call = max(1, batch_size // n)  # instances per feature-extractor call
     out = np.empty((n_samples, clean.shape[0]))
     with tqdm(total=n_samples, desc=desc, disable=not progress, leave=False) as bar:

@@ -45,12 +45,9 @@ from scipy import stats
 from robeval.core.seeding import as_generator
 from robeval.core.validation import as_model, check_covariance, check_features, check_positive
 from robeval.core.validation import check_numbers as check_numbers
+from robeval.realworld.covariance import covariance_factor
 
 __all__ = [
-    "trace_normalized",
-    "identity_covariance",
-    "random_covariance",
-    "covariance_factor",
     "GaussianPerturbation",
     "BoundedPerturbation",
     "CategoricalPerturbation",
@@ -98,89 +95,6 @@ def point_rngs(rng, n: int) -> list[np.random.Generator]:
     rng = as_generator(rng, "rng")
     entropy = [int(v) for v in rng.integers(0, 2**32, size=4, dtype=np.uint64)]
     return [np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(n)]
-
-
-# ----------------------------------------------------------------------------
-# covariance models (Sec. 3.5.1, Eq. 5)
-# ----------------------------------------------------------------------------
-
-
-def covariance_factor(cov) -> np.ndarray:
-    """Matrix square root ``L`` with ``L @ L.T == cov`` for symmetric PSD ``cov``.
-
-    Uses the eigendecomposition (not Cholesky) so singular covariances -- e.g. a
-    10-member ensemble estimating a 10x10 covariance, or a feature without
-    uncertainty -- are allowed.
-
-    Parameters
-    ----------
-    cov : array_like, shape (d, d) or (n, d, d)
-
-    Returns
-    -------
-    ndarray, float64, same shape as ``cov``.
-    """
-    C = check_covariance(cov)
-    lam, V = np.linalg.eigh(C)
-    return V * np.sqrt(np.clip(lam, 0.0, None))[..., None, :]
-
-
-def trace_normalized(cov, scale: float = 1.0) -> np.ndarray:
-    """Return ``scale * cov / trace(cov)`` (paper Sec. 4.1: trace-1 covariance times a scale).
-
-    ``scale`` is the total variance ``E||x'||^2`` of the perturbation, i.e. the
-    per-feature standard deviation of an isotropic model is ``sqrt(scale / d)``.
-
-    Parameters
-    ----------
-    cov : array_like, shape (d, d) or (n, d, d)
-        Symmetric PSD matrix (or stack) with positive trace.
-    scale : float >= 0
-        Perturbation scale (units: squared feature units).
-
-    Returns
-    -------
-    ndarray, float64, same shape as ``cov``.
-    """
-    C = check_covariance(cov)
-    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (Real, np.integer, np.floating)):
-        raise TypeError(
-            f"scale must be a number (the total variance of the perturbation), got {type(scale).__name__} {scale!r}; "
-            "pass e.g. scale=2.0 (convert strings from a settings file with float(...))."
-        )
-    if not np.isfinite(scale) or scale < 0:
-        raise ValueError(f"scale must be a finite number >= 0; got {scale!r}.")
-    tr = np.trace(C, axis1=-2, axis2=-1)
-    if np.any(tr <= 0):
-        raise ValueError("cov has zero trace and cannot be normalised; pass a non-zero covariance.")
-    return float(scale) * C / np.asarray(tr)[..., None, None]
-
-
-def identity_covariance(d: int) -> np.ndarray:
-    """Identity covariance normalised to trace 1: ``eye(d) / d`` (paper Sec. 4.1)."""
-    if int(d) != d or d < 1:
-        raise ValueError(f"d must be a positive integer number of features; got {d!r}.")
-    return np.eye(int(d)) / int(d)
-
-
-def random_covariance(d: int, rng) -> np.ndarray:
-    """Random covariance ``C_r = A^T A`` (Eq. 5), normalised to trace 1.
-
-    Parameters
-    ----------
-    d : int
-        Number of features.
-    rng : int or numpy.random.Generator
-        ``A`` is (d, d) with i.i.d. standard normal entries drawn from ``rng``.
-
-    Returns
-    -------
-    ndarray, float64, shape (d, d), symmetric PSD with trace 1.
-    """
-    if int(d) != d or d < 1:
-        raise ValueError(f"d must be a positive integer number of features; got {d!r}.")
-    A = as_generator(rng, "rng").standard_normal((int(d), int(d)))
-    return trace_normalized(A.T @ A)
 
 
 # ----------------------------------------------------------------------------
@@ -561,8 +475,11 @@ def _check_budget(predict, X: np.ndarray, draws: int, allow_large: bool) -> None
 
 def _check_adaptive(n_min, n_max, se_target) -> tuple[int, int, float]:
     for name, v in (("n_min", n_min), ("n_max", n_max)):
-        if isinstance(v, bool) or int(v) != v or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {v!r}.")
+        whole = (
+            isinstance(v, Real) and not isinstance(v, bool) and (isinstance(v, int) or np.isfinite(v) and int(v) == v)
+        )
+        if not whole or not 1 <= v < 2**63:
+            raise ValueError(f"{name} must be an integer in 1 .. 2**63 - 1; got {v!r}.")
     if n_min > n_max:
         raise ValueError(f"n_min ({n_min}) must not exceed n_max ({n_max}).")
     if isinstance(se_target, bool) or not np.isfinite(se_target) or not 0 < se_target < 0.5:

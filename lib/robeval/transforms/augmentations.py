@@ -490,6 +490,8 @@ def powerset_schemes() -> list[frozenset]:
 
 def parse_scheme(scheme) -> frozenset:
     """Normalise a scheme given as an iterable of op names or a '+'-joined string ('' = empty)."""
+    if isinstance(scheme, (bytes, bytearray)):  # would be read byte by byte, as the op names 97, 117, ...
+        raise TypeError(f"scheme must be op names or a '+'-joined string, got bytes {scheme!r:.60}; decode it first.")
     if isinstance(scheme, str):
         scheme = [s for s in scheme.split("+") if s and s != "none"]
     try:
