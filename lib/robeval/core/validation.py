@@ -856,10 +856,31 @@ def check_fact_types(row: str, *, holds=_UNSET, p_value=None, estimate=None, cou
             raise ValueError(f"{row}: {key} must be a count >= 0, got {value!r}.")
 
 
+def check_float_range(value, name: str) -> None:
+    """ValueError naming ``name`` when ``value`` is a number beyond float range (a Python int or fraction beyond
+    ±1.8e308, which ``float()`` and ``math.isfinite`` refuse with a bare OverflowError naming nothing); nothing for
+    any other value (the caller's own checks name a value that is no number)."""
+    try:
+        float(value)
+    except OverflowError:
+        if isinstance(value, Integral):
+            n = abs(int(value))  # str() of an int beyond 4300 digits is refused: its size from its bits then
+            digits = str(len(str(n))) if n.bit_length() < 14000 else f"about {int(n.bit_length() * math.log10(2))}"
+            got = f"an int of {digits} digits"
+        else:
+            got = f"a {type(value).__name__} beyond it"
+        raise ValueError(
+            f"{name} must be a finite number, got {got} (float range: ±{np.finfo(np.float64).max:.3g})."
+        ) from None
+    except (TypeError, ValueError):
+        pass
+
+
 def _check_estimate(row: str, value, depth: int = 0) -> None:
     if value is None or isinstance(value, (bool, np.bool_, str)):
         return
     if isinstance(value, (Real, np.floating, np.integer)):
+        check_float_range(value, f"{row}: the estimate")
         if not math.isfinite(float(value)):
             raise ValueError(
                 f"{row}: the estimate is {value!r}; a NaN or infinite estimate cannot be recorded. Record the row "

@@ -14,7 +14,7 @@ import numpy as np
 
 from robeval.core.ledger import decisions as _decisions
 from robeval.core.paths import PROFILES
-from robeval.core.validation import check_numbers, check_probability
+from robeval.core.validation import check_float_range, check_numbers, check_probability
 
 REPRODUCED = "reproduced"
 CONTRADICTED = "contradicted"
@@ -249,6 +249,7 @@ def round_value(x):
 def finite_float(x, name: str) -> float:
     if isinstance(x, bool):
         raise TypeError(f"{name} must be a number, got {x!r}.")
+    check_float_range(x, name)  # an int beyond float range: named, not a bare OverflowError
     try:
         v = float(x)
     except (TypeError, ValueError):
@@ -309,6 +310,7 @@ def check_paper_value(value, what: str):
     if value is None or isinstance(value, (str, bool, np.bool_)):
         return value
     if isinstance(value, (Real, np.floating, np.integer)):
+        check_float_range(value, f"{what}: paper")
         if not math.isfinite(value):
             raise ValueError(f"{what}: paper must be a finite number or text, got {value!r}; pass None when the paper "
                              "gives no value.")  # fmt: skip

@@ -4,6 +4,7 @@
 * :mod:`.findings` — :func:`found`, the generated "what we found" sentence that ends each notebook section;
 * :mod:`.view` — :func:`short_index`, the ledger as each notebook shows it;
 * :mod:`.report` — CLAIMS.md, FIGURES.md and the README's generated blocks from the ledgers; comparing ledgers;
+* :mod:`.markdown` — a ledger's free text made one safe line of Markdown; a generated block put between its markers;
 * :mod:`.planner` — the run plans (which notebooks a time budget affords, and the central rows they decide);
 * :mod:`.apidocs` — the API reference's docstring filter.
 

@@ -172,14 +172,7 @@ def capability_block(rows=None) -> str:
 def update_capability(path=None) -> bool:
     """Regenerate the table between its markers in ``docs/results.md`` (or ``path``); True if it changed."""
     from robeval.core import paths
-    from robeval.core.io import atomic_write_text
+    from robeval.core.publish.markdown import replace_block
 
     path = path or paths.ROOT / "docs" / "results.md"
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    if CAPABILITY_START not in text or CAPABILITY_END not in text:
-        return False
-    head, rest = text.split(CAPABILITY_START, 1)
-    new = head + CAPABILITY_START + "\n" + capability_block() + "\n" + CAPABILITY_END + rest.split(CAPABILITY_END, 1)[1]
-    if new != text:
-        atomic_write_text(path, new)
-    return new != text
+    return replace_block(path, CAPABILITY_START, CAPABILITY_END, capability_block())

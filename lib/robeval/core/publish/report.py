@@ -29,6 +29,7 @@ from robeval.core.ledger import (
 )
 from robeval.core.ledger.central import judge
 from robeval.core.paths import figures_dir, results_dir
+from robeval.core.publish.markdown import cell, inline, replace_block
 
 
 def format_value(v) -> str:
@@ -46,8 +47,9 @@ def format_value(v) -> str:
 
 
 def _fmt(v) -> str:
-    """:func:`format_value` for a Markdown table cell (pipes escaped)."""
-    return format_value(v).replace("|", "\\|")
+    """:func:`format_value` for a Markdown table cell: one line, pipes escaped, no raw HTML
+    (:func:`robeval.core.publish.markdown.cell`)."""
+    return cell(format_value(v))
 
 
 _BADGE = {
@@ -265,7 +267,7 @@ def report(profile: str, path=None) -> str:
                 ]
                 for c in central.itertuples():
                     lines.append(
-                        f"| {_fmt(c.description)} | {c.source} | {_BADGE.get(c.verdict, c.verdict)} | "
+                        f"| {_fmt(c.description)} | {_fmt(c.source)} | {_BADGE.get(c.verdict, _fmt(c.verdict))} | "
                         f"{_fmt(_class(c))} | {_fmt(_evidence(c))} |"
                     )
                 lines.append("")
@@ -299,8 +301,8 @@ def report(profile: str, path=None) -> str:
                 if isinstance(c.part_of, str) and c.part_of:
                     desc += f" [one reading of {c.part_of}]"
                 lines.append(
-                    f"| {c.id} | {_fmt(c.source)} | {_fmt(desc)} | {_fmt(_class(c))} | {_fmt(_evidence(c))} | "
-                    f"{_fmt(_rule(c))} | {_BADGE.get(c.verdict, c.verdict)} | {c.notebook} |"
+                    f"| {_fmt(c.id)} | {_fmt(c.source)} | {_fmt(desc)} | {_fmt(_class(c))} | {_fmt(_evidence(c))} | "
+                    f"{_fmt(_rule(c))} | {_BADGE.get(c.verdict, _fmt(c.verdict))} | {_fmt(c.notebook)} |"
                 )
     text = "\n".join(lines) + "\n"
     if path is None:
@@ -427,8 +429,10 @@ def readme_block(profile: str = "default") -> str:
             continue
         lines += ["", f"**{PAPERS.get(paper, paper)}** — central rows:", ""]
         for c in central.itertuples():
+            # the ledger's texts as one line each, without raw HTML or a block marker (:func:`inline`)
             lines.append(
-                f"* {_BADGE.get(c.verdict, c.verdict)} — {_class(c)}: {c.description} ({c.source}; {_evidence(c)})"
+                f"* {_BADGE.get(c.verdict, inline(c.verdict))} — {inline(_class(c))}: {inline(c.description)} "
+                f"({inline(c.source)}; {inline(_evidence(c))})"
             )
     return "\n".join(lines)
 
@@ -453,7 +457,7 @@ def statement_lines(judged: list[dict]) -> list[str]:
         if j["not_run"]:
             rows += ("; " if rows else "") + "not run: " + ", ".join(j["not_run"])
         lines.append(
-            f"| {_fmt(j['statement'])} | {j['source']} | {j['quantifier'].replace('|', ', ')} | "
+            f"| {_fmt(j['statement'])} | {_fmt(j['source'])} | {j['quantifier'].replace('|', ', ')} | "
             f"{_BADGE.get(j['verdict'], j['verdict'])} | {_fmt(rows)} |"
         )
     return lines
@@ -513,15 +517,9 @@ def front_block() -> str:
 
 
 def _replace_block(path, block: str) -> bool:
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    if README_START not in text or README_END not in text:
-        return False
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    new = head + README_START + "\n" + block + "\n" + README_END + tail
-    if new != text:
-        atomic_write_text(path, new)
-    return new != text
+    """The claims block of ``path`` (between :data:`README_START` and :data:`README_END`) rewritten with ``block``;
+    a file with duplicated or unbalanced markers is refused (:func:`robeval.core.publish.markdown.replace_block`)."""
+    return replace_block(path, README_START, README_END, block)
 
 
 def update_readme(profile: str = "default", path=None) -> bool:
@@ -536,13 +534,9 @@ def update_readme(profile: str = "default", path=None) -> bool:
 
     block = undecided_block()
     for target in (path, paths.ROOT / "docs" / "index.md") if path == paths.ROOT / "README.md" else (path,):
-        text = target.read_text(encoding="utf-8") if target.is_file() else ""
-        if OPEN_START in text and OPEN_END in text:  # the statements no profile decides, with what each needs
-            head, rest = text.split(OPEN_START, 1)
-            new = head + OPEN_START + "\n" + block + "\n" + OPEN_END + rest.split(OPEN_END, 1)[1]
-            if new != text:
-                atomic_write_text(target, new)
-                changed = changed or target == path
+        # the statements no profile decides, with what each needs
+        if replace_block(target, OPEN_START, OPEN_END, block):
+            changed = changed or target == path
     if path == paths.ROOT / "README.md":
         index = paths.ROOT / "docs" / "index.md"
         _replace_block(index, front_block())

@@ -309,12 +309,20 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _read_manifest_full(out_dir: Path) -> dict:
-    """The whole ``corruptions.json`` ({} when missing or unreadable)."""
-    from robeval.core.io import read_json
+MANIFEST_MAX = 16 * 2**20  # bytes of corruptions.json (a few hundred bytes per corruption file)
 
+
+def _read_manifest_full(out_dir: Path) -> dict:
+    """The whole ``corruptions.json`` ({} when missing or unreadable). A FIFO, device or socket (or a link to one)
+    or a file over :data:`MANIFEST_MAX` bytes in its place is refused (ValueError naming it), never opened."""
+    from robeval.core.io import check_regular_file, read_json
+
+    path = out_dir / MANIFEST
+    if path.exists():
+        fix = "remove it (generate_dataset writes a JSON file there) or write to another folder"
+        check_regular_file(path, "", fix, max_bytes=MANIFEST_MAX)
     try:
-        data = read_json(out_dir / MANIFEST)
+        data = read_json(path)
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -328,17 +336,24 @@ def _read_manifest(out_dir: Path) -> dict:
 def _write_manifest(out_dir: Path, entries: dict | None = None, **parts) -> None:
     """Set ``parts`` of ``corruptions.json`` and add ``entries`` to its ``corruptions``, as one read-modify-write
     under a lock on the folder: two runs writing into one folder each keep the other's entries."""
-    from robeval.core.io import atomic_write_json, folder_lock
+    from robeval.core.io import folder_lock
 
     with folder_lock(out_dir):
-        data = _read_manifest_full(out_dir)  # re-read: keep entries of files written meanwhile
-        data.update(parts)
-        if entries:
-            old = data.get("corruptions")
-            data["corruptions"] = {**(old if isinstance(old, dict) else {}), **entries}
-        if isinstance(data.get("corruptions"), dict):
-            data["corruptions"] = dict(sorted(data["corruptions"].items()))
-        atomic_write_json(out_dir / MANIFEST, data)
+        _update_manifest(out_dir, entries, **parts)
+
+
+def _update_manifest(out_dir: Path, entries: dict | None = None, **parts) -> None:
+    """The read-modify-write of :func:`_write_manifest`, for a caller that holds the folder's lock already."""
+    from robeval.core.io import atomic_write_json
+
+    data = _read_manifest_full(out_dir)  # re-read: keep entries of files written meanwhile
+    data.update(parts)
+    if entries:
+        old = data.get("corruptions")
+        data["corruptions"] = {**(old if isinstance(old, dict) else {}), **entries}
+    if isinstance(data.get("corruptions"), dict):
+        data["corruptions"] = dict(sorted(data["corruptions"].items()))
+    atomic_write_json(out_dir / MANIFEST, data)
 
 
 def _stale_temporaries(out_dir: Path, older_than: float = 60.0) -> list[Path]:
@@ -357,10 +372,26 @@ def _stale_temporaries(out_dir: Path, older_than: float = 60.0) -> list[Path]:
     return sorted(p for p in paths if now - p.stat().st_mtime > older_than)
 
 
-def _own_files(out_dir: Path, manifest: dict) -> list[Path]:
-    """Files of a generated folder: the manifest, labels, every recorded or known corruption file."""
-    names = set(manifest.get("corruptions", {}) if isinstance(manifest.get("corruptions"), dict) else {})
-    names |= set(C_CORRUPTIONS) | set(CBAR_CORRUPTIONS) | set(VARIANTS)
+def _check_manifest_keys(out_dir: Path, manifest: dict) -> None:
+    """ValueError naming ``corruptions.json`` when a key of its ``corruptions`` is not a plain file name in
+    ``out_dir`` (empty, or holding a path separator, ``..`` or a NUL: ``"/any/x"`` or ``"../x"`` would name a
+    file outside the folder). generate_dataset writes none such; the manifest was edited or comes from elsewhere."""
+    entries = manifest.get("corruptions")
+    for key in entries if isinstance(entries, dict) else ():
+        path = out_dir / f"{key}.npy"
+        if not key or any(c in key for c in ("/", "\\", "\0", "..")) or path.parent != out_dir:
+            raise ValueError(
+                f"{out_dir / MANIFEST} records the corruption {key!r}, which is not the plain name of a file in that "
+                "folder (the manifest was edited or comes from elsewhere); nothing is deleted or written: remove "
+                "that entry, or write to another folder."
+            )
+
+
+def _own_files(out_dir: Path) -> list[Path]:
+    """Files of a generated folder that exist: the manifest, labels and the file of every corruption robeval
+    knows, directly in ``out_dir``; never a file that a key of ``corruptions.json`` names (the manifest is data: a
+    key ``"notes"`` or ``"../x"`` must not make a user's file robeval's)."""
+    names = set(C_CORRUPTIONS) | set(CBAR_CORRUPTIONS) | set(VARIANTS) | set(_PARAMS)
     files = [out_dir / MANIFEST, out_dir / "labels.npy"] + [out_dir / f"{n}.npy" for n in sorted(names)]
     return [p for p in files if p.is_file()]
 
@@ -378,9 +409,13 @@ def folder_inputs(images, labels, severities) -> dict:
 
 
 def _check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
-    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``."""
+    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``: the
+    manifest, labels and known corruption files (:func:`_own_files`), no other file. A manifest that is not a
+    regular file, or records a corruption under a key that is not a plain file name, is refused (ValueError)
+    before anything is deleted."""
     manifest = _read_manifest_full(out_dir)
-    own = _own_files(out_dir, manifest)
+    _check_manifest_keys(out_dir, manifest)
+    own = _own_files(out_dir)
     recorded = manifest.get("inputs")
     if not own or recorded == inputs:
         return
@@ -458,7 +493,10 @@ def generate_dataset(
     existing file (other generator or seed, truncated) is regenerated. The manifest also records the folder's
     inputs (sha256 of the images and of the uint8 labels, N, severities) and the sha256 of ``labels.npy``,
     which is written once. A folder holding files of other inputs is refused (ValueError) unless
-    ``overwrite``, which deletes them first; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
+    ``overwrite``, which deletes them first: ``corruptions.json``, ``labels.npy`` and the ``<name>.npy`` of the
+    corruptions robeval knows, never another file. A ``corruptions.json`` that is a FIFO, device or link to one, or
+    records a corruption under a key that is not a plain file name (``"../x"``, ``"/any/x"``), is refused
+    (ValueError) before anything is deleted; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
     of the files named above) are removed at the start, and no other file.
     One writer per folder.
 
@@ -478,7 +516,7 @@ def generate_dataset(
     -------
     dict name → path of the written (or existing) file, plus ``"labels"``.
     """
-    from robeval.core.io import atomic_write_bytes
+    from robeval.core.io import atomic_write_bytes, folder_lock
     from robeval.core.validation import check_bool
 
     images = check_images(images)
@@ -515,13 +553,16 @@ def generate_dataset(
     inputs = folder_inputs(images, labels, severities)
     images_digest = inputs["images_sha256"]
     labels_u8 = labels.astype(np.uint8)
-    _check_folder(out_dir, inputs, overwrite)
     label_path = out_dir / "labels.npy"
     label_bytes = _npy_bytes(np.tile(labels_u8, len(severities)))
     label_digest = hashlib.sha256(label_bytes).hexdigest()
-    if not label_path.is_file() or _file_digest(label_path) != label_digest:
-        atomic_write_bytes(label_path, label_bytes)
-    _write_manifest(out_dir, inputs=inputs, labels={"file": "labels.npy", "sha256": label_digest})
+    # one run at a time checks the folder and records its inputs: between another run's labels.npy and its
+    # manifest, the folder would look like files of unrecorded inputs
+    with folder_lock(out_dir):
+        _check_folder(out_dir, inputs, overwrite)
+        if not label_path.is_file() or _file_digest(label_path) != label_digest:
+            atomic_write_bytes(label_path, label_bytes)
+        _update_manifest(out_dir, inputs=inputs, labels={"file": "labels.npy", "sha256": label_digest})
     recipe = _recipe(images, seed, severities, images_digest)
     manifest = _read_manifest(out_dir)
     paths: dict[str, Path] = {name: out_dir / f"{name}.npy" for name in names}
@@ -559,7 +600,8 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
     S is the number of severities recorded for the file in ``corruptions.json`` (5 when it has no record). A file
     or ``labels.npy`` whose shape or sha256 differs from its record, or labels that do not repeat the same N labels
     once per severity, raise ValueError: the folder was edited, or mixes runs, and would pair images with the
-    wrong labels.
+    wrong labels. A FIFO, device or socket (or a link to one) in place of the file, ``labels.npy`` or
+    ``corruptions.json`` is refused (ValueError naming it) before it is opened: reading it would block or never end.
     """
     out_dir = check_path(out_dir, "out_dir")
     if not isinstance(name, str) or name not in _PARAMS:
@@ -572,12 +614,15 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"{path} does not exist; run generate_dataset(..., names=[{name!r}], out_dir={str(out_dir)!r})."
         )
+    from robeval.core.io import check_regular_file
+
     manifest = _read_manifest_full(out_dir)
     entry = _read_manifest(out_dir).get(name)
     recorded = isinstance(entry, dict) and bool(entry.get("severities"))
     n_sev = len(entry["severities"]) if recorded else 5
-    x = np.load(path)
-    y = np.load(out_dir / "labels.npy")
+    fix = "generate_dataset writes a .npy file there: remove it and run generate_dataset again (robeval corrupt)"
+    x = np.load(check_regular_file(path, "", fix))
+    y = np.load(check_regular_file(out_dir / "labels.npy", "", fix))
     regenerate = "Regenerate the folder with generate_dataset(..., overwrite=True) (robeval corrupt --overwrite)."
     labels = manifest.get("labels")
     for file, record, shape in ((path, entry, list(x.shape)), (out_dir / "labels.npy", labels, None)):
