@@ -189,4 +189,3 @@ def test_idx_beyond_the_stream_keys_is_named_by_its_value():
     a = transforms.corrupt(IMAGES[:2], "fog", 1, seed=0, idx=[3, 4])
     for idx in (np.array([3, 4]), np.array([3, 4], dtype=np.uint32), (3, 4)):
         np.testing.assert_array_equal(transforms.corrupt(IMAGES[:2], "fog", 1, seed=0, idx=idx), a)
-

@@ -18,6 +18,7 @@ import pandas as pd
 
 from robeval.acr.checks import check_sigma
 from robeval.core.data import fetch, registry
+from robeval.core.io import check_regular_file
 from robeval.core.validation import check_choice
 
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ SIGMAS = (0.25, 0.5, 1.0)
 
 
 CERTIFICATION_COLUMNS = ("idx", "label", "predict", "radius", "correct", "time")
+
+CERTIFICATION_MAX = 2**30  # bytes of a certification file read whole (ImageNet's 50000 lines: about 3 MB)
 
 
 def _parse_one(v) -> float:
@@ -68,7 +71,8 @@ def read_certification(path: str | os.PathLike) -> pandas.DataFrame:
     """Parse a CERTIFY output file (tab separated ``idx label predict radius correct time``).
 
     ``predict`` is -1 for abstentions. ``time`` is converted to seconds (column ``time_s``; the raw text is
-    kept in ``time``). Raises ValueError naming ``path`` for a folder, an empty or binary (not UTF-8 text) file,
+    kept in ``time``). Raises ValueError naming ``path`` for a folder, a FIFO, device or socket (or a link to
+    one), a file over :data:`CERTIFICATION_MAX` bytes (1 GiB), an empty or binary (not UTF-8 text) file,
     a line with more or fewer tab-separated fields than the header has names (naming the line), or missing
     columns.
     """
@@ -92,11 +96,14 @@ def read_certification(path: str | os.PathLike) -> pandas.DataFrame:
 
 def _certification_text(path: Path) -> str:
     """The text of the certification file ``path``, every line with as many tab-separated fields as the header
-    (a longer line would make pandas read its first fields as an index: every column shifted in silence)."""
+    (a longer line would make pandas read its first fields as an index: every column shifted in silence). A FIFO,
+    device or socket (or a link to one) and a file over :data:`CERTIFICATION_MAX` bytes are refused before they
+    are opened (:func:`robeval.core.io.check_regular_file`): a FIFO would block, ``/dev/zero`` fill the memory."""
     if path.is_dir():
         raise ValueError(
             f"path {str(path)!r} is a folder; pass a certification file (e.g. {str(path / 'certify.tsv')!r})."
         )
+    check_regular_file(path, "path", "pass a tab-separated certification file", max_bytes=CERTIFICATION_MAX)
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:

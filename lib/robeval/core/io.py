@@ -70,6 +70,31 @@ def read_json(path: str | os.PathLike) -> Any:
         return json.load(fh)
 
 
+def check_regular_file(path: str | os.PathLike, what: str, fix: str, *, max_bytes: int | None = None) -> Path:
+    """``path`` as a :class:`~pathlib.Path` when it is a regular file (a link to one is followed) of at most
+    ``max_bytes`` bytes (any size when None), checked before a user-given file is opened to read. ValueError
+    ``"<what> '<path>' is a FIFO (named pipe), not a regular file: ...; <fix>."`` (``what`` empty: the path
+    alone) for a FIFO, socket, device or folder, or a link to one (reading a FIFO blocks for ever, ``/dev/zero``
+    never ends), and for a larger file; a missing path raises FileNotFoundError."""
+    import stat
+
+    path = Path(path)
+    st = os.stat(path)
+    name = f"{what} {str(path)!r}" if what else str(path)
+    if stat.S_ISREG(st.st_mode):
+        if max_bytes is None or st.st_size <= max_bytes:
+            return path
+        why = f"has {st.st_size:,} bytes, more than such a file holds ({max_bytes:,} at most)"
+    else:
+        kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+        kind = next((k for test, k in kinds if test(st.st_mode)), "a device")
+        link = " (through a link)" if path.is_symlink() else ""
+        why = f"is {kind}{link}, not a regular file" + (
+            "" if kind == "a folder" else ": reading it would block or never end"
+        )
+    raise ValueError(f"{name} {why}; {fix}.")
+
+
 def save_frame(df, path: str | os.PathLike) -> Path:
     """Write a DataFrame as CSV atomically (index not written)."""
     return atomic_write_text(path, df.to_csv(index=False))

@@ -309,12 +309,20 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _read_manifest_full(out_dir: Path) -> dict:
-    """The whole ``corruptions.json`` ({} when missing or unreadable)."""
-    from robeval.core.io import read_json
+MANIFEST_MAX = 16 * 2**20  # bytes of corruptions.json (a few hundred bytes per corruption file)
 
+
+def _read_manifest_full(out_dir: Path) -> dict:
+    """The whole ``corruptions.json`` ({} when missing or unreadable). A FIFO, device or socket (or a link to one)
+    or a file over :data:`MANIFEST_MAX` bytes in its place is refused (ValueError naming it), never opened."""
+    from robeval.core.io import check_regular_file, read_json
+
+    path = out_dir / MANIFEST
+    if path.exists():
+        fix = "remove it (generate_dataset writes a JSON file there) or write to another folder"
+        check_regular_file(path, "", fix, max_bytes=MANIFEST_MAX)
     try:
-        data = read_json(out_dir / MANIFEST)
+        data = read_json(path)
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -357,10 +365,26 @@ def _stale_temporaries(out_dir: Path, older_than: float = 60.0) -> list[Path]:
     return sorted(p for p in paths if now - p.stat().st_mtime > older_than)
 
 
-def _own_files(out_dir: Path, manifest: dict) -> list[Path]:
-    """Files of a generated folder: the manifest, labels, every recorded or known corruption file."""
-    names = set(manifest.get("corruptions", {}) if isinstance(manifest.get("corruptions"), dict) else {})
-    names |= set(C_CORRUPTIONS) | set(CBAR_CORRUPTIONS) | set(VARIANTS)
+def _check_manifest_keys(out_dir: Path, manifest: dict) -> None:
+    """ValueError naming ``corruptions.json`` when a key of its ``corruptions`` is not a plain file name in
+    ``out_dir`` (empty, or holding a path separator, ``..`` or a NUL: ``"/any/x"`` or ``"../x"`` would name a
+    file outside the folder). generate_dataset writes none such; the manifest was edited or comes from elsewhere."""
+    entries = manifest.get("corruptions")
+    for key in entries if isinstance(entries, dict) else ():
+        path = out_dir / f"{key}.npy"
+        if not key or any(c in key for c in ("/", "\\", "\0", "..")) or path.parent != out_dir:
+            raise ValueError(
+                f"{out_dir / MANIFEST} records the corruption {key!r}, which is not the plain name of a file in that "
+                "folder (the manifest was edited or comes from elsewhere); nothing is deleted or written: remove "
+                "that entry, or write to another folder."
+            )
+
+
+def _own_files(out_dir: Path) -> list[Path]:
+    """Files of a generated folder that exist: the manifest, labels and the file of every corruption robeval
+    knows, directly in ``out_dir``; never a file that a key of ``corruptions.json`` names (the manifest is data: a
+    key ``"notes"`` or ``"../x"`` must not make a user's file robeval's)."""
+    names = set(C_CORRUPTIONS) | set(CBAR_CORRUPTIONS) | set(VARIANTS) | set(_PARAMS)
     files = [out_dir / MANIFEST, out_dir / "labels.npy"] + [out_dir / f"{n}.npy" for n in sorted(names)]
     return [p for p in files if p.is_file()]
 
@@ -378,9 +402,13 @@ def folder_inputs(images, labels, severities) -> dict:
 
 
 def _check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
-    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``."""
+    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``: the
+    manifest, labels and known corruption files (:func:`_own_files`), no other file. A manifest that is not a
+    regular file, or records a corruption under a key that is not a plain file name, is refused (ValueError)
+    before anything is deleted."""
     manifest = _read_manifest_full(out_dir)
-    own = _own_files(out_dir, manifest)
+    _check_manifest_keys(out_dir, manifest)
+    own = _own_files(out_dir)
     recorded = manifest.get("inputs")
     if not own or recorded == inputs:
         return
@@ -458,7 +486,10 @@ def generate_dataset(
     existing file (other generator or seed, truncated) is regenerated. The manifest also records the folder's
     inputs (sha256 of the images and of the uint8 labels, N, severities) and the sha256 of ``labels.npy``,
     which is written once. A folder holding files of other inputs is refused (ValueError) unless
-    ``overwrite``, which deletes them first; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
+    ``overwrite``, which deletes them first: ``corruptions.json``, ``labels.npy`` and the ``<name>.npy`` of the
+    corruptions robeval knows, never another file. A ``corruptions.json`` that is a FIFO, device or link to one, or
+    records a corruption under a key that is not a plain file name (``"../x"``, ``"/any/x"``), is refused
+    (ValueError) before anything is deleted; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
     of the files named above) are removed at the start, and no other file.
     One writer per folder.
 
@@ -559,7 +590,8 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
     S is the number of severities recorded for the file in ``corruptions.json`` (5 when it has no record). A file
     or ``labels.npy`` whose shape or sha256 differs from its record, or labels that do not repeat the same N labels
     once per severity, raise ValueError: the folder was edited, or mixes runs, and would pair images with the
-    wrong labels.
+    wrong labels. A FIFO, device or socket (or a link to one) in place of the file, ``labels.npy`` or
+    ``corruptions.json`` is refused (ValueError naming it) before it is opened: reading it would block or never end.
     """
     out_dir = check_path(out_dir, "out_dir")
     if not isinstance(name, str) or name not in _PARAMS:
@@ -572,12 +604,15 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"{path} does not exist; run generate_dataset(..., names=[{name!r}], out_dir={str(out_dir)!r})."
         )
+    from robeval.core.io import check_regular_file
+
     manifest = _read_manifest_full(out_dir)
     entry = _read_manifest(out_dir).get(name)
     recorded = isinstance(entry, dict) and bool(entry.get("severities"))
     n_sev = len(entry["severities"]) if recorded else 5
-    x = np.load(path)
-    y = np.load(out_dir / "labels.npy")
+    fix = "generate_dataset writes a .npy file there: remove it and run generate_dataset again (robeval corrupt)"
+    x = np.load(check_regular_file(path, "", fix))
+    y = np.load(check_regular_file(out_dir / "labels.npy", "", fix))
     regenerate = "Regenerate the folder with generate_dataset(..., overwrite=True) (robeval corrupt --overwrite)."
     labels = manifest.get("labels")
     for file, record, shape in ((path, entry, list(x.shape)), (out_dir / "labels.npy", labels, None)):
