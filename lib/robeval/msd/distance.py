@@ -250,6 +250,27 @@ def _image_features(feature_fn, images: np.ndarray, n: int, width: int | None = 
     return feats
 
 
+def _check_callable(fn, name: str, form: str) -> None:
+    """TypeError naming ``name`` unless ``fn`` is callable: checked on entry, not at the first call in a loop."""
+    if not callable(fn):
+        raise TypeError(f"{name} must be a function, callable as {form}; got {type(fn).__name__} {fn!r:.60}.")
+
+
+_CORRUPT_FN = "corrupt_fn(images, name, severity, seed=...) -> uint8 images (or None for robeval's corrupt)"
+
+
+def _checked_output(out, images: np.ndarray, who: str) -> np.ndarray:
+    """``out``, what ``who`` returned for ``images``, as an array; ValueError naming ``who`` unless it is uint8 with
+    the shape of ``images`` (one image per input)."""
+    arr = np.asarray(out)
+    if arr.shape != images.shape or arr.dtype != np.uint8:
+        raise ValueError(
+            f"{who} must return a uint8 array with the shape of its input, one image per input; got {arr.dtype} "
+            f"{arr.shape} for input {images.dtype} {images.shape}."
+        )
+    return arr
+
+
 def transform_features(
     feature_fn: Callable,
     images,
@@ -270,7 +291,9 @@ def transform_features(
     images : uint8 array (N, H, W, C)   the fixed image sample D_S (paper: 100 images)
     transform : callable(images, rng) -> uint8 (N, H, W, C)
         draws ONE instance of the transform from ``rng`` and applies it to all images
-        (see :func:`scheme_transform`, :func:`corruption_transform`).
+        (see :func:`scheme_transform`, :func:`corruption_transform`). A ``feature_fn`` or ``transform`` that is
+        not callable is refused on entry (TypeError naming it); an output of another shape or dtype than the
+        input's (an image dropped or added, floats) raises ValueError naming ``transform``.
     rng : numpy Generator
     n_samples : int >= 1   number of transform instances (paper: 100 per corruption, 100k per scheme)
     batch_size : int >= 1   images per feature-extractor call (several instances are stacked)
@@ -284,6 +307,8 @@ def transform_features(
 
     from robeval.core.validation import check_allocation, check_bool, check_positive
 
+    _check_callable(feature_fn, "feature_fn", "feature_fn(images uint8 (N, H, W, C)) -> float (N, D)")
+    _check_callable(transform, "transform", "transform(images, rng) -> uint8 images of the input's shape")
     images = check_images(images)
     rng = as_generator(rng, "rng")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
@@ -302,12 +327,7 @@ def transform_features(
     with tqdm(total=n_samples, desc=desc, disable=not progress, leave=False) as bar:
         for start in range(0, n_samples, per_call):
             k = min(per_call, n_samples - start)
-            batch = np.concatenate([transform(images, rng) for _ in range(k)])
-            if batch.shape != (k * n,) + images.shape[1:] or batch.dtype != np.uint8:
-                raise ValueError(
-                    "transform must return a uint8 array with the shape of its input; got "
-                    f"{batch.dtype} {batch.shape[1:]} for input {images.shape[1:]}."
-                )
+            batch = np.concatenate([_checked_output(transform(images, rng), images, "transform") for _ in range(k)])
             feats = _image_features(feature_fn, batch, k * n, clean.shape[0]).reshape(k, n, -1)
             out[start : start + k] = feats.mean(1) - clean
             bar.update(k)
@@ -386,15 +406,20 @@ def _severity_list(severities, arg: str = "severities") -> list[int]:
 def corruption_transform(name: str, severity: int, corrupt_fn: Callable | None = None) -> Callable:
     """Transform for :func:`transform_features`: one realisation of corruption ``name`` at ``severity``
     (``corrupt_fn(images, name, severity, seed)``, default :func:`robeval.transforms.corruptions.corrupt`) with a
-    seed drawn from the rng."""
+    seed drawn from the rng. A ``corrupt_fn`` that is not callable is refused here (TypeError naming it); one that
+    returns another shape or dtype than its input's raises ValueError naming ``corrupt_fn`` when called."""
     if corrupt_fn is None:
         _check_corruption_name(name, "name")
+    else:
+        _check_callable(corrupt_fn, "corrupt_fn", _CORRUPT_FN)
     severity = check_severity(severity)
+    who = "corrupt_fn" if corrupt_fn is not None else "corrupt"
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
 
     def transform(images, rng):
         rng = as_generator(rng, "rng")  # an int seed as scheme_transform's apply_scheme takes it
-        return corrupt_fn(images, name, severity, seed=int(rng.integers(2**31)))
+        out = corrupt_fn(images, name, severity, seed=int(rng.integers(2**31)))
+        return _checked_output(out, np.asarray(images), who)
 
     return transform
 
@@ -407,7 +432,9 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
     probability ``probs[j]`` at a uniformly drawn severity. ``fn(images uint8 NHWC, rng) -> uint8``;
     wrap with :func:`robeval.transforms.augmentations.as_batch_transform` for training (Fig. 2 toy). Every name
     is checked when the transform is made (ValueError naming ``names``) when ``corrupt_fn`` is None; a name or a
-    severity listed twice is refused (ValueError): it would be drawn twice as often."""
+    severity listed twice is refused (ValueError): it would be drawn twice as often. A ``corrupt_fn`` that is not
+    callable is refused here (TypeError naming it); one that returns another shape or dtype than its input's
+    raises ValueError naming ``corrupt_fn`` when called."""
     import math
 
     from robeval.core.validation import check_distinct, check_sequence
@@ -416,6 +443,9 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
     if corrupt_fn is None:
         for name in names:
             _check_corruption_name(name, "names")
+    else:
+        _check_callable(corrupt_fn, "corrupt_fn", _CORRUPT_FN)
+    who = "corrupt_fn" if corrupt_fn is not None else "corrupt"
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
     probs = np.asarray(probs)
     if probs.dtype.kind not in "iuf":
@@ -442,7 +472,8 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
             for s in severities:
                 sel = np.flatnonzero((which == j) & (sev == s))
                 if sel.size:
-                    out[sel] = corrupt_fn(images[sel], name, int(s), seed=int(rng.integers(2**31)))
+                    part = corrupt_fn(images[sel], name, int(s), seed=int(rng.integers(2**31)))
+                    out[sel] = _checked_output(part, images[sel], who)
         return out
 
     return fn
@@ -459,8 +490,11 @@ def sample_feature_images(images_nchw, n: int, seed: int) -> np.ndarray:
 
 def _corrupt_instances(images, name: str, severity: int, seeds, corrupt_fn) -> np.ndarray:
     """One task of :func:`corruption_features` in a worker: the instances with the given seeds, concatenated."""
+    who = "corrupt_fn" if corrupt_fn is not None else "corrupt"
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
-    return np.concatenate([corrupt_fn(images, name, severity, seed=int(s)) for s in seeds])
+    return np.concatenate(
+        [_checked_output(corrupt_fn(images, name, severity, seed=int(s)), images, who) for s in seeds]
+    )
 
 
 def corruption_features(
@@ -488,6 +522,8 @@ def corruption_features(
     ``corruptions`` is a non-empty sequence of corruption names (checked against
     :func:`robeval.transforms.corruptions.corrupt`'s when ``corrupt_fn`` is None); ``batch_size`` and ``chunk`` are
     integers >= 1, ``n_jobs`` is not 0 (a negative value means all cores, as in joblib) and ``progress`` a bool.
+    A ``feature_fn`` or ``corrupt_fn`` that is not callable is refused on entry (TypeError naming it); a
+    ``corrupt_fn`` that returns another shape or dtype than its input's raises ValueError naming ``corrupt_fn``.
 
     Returns
     -------
@@ -503,6 +539,9 @@ def corruption_features(
     if corrupt_fn is None:
         for c in corruptions:
             _check_corruption_name(c, "corruptions")
+    else:
+        _check_callable(corrupt_fn, "corrupt_fn", _CORRUPT_FN)
+    _check_callable(feature_fn, "feature_fn", "feature_fn(images uint8 (N, H, W, C)) -> float (N, D)")
     check_positive(batch_size, "batch_size", integer=True)
     check_bool(progress, "progress")
     if chunk is not None:
