@@ -38,10 +38,10 @@ def _timed(fn) -> float:
 
 
 def bench(name, predict, d, n_points, n_samples, chunk_rows, rounds):
+    from robeval.realworld.covariance import identity_covariance
     from robeval.realworld.robustness import (
         GaussianPerturbation,
         _gaussian_chunk,
-        identity_covariance,
         point_rngs,
         real_world_robustness,
     )

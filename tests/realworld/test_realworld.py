@@ -14,18 +14,15 @@ from robeval.realworld.analytic import (
     right_angle_counterfactual,
     right_angle_robustness,
 )
+from robeval.realworld.covariance import covariance_factor, identity_covariance, random_covariance, trace_normalized
 from robeval.realworld.robustness import (
     BoundedPerturbation,
     CategoricalPerturbation,
     GaussianPerturbation,
-    covariance_factor,
-    identity_covariance,
     max_order_violation,
     min_pairwise_correlation,
-    random_covariance,
     real_world_robustness,
     rescale_distances,
-    trace_normalized,
 )
 
 ANISO = np.array([[1.0, 0.6], [0.6, 0.5]])
