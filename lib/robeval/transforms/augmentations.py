@@ -691,9 +691,7 @@ def apply_scheme(
     return apply_scheme_sample(images, sample, dtype=dtype)
 
 
-# --------------------------------------------------------------------------------------------------
-# AutoAugment, CIFAR-10 policy (Cubuk et al. 2019): 25 sub-policies of two (op, probability, level)
-# --------------------------------------------------------------------------------------------------
+# ---- AutoAugment, CIFAR-10 policy (Cubuk et al. 2019): 25 sub-policies of two (op, probability, level) ----
 AUTOAUGMENT_CIFAR10_POLICY = (
     (("invert", 0.1, 7), ("contrast", 0.2, 6)),
     (("rotate", 0.7, 2), ("translate_x", 0.3, 9)),
