@@ -214,3 +214,11 @@ def test_levels_equal_but_for_their_last_digits_are_refused_not_split():
     # levels 1e-9 apart relative are kept apart only if they differ by more than the eps_min match (1e-9 rel.)
     far = g.assign(eps_train=g["eps_train"].where(g["eps_train"] != 0.1 + 0.2, 0.3 * (1 + 1e-6)))
     assert mscr.accuracy_matrix(far)["mean"].shape == (2, 3)
+
+
+def test_make_cells_refuses_levels_equal_but_for_their_last_digits_before_anything_runs():
+    """Probe H #9: make_cells refused an exact repeat but made cells for 0.3 and 0.1 + 0.2; the summaries refused the
+    results only after the grid had run."""
+    with pytest.raises(ValueError, match=r"^eps_train lists 0\.3 and 0\.30000000000000004, equal but for their last"):
+        mscr.make_cells([0, 1], [0.0, 0.3, 0.1 + 0.2])
+    assert len(mscr.make_cells([0, 1], [0.0, 0.3, 0.3 * (1 + 1e-6)])) == 6

@@ -60,3 +60,35 @@ CALLABLE = r" must be a function, callable as "
 def test_a_function_argument_that_is_not_callable_is_refused_when_given(call, name):
     with pytest.raises(TypeError, match=f"^{name}{CALLABLE}{name}\\("):
         call()
+
+
+def test_callables_that_write_into_their_input_never_reach_the_callers_images():
+    """Probe H #4: a feature function or transform writing into its input changed the caller's images, and the
+    answer (the clean features were taken after the feature function had clipped the images the corruptions then
+    used)."""
+    images = np.random.default_rng(0).integers(0, 256, (4, 32, 32, 3), dtype=np.uint8)
+
+    def in_place(z):
+        np.clip(z, 10, 245, out=z)
+        z[:, :4] = 0
+        return np.asarray(z, np.float64).mean(axis=(1, 2))
+
+    def copying(z):
+        z = np.clip(np.array(z), 10, 245)
+        z[:, :4] = 0
+        return z.astype(np.float64).mean(axis=(1, 2))
+
+    kept = images.copy()
+    a = msd.corruption_features(copying, images, ["gaussian_noise"], [3], n_samples=4, seed=0, progress=False)
+    b = msd.corruption_features(in_place, images, ["gaussian_noise"], [3], n_samples=4, seed=0, progress=False)
+    np.testing.assert_array_equal(images, kept)
+    np.testing.assert_array_equal(a, b)
+
+    def blackout(im, rng):
+        im[:, :8] = 0
+        return im
+
+    msd.transform_features(
+        lambda z: np.asarray(z, float).mean(axis=(1, 2)), images, blackout, np.random.default_rng(0), 2
+    )
+    np.testing.assert_array_equal(images, kept)

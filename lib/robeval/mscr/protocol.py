@@ -636,7 +636,7 @@ def make_cells(seeds, eps_train, **fixed) -> list[dict]:
     """Grid cells ``{"seed": s, "eps_train": e, **fixed}`` for every run seed and training level.
 
     ``seeds``: distinct integers >= 0 (a fraction is never truncated to a seed); ``eps_train``: distinct noise
-    radii >= 0. TypeError / ValueError naming the argument otherwise (a repeated seed or level would be a run
+    radii >= 0, no two equal within 1e-9 relative (the summaries group levels exactly). TypeError / ValueError naming the argument otherwise (a repeated seed or level would be a run
     counted twice). The keywords ``fixed`` are the cell keys :func:`run_cell_2d` reads: ``model`` ("rf" or
     "1nn") and ``k`` (an integer >= 1); any other keyword (``seed`` or ``eps_train`` would override ``seeds`` /
     ``eps_train`` in every cell) raises TypeError."""
@@ -644,6 +644,13 @@ def make_cells(seeds, eps_train, **fixed) -> list[dict]:
     levels = [check_eps(e, "eps_train") for e in check_sequence(eps_train, "eps_train", example="[0.0, 0.01]")]
     check_distinct(seeds, "seeds", why="a run counted twice")
     check_distinct(levels, "eps_train", why="a training level run twice")
+    ordered = sorted(levels)  # levels equal but for their last digits: one level run twice, split by the summaries
+    for a, b in zip(ordered, ordered[1:]):
+        if np.isclose(b, a, rtol=1e-9, atol=0.0):
+            raise ValueError(
+                f"eps_train lists {a!r} and {b!r}, equal but for their last digits (levels computed by arithmetic, "
+                "e.g. 0.1 + 0.2): one training level would run twice. Pass each level once, e.g. round(level, 12)."
+            )
     for key in fixed:
         if key in ("seed", "eps_train"):
             raise TypeError(

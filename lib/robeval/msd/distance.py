@@ -317,7 +317,8 @@ def transform_features(
     check_positive(batch_size, "batch_size", integer=True)
     check_bool(progress, "progress")
     n = len(images)
-    clean = _image_features(feature_fn, images, n).mean(0)
+    # every user callable gets its own copy: one that writes into its input never reaches the caller's images
+    clean = _image_features(feature_fn, images.copy(), n).mean(0)
     check_allocation(
         (int(n_samples), clean.shape[0]), 8, what="n_samples x D",
         fix="draw fewer instances (the paper uses 100 per corruption), or call in parts and concatenate.",
@@ -327,7 +328,9 @@ def transform_features(
     with tqdm(total=n_samples, desc=desc, disable=not progress, leave=False) as bar:
         for start in range(0, n_samples, per_call):
             k = min(per_call, n_samples - start)
-            batch = np.concatenate([_checked_output(transform(images, rng), images, "transform") for _ in range(k)])
+            batch = np.concatenate(
+                [_checked_output(transform(images.copy(), rng), images, "transform") for _ in range(k)]
+            )
             feats = _image_features(feature_fn, batch, k * n, clean.shape[0]).reshape(k, n, -1)
             out[start : start + k] = feats.mean(1) - clean
             bar.update(k)
