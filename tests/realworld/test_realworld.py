@@ -16,14 +16,12 @@ from robeval.realworld.analytic import (
 )
 from robeval.realworld.covariance import covariance_factor, identity_covariance, random_covariance, trace_normalized
 from robeval.realworld.robustness import (
-    BoundedPerturbation,
-    CategoricalPerturbation,
-    GaussianPerturbation,
     max_order_violation,
     min_pairwise_correlation,
     real_world_robustness,
     rescale_distances,
 )
+from robeval.realworld.samplers import BoundedPerturbation, CategoricalPerturbation, GaussianPerturbation
 
 ANISO = np.array([[1.0, 0.6], [0.6, 0.5]])
 

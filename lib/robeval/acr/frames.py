@@ -17,8 +17,8 @@ CERT_COLUMNS = ("label", "predict", "radius", "correct")
 def check_certification_frame(df, name: str = "df") -> pd.DataFrame:
     """Validate a certification frame (as returned by ``robeval.acr.files.load_certification``).
 
-    Requires columns ``label, predict, radius, correct`` with finite, non-negative radii, 0/1 ``correct``
-    equal to ``predict == label``, and abstentions (``predict = -1``) with radius 0 that are never correct;
+    Requires columns ``label, predict, radius, correct`` with class indices >= 0 as labels, finite, non-negative
+    radii, 0/1 ``correct`` equal to ``predict == label``, and abstentions (``predict = -1``) with radius 0 that are never correct;
     returns the frame unchanged.
     """
     if not isinstance(df, pd.DataFrame):
@@ -38,6 +38,14 @@ def check_certification_frame(df, name: str = "df") -> pd.DataFrame:
     check_numeric_column(df, "radius", name, finite=False)
     for column in ("label", "predict", "correct"):
         _check_whole_column(df, column, name)
+    negative = df["label"].to_numpy(dtype=np.float64) < 0
+    if negative.any():  # before the abstention and correct rules, which a label of -1 would make contradict
+        i = int(np.argmax(negative))
+        raise ValueError(
+            f"{name}['label'] must be a class index >= 0, but row {df.index[i]!r} holds "
+            f"{int(df['label'].to_numpy()[i])}; -1 is reserved for abstentions in predict (a true label is never an "
+            "abstention): fix or drop that row."
+        )
     check_unique_inputs(df, name)
     r = df["radius"].to_numpy(dtype=np.float64)
     if not np.all(np.isfinite(r)) or np.any(r < 0):

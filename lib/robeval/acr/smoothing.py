@@ -45,6 +45,7 @@ from robeval.core.env import usable_device
 from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import (
+    MAX_ARRAY_BYTES,
     MAX_DRAWS,
     as_float_points,
     as_model,
@@ -350,7 +351,7 @@ class Smooth:
         model is never certified. Noise is added in the classifier's input space (robeval image models:
         pixel space [0, 1]).
     num_classes : int
-        Number of classes.
+        Number of classes, 2 .. 2**30 (the int64 vote counts of one input stay within 8 GiB; more raises ValueError).
     sigma : float
         Noise standard deviation (> 0).
     device : str or torch.device, optional
@@ -367,6 +368,12 @@ class Smooth:
             raise TypeError(f"num_classes must be an integer >= 2, got {num_classes!r}.")
         if num_classes < 2:
             raise ValueError(f"num_classes must be an integer >= 2, got {num_classes!r}.")
+        if int(num_classes) * 8 > MAX_ARRAY_BYTES:  # the int64 vote counts of one input: refused before allocating
+            raise ValueError(
+                f"num_classes={int(num_classes)} would need {int(num_classes) * 8 / 2**30:.3g} GiB of vote counts per "
+                f"input, more than {MAX_ARRAY_BYTES / 2**30:.0f} GiB (num_classes <= {MAX_ARRAY_BYTES // 8}); pass the "
+                "base classifier's number of classes."
+            )
         self.base_classifier = base_classifier
         self.num_classes = int(num_classes)
         self.sigma = check_sigma(sigma)

@@ -65,14 +65,25 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
     return atomic_write_text(path, to_json(obj))
 
 
-def read_json(path: str | os.PathLike) -> Any:
+def read_json(path: str | os.PathLike, *, what: str = "", fix: str = "", max_bytes: int | None = None) -> Any:
+    """The JSON value of the file ``path``, checked by :func:`check_regular_file` before it is opened: a FIFO,
+    socket, device or folder (or a link to one), or a file over ``max_bytes`` (any size when None), raises
+    :class:`NotRegularFileError` (a ValueError) naming it as ``what`` with ``fix``, instead of blocking for ever
+    or filling the memory."""
+    check_regular_file(path, what, fix or "replace it with the JSON file it should be", max_bytes=max_bytes)
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
 
 
+class NotRegularFileError(ValueError):
+    """:func:`check_regular_file`'s refusal: a path that is no regular file, or a file over its size cap. A
+    ValueError, raised before the file is opened (a caller that words a parse error may let it pass as it is)."""
+
+
 def check_regular_file(path: str | os.PathLike, what: str, fix: str, *, max_bytes: int | None = None) -> Path:
     """``path`` as a :class:`~pathlib.Path` when it is a regular file (a link to one is followed) of at most
-    ``max_bytes`` bytes (any size when None), checked before a user-given file is opened to read. ValueError
+    ``max_bytes`` bytes (any size when None), checked before a user-given file is opened to read.
+    :class:`NotRegularFileError` (a ValueError)
     ``"<what> '<path>' is a FIFO (named pipe), not a regular file: ...; <fix>."`` (``what`` empty: the path
     alone) for a FIFO, socket, device or folder, or a link to one (reading a FIFO blocks for ever, ``/dev/zero``
     never ends), and for a larger file; a missing path raises FileNotFoundError."""
@@ -92,7 +103,7 @@ def check_regular_file(path: str | os.PathLike, what: str, fix: str, *, max_byte
         why = f"is {kind}{link}, not a regular file" + (
             "" if kind == "a folder" else ": reading it would block or never end"
         )
-    raise ValueError(f"{name} {why}; {fix}.")
+    raise NotRegularFileError(f"{name} {why}; {fix}.")
 
 
 def save_frame(df, path: str | os.PathLike) -> Path:

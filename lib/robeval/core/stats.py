@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy import stats
 
-from robeval.core.validation import check_probability
+from robeval.core.validation import check_probability, mean_std
 
 
 @dataclass(frozen=True)
@@ -88,12 +88,13 @@ def _values(values, name: str, min_n: int = 2) -> np.ndarray:
 
 
 def mean_interval(values, level: float = 0.95) -> Interval:
-    """t-interval for the mean of independent runs (``values``: one number per run)."""
+    """t-interval for the mean of independent runs (``values``: one number per run); values of any scale (see
+    :func:`~robeval.core.validation.mean_std`)."""
     check_probability(level, "level")
     v = _values(values, "values")
     n = len(v)
-    mean = float(v.mean())
-    se = float(v.std(ddof=1) / math.sqrt(n))
+    mean, std = mean_std(v)
+    se = float(std / math.sqrt(n))
     t = float(stats.t.ppf(0.5 + level / 2, n - 1))
     exact = (1.0 if mean == 0 else min(1.0, 2.0 * 0.5**n)) if se == 0 else None  # sign test: all n units alike
     return Interval(

@@ -856,6 +856,26 @@ def check_fact_types(row: str, *, holds=_UNSET, p_value=None, estimate=None, cou
             raise ValueError(f"{row}: {key} must be a count >= 0, got {value!r}.")
 
 
+def mean_std(v: np.ndarray) -> tuple[float, float]:
+    """Mean and sample std (``ddof=1``) of the finite float64 values ``v`` (at least two), without losing digits to
+    their scale. When the largest magnitude lies in [2**-250, 2**250] (every ordinary sample) they are numpy's
+    ``v.mean()`` and ``v.std(ddof=1)`` as they are: the squared deviations stay normal and the sums finite. Outside
+    it (values near 1e-300 would square to 0, near 1e300 to inf) both are computed on ``v`` scaled by the power of
+    two of its largest magnitude and scaled back, exactly: for normal floats the answer for ``v * 2**k`` is that for ``v``
+    times ``2**k``. ValueError naming ``values`` when the std itself exceeds the largest float."""
+    m = float(np.max(np.abs(v)))
+    if m == 0.0 or 2.0**-250 <= m <= 2.0**250:
+        return float(v.mean()), float(v.std(ddof=1))
+    e = math.frexp(m)[1]
+    w = np.ldexp(v, -e)
+    try:
+        return math.ldexp(float(w.mean()), e), math.ldexp(float(w.std(ddof=1)), e)
+    except OverflowError:
+        raise ValueError(
+            f"values spread wider than a float holds (largest magnitude {m:.3g}): their std overflows; rescale them."
+        ) from None
+
+
 def check_float_range(value, name: str) -> None:
     """ValueError naming ``name`` when ``value`` is a number beyond float range (a Python int or fraction beyond
     ±1.8e308, which ``float()`` and ``math.isfinite`` refuse with a bare OverflowError naming nothing); nothing for

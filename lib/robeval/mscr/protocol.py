@@ -529,9 +529,11 @@ def mean_ci(values, level: float = 0.95) -> tuple[float, float, float, int]:
         return math.nan, math.nan, math.nan, 0
     if n == 1:
         return float(v[0]), math.nan, math.nan, 1
-    std = float(v.std(ddof=1))
+    from robeval.core.validation import mean_std  # values of any scale: near 1e-300 and 1e300 too
+
+    mean, std = mean_std(v)
     margin = float(stats.t.ppf(0.5 + level / 2, n - 1) * std / math.sqrt(n))
-    return float(v.mean()), std, margin, n
+    return mean, std, margin, n
 
 
 def accuracy_matrix(df: pd.DataFrame, *, level: float = 0.95, percent: bool = True) -> dict:

@@ -110,6 +110,17 @@ def _check_span(X: np.ndarray, norm: float) -> None:
         )
 
 
+def _tiny_exponent(X: np.ndarray, norm: float) -> int:
+    """The power of two that brings the largest absolute coordinate of float ``X`` into [0.5, 1) when an L2 distance
+    between its points could lose digits (largest magnitude below 2**-400: squares of coordinate differences reach
+    the subnormal range of float64, and near 1e-165 they read 0); else 0. Multiplying by ``2**k`` and the distances
+    back by ``2**-k`` changes no bit of a distance that does not underflow, so ordinary data is measured as is."""
+    if norm != 2.0 or X.dtype.kind != "f" or X.size == 0:
+        return 0
+    top = float(np.max(np.abs(X)))
+    return -int(np.frexp(top)[1]) if 0.0 < top < 2.0**-400 else 0
+
+
 def _as_tensor(X: np.ndarray, norm: float, device) -> torch.Tensor:
     # Integer data (uint8 images) is exact in float32 for L_inf and L1 sums (255 * 3072 < 2**24);
     # L2 and float data use float64.
@@ -272,6 +283,11 @@ def nearest_other_class_distance(
     p = check_norm(norm)
     X2, y = _check_labelled(X, y, pixel_units)
     _check_span(X2, p)
+    k = _tiny_exponent(X2, p)
+    if k:  # the squares of an L2 distance underflow: measure at the scale 2**k (exact) and scale back (exact)
+        X2 = np.ldexp(X2, k)
+        kwargs = dict(chunk_size=chunk_size, device=device, n_candidates=n_candidates, subset_dims=subset_dims)
+        return np.ldexp(nearest_other_class_distance(X2, y, p, progress=progress, **kwargs), -k)
     check_positive(chunk_size, "chunk_size", integer=True)
     check_positive(n_candidates, "n_candidates", integer=True)
     check_positive(subset_dims, "subset_dims", integer=True)
@@ -404,6 +420,14 @@ def min_class_separation(X, y, norm=np.inf, **kwargs) -> float:
         pairs += [(int(i), int(j)) for j in same if j > i]
         if len(pairs) >= 3:
             break
+    if not pairs:  # distinct points at distance 0: an L2 distance whose squares underflow (coordinates differing
+        # only below ~1e-154 next to larger ones, which the power-of-two scaling of the whole X cannot lift)
+        raise ValueError(
+            f"the class separation reads 0 at {len(zero)} points (first: point {int(zero[0])}) that have no identical "
+            "twin with another label: their differences are so small next to the other coordinates of X that the "
+            "squares of the L2 distance underflow float64. Rescale or centre those coordinates, or use norm=np.inf "
+            "or norm=1, which do not square."
+        )
     shown = "; ".join(f"points {i} and {j} (labels {labels[i]!r} and {labels[j]!r})" for i, j in pairs[:3])
     raise ValueError(
         f"the class separation is 0: {len(zero)} points have an identical twin with another label, e.g. {shown}. "

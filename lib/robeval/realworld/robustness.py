@@ -35,7 +35,7 @@ clip, truncate or resample categorical features.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Real
 
@@ -45,12 +45,9 @@ from scipy import stats
 from robeval.core.seeding import as_generator
 from robeval.core.validation import as_model, check_covariance, check_features, check_positive
 from robeval.core.validation import check_numbers as check_numbers
-from robeval.realworld.covariance import covariance_factor
+from robeval.realworld.samplers import GaussianPerturbation
 
 __all__ = [
-    "GaussianPerturbation",
-    "BoundedPerturbation",
-    "CategoricalPerturbation",
     "RobustnessEstimate",
     "real_world_robustness",
     "MAX_DRAWS",
@@ -98,215 +95,64 @@ def point_rngs(rng, n: int) -> list[np.random.Generator]:
 
 
 # ----------------------------------------------------------------------------
-# perturbation models (samplers)
-# ----------------------------------------------------------------------------
 
 
-class GaussianPerturbation:
-    """Additive multivariate normal perturbation ``x' ~ N(0, cov)``.
+def trace_normalized(cov, scale: float = 1.0) -> np.ndarray:
+    """Return ``scale * cov / trace(cov)`` (paper Sec. 4.1: trace-1 covariance times a scale).
+
+    ``scale`` is the total variance ``E||x'||^2`` of the perturbation, i.e. the
+    per-feature standard deviation of an isotropic model is ``sqrt(scale / d)``.
 
     Parameters
     ----------
     cov : array_like, shape (d, d) or (n, d, d)
-        One covariance for every point, or one per point (row ``index`` of the
-        evaluated array uses ``cov[index]``), e.g. estimated from an ensemble.
+        Symmetric PSD matrix (or stack) with positive trace.
+    scale : float >= 0
+        Perturbation scale (units: squared feature units).
+
+    Returns
+    -------
+    ndarray, float64, same shape as ``cov``.
     """
-
-    def __init__(self, cov):
-        self.cov = check_covariance(cov)
-        self.factor = covariance_factor(self.cov)
-        self.per_point = self.cov.ndim == 3
-        self.d = self.cov.shape[-1]
-        # a diagonal factor (e.g. the isotropic model of Eq. 5) scales columns instead of a matrix product:
-        # the same numbers, without the GEMM
-        F = self.factor
-        self.diag = None if self.per_point or np.count_nonzero(F - np.diag(np.diag(F))) else np.diag(F).copy()
-
-    def __call__(self, x: np.ndarray, index: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-        L = self.factor[index] if self.per_point else self.factor
-        z = rng.standard_normal((n_samples, self.d))
-        return x + z @ L.T
-
-    def n_points(self) -> int | None:
-        """Number of per-point covariances, or None for a shared one."""
-        return self.cov.shape[0] if self.per_point else None
+    C = check_covariance(cov)
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (Real, np.integer, np.floating)):
+        raise TypeError(
+            f"scale must be a number (the total variance of the perturbation), got {type(scale).__name__} {scale!r}; "
+            "pass e.g. scale=2.0 (convert strings from a settings file with float(...))."
+        )
+    if not np.isfinite(scale) or scale < 0:
+        raise ValueError(f"scale must be a finite number >= 0; got {scale!r}.")
+    tr = np.trace(C, axis1=-2, axis2=-1)
+    if np.any(tr <= 0):
+        raise ValueError("cov has zero trace and cannot be normalised; pass a non-zero covariance.")
+    return float(scale) * C / np.asarray(tr)[..., None, None]
 
 
-class BoundedPerturbation:
-    """Keep perturbed features inside physical bounds (e.g. a percentage in [0, 100]).
+def identity_covariance(d: int) -> np.ndarray:
+    """Identity covariance normalised to trace 1: ``eye(d) / d`` (paper Sec. 4.1)."""
+    if int(d) != d or d < 1:
+        raise ValueError(f"d must be a positive integer number of features; got {d!r}.")
+    return np.eye(int(d)) / int(d)
+
+
+def random_covariance(d: int, rng) -> np.ndarray:
+    """Random covariance ``C_r = A^T A`` (Eq. 5), normalised to trace 1.
 
     Parameters
     ----------
-    base : sampler
-        Perturbation model producing unbounded perturbed points.
-    lower, upper : array_like, shape (d,)
-        Bounds per feature; use ``-inf`` / ``inf`` for unbounded features. ``d`` must be the base sampler's when it
-        says it (a Gaussian's or bounded sampler's), else ValueError.
-    mode : {"clip", "truncate"}
-        ``"clip"`` projects violating coordinates onto the bound (probability
-        mass piles up on the bound, as for a saturating sensor); ``"truncate"``
-        redraws violating samples (rejection), giving the base distribution
-        conditioned on the box.
-    max_rounds : int
-        Rejection rounds before giving up with a ValueError (truncate only).
+    d : int
+        Number of features.
+    rng : int or numpy.random.Generator
+        ``A`` is (d, d) with i.i.d. standard normal entries drawn from ``rng``.
+
+    Returns
+    -------
+    ndarray, float64, shape (d, d), symmetric PSD with trace 1.
     """
-
-    def __init__(self, base: Sampler, lower, upper, mode: str = "clip", max_rounds: int = 1000):
-        if not callable(base):
-            raise TypeError(f"base must be a sampler, callable as base(x, index, n_samples, rng), got {base!r:.60}.")
-        self.base = base
-        self.lower = check_numbers(lower, "lower", example="[0.0, -np.inf]")
-        self.upper = check_numbers(upper, "upper", example="[100.0, np.inf]")
-        if self.lower.shape != self.upper.shape or self.lower.ndim != 1:
-            raise ValueError(
-                f"lower and upper must be 1-D arrays of equal length d; got shapes {self.lower.shape}, {self.upper.shape}."
-            )
-        if np.any(np.isnan(self.lower)) or np.any(np.isnan(self.upper)) or np.any(self.lower > self.upper):
-            raise ValueError("bounds must satisfy lower <= upper elementwise (use -inf/inf for no bound, never NaN).")
-        d = _sampler_dim(base)
-        if d is not None and d != self.lower.shape[0]:
-            raise ValueError(
-                f"lower and upper have {self.lower.shape[0]} entries but the base sampler works on d={d} features; "
-                f"pass one bound per feature ({d} each, -inf / inf for an unbounded feature)."
-            )
-        if mode not in ("clip", "truncate"):
-            raise ValueError(f"mode must be 'clip' or 'truncate'; got {mode!r}.")
-        self.mode = mode
-        self.max_rounds = int(check_positive(max_rounds, "max_rounds", integer=True))
-
-    def __call__(self, x: np.ndarray, index: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-        if x.shape[-1] != self.lower.shape[0]:
-            raise ValueError(f"bounds have {self.lower.shape[0]} features but the points have {x.shape[-1]}.")
-        out = np.asarray(self.base(x, index, n_samples, rng), dtype=np.float64)
-        if self.mode == "clip":
-            return np.clip(out, self.lower, self.upper)
-        bad = np.flatnonzero(np.any((out < self.lower) | (out > self.upper), axis=1))
-        for _ in range(self.max_rounds):
-            if bad.size == 0:
-                return out
-            redraw = np.asarray(self.base(x, index, bad.size, rng), dtype=np.float64)
-            out[bad] = redraw
-            bad = bad[np.any((redraw < self.lower) | (redraw > self.upper), axis=1)]
-        raise ValueError(
-            f"truncation still rejected {bad.size} samples after {self.max_rounds} rounds for point {index}; "
-            "the point lies (almost) outside the bounds -- check them or use mode='clip'."
-        )
-
-
-def _sampler_dim(sampler) -> int | None:
-    """The number of features a sampler works on when it says (a Gaussian's ``d``, bounds' length), else None."""
-    if isinstance(sampler, GaussianPerturbation):
-        return sampler.d
-    if isinstance(sampler, BoundedPerturbation):
-        return int(sampler.lower.shape[0])
-    return None
-
-
-def _check_column_key(col, d: int | None) -> int:
-    """A column key of :class:`CategoricalPerturbation`: a whole number >= 0 (a 0.5 is never truncated to column 0),
-    below ``d`` when the number of features is known; TypeError / ValueError naming ``columns``."""
-    if isinstance(col, (bool, np.bool_)) or not isinstance(col, (Real, np.integer, np.floating)):
-        raise TypeError(f"columns must be keyed by column positions (integers), got the key {col!r:.60}.")
-    if not np.isfinite(col) or float(col) != int(col) or col < 0:
-        raise ValueError(
-            f"columns must be keyed by column positions (whole numbers >= 0), got the key {col!r}; a fractional key "
-            "would be truncated to another column."
-        )
-    if d is not None and int(col) >= d:
-        raise ValueError(
-            f"columns names the column {int(col)}, but the continuous sampler works on {d} features (columns 0 .. "
-            f"{d - 1}); key each categorical column by its position in the feature matrix."
-        )
-    return int(col)
-
-
-def _column_entry(col, value) -> tuple[np.ndarray, np.ndarray]:
-    """``columns[col]`` as float64 ``(categories (m,), transition (., .))``, else TypeError / ValueError naming it."""
-    example = "e.g. ([0.0, 1.0], [[0.9, 0.1], [0.2, 0.8]])"
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (Sequence, np.ndarray)) or len(value) != 2:
-        raise TypeError(f"columns[{col!r}] must be a pair (categories, transition), got {value!r:.60}; {example}.")
-    parts = []
-    for what, part, ndim in (("categories", value[0], 1), ("transition", value[1], 2)):
-        try:
-            arr = np.asarray(part, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"columns[{col!r}] must hold numbers, got the {what} {part!r:.40}; {example}.") from None
-        if arr.ndim != ndim:
-            raise ValueError(f"columns[{col!r}] has {what} of shape {arr.shape}; pass a {ndim}-D array, {example}.")
-        parts.append(arr)
-    return parts[0], parts[1]
-
-
-class CategoricalPerturbation:
-    """Resample categorical features through transition matrices (Sec. 3.5.2).
-
-    A column key must be a whole number >= 0 (TypeError / ValueError naming ``columns`` otherwise), below the
-    number of features when ``continuous`` states it (a :class:`GaussianPerturbation` or
-    :class:`BoundedPerturbation`), else when the sampler is called.
-
-    Parameters
-    ----------
-    columns : mapping ``{column: (categories, transition)}``
-        ``categories`` is a length-m sequence of the values the column can take
-        (as floats in the feature matrix); ``transition`` is an (m, m) row-stochastic
-        matrix, ``transition[i, j]`` = probability that value ``categories[i]``
-        is observed as ``categories[j]``.
-    continuous : sampler, optional
-        Model for the remaining (continuous) features. Its output in categorical
-        columns is overwritten. If None those features stay unperturbed.
-    """
-
-    def __init__(self, columns: Mapping[int, tuple[Sequence[float], np.ndarray]], continuous: Sampler | None = None):
-        if not isinstance(columns, Mapping):
-            raise TypeError(
-                f"columns must be a mapping {{column: (categories, transition)}}, got {type(columns).__name__} "
-                f"{columns!r:.60}; e.g. {{0: ([0.0, 1.0], [[0.9, 0.1], [0.2, 0.8]])}}."
-            )
-        if not columns:
-            raise ValueError("columns is empty; give at least one {column: (categories, transition)} entry.")
-        if continuous is not None and not callable(continuous):
-            raise TypeError(f"continuous must be a sampler (a callable) or None, got {continuous!r:.60}.")
-        self.columns = {}
-        d = _sampler_dim(continuous)
-        for col in columns:
-            _check_column_key(col, d)
-        for col, value in columns.items():
-            cats, T = _column_entry(col, value)
-            m = cats.shape[0]
-            if m < 1 or len(np.unique(cats)) != m:
-                raise ValueError(f"categories of column {col} must be a 1-D sequence of distinct values.")
-            if T.shape != (m, m):
-                raise ValueError(f"transition matrix of column {col} must be ({m}, {m}); got {T.shape}.")
-            if np.any(T < 0) or not np.allclose(T.sum(axis=1), 1.0, atol=1e-9):
-                raise ValueError(
-                    f"transition matrix of column {col} must be non-negative with rows summing to 1 "
-                    f"(row sums {T.sum(axis=1)}); normalise with T / T.sum(axis=1, keepdims=True)."
-                )
-            self.columns[int(col)] = (cats, np.cumsum(T, axis=1))
-        self.continuous = continuous
-
-    def __call__(self, x: np.ndarray, index: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-        if self.continuous is None:
-            out = np.repeat(x[None, :], n_samples, axis=0)
-        else:
-            out = np.array(self.continuous(x, index, n_samples, rng), dtype=np.float64)
-        for col, (cats, cdf) in self.columns.items():
-            if col >= x.shape[-1]:
-                raise ValueError(
-                    f"columns names the column {col}, but the points have {x.shape[-1]} features (columns 0 .. "
-                    f"{x.shape[-1] - 1}); key each categorical column by its position in the feature matrix."
-                )
-            hit = np.flatnonzero(cats == x[col])
-            if hit.size == 0:
-                raise ValueError(
-                    f"point {index} has value {x[col]!r} in categorical column {col}, "
-                    f"which is not among its categories {cats.tolist()}."
-                )
-            u = rng.random(n_samples)
-            # inverse-CDF sampling from the row of the observed category
-            j = np.minimum(np.searchsorted(cdf[hit[0]], u, side="right"), len(cats) - 1)
-            out[:, col] = cats[j]
-        return out
+    if int(d) != d or d < 1:
+        raise ValueError(f"d must be a positive integer number of features; got {d!r}.")
+    A = as_generator(rng, "rng").standard_normal((int(d), int(d)))
+    return trace_normalized(A.T @ A)
 
 
 # ----------------------------------------------------------------------------
@@ -422,7 +268,8 @@ def _sampler_chunk(sampler, X, chunk, rngs) -> np.ndarray:
     d = X.shape[1]
     parts = []
     for i, m in chunk:
-        Zi = np.asarray(sampler(X[i], i, m, rngs[i]), dtype=np.float64)
+        # a copy of the point: a sampler that writes into its input (x += shift) never reaches the caller's X
+        Zi = np.asarray(sampler(X[i].copy(), i, m, rngs[i]), dtype=np.float64)
         if Zi.shape != (m, d):
             raise ValueError(f"sampler returned shape {Zi.shape} for point {i}; expected ({m}, {d}).")
         parts.append(Zi)

@@ -6,10 +6,28 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from robeval.core.io import atomic_write_json, read_json
+from robeval.core.io import NotRegularFileError, atomic_write_json, read_json
 from robeval.core.ledger.vocab import Claim, check_vocabulary
 from robeval.core.manifest import MANIFEST_KEY, results_manifest
 from robeval.core.paths import results_dir
+
+# a saved ledger's largest size: the largest committed one holds well under 1 MB; a larger file is no ledger
+LEDGER_MAX_BYTES = 64 * 2**20
+
+
+def read_ledger_json(path):
+    """The JSON value of the saved ledger file ``path`` (``results/<profile>/claims/<notebook>.json``, or one of
+    the folder ``robeval compare`` reads from another run). A FIFO, socket, device or folder (or a link to one),
+    or a file over :data:`LEDGER_MAX_BYTES`, is refused before it is opened (reading a FIFO blocks for ever,
+    ``/dev/zero`` fills the memory): :class:`robeval.core.io.NotRegularFileError` ``"ledger '<path>' is a FIFO
+    ..."``, a ValueError."""
+    return read_json(
+        path,
+        what="ledger",
+        fix="a ledger is a regular <notebook>.json file: remove it from the folder, or restore it (git checkout) "
+        "or rebuild it (robeval run --replot)",
+        max_bytes=LEDGER_MAX_BYTES,
+    )
 
 
 class StoreMixin:
@@ -102,7 +120,9 @@ def load_ledgers(profile: str) -> list[dict]:
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
-            data = read_json(path)
+            data = read_ledger_json(path)
+        except NotRegularFileError:
+            raise
         except ValueError as exc:  # empty or cut short: name the file, not only the parser's position
             raise ValueError(
                 f"{path}: not readable JSON ({exc}); rebuild the ledger with `robeval run --replot` (or restore it "

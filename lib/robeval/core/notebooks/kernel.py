@@ -65,7 +65,8 @@ def show_ledger(ledger, central_only: bool = False, max_width_em: int = 40):
     instead (:func:`robeval.core.publish.view.short_index`: six columns that fit the page).
 
     ``ledger``: a :class:`robeval.core.ledger.Ledger` or its ``table()`` DataFrame; ``central_only`` keeps the
-    central claims; ``max_width_em``: the width of the widest (text) columns in em.
+    central claims; ``max_width_em``: the width of the widest (text) columns in em. The text is HTML-escaped
+    (shown as written, never run as HTML).
     """
     import pandas as pd
 
@@ -82,7 +83,10 @@ def show_ledger(ledger, central_only: bool = False, max_width_em: int = 40):
     if central_only and "central" in table:
         table = table[table["central"].astype(bool)]
     wide = {"description": max_width_em, "decides": max_width_em, "note": max_width_em, "rule": max_width_em // 2}
-    styler = table.style.format(precision=4, na_rep="").hide(axis="index")
+    # every text cell and column name HTML-escaped: a ledger read from another run's JSON may hold "<script>" or
+    # "<img onerror=...>", which Jupyter would run when it displays the table
+    styler = table.style.format(precision=4, na_rep="", escape="html").hide(axis="index")
+    styler = styler.format_index(escape="html", axis=1)
     styler = styler.set_properties(**{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top"})
     for col in table.columns:
         width = wide.get(col, 8 if col not in ("id", "source", "estimate", "paper_value", "ci") else 14)

@@ -27,8 +27,7 @@ from pathlib import Path
 
 import tomllib
 
-from robeval.core.io import read_json
-from robeval.core.ledger.store import check_saved_ledger
+from robeval.core.ledger.store import check_saved_ledger, read_ledger_json
 from robeval.core.ledger.vocab import INCONCLUSIVE, NOT_COMPARABLE
 from robeval.core.paths import results_dir
 from robeval.core.profiles import RESERVED, experiments, load_table, resolve
@@ -164,7 +163,7 @@ def _ledgers(folder: Path) -> list[dict]:
             f"no saved ledgers in {folder}: the plan reads them; run the notebooks first (make reproduce) or pass "
             "a folder of <notebook>.json ledgers."
         )
-    return [check_saved_ledger(read_json(p), p) for p in sorted(folder.glob("*.json"))]
+    return [check_saved_ledger(read_ledger_json(p), p) for p in sorted(folder.glob("*.json"))]
 
 
 def _experiment_of() -> dict:

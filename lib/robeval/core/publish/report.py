@@ -588,7 +588,8 @@ def _ledger_folder(folder) -> dict:
     """``{(notebook, id): claim}`` of every ledger ``<notebook>.json`` in ``folder``."""
     from pathlib import Path
 
-    from robeval.core.io import read_json
+    from robeval.core.io import NotRegularFileError
+    from robeval.core.ledger.store import read_ledger_json
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -596,7 +597,9 @@ def _ledger_folder(folder) -> dict:
     out, seen = {}, {}
     for f in sorted(folder.glob("*.json")):
         try:
-            d = read_json(f)
+            d = read_ledger_json(f)
+        except NotRegularFileError:
+            raise
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             why = "nested too deeply" if isinstance(exc, RecursionError) else exc
             raise ValueError(f"{f} is not a ledger: it is not readable JSON ({why}); restore or rebuild it.") from None

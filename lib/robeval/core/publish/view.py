@@ -239,11 +239,15 @@ class ShortIndex:
         return self.to_html()
 
     def to_markdown(self) -> str:
-        """The index as a Markdown table (central claims first), for a terminal or a report."""
+        """The index as a Markdown table (central claims first), for a terminal or a report. Each cell is one line
+        of Markdown text (:func:`robeval.core.publish.markdown.cell`): a ``|`` escaped, and a ``<`` that would open
+        raw HTML (a ledger's ``<script>``, ``<img onerror=...>``) written ``&lt;``, so a renderer shows it as text."""
+        from robeval.core.publish.markdown import cell
+
         central, other = _order(self.rows)
         lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
         for r in central + other:
-            lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in self.cells(r)) + " |")
+            lines.append("| " + " | ".join(cell(c) for c in self.cells(r)) + " |")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
