@@ -211,12 +211,12 @@ def test_evaluate_levels_known_probability_and_single_predict_call():
         calls.append(len(Z))
         return (Z[:, 0] > 0).astype(int)
 
-    rows = evaluate_levels(predict, X, y, [0.0, 0.5, 2.0, 0.0], 5, np.inf, seed=0)
+    rows = evaluate_levels(predict, X, y, [0.0, 0.5, 2.0], 5, np.inf, seed=0)
     assert len(calls) == 1 and calls[0] == n + 2 * 5 * n  # clean predicted once, all levels in one call
     acc = {r["eps_test"]: r["acc"] for r in rows}
     assert acc[0.0] == 1.0 and acc[0.5] == 1.0
     assert acc[2.0] == pytest.approx(0.75, abs=4 * math.sqrt(0.75 * 0.25 / (5 * n)))
-    assert [r["n_eval"] for r in rows] == [n, 5 * n, 5 * n, n]
+    assert [r["n_eval"] for r in rows] == [n, 5 * n, 5 * n]
     with pytest.raises(ValueError, match="noise_mode"):
         evaluate_levels(predict, X, y, [0.0], 1, np.inf, seed=0, noise_mode="bogus")
 

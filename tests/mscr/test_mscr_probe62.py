@@ -118,18 +118,21 @@ def test_mscr_value_run_seeds_row_optima_refusals():
             mscr.row_optima(mean)
 
 
-def test_mscr_value_refuses_booleans_and_evaluate_levels_repeats_a_listed_level():
-    """A second probe: ``mscr_value(True, 0.5)`` read True as an accuracy of 1; a level listed twice in
-    ``evaluate_levels`` is the documented answer: one evaluation, its row at each place."""
+def test_mscr_value_refuses_booleans_and_evaluate_levels_refuses_a_level_listed_twice():
+    """A second probe: ``mscr_value(True, 0.5)`` read True as an accuracy of 1. A level listed twice in
+    ``evaluate_levels`` was one evaluation with its row at each place; since probe I #2 it is refused (the summaries
+    refused those rows later)."""
     with pytest.raises(TypeError, match="acc_clean must be an accuracy in \\[0, 1\\] \\(a number, not True/False\\)"):
         mscr.mscr_value(True, 0.5)
     with pytest.raises(TypeError, match="acc_rob must be an accuracy"):
         mscr.mscr_value(0.9, np.array([True, False]))
     X = np.random.default_rng(0).random((40, 2))
     y = (X[:, 0] > 0.5).astype(int)
-    rows = mscr.evaluate_levels(lambda Z: (Z[:, 0] > 0.5).astype(int), X, y, [0.1, 0.0, 0.1], 4, "linf", seed=3)
-    assert [r["eps_test"] for r in rows] == [0.1, 0.0, 0.1]
-    assert rows[0] == rows[2] and rows[1]["acc"] == 1.0 and rows[0]["n_eval"] == 40 * 4
+    with pytest.raises(ValueError, match=r"^eps_test lists 0\.1 more than once"):
+        mscr.evaluate_levels(lambda Z: (Z[:, 0] > 0.5).astype(int), X, y, [0.1, 0.0, 0.1], 4, "linf", seed=3)
+    rows = mscr.evaluate_levels(lambda Z: (Z[:, 0] > 0.5).astype(int), X, y, [0.1, 0.0], 4, "linf", seed=3)
+    assert [r["eps_test"] for r in rows] == [0.1, 0.0]
+    assert rows[1]["acc"] == 1.0 and rows[0]["n_eval"] == 40 * 4
 
 
 def test_norm_true_is_refused_not_read_as_l1():

@@ -59,7 +59,21 @@ def _check_feats(a, name: str) -> np.ndarray:
     return arr
 
 
+def _check_2d(a, name: str) -> None:
+    """ValueError for a 1-D feature array: it reads as n samples of one feature or one sample of n features, and
+    the two give different distances."""
+    if np.ndim(a) == 1:
+        n = np.shape(a)[0]
+        raise ValueError(
+            f"{name} has shape ({n},), which reads two ways; pass {name}[:, None] (or .reshape(-1, 1)) for {n} "
+            f"samples of one scalar feature, or {name}[None] for one sample of {n} features."
+        )
+
+
 def _check_pair(aug_feats, corr_feats):
+    """Both sample sets as (n_samples, D) arrays of one D (1-D arrays refused, see :func:`_check_2d`)."""
+    _check_2d(aug_feats, "aug_feats")
+    _check_2d(corr_feats, "corr_feats")
     a = _check_feats(aug_feats, "aug_feats")
     c = _check_feats(corr_feats, "corr_feats")
     if a.shape[1] != c.shape[1]:
@@ -99,6 +113,7 @@ def mmd(aug_feats, corr_feats) -> float:
     ----------
     aug_feats : float array (K, D)   transform features f(a_k) of augmentation samples
     corr_feats : float array (M, D)  transform features f(c_m) of corruption samples
+        A 1-D array is refused (ValueError): pass ``x[:, None]`` for n scalar features, ``x[None]`` for one sample.
 
     Returns
     -------
@@ -119,6 +134,7 @@ def msd(aug_feats, corr_feats) -> float:
     Parameters
     ----------
     aug_feats : float array (K, D);  corr_feats : float array (M, D)
+        A 1-D array is refused (ValueError): pass ``x[:, None]`` for n scalar features, ``x[None]`` for one sample.
 
     Returns
     -------
