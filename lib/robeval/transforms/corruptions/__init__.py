@@ -26,7 +26,6 @@ accepted (the parameters are CIFAR's; ImageNet-C's are not implemented).
 from __future__ import annotations
 
 import contextlib
-
 import hashlib
 import io
 import re
