@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -43,3 +45,49 @@ def test_published_parameters_and_a_black_image_without_fog_are_unchanged():
         for sev in range(1, 6):
             out = T.corrupt(IM, name, sev, seed=0)
             assert out.shape == IM.shape and out.max() > 0
+
+
+def _huge_npy(path):
+    """A 228-byte .npy whose header claims (10**9, 32, 32, 3) uint8 values (2.79 TiB): a damaged download."""
+    import io
+
+    import numpy.lib.format as fmt
+
+    buf = io.BytesIO()
+    fmt.write_array_header_1_0(buf, {"descr": "|u1", "fortran_order": False, "shape": (10**9, 32, 32, 3)})
+    path.write_bytes(buf.getvalue() + b"\0" * 100)
+    return path
+
+
+def test_an_npy_header_claiming_more_than_the_file_holds_is_refused_before_np_load(tmp_path, capsys):
+    """#5: ``robeval corrupt``, ``load_released`` and ``load_dataset`` ended in a MemoryError traceback (numpy tried
+    to allocate what the header claims)."""
+    from robeval.__main__ import main
+
+    huge = _huge_npy(tmp_path / "huge.npy")
+    np.save(tmp_path / "im.npy", IM)
+    claim = (
+        r"holds 228 bytes but its header claims 2\.79 TiB \(\(1000000000, 32, 32, 3\) values of uint8\): a truncated"
+    )
+    for flag in ("--labels", "--images"):
+        args = {"--images": tmp_path / "im.npy", "--labels": tmp_path / "lab.npy", flag: huge}
+        np.save(tmp_path / "lab.npy", np.array([0, 1]))
+        argv = ["corrupt", "--images", str(args["--images"]), "--labels", str(args["--labels"])]
+        argv += ["--out", str(tmp_path / "out"), "--names", "gaussian_noise", "--severities", "1", "--no-progress"]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and re.search(rf"{flag} file '{re.escape(str(huge))}' {claim}", err), err
+    rel = tmp_path / "rel"
+    rel.mkdir()
+    (rel / "fog.npy").write_bytes(huge.read_bytes())
+    np.save(rel / "labels.npy", np.zeros(2, np.uint8))
+    for mmap in (False, True):
+        with pytest.raises(ValueError, match=rf"^{re.escape(str(rel / 'fog.npy'))} {claim}"):
+            T.load_released(rel, "fog", mmap=mmap)
+    gd = tmp_path / "gd"
+    T.generate_dataset(IM, np.array([0, 1]), ["gaussian_noise"], gd, severities=(1,), progress=False)
+    x, y = T.load_dataset(gd, "gaussian_noise")
+    assert x.shape == (1, 2, 32, 32, 3) and y.tolist() == [0, 1]
+    (gd / "labels.npy").write_bytes(huge.read_bytes())
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(gd / 'labels.npy'))} {claim}"):
+        T.load_dataset(gd, "gaussian_noise")

@@ -648,15 +648,17 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"{path} does not exist; run generate_dataset(..., names=[{name!r}], out_dir={str(out_dir)!r})."
         )
-    from robeval.core.io import check_regular_file
+    from robeval.core.io import check_npy_size, check_regular_file
 
     manifest = _read_manifest_full(out_dir)
     entry = _read_manifest(out_dir).get(name)
     recorded = isinstance(entry, dict) and bool(entry.get("severities"))
     n_sev = len(entry["severities"]) if recorded else 5
     fix = "generate_dataset writes a .npy file there: remove it and run generate_dataset again (robeval corrupt)"
-    x = np.load(check_regular_file(path, "", fix))
-    y = np.load(check_regular_file(out_dir / "labels.npy", "", fix))
+    for file in (path, out_dir / "labels.npy"):  # a header claiming more than the file holds: refused before np.load
+        check_npy_size(check_regular_file(file, "", fix), str(file))
+    x = np.load(path)
+    y = np.load(out_dir / "labels.npy")
     regenerate = "Regenerate the folder with generate_dataset(..., overwrite=True) (robeval corrupt --overwrite)."
     labels = manifest.get("labels")
     for file, record, shape in ((path, entry, list(x.shape)), (out_dir / "labels.npy", labels, None)):
