@@ -55,3 +55,27 @@ def test_pack_refuses_a_fifo_or_a_device_link_at_out_without_reading_it(tmp_resu
     good = tmp_path / "good.tar.xz"
     runs.pack([store], good)
     assert runs.pack([store], good, overwrite=True)["format"]
+
+
+def test_figure_manifest_text_is_escaped_in_the_gallery_and_figures_md():
+    """#3: a figure's ``reproduces`` and ``plotted_by`` reached the gallery (and the notebook pages, FIGURES.md) as
+    raw HTML; a backtick in ``plotted_by`` ended its code span."""
+    from robeval.core.publish.labels import figure_label
+    from robeval.core.publish.markdown import code
+    from robeval.core.site.pages import gallery
+
+    e = {
+        "figure": "mscr_fig5_x",
+        "files": ["mscr_fig5_x.png"],
+        "notebook": "01_mscr_2d",
+        "reproduces": "MSCR Fig. 5 <img src=x onerror=alert(1)>",
+        "data_from": "robeval.mscr.protocol.run_cell_2d",
+        "plotted_by": "f` <img src=x onerror=alert(2)> `",
+        "caption": "",
+        "text_px": 10.0,
+    }
+    page = gallery([{**e, "label": figure_label(e, None, "default")}], {}, None, "default")
+    assert "<img src=x onerror=alert(1)>" not in page and "&lt;img src=x onerror=alert(1)>" in page
+    assert "**drawn by** `` f` <img src=x onerror=alert(2)> ` ``" in page
+    assert code("a.b") == "`a.b`" and code("x` y") == "``x` y``" and code("`x") == "`` `x ``"
+    assert code("a|b\nc", table=True) == "`a\\|b c`"
