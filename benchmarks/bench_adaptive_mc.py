@@ -42,8 +42,9 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
     args = ap.parse_args(argv)
 
+    from robeval.realworld.covariance import identity_covariance
     from robeval.realworld.experiments import fit_iris_forest, fit_mlp, ionosphere_split, iris_split, torch_predict
-    from robeval.realworld.robustness import identity_covariance, real_world_robustness
+    from robeval.realworld.robustness import real_world_robustness
 
     if args.quick:
         args.n_max, args.n_min, args.epochs, args.repeats = 1000, 64, 2, 1

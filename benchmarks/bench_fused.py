@@ -2,7 +2,7 @@
 after another with ``training.train``, in one process.
 
 Both sides run the same SGD steps on the same images: flips, 4-px crops and MSCR's uniform L_inf noise
-(``robeval.mscr.cifar.uniform_linf_box``, eps 8/255) per batch, drawn on the CPU from each network's own
+(``robeval.mscr.cifar.box_noise_transform``, eps 8/255) per batch, drawn on the CPU from each network's own
 generator, forward, backward and SGD (on CUDA: channels-last, bf16 autocast, as ``training.train``). The wall
 time of ``G`` separate trainings of ``--steps`` steps is compared with one fused training of ``--steps`` steps
 (one untimed step of each first). ``ratio`` = separate seconds / fused seconds: above 1 the fused module trains
@@ -30,7 +30,7 @@ import torch
 from robeval.core.env import hardware_info, torch_device
 from robeval.core.nn import fused as fu
 from robeval.core.nn import models, training
-from robeval.mscr.cifar import uniform_linf_box
+from robeval.mscr.cifar import box_noise_transform
 
 
 def _sync(dev):
@@ -59,7 +59,7 @@ def main(argv=None) -> dict:
     n = args.batch_size * args.steps
     x = rng.integers(0, 256, size=(n, 3, 32, 32), dtype=np.uint8)
     y = rng.integers(0, 10, size=n)
-    noise = lambda xb, gen: uniform_linf_box(xb, args.eps, gen)
+    noise = box_noise_transform(args.eps)
     kw = dict(batch_size=args.batch_size, epochs=1, lr=0.1, schedule="step", milestones=[80], device=dev)
     kw["threads"] = args.threads
 

@@ -38,13 +38,13 @@ def _timed(fn) -> float:
 
 
 def bench(name, predict, d, n_points, n_samples, chunk_rows, rounds):
+    from robeval.realworld.covariance import identity_covariance
     from robeval.realworld.robustness import (
-        GaussianPerturbation,
         _gaussian_chunk,
-        identity_covariance,
         point_rngs,
         real_world_robustness,
     )
+    from robeval.realworld.samplers import GaussianPerturbation
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n_points, d))

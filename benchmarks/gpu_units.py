@@ -164,7 +164,7 @@ def epochs(n_images: int, which, warmup_images: int = 0) -> dict:
     from robeval import dryrun
     from robeval.acr.training import rs_config, train_rs
     from robeval.core.nn import models, training
-    from robeval.mscr.cifar import uniform_linf_box
+    from robeval.mscr.cifar import box_noise_transform
 
     x, y = dryrun.standin_arrays()[:2]
     x, y = x[:n_images], y[:n_images]
@@ -195,7 +195,7 @@ def epochs(n_images: int, which, warmup_images: int = 0) -> dict:
 
     if "02" in which:
         p02 = dryrun.paper_settings("mscr_cifar10")
-        noise = lambda xb, gen: uniform_linf_box(xb, 0.01, gen)
+        noise = box_noise_transform(0.01)
         core_epoch("mscr_cifar10", "02_wrn28_10", schedule="step", milestones=p02["milestones"], batch_transform=noise)
     if "03" in which:
         core_epoch("msd_powerset", "03_04_wrn40_2", nesterov=True)

@@ -164,6 +164,22 @@ def _smooth_predict(**kw):
     return Smooth(rule, 2, 0.25).predict(**kw)
 
 
+def _torch_gen():
+    import torch
+
+    return torch.Generator().manual_seed(0)
+
+
+def _linf_box(x, **kw):
+    """``mscr.uniform_linf_box`` on a float64 tensor made from the numeric array ``x`` (a text array stays numpy)."""
+    import torch
+
+    from robeval.mscr import uniform_linf_box
+
+    x = torch.as_tensor(x) if isinstance(x, np.ndarray) and x.dtype != object else x
+    return uniform_linf_box(x, **kw)
+
+
 def contracts(tmp) -> dict[str, Contract]:
     from robeval import acr, core, mscr, msd, realworld, transforms
     from robeval.acr import Smooth
@@ -264,6 +280,12 @@ def contracts(tmp) -> dict[str, Contract]:
             mscr.unit_ball_offsets,
             lambda: {"n": 3, "k": 2, "d": 2, "norm": 2, "rng": 0},
             {"n": "zero frac text", "k": "zero frac", "d": "zero frac", "norm": "big", "rng": "text"},
+        ),
+        "mscr.uniform_linf_box": Contract(
+            _linf_box,
+            lambda: {"x": np.full((2, 3), 0.5), "eps": 0.1, "gen": _torch_gen()},
+            {"x": "nan inf text big neg", "eps": "nan inf neg text list", "lo": "nan text", "hi": "nan zero neg"},
+            signature_of=mscr.uniform_linf_box,
         ),
         # ---------------------------------------------------------------- msd
         "msd.corruption_features": Contract(
@@ -575,9 +597,6 @@ EXEMPT = {
     "mscr.run_cell_2d": "a grid cell function: its cell and config dicts are built by make_cells (in the sweep) and "
     "the profile's settings (core.resolve), and it runs through robeval.core.runs.Grid, never on user arrays",
     "mscr.run_cell_cifar": "a grid cell function, as run_cell_2d (it trains a CIFAR-10 network: too slow here)",
-    "mscr.uniform_linf_box": "a torch building block of the CIFAR training transform (float tensor and "
-    "torch.Generator in, tensor out), called per batch by run_cell_cifar; left without input checks: adding them "
-    "changes the code identity of run_cell_cifar's grids",
     "realworld.RobustnessEstimate": "a result container returned by real_world_robustness, not an input",
     "acr.CertifyResult": "a result container returned by Smooth.certify, not an input",
 }

@@ -211,12 +211,12 @@ def test_evaluate_levels_known_probability_and_single_predict_call():
         calls.append(len(Z))
         return (Z[:, 0] > 0).astype(int)
 
-    rows = evaluate_levels(predict, X, y, [0.0, 0.5, 2.0, 0.0], 5, np.inf, seed=0)
+    rows = evaluate_levels(predict, X, y, [0.0, 0.5, 2.0], 5, np.inf, seed=0)
     assert len(calls) == 1 and calls[0] == n + 2 * 5 * n  # clean predicted once, all levels in one call
     acc = {r["eps_test"]: r["acc"] for r in rows}
     assert acc[0.0] == 1.0 and acc[0.5] == 1.0
     assert acc[2.0] == pytest.approx(0.75, abs=4 * math.sqrt(0.75 * 0.25 / (5 * n)))
-    assert [r["n_eval"] for r in rows] == [n, 5 * n, 5 * n, n]
+    assert [r["n_eval"] for r in rows] == [n, 5 * n, 5 * n]
     with pytest.raises(ValueError, match="noise_mode"):
         evaluate_levels(predict, X, y, [0.0], 1, np.inf, seed=0, noise_mode="bogus")
 
@@ -535,3 +535,37 @@ def test_mscr_per_run_keeps_a_tiny_eps_min_apart_from_the_clean_rows():
         out = mscr_per_run(df, em)
         assert len(out) == 3 and out["acc_clean"].tolist() == [0.9] * 3 and out["acc_rob"].tolist() == [0.6] * 3
         np.testing.assert_allclose(out["mscr"], -100 / 3, rtol=1e-12)
+
+
+def test_uniform_linf_box_checks_its_inputs_and_draws_as_before():
+    from robeval.mscr.cifar import box_noise_transform
+
+    x = torch.rand((4, 3, 8, 8), generator=torch.Generator().manual_seed(1))
+    z = uniform_linf_box(x, 0.1, torch.Generator().manual_seed(0))
+    # the draw by hand: Uniform(max(x - eps, 0), min(x + eps, 1)) per coordinate, from the same generator
+    u = torch.rand(x.shape, generator=torch.Generator().manual_seed(0))
+    low, high = (x - 0.1).clamp(min=0), (x + 0.1).clamp(max=1)
+    assert torch.equal(z, low + (high - low) * u)
+    # the training transform draws the same numbers without the per-batch checks; eps_train 0 is no transform
+    assert torch.equal(box_noise_transform(0.1)(x, torch.Generator().manual_seed(0)), z)
+    assert box_noise_transform(0) is None
+    with pytest.raises(ValueError, match="eps_train must be finite and >= 0"):
+        box_noise_transform(-0.1)
+    gen = torch.Generator().manual_seed(0)
+    bad = [
+        (dict(x=(x * 255).to(torch.uint8), eps=0.1, gen=gen), TypeError, "x must be a floating-point torch tensor"),
+        (dict(x=x.numpy(), eps=0.1, gen=gen), TypeError, "got ndarray"),
+        (dict(x=x * 255, eps=0.1, gen=gen), ValueError, r"x must hold finite values in \[lo, hi\] = \[0, 1\]"),
+        (dict(x=torch.full((2,), float("nan")), eps=0.1, gen=gen), ValueError, "x must hold finite values"),
+        (dict(x=x, eps=True, gen=gen), TypeError, "eps must be a real number"),
+        (dict(x=x, eps=float("nan"), gen=gen), ValueError, "eps must be finite"),
+        (dict(x=x, eps=0.1, gen=0), TypeError, "gen must be a torch.Generator"),
+        (dict(x=x, eps=0.1, gen=gen, lo=1.0, hi=0.0), ValueError, "lo must be < hi"),
+        (dict(x=x, eps=0.1, gen=gen, hi=True), TypeError, "hi must be a finite real number"),
+    ]
+    for kwargs, error, message in bad:
+        with pytest.raises(error, match=message):
+            uniform_linf_box(**kwargs)
+    # another box: images in 0..255 with lo, hi given are drawn in that box
+    w = uniform_linf_box(x * 255, 8.0, torch.Generator().manual_seed(0), lo=0, hi=255)
+    assert float(w.min()) >= 0 and float(w.max()) <= 255 and float((w - x * 255).abs().max()) <= 8

@@ -118,18 +118,21 @@ def test_mscr_value_run_seeds_row_optima_refusals():
             mscr.row_optima(mean)
 
 
-def test_mscr_value_refuses_booleans_and_evaluate_levels_repeats_a_listed_level():
-    """A second probe: ``mscr_value(True, 0.5)`` read True as an accuracy of 1; a level listed twice in
-    ``evaluate_levels`` is the documented answer: one evaluation, its row at each place."""
+def test_mscr_value_refuses_booleans_and_evaluate_levels_refuses_a_level_listed_twice():
+    """A second probe: ``mscr_value(True, 0.5)`` read True as an accuracy of 1. A level listed twice in
+    ``evaluate_levels`` was one evaluation with its row at each place; since probe I #2 it is refused (the summaries
+    refused those rows later)."""
     with pytest.raises(TypeError, match="acc_clean must be an accuracy in \\[0, 1\\] \\(a number, not True/False\\)"):
         mscr.mscr_value(True, 0.5)
     with pytest.raises(TypeError, match="acc_rob must be an accuracy"):
         mscr.mscr_value(0.9, np.array([True, False]))
     X = np.random.default_rng(0).random((40, 2))
     y = (X[:, 0] > 0.5).astype(int)
-    rows = mscr.evaluate_levels(lambda Z: (Z[:, 0] > 0.5).astype(int), X, y, [0.1, 0.0, 0.1], 4, "linf", seed=3)
-    assert [r["eps_test"] for r in rows] == [0.1, 0.0, 0.1]
-    assert rows[0] == rows[2] and rows[1]["acc"] == 1.0 and rows[0]["n_eval"] == 40 * 4
+    with pytest.raises(ValueError, match=r"^eps_test lists 0\.1 more than once"):
+        mscr.evaluate_levels(lambda Z: (Z[:, 0] > 0.5).astype(int), X, y, [0.1, 0.0, 0.1], 4, "linf", seed=3)
+    rows = mscr.evaluate_levels(lambda Z: (Z[:, 0] > 0.5).astype(int), X, y, [0.1, 0.0], 4, "linf", seed=3)
+    assert [r["eps_test"] for r in rows] == [0.1, 0.0]
+    assert rows[1]["acc"] == 1.0 and rows[0]["n_eval"] == 40 * 4
 
 
 def test_norm_true_is_refused_not_read_as_l1():
@@ -191,3 +194,34 @@ def test_a_results_frame_with_a_column_twice_is_refused_by_name():
     )
     with pytest.raises(ValueError, match=r"^df has the column 'acc' 2 times"):
         mscr.mscr_summary(pd.concat([g, g[["acc"]]], axis=1), 0.5)
+
+
+def test_levels_equal_but_for_their_last_digits_are_refused_not_split():
+    """Probe G #9: a level computed as 0.1 + 0.2 grouped apart from 0.3: a 3 x 3 matrix with a NaN cell, and one
+    training level reported twice with its runs split 2 + 1."""
+    rows = [
+        {"seed": s, "eps_train": 0.1 + 0.2 if et and s == 2 else et, "eps_test": es, "acc": 0.9 - 0.2 * es}
+        for s in (0, 1, 2)
+        for et in (0.0, 0.3)
+        for es in (0.0, 0.3)
+    ]
+    g = pd.DataFrame(rows)
+    message = r"^df: column 'eps_train' holds the levels 0\.3 and 0\.30000000000000004, equal but for their last"
+    with pytest.raises(ValueError, match=message):
+        mscr.accuracy_matrix(g)
+    with pytest.raises(ValueError, match=message):
+        mscr.mscr_summary(g, 0.3)
+    fixed = g.assign(eps_train=g["eps_train"].round(12))
+    assert mscr.accuracy_matrix(fixed)["mean"].shape == (2, 2)
+    assert mscr.mscr_summary(fixed, 0.3)["n_runs"].tolist() == [3, 3]
+    # levels 1e-9 apart relative are kept apart only if they differ by more than the eps_min match (1e-9 rel.)
+    far = g.assign(eps_train=g["eps_train"].where(g["eps_train"] != 0.1 + 0.2, 0.3 * (1 + 1e-6)))
+    assert mscr.accuracy_matrix(far)["mean"].shape == (2, 3)
+
+
+def test_make_cells_refuses_levels_equal_but_for_their_last_digits_before_anything_runs():
+    """Probe H #9: make_cells refused an exact repeat but made cells for 0.3 and 0.1 + 0.2; the summaries refused the
+    results only after the grid had run."""
+    with pytest.raises(ValueError, match=r"^eps_train lists 0\.3 and 0\.30000000000000004, equal but for their last"):
+        mscr.make_cells([0, 1], [0.0, 0.3, 0.1 + 0.2])
+    assert len(mscr.make_cells([0, 1], [0.0, 0.3, 0.3 * (1 + 1e-6)])) == 6

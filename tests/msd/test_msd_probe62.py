@@ -137,6 +137,11 @@ def test_mmd_of_features_near_1e_170_does_not_underflow_to_0():
     np.testing.assert_allclose(msd.mmd_many(a, c), [0.1e-170], rtol=1e-12)
     F, G = np.random.default_rng(0).normal(size=(2, 6, 3))
     assert msd.mmd(F, G) == float(np.linalg.norm(F.mean(0) - G.mean(0)))  # ordinary features: as before
+    # msd and msd_many likewise (they reach 04's grid cells: fixed with that notebook's packs rebound): the nearest
+    # sample to the mean 2.1e-170 is 3e-170, 0.9e-170 away; msd_many of the mean is msd, bit for bit
+    assert msd.msd(a, c) == pytest.approx(0.9e-170, rel=1e-12)
+    assert msd.msd_many(a, c)[0] == msd.msd(a, c)
+    assert msd.msd(F, G) == float(np.min(np.linalg.norm(F - G.mean(0), axis=1)))  # ordinary features: as before
 
 
 def test_corruption_and_mixture_transforms_take_an_int_seed():
@@ -168,3 +173,35 @@ def test_model_feature_fn_refuses_float_images_and_unusable_devices_and_keeps_th
     for cast in (torch.nn.Module.double, torch.nn.Module.half):
         with pytest.raises(ValueError, match=r"^model's parameters are torch.float(64|16), .*model.float\(\) first"):
             msd.model_feature_fn(cast(feature_net()))
+
+
+def test_a_feature_function_returning_text_or_a_varying_width_is_named():
+    """Probe F #14: text features gave numpy's 'could not convert string to float', ragged rows its 'setting an array
+    element with a sequence', and a width that grows from call to call a broadcast error."""
+    calls = [0]
+
+    def widening(z):
+        calls[0] += 1
+        return np.zeros((len(z), 2 + calls[0]))
+
+    def ragged(z):
+        return [[0.0] * (1 + i % 2) for i in range(len(z))]
+
+    cases = {
+        "text": (lambda z: np.array([["a"] * 3] * len(z)), r"^feature_fn must return numbers, .*got ndarray of text"),
+        "ragged": (ragged, r"^feature_fn must return numbers, .*rows of different lengths"),
+        "widening": (widening, r"^feature_fn returned 4 features per image, 3 in its earlier calls"),
+    }
+    for fn, message in cases.values():
+        with pytest.raises(ValueError, match=message):
+            msd.corruption_features(fn, IMAGES, ["gaussian_noise"], [1], n_samples=2, seed=0, progress=False)
+    # a width that changes between corruptions, each consistent on its own: 2 calls per corruption (clean images,
+    # then the 2 realisations in one batch), so calls 1-2 give 3 features and calls 3-4 give 5
+    calls[0] = 0
+
+    def per_corruption(z):
+        calls[0] += 1
+        return np.zeros((len(z), 3 if calls[0] <= 2 else 5))
+
+    with pytest.raises(ValueError, match=r"^feature_fn returned 5 features per image for snow at severity 1, 3 before"):
+        msd.corruption_features(per_corruption, IMAGES, ["fog", "snow"], [1], 2, 0, progress=False)

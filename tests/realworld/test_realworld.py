@@ -14,19 +14,14 @@ from robeval.realworld.analytic import (
     right_angle_counterfactual,
     right_angle_robustness,
 )
+from robeval.realworld.covariance import covariance_factor, identity_covariance, random_covariance, trace_normalized
 from robeval.realworld.robustness import (
-    BoundedPerturbation,
-    CategoricalPerturbation,
-    GaussianPerturbation,
-    covariance_factor,
-    identity_covariance,
     max_order_violation,
     min_pairwise_correlation,
-    random_covariance,
     real_world_robustness,
     rescale_distances,
-    trace_normalized,
 )
+from robeval.realworld.samplers import BoundedPerturbation, CategoricalPerturbation, GaussianPerturbation
 
 ANISO = np.array([[1.0, 0.6], [0.6, 0.5]])
 
@@ -534,8 +529,8 @@ def test_adaptive_arguments_are_validated(kwargs, msg):
 
 def test_a_string_scale_gets_a_clear_error():
     """Issue 36: trace_normalized(cov, "2") raised numpy's "ufunc 'isfinite' not supported"."""
+    from robeval.realworld.covariance import trace_normalized
     from robeval.realworld.experiments import scale_sweep
-    from robeval.realworld.robustness import trace_normalized
 
     with pytest.raises(TypeError, match=r"scale must be a number.*float\(\.\.\.\)"):
         trace_normalized(np.eye(2), "2")

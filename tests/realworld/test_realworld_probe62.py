@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from robeval import realworld as rw
 
@@ -192,3 +193,39 @@ def test_a_predict_that_scales_its_input_in_place_changes_neither_x_nor_the_answ
     np.testing.assert_array_equal(X, kept)
     np.testing.assert_array_equal(got, want)
     assert want[0] > 0.99 and want[1] > 0.99  # both points lie 0.3 from the boundary x0 = 0.5, 3 sd of the noise
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-160, 1e-150, 1e155, 1e200, 1e300])
+def test_linear_robustness_is_the_same_for_weights_scaled_by_any_factor(scale):
+    """Probe G #2: w'Cw overflowed (every point 1/2) or underflowed (every point 1, or digits lost) for
+    |w| >= 1e155 or <= 1e-150; the answer depends on w, b and threshold only up to one common factor."""
+    X = np.array([[0.2, 0.3], [0.9, 0.8], [0.5, 0.5]])
+    w = np.array([1.0, 1.0])
+    want = rw.linear_robustness(X, w, threshold=1.0)
+    np.testing.assert_allclose(want[:2], norm.cdf([0.5 / np.sqrt(2), 0.7 / np.sqrt(2)]), rtol=1e-12)
+    got = rw.linear_robustness(X, w * scale, threshold=scale)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # and C scaled by a factor whose square overflows: the margin is 1e-150 standard deviations, P_r = 1/2
+    np.testing.assert_allclose(rw.linear_robustness(X, w, threshold=1.0, cov=np.eye(2) * 1e300), 0.5)
+
+
+def test_trace_normalized_of_a_covariance_whose_trace_overflows():
+    """Probe G #3: the trace of eye(2) * 1e308 overflowed to inf and the result was a zero matrix ("no noise")."""
+    from robeval.realworld.covariance import trace_normalized
+
+    np.testing.assert_array_equal(trace_normalized(np.eye(2) * 1e308), 0.5 * np.eye(2))
+    stack = trace_normalized(np.stack([np.eye(2) * 1e308, np.diag([1.0, 3.0])]), scale=2.0)
+    np.testing.assert_array_equal(stack, [np.eye(2), np.diag([0.5, 1.5])])
+
+
+@pytest.mark.parametrize("name", ["n_min", "n_max"])
+def test_adaptive_counts_beyond_int64_are_named(name):
+    """Probe G #7: 10**20 gave numpy's "ufunc 'isfinite' not supported"."""
+    X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    kw = {"n_min": 256, "n_max": 2**14, name: 10**20}
+    with pytest.raises(
+        ValueError, match=rf"^{name} must be an integer in 1 \.\. 2\*\*53 \(.*\), got 100000000000000000000\.$"
+    ):
+        rw.real_world_robustness(
+            lambda Z: (Z[:, 0] > 0.5).astype(int), X, cov=0.01 * np.eye(2), n_samples="auto", rng=0, **kw
+        )

@@ -84,7 +84,8 @@ def test_generate_dataset_deletes_only_its_own_temporaries(tmp_path):
 def test_a_parameter_a_corruption_cannot_take_is_refused_naming_it(name, param):
     """A third look: zero parameters gave numpy's "zero-size array", ZeroDivisionError or "array is too big"."""
     images = np.random.default_rng(0).integers(0, 256, (2, 32, 32, 3), dtype=np.uint8)
-    with pytest.raises(ValueError, match=rf"param .* of {name} cannot be applied to 32x32 images .*published ones"):
+    refused = rf"^(param .* of {name} cannot be applied to 32x32 images .*published ones|{name}'s .* must be )"
+    with pytest.raises(ValueError, match=refused):  # since probe I #6 a zero divisor is named before it is tried
         transforms.corrupt_with_param(images, name, param, seed=0)
 
 
@@ -173,3 +174,19 @@ def test_load_dataset_without_a_record_says_5_is_the_default(tmp_path):
         ValueError, match="expected 5 severities \\(the default: corruptions.json records no severities"
     ):
         transforms.load_dataset(tmp_path, "fog")
+
+
+def test_idx_beyond_the_stream_keys_is_named_by_its_value():
+    """Probe E #14, #23: idx=[10**30, 1] raised OverflowError, [2**63, 1] was called "dtype float64" (numpy's
+    reading of the list) and a uint64 2**64 - 1 wrapped to -1. Each is now the range error with the value given."""
+    for idx, shown in (
+        ([10**30, 1], "1 .. 1000000000000000000000000000000"),
+        ([2**63, 1], "1 .. 9223372036854775808"),
+        (np.array([2**64 - 1, 0], dtype=np.uint64), "0 .. 18446744073709551615"),
+    ):
+        with pytest.raises(ValueError, match=rf"idx must lie in 0 \.\. 2\*\*32 - 1, got values in {shown}\."):
+            transforms.corrupt(IMAGES[:2], "fog", 1, seed=0, idx=idx)
+    # valid keys, as a list, a numpy or an unsigned array, give one and the same images
+    a = transforms.corrupt(IMAGES[:2], "fog", 1, seed=0, idx=[3, 4])
+    for idx in (np.array([3, 4]), np.array([3, 4], dtype=np.uint32), (3, 4)):
+        np.testing.assert_array_equal(transforms.corrupt(IMAGES[:2], "fog", 1, seed=0, idx=idx), a)

@@ -106,6 +106,44 @@ def check_regular_file(path: str | os.PathLike, what: str, fix: str, *, max_byte
     raise NotRegularFileError(f"{name} {why}; {fix}.")
 
 
+def _size_text(nbytes: float) -> str:
+    """``nbytes`` in the largest binary unit that keeps it >= 1 (``2.8 TiB``, ``228 bytes``)."""
+    for unit, power in (("EiB", 60), ("PiB", 50), ("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if nbytes >= 2.0**power:
+            return f"{nbytes / 2.0**power:.3g} {unit}"
+    return f"{int(nbytes)} bytes"
+
+
+def check_npy_size(path: str | os.PathLike, what: str) -> None:
+    """ValueError when the ``.npy`` file at ``path`` (a regular file: check it first, :func:`check_regular_file`)
+    has a header whose shape and dtype need more bytes than the file holds after it: a truncated or damaged file
+    (or a crafted one), on which ``np.load`` would try to allocate what the header claims (terabytes) before it
+    finds the data missing. ``what`` names the file in the message (``"--labels file 'x.npy'"``); the message reads
+    ``"<what> holds 228 bytes but its header claims 2.79 TiB ((10**9, 32, 32, 3) values of uint8): a truncated or
+    damaged file"``. Files that are no ``.npy`` of format 1.0 / 2.0 (an ``.npz``, a bad magic) and object arrays are
+    left to ``np.load`` (which reports them)."""
+    fmt = np.lib.format
+    size = os.stat(path).st_size
+    try:
+        with open(path, "rb") as f:
+            version = fmt.read_magic(f)
+            if version not in ((1, 0), (2, 0)):
+                return
+            read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, _, dtype = read(f)
+            offset = f.tell()
+    except (OSError, ValueError, EOFError):
+        return  # not a .npy header numpy reads: np.load says so
+    if dtype.hasobject:
+        return
+    needed = float(np.prod([float(v) for v in shape])) * dtype.itemsize
+    if needed > size - offset:
+        raise ValueError(
+            f"{what} holds {size:,} bytes but its header claims {_size_text(needed)} ({shape} values of {dtype}): a "
+            "truncated or damaged file; download or write it again (numpy.save)."
+        )
+
+
 def save_frame(df, path: str | os.PathLike) -> Path:
     """Write a DataFrame as CSV atomically (index not written)."""
     return atomic_write_text(path, df.to_csv(index=False))

@@ -85,9 +85,11 @@ def experiments() -> list[str]:
 
 
 def load_table(experiment: str) -> dict[str, Any]:
-    """The raw TOML table of ``experiment``."""
+    """The raw TOML table of ``experiment``: one of :func:`experiments` (a name, never a path: ValueError)."""
+    if not isinstance(experiment, str):
+        raise TypeError(f"experiment must be a name such as 'mscr_2d', got {type(experiment).__name__} {experiment!r}.")
     path = resources.files("robeval.core") / "settings" / f"{experiment}.toml"
-    if not path.is_file():
+    if experiment not in experiments() or not path.is_file():
         raise ValueError(f"Unknown experiment {experiment!r}; known experiments: {', '.join(experiments())}.")
     return tomllib.loads(path.read_text(encoding="utf-8"))
 

@@ -75,11 +75,23 @@ def check_X_y(
 
 
 def check_positive(value, name: str, *, strict: bool = True, integer: bool = False):
-    """Check a scalar is (strictly) positive, optionally an integer."""
+    """Check a scalar is (strictly) positive, optionally an integer; an integer beyond int64 (numpy cannot hold it:
+    no count or size is that large) is refused by name, not with numpy's error."""
     kind = Integral if integer else Real
     if isinstance(value, bool) or not isinstance(value, kind):
         raise TypeError(f"{name} must be {'an integer' if integer else 'a number'}, got {value!r}.")
-    if not np.isfinite(value) or (value <= 0 if strict else value < 0):
+    if isinstance(value, Integral):  # compared as Python ints: np.isfinite fails beyond int64
+        if value <= 0 if strict else value < 0:
+            raise ValueError(f"{name} must be {'> 0' if strict else '>= 0'}, got {value!r}.")
+        if value >= 2**63:
+            raise ValueError(
+                f"{name} must be {'an integer' if integer else 'a number'} in {1 if strict else 0} .. 2**63 - 1 "
+                f"(int64), got {value!r}."
+            )
+        return value
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number {'> 0' if strict else '>= 0'}, got {value!r}.")
+    if value <= 0 if strict else value < 0:
         raise ValueError(f"{name} must be {'> 0' if strict else '>= 0'}, got {value!r}.")
     return value
 
@@ -101,7 +113,10 @@ def check_eps(eps, name: str = "eps") -> float:
     """A noise radius: a finite real number >= 0."""
     if isinstance(eps, bool) or not isinstance(eps, (Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number >= 0 (a noise radius), got {eps!r}.")
-    eps = float(eps)
+    try:
+        eps = float(eps)
+    except OverflowError:  # an int beyond float range
+        eps = math.inf if eps > 0 else -math.inf
     if not math.isfinite(eps) or eps < 0:
         raise ValueError(f"{name} must be finite and >= 0 (a noise radius), got {eps}.")
     return eps

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+from numbers import Real
 
 import numpy as np
 
@@ -55,8 +56,41 @@ def uniform_linf_box(x, eps: float, gen, lo: float = 0.0, hi: float = 1.0):
 
     The authors' CIFAR code samples ``Uniform(max(x - eps, 0), min(x + eps, 1))`` coordinate-wise, i.e.
     uniformly on the intersection of the eps-cube and the image box (no mass piles up at 0 or 1 as it
-    would with clipping). ``x``: float tensor in [lo, hi]; ``gen``: torch.Generator.
+    would with clipping). ``x``: float tensor of any shape with values in [lo, hi]; ``eps``: the radius, a
+    real number >= 0 in the units of ``x``; ``gen``: the ``torch.Generator`` the draws come from (on ``x``'s
+    device). Returns a tensor of ``x``'s shape, dtype and device.
+
+    Every argument is checked (one reduction over ``x``); the training loop's per-batch transform,
+    :func:`box_noise_transform`, checks ``eps`` once and its batches are images in [0, 1] by construction.
     """
+    import torch
+
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        kind = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(
+            f"x must be a floating-point torch tensor with values in [lo, hi], got {kind}; "
+            "convert it, e.g. torch.as_tensor(images, dtype=torch.float32) / 255 for uint8 images."
+        )
+    eps = check_eps(eps)
+    if not isinstance(gen, torch.Generator):
+        raise TypeError(f"gen must be a torch.Generator (e.g. torch.Generator().manual_seed(0)), got {gen!r}.")
+    for name, value in (("lo", lo), ("hi", hi)):
+        if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)) or not np.isfinite(value):
+            raise TypeError(f"{name} must be a finite real number (a bound of the pixel box), got {value!r}.")
+    if not lo < hi:
+        raise ValueError(f"lo must be < hi (the pixel box [lo, hi]), got lo={lo!r}, hi={hi!r}.")
+    if x.numel():
+        low, high = float(x.min()), float(x.max())
+        if not (lo <= low and high <= hi):  # NaN fails both
+            raise ValueError(
+                f"x must hold finite values in [lo, hi] = [{lo:g}, {hi:g}], got values in [{low:g}, {high:g}]; "
+                "scale images to [0, 1] (uint8 / 255) or pass the box they lie in as lo, hi."
+            )
+    return _box_noise(x, eps, gen, float(lo), float(hi))
+
+
+def _box_noise(x, eps: float, gen, lo: float, hi: float):
+    """:func:`uniform_linf_box` without its checks: the draw itself."""
     import torch
 
     low = torch.clamp(x - eps, min=lo)
@@ -168,9 +202,7 @@ def train_cifar_model(cell: dict, config: dict):
     if path.is_file():
         net.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
         return net.eval(), True
-    transform = None
-    if eps_train > 0:
-        transform = lambda xb, gen: uniform_linf_box(xb, eps_train, gen)
+    transform = box_noise_transform(eps_train)
     training.train(
         net,
         x_tr[:n_tr],
@@ -189,11 +221,14 @@ def train_cifar_model(cell: dict, config: dict):
     return net.eval(), False
 
 
-def _noise_transform(eps_train: float):
-    """The training batch transform of noise level ``eps_train``: uniform L_inf noise in the pixel box, or None."""
+def box_noise_transform(eps_train):
+    """The training batch transform of noise level ``eps_train`` (a real number >= 0, checked once): a function
+    ``(xb, gen) -> xb + uniform L_inf noise in the pixel box [0, 1]`` (:func:`uniform_linf_box`'s draw, without
+    its per-batch checks: the training loop's batches are float images in [0, 1]), or None for ``eps_train = 0``."""
+    eps_train = check_eps(eps_train, "eps_train")
     if eps_train <= 0:
         return None
-    return lambda xb, gen: uniform_linf_box(xb, eps_train, gen)
+    return lambda xb, gen: _box_noise(xb, eps_train, gen, 0.0, 1.0)
 
 
 def train_cifar_models_fused(cells, config: dict, *, device=None, progress: bool = False) -> dict:
@@ -244,7 +279,7 @@ def train_cifar_models_fused(cells, config: dict, *, device=None, progress: bool
         for cell in group:
             torch.manual_seed(derived_seed(int(cell["seed"]), "init"))
             nets.append(_build(config))
-            transforms.append(_noise_transform(check_eps(cell["eps_train"])))
+            transforms.append(box_noise_transform(cell["eps_train"]))
         net = fused.stack(nets)
         fused.train_fused(
             net,

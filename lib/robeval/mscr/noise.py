@@ -48,6 +48,19 @@ def _check_clip(clip) -> tuple[float, float]:
     return lo, hi
 
 
+def _check_inside_clip(X: np.ndarray, box: tuple[float, float]) -> None:
+    """ValueError naming the first entry of the centres ``X`` outside the clip box: clipping would move every
+    sample of that point onto the box's face, far from it (a feature not normalised, a box of other units)."""
+    for side, bound, out in (("below clip's lo", box[0], X < box[0]), ("above clip's hi", box[1], X > box[1])):
+        if np.any(out):
+            at = tuple(int(i) for i in np.unravel_index(int(np.flatnonzero(out)[0]), X.shape))
+            raise ValueError(
+                f"X[{', '.join(map(str, at))}] = {float(X[at])!r} lies {side} = {bound!r}: every centre must lie within clip (clipping "
+                "would move its samples onto the box's face, far from the point). Scale the features into the box "
+                "(e.g. images to [0, 1]) or pass clip=None."
+            )
+
+
 def unit_ball_offsets(n: int, k: int, d: int, norm, rng: np.random.Generator, dtype=np.float64) -> np.ndarray:
     """Offsets uniformly distributed in the unit L_p ball (or standard Gaussian for ``norm="gaussian"``).
 
@@ -120,7 +133,8 @@ def sample_uniform_ball(X, eps: float, k: int, norm, rng: np.random.Generator, *
         The only source of randomness: equal seeds give equal samples.
     clip : tuple (lo, hi), optional
         Clip the noisy points to a box (e.g. (0, 1) for images). Clipping moves mass to the box faces;
-        leave it None for the exact ball distribution.
+        leave it None for the exact ball distribution. Every centre must lie in the box, else ValueError naming
+        the first entry outside it (``X[1, 0] = 3.0 lies above clip's hi = 1.0``).
     dtype : numpy floating dtype, optional
         Output dtype; default float64 (float32 if X is float32). An integer dtype is refused: the offsets would
         be truncated to 0.
@@ -140,6 +154,8 @@ def sample_uniform_ball(X, eps: float, k: int, norm, rng: np.random.Generator, *
     dtype = X.dtype
     n, shape = X.shape[0], X.shape[1:]
     d = int(np.prod(shape))
+    if box is not None:
+        _check_inside_clip(X, box)
     flat = X.reshape(n, 1, d).astype(dtype, copy=False)
     out = flat + sample_offsets(n, k, d, eps, norm, rng, dtype=dtype)
     if box is not None:

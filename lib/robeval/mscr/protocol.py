@@ -162,6 +162,19 @@ def make_classifier(model: str, seed: int, *, n_estimators: int = 100, n_jobs: i
     raise ValueError(f"unknown model {model!r}; use 'rf' or '1nn'")
 
 
+def check_levels_once(levels: list, name: str, *, why: str) -> None:
+    """ValueError naming ``name`` when ``levels`` (floats) lists a level twice, or two equal within 1e-9 relative
+    (levels computed by arithmetic, e.g. 0.1 + 0.2: the summaries group levels exactly and would split them)."""
+    check_distinct(levels, name, why=why)
+    ordered = sorted(levels)  # levels equal but for their last digits: one level run twice, split by the summaries
+    for a, b in zip(ordered, ordered[1:]):
+        if np.isclose(b, a, rtol=1e-9, atol=0.0):
+            raise ValueError(
+                f"{name} lists {a!r} and {b!r}, equal but for their last digits (levels computed by arithmetic, "
+                f"e.g. 0.1 + 0.2): {why}. Pass each level once, e.g. round(level, 12)."
+            )
+
+
 def evaluate_levels(
     predict, X_test, y_test, eps_test, k: int, norm, *, seed: int, noise_mode: str = "iid", unit_offsets=None
 ) -> list[dict]:
@@ -183,8 +196,9 @@ def evaluate_levels(
         strings; an estimator's labels of the other type are mapped to its ``classes_`` by their text, anything
         else is refused (:func:`robeval.core.validation.match_labels`).
     eps_test : sequence of float >= 0
-        Noise radii (0 = clean); at least one. A radius listed twice is evaluated once (one noisy set, the same
-        draws) and its row repeated at each place it is listed, so the rows stay in the order of eps_test.
+        Distinct noise radii (0 = clean); at least one. A radius listed twice, or two equal within 1e-9 relative
+        (levels computed by arithmetic, e.g. 0.1 + 0.2), raise ValueError before anything is evaluated: the
+        summaries group levels exactly and would refuse the rows later.
     k : int >= 1
         Noisy copies per test point and level.
     norm : {np.inf, 2, 1} or "linf" / "l2" / "l1"
@@ -209,6 +223,7 @@ def evaluate_levels(
     if len(eps_test) == 0:
         raise ValueError("eps_test is empty; pass at least one noise radius (0 for clean accuracy).")
     eps_test = [check_eps(e, "eps_test") for e in eps_test]
+    check_levels_once(eps_test, "eps_test", why="one test level would be evaluated twice")
     k = check_positive(k, "k", integer=True)
     norm = check_norm(norm)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -419,7 +434,8 @@ def _check_by(by, df) -> tuple:
 
 def _check_run_rows(df: pd.DataFrame, by, *, hint: str) -> pd.DataFrame:
     """The tidy rows ``df`` checked column by column (ValueError naming ``df``, the column and the row): ``seed``
-    whole numbers >= 0, ``eps_test`` and ``eps_train`` (when present) finite numbers >= 0, ``acc`` a finite
+    whole numbers >= 0, ``eps_test`` and ``eps_train`` (when present) finite numbers >= 0 with no two levels equal
+    within 1e-9 relative but not exactly (they would group apart), ``acc`` a finite
     fraction in [0, 1], the other ``by`` columns without missing values (a NaN key would drop its rows from every
     group). Returns ``df`` with ``eps_test`` and ``acc`` as float64."""
     seed = check_numeric_column(df, "seed", "df", hint=hint)
@@ -436,6 +452,15 @@ def _check_run_rows(df: pd.DataFrame, by, *, hint: str) -> pd.DataFrame:
             i = int(np.argmax(values.to_numpy() < 0))
             raise ValueError(
                 f"df: column {c!r} holds the negative noise radius {values.iloc[i]!r} in row {df.index[i]!r}."
+            )
+        levels = np.unique(values.to_numpy())  # levels are grouped exactly: two that differ in the last digits
+        twins = np.isclose(levels[1:], levels[:-1], rtol=1e-9, atol=0.0)  # would split one level's runs
+        if np.any(twins):
+            i = int(np.argmax(twins))
+            raise ValueError(
+                f"df: column {c!r} holds the levels {float(levels[i])!r} and {float(levels[i + 1])!r}, equal but for their last "
+                f"digits (levels computed by arithmetic, e.g. 0.1 + 0.2); one level's runs would be split in two. "
+                f"Round the levels, e.g. df[{c!r}] = df[{c!r}].round(12)."
             )
     for c in by:
         if c not in eps and df[c].isna().any():
@@ -628,14 +653,14 @@ def make_cells(seeds, eps_train, **fixed) -> list[dict]:
     """Grid cells ``{"seed": s, "eps_train": e, **fixed}`` for every run seed and training level.
 
     ``seeds``: distinct integers >= 0 (a fraction is never truncated to a seed); ``eps_train``: distinct noise
-    radii >= 0. TypeError / ValueError naming the argument otherwise (a repeated seed or level would be a run
+    radii >= 0, no two equal within 1e-9 relative (the summaries group levels exactly). TypeError / ValueError naming the argument otherwise (a repeated seed or level would be a run
     counted twice). The keywords ``fixed`` are the cell keys :func:`run_cell_2d` reads: ``model`` ("rf" or
     "1nn") and ``k`` (an integer >= 1); any other keyword (``seed`` or ``eps_train`` would override ``seeds`` /
     ``eps_train`` in every cell) raises TypeError."""
     seeds = [int(check_positive(s, "seeds", strict=False, integer=True)) for s in check_sequence(seeds, "seeds")]
     levels = [check_eps(e, "eps_train") for e in check_sequence(eps_train, "eps_train", example="[0.0, 0.01]")]
     check_distinct(seeds, "seeds", why="a run counted twice")
-    check_distinct(levels, "eps_train", why="a training level run twice")
+    check_levels_once(levels, "eps_train", why="one training level would run twice")
     for key in fixed:
         if key in ("seed", "eps_train"):
             raise TypeError(

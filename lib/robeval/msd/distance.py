@@ -59,7 +59,21 @@ def _check_feats(a, name: str) -> np.ndarray:
     return arr
 
 
+def _check_2d(a, name: str) -> None:
+    """ValueError for a 1-D feature array: it reads as n samples of one feature or one sample of n features, and
+    the two give different distances."""
+    if np.ndim(a) == 1:
+        n = np.shape(a)[0]
+        raise ValueError(
+            f"{name} has shape ({n},), which reads two ways; pass {name}[:, None] (or .reshape(-1, 1)) for {n} "
+            f"samples of one scalar feature, or {name}[None] for one sample of {n} features."
+        )
+
+
 def _check_pair(aug_feats, corr_feats):
+    """Both sample sets as (n_samples, D) arrays of one D (1-D arrays refused, see :func:`_check_2d`)."""
+    _check_2d(aug_feats, "aug_feats")
+    _check_2d(corr_feats, "corr_feats")
     a = _check_feats(aug_feats, "aug_feats")
     c = _check_feats(corr_feats, "corr_feats")
     if a.shape[1] != c.shape[1]:
@@ -99,6 +113,7 @@ def mmd(aug_feats, corr_feats) -> float:
     ----------
     aug_feats : float array (K, D)   transform features f(a_k) of augmentation samples
     corr_feats : float array (M, D)  transform features f(c_m) of corruption samples
+        A 1-D array is refused (ValueError): pass ``x[:, None]`` for n scalar features, ``x[None]`` for one sample.
 
     Returns
     -------
@@ -119,6 +134,7 @@ def msd(aug_feats, corr_feats) -> float:
     Parameters
     ----------
     aug_feats : float array (K, D);  corr_feats : float array (M, D)
+        A 1-D array is refused (ValueError): pass ``x[:, None]`` for n scalar features, ``x[None]`` for one sample.
 
     Returns
     -------
@@ -126,6 +142,9 @@ def msd(aug_feats, corr_feats) -> float:
     first.
     """
     a, c = _check_pair(aug_feats, corr_feats)
+    k = _tiny_exponent(a, c)
+    if k:
+        return float(np.ldexp(msd(np.ldexp(a, k), np.ldexp(c, k)), -k))
     return _finite_distance(float(np.min(np.linalg.norm(a - c.mean(0), axis=1))), "msd", a, c)
 
 
@@ -161,6 +180,9 @@ def msd_many(aug_feats, corr_means) -> np.ndarray:
     float64 array (L,)
     """
     a, c = _check_many(aug_feats, corr_means)
+    k = _tiny_exponent(a, c)
+    if k:
+        return np.ldexp(msd_many(np.ldexp(a, k), np.ldexp(c, k)), -k)
     # the nearest sample of each chunk by one matrix product, on features centred on the samples' mean (a large
     # common offset would cancel every digit of |a|^2 - 2 a.c + |c|^2), then its distance as msd computes it
     shift = a.mean(0)
@@ -216,15 +238,53 @@ def model_feature_fn(model, *, batch_size: int = 500, device=None) -> Callable[[
     return feature_fn
 
 
-def _image_features(feature_fn, images: np.ndarray, n: int) -> np.ndarray:
-    """``feature_fn(images)`` as a float64 (n, D) array; ValueError naming ``feature_fn`` for another shape."""
-    feats = np.asarray(feature_fn(images), dtype=np.float64)
+def _image_features(feature_fn, images: np.ndarray, n: int, width: int | None = None) -> np.ndarray:
+    """``feature_fn(images)`` as a float64 (n, D) array; ValueError naming ``feature_fn`` for another shape, for
+    values that are not numbers, or for a D other than ``width`` (the D of its earlier calls)."""
+    raw = feature_fn(images)
+    try:
+        kind = np.asarray(raw).dtype.kind
+        feats = np.asarray(raw, dtype=np.float64) if kind in "biuf" else None
+    except (ValueError, TypeError):  # ragged rows
+        kind, feats = "O", None
+    if feats is None:
+        raise ValueError(
+            f"feature_fn must return numbers, one row of D floats per image; got {type(raw).__name__} of "
+            f"{'text' if kind in 'US' else 'objects or rows of different lengths'}. Return the (N, D) features "
+            "(e.g. a network's penultimate layer, model_feature_fn)."
+        )
     if feats.ndim != 2 or feats.shape[0] != n or feats.shape[1] < 1:
         raise ValueError(
             f"feature_fn must return one feature row per image, shape ({n}, D), for {n} images; got shape "
             f"{feats.shape}. Return the (N, D) features (e.g. a network's penultimate layer, model_feature_fn)."
         )
+    if width is not None and feats.shape[1] != width:
+        raise ValueError(
+            f"feature_fn returned {feats.shape[1]} features per image, {width} in its earlier calls; it must give "
+            "the same D on every call (one fixed feature extractor)."
+        )
     return feats
+
+
+def _check_callable(fn, name: str, form: str) -> None:
+    """TypeError naming ``name`` unless ``fn`` is callable: checked on entry, not at the first call in a loop."""
+    if not callable(fn):
+        raise TypeError(f"{name} must be a function, callable as {form}; got {type(fn).__name__} {fn!r:.60}.")
+
+
+_CORRUPT_FN = "corrupt_fn(images, name, severity, seed=...) -> uint8 images (or None for robeval's corrupt)"
+
+
+def _checked_output(out, images: np.ndarray, who: str) -> np.ndarray:
+    """``out``, what ``who`` returned for ``images``, as an array; ValueError naming ``who`` unless it is uint8 with
+    the shape of ``images`` (one image per input)."""
+    arr = np.asarray(out)
+    if arr.shape != images.shape or arr.dtype != np.uint8:
+        raise ValueError(
+            f"{who} must return a uint8 array with the shape of its input, one image per input; got {arr.dtype} "
+            f"{arr.shape} for input {images.dtype} {images.shape}."
+        )
+    return arr
 
 
 def transform_features(
@@ -247,7 +307,9 @@ def transform_features(
     images : uint8 array (N, H, W, C)   the fixed image sample D_S (paper: 100 images)
     transform : callable(images, rng) -> uint8 (N, H, W, C)
         draws ONE instance of the transform from ``rng`` and applies it to all images
-        (see :func:`scheme_transform`, :func:`corruption_transform`).
+        (see :func:`scheme_transform`, :func:`corruption_transform`). A ``feature_fn`` or ``transform`` that is
+        not callable is refused on entry (TypeError naming it); an output of another shape or dtype than the
+        input's (an image dropped or added, floats) raises ValueError naming ``transform``.
     rng : numpy Generator
     n_samples : int >= 1   number of transform instances (paper: 100 per corruption, 100k per scheme)
     batch_size : int >= 1   images per feature-extractor call (several instances are stacked)
@@ -259,28 +321,33 @@ def transform_features(
     """
     from tqdm.auto import tqdm
 
-    from robeval.core.validation import check_bool, check_positive
+    from robeval.core.validation import check_allocation, check_bool, check_positive
 
+    _check_callable(feature_fn, "feature_fn", "feature_fn(images uint8 (N, H, W, C)) -> float (N, D)")
+    _check_callable(transform, "transform", "transform(images, rng) -> uint8 images of the input's shape")
     images = check_images(images)
     rng = as_generator(rng, "rng")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
+    check_positive(n_samples, "n_samples", integer=True)
     check_positive(batch_size, "batch_size", integer=True)
     check_bool(progress, "progress")
     n = len(images)
-    clean = _image_features(feature_fn, images, n).mean(0)
+    # every user callable gets its own copy: one that writes into its input never reaches the caller's images
+    clean = _image_features(feature_fn, images.copy(), n).mean(0)
+    check_allocation(
+        (int(n_samples), clean.shape[0]), 8, what="n_samples x D",
+        fix="draw fewer instances (the paper uses 100 per corruption), or call in parts and concatenate.",
+    )  # fmt: skip
     per_call = max(1, batch_size // n)  # instances per feature-extractor call
     out = np.empty((n_samples, clean.shape[0]))
     with tqdm(total=n_samples, desc=desc, disable=not progress, leave=False) as bar:
         for start in range(0, n_samples, per_call):
             k = min(per_call, n_samples - start)
-            batch = np.concatenate([transform(images, rng) for _ in range(k)])
-            if batch.shape != (k * n,) + images.shape[1:] or batch.dtype != np.uint8:
-                raise ValueError(
-                    "transform must return a uint8 array with the shape of its input; got "
-                    f"{batch.dtype} {batch.shape[1:]} for input {images.shape[1:]}."
-                )
-            feats = _image_features(feature_fn, batch, k * n).reshape(k, n, -1)
+            batch = np.concatenate(
+                [_checked_output(transform(images.copy(), rng), images, "transform") for _ in range(k)]
+            )
+            feats = _image_features(feature_fn, batch, k * n, clean.shape[0]).reshape(k, n, -1)
             out[start : start + k] = feats.mean(1) - clean
             bar.update(k)
     return out
@@ -358,15 +425,20 @@ def _severity_list(severities, arg: str = "severities") -> list[int]:
 def corruption_transform(name: str, severity: int, corrupt_fn: Callable | None = None) -> Callable:
     """Transform for :func:`transform_features`: one realisation of corruption ``name`` at ``severity``
     (``corrupt_fn(images, name, severity, seed)``, default :func:`robeval.transforms.corruptions.corrupt`) with a
-    seed drawn from the rng."""
+    seed drawn from the rng. A ``corrupt_fn`` that is not callable is refused here (TypeError naming it); one that
+    returns another shape or dtype than its input's raises ValueError naming ``corrupt_fn`` when called."""
     if corrupt_fn is None:
         _check_corruption_name(name, "name")
+    else:
+        _check_callable(corrupt_fn, "corrupt_fn", _CORRUPT_FN)
     severity = check_severity(severity)
+    who = "corrupt_fn" if corrupt_fn is not None else "corrupt"
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
 
     def transform(images, rng):
         rng = as_generator(rng, "rng")  # an int seed as scheme_transform's apply_scheme takes it
-        return corrupt_fn(images, name, severity, seed=int(rng.integers(2**31)))
+        out = corrupt_fn(images, name, severity, seed=int(rng.integers(2**31)))
+        return _checked_output(out, np.asarray(images), who)
 
     return transform
 
@@ -379,7 +451,9 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
     probability ``probs[j]`` at a uniformly drawn severity. ``fn(images uint8 NHWC, rng) -> uint8``;
     wrap with :func:`robeval.transforms.augmentations.as_batch_transform` for training (Fig. 2 toy). Every name
     is checked when the transform is made (ValueError naming ``names``) when ``corrupt_fn`` is None; a name or a
-    severity listed twice is refused (ValueError): it would be drawn twice as often."""
+    severity listed twice is refused (ValueError): it would be drawn twice as often. A ``corrupt_fn`` that is not
+    callable is refused here (TypeError naming it); one that returns another shape or dtype than its input's
+    raises ValueError naming ``corrupt_fn`` when called."""
     import math
 
     from robeval.core.validation import check_distinct, check_sequence
@@ -388,6 +462,9 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
     if corrupt_fn is None:
         for name in names:
             _check_corruption_name(name, "names")
+    else:
+        _check_callable(corrupt_fn, "corrupt_fn", _CORRUPT_FN)
+    who = "corrupt_fn" if corrupt_fn is not None else "corrupt"
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
     probs = np.asarray(probs)
     if probs.dtype.kind not in "iuf":
@@ -414,7 +491,8 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
             for s in severities:
                 sel = np.flatnonzero((which == j) & (sev == s))
                 if sel.size:
-                    out[sel] = corrupt_fn(images[sel], name, int(s), seed=int(rng.integers(2**31)))
+                    part = corrupt_fn(images[sel], name, int(s), seed=int(rng.integers(2**31)))
+                    out[sel] = _checked_output(part, images[sel], who)
         return out
 
     return fn
@@ -431,8 +509,11 @@ def sample_feature_images(images_nchw, n: int, seed: int) -> np.ndarray:
 
 def _corrupt_instances(images, name: str, severity: int, seeds, corrupt_fn) -> np.ndarray:
     """One task of :func:`corruption_features` in a worker: the instances with the given seeds, concatenated."""
+    who = "corrupt_fn" if corrupt_fn is not None else "corrupt"
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
-    return np.concatenate([corrupt_fn(images, name, severity, seed=int(s)) for s in seeds])
+    return np.concatenate(
+        [_checked_output(corrupt_fn(images, name, severity, seed=int(s)), images, who) for s in seeds]
+    )
 
 
 def corruption_features(
@@ -460,6 +541,8 @@ def corruption_features(
     ``corruptions`` is a non-empty sequence of corruption names (checked against
     :func:`robeval.transforms.corruptions.corrupt`'s when ``corrupt_fn`` is None); ``batch_size`` and ``chunk`` are
     integers >= 1, ``n_jobs`` is not 0 (a negative value means all cores, as in joblib) and ``progress`` a bool.
+    A ``feature_fn`` or ``corrupt_fn`` that is not callable is refused on entry (TypeError naming it); a
+    ``corrupt_fn`` that returns another shape or dtype than its input's raises ValueError naming ``corrupt_fn``.
 
     Returns
     -------
@@ -475,6 +558,9 @@ def corruption_features(
     if corrupt_fn is None:
         for c in corruptions:
             _check_corruption_name(c, "corruptions")
+    else:
+        _check_callable(corrupt_fn, "corrupt_fn", _CORRUPT_FN)
+    _check_callable(feature_fn, "feature_fn", "feature_fn(images uint8 (N, H, W, C)) -> float (N, D)")
     check_positive(batch_size, "batch_size", integer=True)
     check_bool(progress, "progress")
     if chunk is not None:
@@ -512,5 +598,10 @@ def corruption_features(
         f = transform_features(feature_fn, images, transform, rng, n_samples, batch_size=batch_size)
         if out is None:
             out = np.empty((len(corruptions), len(severities), n_samples, f.shape[1]))
+        elif f.shape[1] != out.shape[3]:
+            raise ValueError(
+                f"feature_fn returned {f.shape[1]} features per image for {c} at severity {s}, {out.shape[3]} "
+                "before; it must give the same D on every call (one fixed feature extractor)."
+            )
         out[k // len(severities), k % len(severities)] = f
     return out

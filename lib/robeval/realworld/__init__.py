@@ -3,7 +3,8 @@ attacks*: the robustness of individual predictions to real-world perturbations.
 
 Sections implemented:
 
-* Sec. 3.5 — the Monte-Carlo estimator of P_r with perturbation models (:mod:`.robustness`), with an
+* Sec. 3.5 — the Monte-Carlo estimator of P_r with perturbation models (:mod:`.robustness`; the
+  perturbation models in :mod:`.samplers`, their covariances of Sec. 3.5.1 in :mod:`.covariance`), with an
   adaptive sample size per point (``n_samples="auto"`` or, valid under optional stopping, ``"auto-cs"``;
   beyond the paper);
 * Appendix A — closed forms for a linear and a right-angle classifier (:mod:`.analytic`);
@@ -23,14 +24,9 @@ from robeval.realworld.boundary import (
     real_world_robustness,
     rescale_distances,
 )
-from robeval.realworld.robustness import (
-    BoundedPerturbation,
-    CategoricalPerturbation,
-    GaussianPerturbation,
-    RobustnessEstimate,
-    adaptive_sample_sizes,
-    trace_normalized,
-)
+from robeval.realworld.covariance import trace_normalized
+from robeval.realworld.robustness import RobustnessEstimate, adaptive_sample_sizes
+from robeval.realworld.samplers import BoundedPerturbation, CategoricalPerturbation, GaussianPerturbation
 
 __all__ = [
     "BoundedPerturbation",

@@ -75,6 +75,10 @@ def linear_classifier(w, b: float = 0.0, threshold: float = 0.5):
     return predict
 
 
+# w'Cw below this (2**53 times the smallest normal float64) has lost digits to underflow
+_FULL_PRECISION = np.finfo(np.float64).tiny * 2.0**53
+
+
 def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) -> np.ndarray:
     """Exact ``P_r`` of the linear classifier under ``x' ~ N(0, cov)`` (Appendix A.1, Eq. 8).
 
@@ -104,8 +108,18 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
     C = np.eye(d) if cov is None else check_covariance(cov, d=d)
     if C.ndim == 3 and C.shape[0] != n:
         raise ValueError(f"cov stack has {C.shape[0]} matrices but X has {n} points.")
-    margin = np.abs(X @ w + b - threshold)
-    s = np.sqrt(np.einsum("i,...ij,j->...", w, C, w)) * np.ones(n)
+    with np.errstate(over="ignore", under="ignore"):
+        margin = np.abs(X @ w + b - threshold)
+        q = np.einsum("i,...ij,j->...", w, C, w)
+    if np.all(np.isfinite(margin)) and np.all(np.isfinite(q) & (q >= _FULL_PRECISION)):
+        s = np.sqrt(q) * np.ones(n)
+    else:  # w'Cw (or the margin) over- or underflows: the answer is the same for w, b, threshold scaled by one factor
+        k = np.max(np.abs(w))  # and C by another, so compute it at max|w| = 1 and max|C| = 1 (per matrix)
+        c = np.max(np.abs(C), axis=(-2, -1))
+        unit = C / np.where(c > 0, c, 1.0)[..., None, None]
+        w1 = w / k
+        margin = np.abs(X @ w1 + (b / k - threshold / k))
+        s = np.sqrt(np.einsum("i,...ij,j->...", w1, unit, w1)) * np.sqrt(c) * np.ones(n)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(s > 0, margin / np.where(s > 0, s, 1.0), np.where(margin > 0, np.inf, 0.0))
     return _norm_cdf(z)

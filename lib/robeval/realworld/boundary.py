@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
 from robeval.core.validation import check_allocation, check_bool, check_numbers
-from robeval.realworld import robustness
+from robeval.realworld import covariance, robustness
 
 
 def correlation(a, b, method: str = "pearson") -> float:
@@ -116,13 +116,13 @@ def _check_size(d, name: str = "d") -> None:
 
 def identity_covariance(d: int) -> np.ndarray:
     """Identity covariance normalised to trace 1: ``eye(d) / d`` (paper Sec. 4.1;
-    :func:`.robustness.identity_covariance`). ``d``: a positive integer; a (d, d) matrix over 8 GiB is refused."""
+    :func:`.covariance.identity_covariance`). ``d``: a positive integer; a (d, d) matrix over 8 GiB is refused."""
     _check_size(d)
-    return robustness.identity_covariance(d)
+    return covariance.identity_covariance(d)
 
 
 def random_covariance(d: int, rng) -> np.ndarray:
-    """Random covariance ``C_r = A^T A`` (Eq. 5), normalised to trace 1 (:func:`.robustness.random_covariance`).
+    """Random covariance ``C_r = A^T A`` (Eq. 5), normalised to trace 1 (:func:`.covariance.random_covariance`).
 
     Parameters
     ----------
@@ -136,7 +136,7 @@ def random_covariance(d: int, rng) -> np.ndarray:
     ndarray, float64, shape (d, d), symmetric PSD with trace 1.
     """
     _check_size(d)
-    return robustness.random_covariance(d, rng)
+    return covariance.random_covariance(d, rng)
 
 
 _FLAGS = ("return_se", "progress", "prefetch", "allow_large")
@@ -183,7 +183,7 @@ def _count(value, name: str):
         return value
     if not isinstance(value, (Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be an integer >= 1 ({_COUNT_USE[name]}), got {value!r:.60}.")
-    if not np.isfinite(value) or value > MAX_COUNT:
+    if (value > MAX_COUNT) if isinstance(value, Integral) else (not np.isfinite(value) or value > MAX_COUNT):
         raise ValueError(f"{name} must be an integer in 1 .. 2**53 ({_COUNT_USE[name]}), got {value!r}.")
     return int(value) if value == int(value) else value
 

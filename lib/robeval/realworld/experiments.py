@@ -27,7 +27,8 @@ import numpy as np
 
 from robeval.core.errors import IncompleteResult
 from robeval.core.seeding import as_seed_sequence, keyed
-from robeval.realworld.robustness import correlation, real_world_robustness, trace_normalized
+from robeval.realworld.covariance import trace_normalized
+from robeval.realworld.robustness import correlation, real_world_robustness
 
 GRID_CELLS = (
     "sec41_cell",
@@ -256,7 +257,7 @@ def scale_sweep(
     base_cov : array_like, shape (d, d)
         Covariance shape; rescaled to trace ``trace`` and multiplied by each scale.
     scales : sequence of float
-        Perturbation scales (total variance, see :func:`robeval.realworld.robustness.trace_normalized`).
+        Perturbation scales (total variance, see :func:`robeval.realworld.covariance.trace_normalized`).
     adversarial : array_like, shape (n,)
         Rescaled adversarial robustness (NaN for failed attacks, ignored in correlations).
     n_samples, seed, chunk_rows :
@@ -409,7 +410,8 @@ def sec41_run(
     import pandas as pd
 
     from robeval.realworld.adversarial import brendel_bethge, ceml_counterfactuals, deepfool
-    from robeval.realworld.robustness import identity_covariance, min_pairwise_correlation, random_covariance
+    from robeval.realworld.covariance import identity_covariance, random_covariance
+    from robeval.realworld.robustness import min_pairwise_correlation
 
     if dataset not in SEC41_DATASETS:
         raise ValueError(f"dataset must be one of {SEC41_DATASETS}; got {dataset!r}.")
@@ -532,7 +534,7 @@ def fig5_readings(
     """
     import pandas as pd
 
-    from robeval.realworld.robustness import identity_covariance
+    from robeval.realworld.covariance import identity_covariance
 
     X = np.asarray(X, dtype=np.float64)
     d = X.shape[1]
@@ -571,7 +573,7 @@ def fig5_pair_run(
     of the two ``classes`` and its random forest (as in :func:`sec41_run`), its ``n_random_cov`` random
     covariances, and :func:`fig5_readings` under every covariance reading. No attack and no scale sweep: only the
     Fig. 5 rows read this pair. Returns the :func:`fig5_readings` table with a column ``pair``."""
-    from robeval.realworld.robustness import random_covariance
+    from robeval.realworld.covariance import random_covariance
 
     seed = as_seed_sequence(seed)
     split = _subset(iris_split(int_seed(seed, "split"), classes=tuple(classes)), max_test_points)

@@ -45,19 +45,9 @@ from scipy import stats
 from robeval.core.seeding import as_generator
 from robeval.core.validation import as_model, check_covariance, check_features, check_positive
 from robeval.core.validation import check_numbers as check_numbers
-from robeval.realworld.samplers import BoundedPerturbation as BoundedPerturbation
-from robeval.realworld.samplers import CategoricalPerturbation as CategoricalPerturbation
-from robeval.realworld.samplers import GaussianPerturbation as GaussianPerturbation
-from robeval.realworld.samplers import covariance_factor as covariance_factor
+from robeval.realworld.samplers import GaussianPerturbation
 
 __all__ = [
-    "trace_normalized",
-    "identity_covariance",
-    "random_covariance",
-    "covariance_factor",
-    "GaussianPerturbation",
-    "BoundedPerturbation",
-    "CategoricalPerturbation",
     "RobustnessEstimate",
     "real_world_robustness",
     "MAX_DRAWS",
@@ -104,8 +94,6 @@ def point_rngs(rng, n: int) -> list[np.random.Generator]:
     return [np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(n)]
 
 
-# ----------------------------------------------------------------------------
-# covariance models (Sec. 3.5.1, Eq. 5)
 # ----------------------------------------------------------------------------
 
 
@@ -334,8 +322,11 @@ def _check_budget(predict, X: np.ndarray, draws: int, allow_large: bool) -> None
 
 def _check_adaptive(n_min, n_max, se_target) -> tuple[int, int, float]:
     for name, v in (("n_min", n_min), ("n_max", n_max)):
-        if isinstance(v, bool) or int(v) != v or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {v!r}.")
+        whole = (
+            isinstance(v, Real) and not isinstance(v, bool) and (isinstance(v, int) or np.isfinite(v) and int(v) == v)
+        )
+        if not whole or not 1 <= v < 2**63:
+            raise ValueError(f"{name} must be an integer in 1 .. 2**63 - 1; got {v!r}.")
     if n_min > n_max:
         raise ValueError(f"n_min ({n_min}) must not exceed n_max ({n_max}).")
     if isinstance(se_target, bool) or not np.isfinite(se_target) or not 0 < se_target < 0.5:

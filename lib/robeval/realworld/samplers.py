@@ -13,30 +13,11 @@ from numbers import Real
 import numpy as np
 
 from robeval.core.validation import check_covariance, check_numbers, check_positive
+from robeval.realworld.covariance import covariance_factor
 
-__all__ = ["covariance_factor", "GaussianPerturbation", "BoundedPerturbation", "CategoricalPerturbation"]
+__all__ = ["GaussianPerturbation", "BoundedPerturbation", "CategoricalPerturbation"]
 
 Sampler = Callable[[np.ndarray, int, int, np.random.Generator], np.ndarray]
-
-
-def covariance_factor(cov) -> np.ndarray:
-    """Matrix square root ``L`` with ``L @ L.T == cov`` for symmetric PSD ``cov``.
-
-    Uses the eigendecomposition (not Cholesky) so singular covariances -- e.g. a
-    10-member ensemble estimating a 10x10 covariance, or a feature without
-    uncertainty -- are allowed.
-
-    Parameters
-    ----------
-    cov : array_like, shape (d, d) or (n, d, d)
-
-    Returns
-    -------
-    ndarray, float64, same shape as ``cov``.
-    """
-    C = check_covariance(cov)
-    lam, V = np.linalg.eigh(C)
-    return V * np.sqrt(np.clip(lam, 0.0, None))[..., None, :]
 
 
 class GaussianPerturbation:

@@ -490,6 +490,8 @@ def powerset_schemes() -> list[frozenset]:
 
 def parse_scheme(scheme) -> frozenset:
     """Normalise a scheme given as an iterable of op names or a '+'-joined string ('' = empty)."""
+    if isinstance(scheme, (bytes, bytearray)):  # would be read byte by byte, as the op names 97, 117, ...
+        raise TypeError(f"scheme must be op names or a '+'-joined string, got bytes {scheme!r:.60}; decode it first.")
     if isinstance(scheme, str):
         scheme = [s for s in scheme.split("+") if s and s != "none"]
     try:
@@ -689,9 +691,7 @@ def apply_scheme(
     return apply_scheme_sample(images, sample, dtype=dtype)
 
 
-# --------------------------------------------------------------------------------------------------
-# AutoAugment, CIFAR-10 policy (Cubuk et al. 2019): 25 sub-policies of two (op, probability, level)
-# --------------------------------------------------------------------------------------------------
+# ---- AutoAugment, CIFAR-10 policy (Cubuk et al. 2019): 25 sub-policies of two (op, probability, level) ----
 AUTOAUGMENT_CIFAR10_POLICY = (
     (("invert", 0.1, 7), ("contrast", 0.2, 6)),
     (("rotate", 0.7, 2), ("translate_x", 0.3, 9)),

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from robeval.core.io import check_npy_size
 from robeval.core.validation import check_path
 from robeval.transforms import corruptions as C
 
@@ -93,6 +94,7 @@ def _load_npy(path, what: str) -> np.ndarray:
         raise ValueError(f"{what} {str(path)!r} is not a regular file; pass a .npy file written by numpy.save.")
     if not path.is_file():
         raise ValueError(f"{what} file {str(path)!r} does not exist (pass a .npy file written by numpy.save).")
+    check_npy_size(path, f"{what} file {str(path)!r}")  # before np.load allocates what a damaged header claims
     try:
         arr = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
@@ -262,6 +264,8 @@ def load_released(directory, name: str, *, mmap: bool = False) -> tuple[np.ndarr
                 "https://zenodo.org/records/2535967, CIFAR-10-C.tar; CIFAR-10-C-bar: see "
                 "github.com/facebookresearch/augmentation-corruption) and pass the folder holding the .npy files."
             )
+    for p in (path, label_path):  # before np.load allocates what a damaged header claims
+        check_npy_size(p, str(p))
     try:
         x = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
         y = np.load(label_path, allow_pickle=False)

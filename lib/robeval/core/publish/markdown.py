@@ -41,6 +41,19 @@ def cell(text) -> str:
     return inline(text).replace("|", "\\|")
 
 
+def code(text, *, table: bool = False) -> str:
+    """``text`` (str()) as one inline Markdown code span: line breaks and control characters folded into one space
+    each run, fenced by one backtick more than its longest run of backticks (padded with a space where it starts or
+    ends with one), so no text ends the span early and what follows it is never read as Markdown or raw HTML.
+    ``table``: each ``|`` escaped as ``\\|`` too (a code span in a table cell)."""
+    body = _BREAKS.sub(" ", str(text))
+    if table:
+        body = body.replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
 def replace_block(path, start: str, end: str, block: str) -> bool:
     """Rewrite the text between the markers ``start`` and ``end`` of the file ``path`` with ``block`` (the file as
     ``...start\\nblock\\nend...``, written atomically); True if the file changed.

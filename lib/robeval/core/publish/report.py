@@ -29,7 +29,7 @@ from robeval.core.ledger import (
 )
 from robeval.core.ledger.central import judge
 from robeval.core.paths import figures_dir, results_dir
-from robeval.core.publish.markdown import cell, inline, replace_block
+from robeval.core.publish.markdown import cell, code, inline, replace_block
 
 
 def format_value(v) -> str:
@@ -343,7 +343,9 @@ def figures_report(profile: str, path=None) -> str:
         link = f"[{e['figure']}]({_relative_link(shown, profile)})"
         label = figure_label(e, ledgers.get(e.get("notebook")), profile)
         what = label["text"] + (f" ({label['tally']})" if label["tally"] else "")
-        lines.append(f"| {link} | {_fmt(what)} | {_fmt(e['notebook'])} | `{e['data_from']}` | `{e['plotted_by']}` |")
+        lines.append(
+            f"| {link} | {_fmt(what)} | {_fmt(e['notebook'])} | {code(e['data_from'], table=True)} | {code(e['plotted_by'], table=True)} |"
+        )
     if not entries:
         lines.append("| — | no figures saved yet under this profile | | | |")
     text = "\n".join(lines) + "\n"

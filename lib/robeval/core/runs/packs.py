@@ -14,7 +14,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from robeval.core.io import atomic_write_json, check_output_file, read_json, to_json
+from robeval.core.io import (
+    NotRegularFileError,
+    atomic_write_json,
+    check_output_file,
+    check_regular_file,
+    read_json,
+    to_json,
+)
 from robeval.core.runs.identity import code_identity, config_identity
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
@@ -619,6 +626,13 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwri
         raise ValueError(f"the pack's name must end in .tar.xz, got {out.name!r}.")
     check_output_file(out, "the pack")  # a file where its folder should be, a read-only folder: said first
     check_bool(overwrite, "overwrite")
+    if out.exists():  # a FIFO or a device there would block _is_pack for ever, or never end
+        try:
+            check_regular_file(out, "", "it is left as it is. Name a new file (or delete that one first)")
+        except NotRegularFileError as exc:
+            raise ValueError(
+                f"{out} exists and is not a grid pack: it {str(exc).removeprefix(str(out)).strip()}"
+            ) from None
     if out.exists() and not _is_pack(out):
         raise ValueError(
             f"{out} exists and is not a grid pack; it is left as it is. Name a new file (or delete that one first)."

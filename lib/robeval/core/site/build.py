@@ -33,6 +33,7 @@ from robeval.core import paths as project
 from robeval.core.catalog import COMPUTE_TAG
 from robeval.core.paths import check_profile
 from robeval.core.publish.labels import same_or_panel
+from robeval.core.publish.markdown import code, inline
 from robeval.core.publish.report import format_value
 from robeval.core.publish.view import CSS_CLASS as INDEX_CLASS
 from robeval.core.publish.view import reason, short_index
@@ -315,8 +316,8 @@ def annotate_notebook(
         links["figures"][name] = f"fig-{name}"
         before.setdefault(hit, []).append(
             nbformat.v4.new_markdown_cell(
-                f'<a id="fig-{_attr(name)}"></a>\n\n**Figure `{name}`** — {figure_label_text(entry)}; '
-                f"data computed by `{entry.get('data_from', '')}`, drawn by `{entry.get('plotted_by', '')}`"
+                f'<a id="fig-{_attr(name)}"></a>\n\n**Figure `{name}`** — {inline(figure_label_text(entry))}; '
+                f"data computed by {code(entry.get('data_from', ''))}, drawn by {code(entry.get('plotted_by', ''))}"
                 + (f" ([gallery](../gallery.html#fig-{name}))." if gallery else ".")
             )
         )

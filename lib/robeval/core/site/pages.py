@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from robeval.core.publish.labels import paper_refs
+from robeval.core.publish.markdown import code, inline
 
 PRIMARY = "default"  # the profile the site opens on when it shows several
 __all__ = ["PRIMARY", "paper_refs"]  # paper_refs: robeval.core.publish.labels's, for the site's modules
@@ -148,10 +149,10 @@ def _gallery_entry(e: dict, links: dict, figures: Path | None, alt: str) -> list
         f'<a href="figures/{name}.png" title="the full-size figure"><img src="figures/{name}.png" alt="{_attr(alt)}"'
         f'{size} loading="lazy"></a>',
         "",
-        f"**What it shows**: {figure_label_text(e)}"
+        f"**What it shows**: {inline(figure_label_text(e))}"
         + (f" ({label['tally']})" if label.get("tally") else "")
         + f" · **notebook** {where} · "
-        f"**data computed by** `{e.get('data_from', '')}` · **drawn by** `{e.get('plotted_by', '')}`",
+        f"**data computed by** {code(e.get('data_from', ''))} · **drawn by** {code(e.get('plotted_by', ''))}",
         "",
         "</div>",
         "",

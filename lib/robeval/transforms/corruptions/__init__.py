@@ -25,6 +25,7 @@ accepted (the parameters are CIFAR's; ImageNet-C's are not implemented).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import re
@@ -136,6 +137,35 @@ def _check_domain(name: str, param) -> None:
         raise ValueError(f"param of {name} is {why}; got {param!r}. Published values: {_C_PARAMS[name]}.")
 
 
+# Components a corruption divides by, or zooms by, named for the message: (index, name, smallest value or None for
+# "> 0"). A zero sigma makes a NaN kernel (black images), a zoom factor below 1 crops outside the image.
+_DIVISORS = {
+    "defocus_blur": ((1, "alias blur", None),),
+    "motion_blur": ((1, "sigma", None),),
+    "zoom_blur": ((0, "first zoom factor", 1.0), (2, "zoom step", None)),
+    "snow": ((2, "zoom factor", 1.0), (5, "motion-blur sigma", None)),
+    "fog": ((1, "decay", None),),
+}
+TINY_SIGMA = 1e-150  # below it 2 * sigma**2 underflows to 0 (a NaN kernel); from below 0.1 a sigma blurs nothing
+
+
+def _check_divisors(name: str, param: tuple) -> None:
+    """ValueError naming the component of a tuple parameter (already finite and >= 0) that its corruption divides
+    or zooms by when it is 0 (or below 1 for a zoom factor): such a value gave black images or an OverflowError."""
+    for i, label, low in _DIVISORS.get(name, ()):
+        v = param[i]
+        if low is None and v > 0 and "sigma" in label and v < TINY_SIGMA:
+            why = f">= {TINY_SIGMA:g} (a smaller one underflows; any sigma below 0.1 already blurs nothing)"
+        elif (low is None and v <= 0) or (low is not None and v < low):
+            why = "> 0" if low is None else f">= {low:g} (a zoom into the image)"
+        else:
+            continue
+        raise ValueError(
+            f"{name}'s {label} (component {i} of param {param}) must be {why}, got {v:g}. Published values: "
+            f"{_C_PARAMS[name]}."
+        )
+
+
 def _check_param(name: str, param):
     if name in _C_PARAMS:
         ref = _C_PARAMS[name][0]
@@ -158,6 +188,7 @@ def _check_param(name: str, param):
                     f"param {param} of {name} has a negative component; every component is a size, weight or count "
                     f">= 0. Published values: {_C_PARAMS[name]}."
                 )
+            _check_divisors(name, param)
             _check_bound(name, param)
             return param
         if isinstance(param, bool) or not isinstance(param, Real) or not np.isfinite(param) or param < 0:
@@ -211,10 +242,13 @@ def corrupt_with_param(images, name: str, param, seed=None, idx=None) -> np.ndar
         )
     rng = ImageRNG(seed, len(images), idx, what=f"corruption {name!r}")
     try:
-        out = _FUNCTIONS[name](images, param, rng)
+        # CIFAR-10-C's raw parameters: a NaN or inf from one is refused, never cast to a black uint8 image
+        raw = name in _C_PARAMS
+        with np.errstate(divide="raise", over="raise", invalid="raise") if raw else contextlib.nullcontext():
+            out = _FUNCTIONS[name](images, param, rng)
     except SeedRequired:  # ImageRNG's own words: this corruption draws random numbers and no seed was given
         raise
-    except (ValueError, ZeroDivisionError, IndexError, MemoryError) as exc:  # a parameter the corruption cannot take
+    except (ValueError, ArithmeticError, IndexError, MemoryError) as exc:  # a parameter the corruption cannot take
         why = " ".join(str(exc).split())[:120]
         raise ValueError(
             f"param {param!r} of {name} cannot be applied to {images.shape[1]}x{images.shape[2]} images ({type(exc).__name__}: "
@@ -614,15 +648,17 @@ def load_dataset(out_dir, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"{path} does not exist; run generate_dataset(..., names=[{name!r}], out_dir={str(out_dir)!r})."
         )
-    from robeval.core.io import check_regular_file
+    from robeval.core.io import check_npy_size, check_regular_file
 
     manifest = _read_manifest_full(out_dir)
     entry = _read_manifest(out_dir).get(name)
     recorded = isinstance(entry, dict) and bool(entry.get("severities"))
     n_sev = len(entry["severities"]) if recorded else 5
     fix = "generate_dataset writes a .npy file there: remove it and run generate_dataset again (robeval corrupt)"
-    x = np.load(check_regular_file(path, "", fix))
-    y = np.load(check_regular_file(out_dir / "labels.npy", "", fix))
+    for file in (path, out_dir / "labels.npy"):  # a header claiming more than the file holds: refused before np.load
+        check_npy_size(check_regular_file(file, "", fix), str(file))
+    x = np.load(path)
+    y = np.load(out_dir / "labels.npy")
     regenerate = "Regenerate the folder with generate_dataset(..., overwrite=True) (robeval corrupt --overwrite)."
     labels = manifest.get("labels")
     for file, record, shape in ((path, entry, list(x.shape)), (out_dir / "labels.npy", labels, None)):

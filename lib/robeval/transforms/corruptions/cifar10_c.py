@@ -325,7 +325,8 @@ def fog(images, c, rng):
     max_val = x.max(axis=(1, 2, 3), keepdims=True)
     size = 1 << int(np.ceil(np.log2(h)))
     x = x + strength * plasma_fractal(rng, n, size, decay)[:, :h, :w, None]
-    return from_unit(x * max_val / (max_val + strength))
+    scale = max_val + strength  # 0 only for a black image without fog (strength 0): it stays black
+    return from_unit(x * max_val / np.where(scale > 0, scale, 1.0))
 
 
 def brightness(images, c, rng):

@@ -43,10 +43,17 @@ def check_idx(idx, n: int) -> np.ndarray:
     """Per-image stream keys: ``None`` → ``arange(n)``; else n distinct non-negative integers (below 2**32)."""
     if idx is None:
         return np.arange(n, dtype=np.int64)
-    arr = np.asarray(idx)
+    whole = lambda v: isinstance(v, Integral) and not isinstance(v, bool)
+    # a list of Python ints stays ints (numpy reads [2**63, 1] as float64 and 10**30 as an object)
+    arr = np.asarray(idx, dtype=object) if isinstance(idx, (list, tuple)) and all(map(whole, idx)) else np.asarray(idx)
     if arr.dtype == bool or arr.dtype.kind not in "iu":
-        if not (arr.dtype.kind == "O" and all(isinstance(v, Integral) and not isinstance(v, bool) for v in arr.flat)):
+        if not (arr.dtype.kind == "O" and all(whole(v) for v in arr.flat)):
             raise TypeError(f"idx must hold integers (one stream key per image), got dtype {arr.dtype}.")
+    if arr.dtype.kind in "Ou" and arr.size:  # the range before the cast, which would wrap them
+        flat = arr.ravel().tolist() if arr.dtype.kind == "O" else (arr.min(), arr.max())
+        lo, hi = min(int(v) for v in flat), max(int(v) for v in flat)
+        if lo < 0 or hi >= 2**32:
+            raise ValueError(f"idx must lie in 0 .. 2**32 - 1, got values in {lo} .. {hi}.")
     arr = arr.astype(np.int64)
     if arr.shape != (n,):
         raise ValueError(
