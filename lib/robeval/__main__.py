@@ -164,6 +164,14 @@ def _parser() -> argparse.ArgumentParser:
         "committed pack)",
     )
     a.add_argument(
+        "--on-this-machine",
+        action="store_true",
+        help="recompute only cells computed on this kind of machine (CPU model, ISA, pins) and carry the others on "
+        "their checksums, the check saying so: for cells that train a network, whose bits only the machine kind that "
+        "computed them reproduces",
+    )
+    a.add_argument("--jobs", type=_count, default=1, help="worker processes recomputing the sample (default: 1)")
+    a.add_argument(
         "--rebind",
         nargs="+",
         type=_path,
@@ -566,6 +574,8 @@ def _main(args) -> int:
                             n_check=args.check,
                             progress=not args.no_progress,
                             recompute_all=args.recompute_all,
+                            on_this_machine=args.on_this_machine,
+                            n_jobs=args.jobs,
                         )
                     except RuntimeError as exc:
                         raise RuntimeError(f"{name}: {exc}") from None

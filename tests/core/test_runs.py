@@ -477,6 +477,78 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(
     del sys.modules["cellmod_for_rebind"]
 
 
+def test_adopt_on_this_machine_checks_only_cells_of_this_machine_kind_and_carries_the_others(
+    tmp_path, monkeypatch, trust_cells
+):
+    """Cells that train a network are recomputed bit for bit only on the machine kind that computed them. A store
+    whose cells come from two kinds: a plain adopt here fails on the other kind's cells; ``on_this_machine``
+    recomputes only this kind's (every field value they have), carries the others on their checksums and says so;
+    a store with none of this kind, or a change of results, is refused."""
+    import importlib
+    import sys
+
+    from robeval.core.env import cpu_kind
+
+    trust_cells(cellmod_for_machine=tmp_path)
+    mod = tmp_path / "cellmod_for_machine.py"
+    v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
+    mod.write_text(v1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module("cellmod_for_machine")
+    log = tmp_path / "log.txt"
+    cells, config, store = {"x": list(range(8)), "seed": [1, 2]}, {"log": str(log)}, tmp_path / "g"
+    runs.run_grid(m.cell, cells, store=store, config=config, progress=False)
+    old = runs.Grid(m.cell, cells, store=store, config=config).root
+    other = {"cpu": "Other CPU", "isa": "avx2", "pins": {"ATEN_CPU_CAPABILITY": None, "ONEDNN_MAX_CPU_ISA": None}}
+    for p in sorted(old.glob("seed=*.json")):  # seed 2's cells: computed on another machine kind, other bits
+        payload = json.loads(p.read_text())
+        if payload["cell"]["seed"] == 2:
+            payload["rows"][0]["v"] += 1e-9
+            payload["machine"] = other
+            payload["rows_sha256"] = runs.rows_digest(payload["rows"])
+            p.write_text(json.dumps(payload))
+    assert runs.machine_kind(cpu_kind()) == {
+        "cpu": cpu_kind()["cpu"],
+        "isa": cpu_kind()["isa"],
+        "pins": cpu_kind()["pins"],
+    }
+    assert runs.machine_kind(other) == other and runs.machine_kind({"isa": "avx2"}) is None
+    m = _edit(mod, v1.replace("c['x'] * 1.5", "float(c['x']) * 1.5"), m)  # a refactor: the same results
+    new = runs.Grid(m.cell, cells, store=store, config=config).root
+    with pytest.raises(RuntimeError, match="differ under this checkout's code"):
+        runs.adopt(store, n_check=1, progress=False)  # its sample includes the other machine's cells
+    assert not new.is_dir()
+    with pytest.raises(ValueError, match="pass one of them"):
+        runs.adopt(store, on_this_machine=True, recompute_all=True, progress=False)
+    with pytest.raises(TypeError, match="on_this_machine"):
+        runs.adopt(store, on_this_machine="yes", progress=False)
+    log.write_text("")
+    (report,) = runs.adopt(store, n_check=1, on_this_machine=True, progress=False)
+    # one cell per x value (8) among this machine's 8 cells: every one of them, none of the other machine's
+    assert report["status"] == "adopted" and report["cells"] == 16 and report["checked"] == 8 == len(log.read_text())
+    (entry,) = json.loads((new / "adopted.json").read_text())
+    assert entry["checked_on"] == runs.machine_kind(cpu_kind()) and entry["carried"] == 8
+    assert all("seed=1" in name for name in entry["checked"])
+    assert {p.name: p.read_bytes() for p in new.glob("seed=*.json")} == {
+        p.name: p.read_bytes() for p in old.glob("seed=*.json")
+    }
+    # a change of results is refused on this machine's cells too
+    m = _edit(mod, v1.replace("c['x'] * 1.5", "c['x'] * 1.5 + 1e-12"), m)
+    with pytest.raises(RuntimeError, match="differ under this checkout's code"):
+        runs.adopt(store, n_check=1, on_this_machine=True, progress=False)
+    # a store with no cell of this machine kind: refused, naming the kinds it has
+    lone = tmp_path / "lone"
+    (lone / old.name).mkdir(parents=True)
+    for p in old.glob("*.json"):
+        payload = json.loads(p.read_text())
+        if p.name != "config.json":
+            payload["machine"] = other
+        (lone / old.name / p.name).write_text(json.dumps(payload))
+    with pytest.raises(RuntimeError, match="none of its 16 cells was computed on this kind of machine.*Other CPU"):
+        runs.adopt(lone, on_this_machine=True, progress=False)
+    del sys.modules["cellmod_for_machine"]
+
+
 def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path, cache_in_tmp):
     log = tmp_path / "log.txt"
     cells = {"x": [1, 2, 3], "seed": [0, 1]}

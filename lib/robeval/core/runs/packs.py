@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from robeval.core.env import cpu_kind
 from robeval.core.io import (
     NotRegularFileError,
     atomic_write_json,
@@ -23,6 +24,7 @@ from robeval.core.io import (
     to_json,
 )
 from robeval.core.runs.identity import code_identity, config_identity
+from robeval.core.runs.parallel import imap, resolve_jobs
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     STORE_FILE_MAX,
@@ -48,6 +50,21 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return type(a) is type(b) and a == b
+
+
+def _recompute(fn: Callable, cell: dict, config: dict) -> Any:
+    """The rows of ``cell`` recomputed, as JSON reads them back (a worker's task in :func:`adopt`)."""
+    return json.loads(to_json(compute_cell(fn, cell, config)["rows"]))
+
+
+def machine_kind(machine: Any) -> dict | None:
+    """What decides a cell's bits, of the ``machine`` a cell file records (:func:`robeval.core.env.cpu_kind`): the
+    CPU model, its vector ISA and the kernel pins; None for a record without them (a cell written before
+    records)."""
+    if not isinstance(machine, Mapping) or not isinstance(machine.get("cpu"), str):
+        return None
+    pins = machine.get("pins")
+    return {"cpu": machine["cpu"], "isa": machine.get("isa"), "pins": dict(pins) if isinstance(pins, Mapping) else None}
 
 
 def _check_sample(cells: list[dict], n_check: int, seed: int) -> list[int]:
@@ -80,6 +97,8 @@ def adopt(
     progress: bool = True,
     checksums: Mapping[str, Mapping[str, str]] | None = None,
     recompute_all: bool = False,
+    on_this_machine: bool = False,
+    n_jobs: int = 1,
 ) -> list[dict]:
     """Keep finished cells across a code change that does not change their results, after checking that.
 
@@ -102,6 +121,15 @@ def adopt(
     the file's own checksum; a file the checksums do not list fails too. ``recompute_all`` recomputes every cell
     instead of a sample (for cells without any checksum).
 
+    A cell that trains a network is recomputed bit for bit only on the kind of machine that computed it (torch's
+    training bits depend on the CPU: :func:`robeval.core.env.cpu_kind`, recorded in every cell). For a store
+    whose cells come from several machine kinds, ``on_this_machine`` draws the sample (per field as above) only
+    from the cells recorded with this machine's CPU model, vector ISA and kernel pins: the check then shows the
+    code change keeping the results on this machine, and the cells of other machines are carried on their
+    checksums, the log saying so (``checked_on``, ``carried``). A sub-store with no cell of this machine kind is
+    refused, naming the kinds it has. ``n_jobs`` recomputes the sample in that many worker processes
+    (:func:`robeval.core.runs.parallel.imap`; the results do not depend on it).
+
     Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now),
     ``checked`` (cells recomputed), ``verified`` (cell files whose checksum matched), ``status`` ("adopted",
     "current" or "empty"). Raises RuntimeError, and adopts nothing from that sub-store, when a cell fails its
@@ -116,6 +144,10 @@ def adopt(
     source = Path(source) if source is not None else store
     if not isinstance(n_check, int) or isinstance(n_check, bool) or n_check < 1:
         raise ValueError(f"n_check must be an integer >= 1 (cells to recompute), got {n_check!r}.")
+    check_bool(on_this_machine, "on_this_machine")
+    n_jobs = resolve_jobs(n_jobs)
+    if on_this_machine and recompute_all:
+        raise ValueError("on_this_machine draws a sample and recompute_all recomputes every cell: pass one of them.")
     subs = sorted(p for p in source.glob("config-*") if (p / "config.json").is_file()) if source.is_dir() else []
     if not subs:
         raise ValueError(f"{source} holds no grid sub-store (config-*/config.json); pass the grid's store folder.")
@@ -203,16 +235,29 @@ def adopt(
         # checksums needs no recomputation: nothing changed that could change a result. This is also the only way
         # to carry cells between leases of a GPU, whose training is not bit-reproducible by a recomputation
         same_code = sub.name == target.name and checksums is not None
+        here, mine = None, list(range(len(files)))
+        if on_this_machine and not same_code:
+            here = machine_kind(cpu_kind())
+            mine = [i for i, pl in enumerate(payloads) if machine_kind(pl.get("machine")) == here]
+            if not mine:
+                kinds = sorted({json.dumps(machine_kind(pl.get("machine")), sort_keys=True) for pl in payloads})
+                raise RuntimeError(
+                    f"{sub.parent.name}/{sub.name}: none of its {len(files)} cells was computed on this kind of machine "
+                    f"({json.dumps(here, sort_keys=True)}); its cells come from {', '.join(kinds)}. Adopt it on one "
+                    "of those machines, or without on_this_machine (--on-this-machine)."
+                )
         if recompute_all:
             picks = list(range(len(files)))
         elif same_code:
             picks = []
         else:
-            picks = _check_sample([pl["cell"] for pl in payloads], n_check, seed)
+            picks = sorted(mine[j] for j in _check_sample([payloads[i]["cell"] for i in mine], n_check, seed))
         bad = []
+        jobs = [(fn, payloads[i]["cell"], config) for i in picks]
+        results = imap(_recompute, jobs, n_jobs=n_jobs)
         for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
             try:
-                new = json.loads(to_json(compute_cell(fn, payloads[i]["cell"], config)["rows"]))
+                new = next(results)
             except Exception as exc:  # a store whose config or cells its cell function cannot take
                 raise RuntimeError(
                     f"recomputing {files[i].name} of {sub.parent.name}/{sub.name} failed ({type(exc).__name__}: "
@@ -254,6 +299,7 @@ def adopt(
                 "verified": verified,
                 "identical": True,
                 "same_code": same_code,
+                **({"checked_on": here, "carried": len(files) - len(mine)} if here is not None else {}),
                 "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
         )
