@@ -507,6 +507,53 @@ def test_verify_refuses_a_result_file_changed_since_its_ledger(tmp_results, monk
     _one_line_error(capsys, name, "robeval run --profile default --only 07")
 
 
+@pytest.mark.parametrize("field, value", [("rows", 51), ("bytes", 1)])
+def test_verify_refuses_an_edited_row_count_or_size_in_the_manifest(tmp_results, monkeypatch, capsys, field, value):
+    """Probe J F3: the manifest's ``rows`` and ``bytes`` were read only for the message, so a ledger whose manifest
+    was edited (50 rows recorded made 51) passed verify while its file was unchanged."""
+    from robeval.core.io import read_json, to_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, folder = _copy_committed(tmp_results)
+    saved = read_json(ledger)
+    rel = "realworld_analytical/equal_distance_edge.csv"
+    was = saved["results"][rel][field]
+    saved["results"][rel][field] = value
+    ledger.write_text(to_json(saved))
+    ran = []
+    monkeypatch.setattr(runner, "run_notebook", lambda *a, **k: ran.append(a))
+    with pytest.raises(ValueError, match=rf"records {field} {value} for '{rel}', but that file, unchanged since "):
+        notebooks.verify("default", only="07")
+    assert ran == [] and was != value
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
+    _one_line_error(capsys, f"has {field} {was} (the ledger was edited by hand)", "git checkout")
+
+
+def test_verify_compares_numbers_below_1e_12_too(tmp_results, monkeypatch):
+    """Probe J F3: numbers were equal within abs_tol=1e-12, so an estimate of 2.2e-16 edited to -9e-13 and the row's
+    noise 1e-12 edited to 2e-12 (or 0) passed verify. Now numbers compare to 1e-9 relative only."""
+    import copy
+
+    from robeval.core.io import read_json, to_json
+    from robeval.core.publish.report import ledger_differences
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
+    assert notebooks.verify("default", only="07") == []  # the same values: nothing differs
+    saved = read_json(ledger)
+    row = saved["claims"][0]
+    assert (row["id"], row["estimate"], row["noise"]) == ("A1-eq8", 2.22045e-16, 1e-12)
+    for field, value in (("estimate", -9e-13), ("noise", 2e-12), ("noise", 0.0)):
+        edited = copy.deepcopy(saved)
+        edited["claims"][0][field] = value
+        ledger.write_text(to_json(edited))
+        got = [(d["id"], d["field"], d["saved"], d["rebuilt"]) for d in notebooks.verify("default", only="07")]
+        assert got == [("A1-eq8", field, value, row[field])]
+    same = {"claims": [{**row, "estimate": row["estimate"] * (1 + 1e-12)}]}  # last bits of a float: still equal
+    assert ledger_differences({"claims": [row]}, same, "07") == []
+
+
 def test_verify_refuses_a_ledger_without_manifest_and_write_manifest_records_it(tmp_results, monkeypatch, capsys):
     from robeval.core.io import read_json, to_json
     from robeval.core.manifest import MANIFEST_KEY
