@@ -53,6 +53,21 @@ def test_only_empty_is_an_error(capsys):
     assert "ROBEVAL_LEDGER_DIR" not in os.environ and "ROBEVAL_FIGURES_DIR" not in os.environ
 
 
+def test_site_only_empty_is_an_error_as_for_run_and_verify(tmp_results, monkeypatch, capsys):
+    """Probe J F19: `robeval site --only ""` built every notebook (``""`` read as "all"), where run and verify refuse
+    it. Nothing is built: the notebooks are never executed."""
+    from robeval.core.site import build
+
+    ran = []
+    monkeypatch.setattr(notebooks, "run_notebook", lambda *a, **k: ran.append(a))
+    for only in ("", ",", " , "):
+        assert main(["site", "--only", only, "--site-dir", str(tmp_results / "site")]) == 2
+        _one_line_error(capsys, f"--only {only!r} selects no notebook")
+        with pytest.raises(ValueError, match="selects no notebook"):
+            build.build_site("default", only=only, site_dir=tmp_results / "site")
+    assert ran == []
+
+
 def test_compare_without_ledgers(tmp_path, capsys):
     assert main(["compare", str(tmp_path)]) == 2
     _one_line_error(capsys, f"no ledgers found in {tmp_path}")
@@ -83,6 +98,11 @@ def test_grids_lists_a_profiles_stores(tmp_results, capsys):
     elsewhere = runs.grid_store("smoke", "toy").parent
     assert main(["grids", "--from", str(elsewhere), "toy"]) == 0
     assert capsys.readouterr().out.splitlines()[1].split()[2:4] == ["current", "2"]
+    # probe J F6: a store named twice was listed twice and counted twice ("total: 4 finished cells")
+    for argv in (["grids", "--profile", "smoke", "toy", "toy"], ["grids", "--from", str(elsewhere), "toy", "toy"]):
+        assert main(argv) == 2
+        err = _one_line_error(capsys, "grid store toy named twice; name each store once.")
+        assert capsys.readouterr().out == "" and "total" not in err  # refused before anything is listed
     assert main(["grids", "--from", str(elsewhere / "missing")]) == 2
     _one_line_error(capsys, "no such folder")
 
@@ -837,6 +857,22 @@ def test_strip_on_a_non_notebook_says_what_it_accepts(tmp_path, capsys):
         assert main(["strip", str(tmp_path / name)]) == 2
         _one_line_error(capsys, str(tmp_path / name), why, "takes Jupyter notebooks")
         assert (tmp_path / name).read_text() == text  # untouched
+
+
+def test_strip_on_a_fifo_or_a_folder_says_what_it_is(tmp_path, capsys):
+    """Probe J F17: `robeval strip` on a FIFO or a folder said "no such notebook" although the path exists."""
+    from fifos import fifo
+
+    accepts = "takes Jupyter notebooks (.ipynb files of nbformat 4)"
+    for folder in (tmp_path / "d.ipynb", tmp_path / "plain"):
+        folder.mkdir()
+        assert main(["strip", str(folder)]) == 2
+        _one_line_error(capsys, f"{folder} is a folder, not a notebook: pass the notebooks in it ({folder}/*.ipynb)")
+    with fifo(tmp_path / "f.ipynb") as path:
+        assert main(["strip", str(path)]) == 2
+        _one_line_error(capsys, f"{path} is a FIFO (named pipe), not a regular file", accepts)
+    assert main(["strip", str(tmp_path / "gone.ipynb")]) == 2
+    _one_line_error(capsys, f"no such notebook: {tmp_path / 'gone.ipynb'}")
 
 
 def test_adopt_recomputes_under_the_pins_its_profile_computed_with():
