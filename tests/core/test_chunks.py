@@ -120,6 +120,49 @@ def test_the_lease_driver_adopts_chunk_packs_in_plan_order(tmp_path):
     assert got == ["M1.1.tar.xz", "M1.1-weights-01.tar.xz", "M1.1-weights-02.tar.xz", "M1.2.tar.xz", "M3.1.tar.xz"]
 
 
+def test_bring_back_never_writes_through_a_link_or_over_a_file_it_did_not_write(tmp_results, tmp_path):
+    """Probe J F2: bring_back opened results_<profile>.tar.gz for writing as it was, so a link there had its target
+    (a user's file) overwritten with the tarball, and a user's file of that name was replaced, not atomically. Now
+    a link, a FIFO or a foreign file is refused naming it, before anything is written; an archive of an earlier
+    run is replaced through a temporary file."""
+    import os
+    import tarfile
+
+    from fifos import fifo
+
+    gpu_profile = importlib.import_module("gpu_profile")
+    (paths.results_dir("default") / "claims").mkdir(parents=True, exist_ok=True)
+    (paths.results_dir("default") / "claims" / "x.json").write_text("{}")
+    out = tmp_path / "out"
+    out.mkdir()
+    archive = out / "results_default.tar.gz"
+    precious = tmp_path / "precious.txt"
+    precious.write_text("precious")
+    archive.symlink_to(precious)
+    with pytest.raises(ValueError, match=rf"^{archive} is a link \(the results archive would overwrite its target\)"):
+        gpu_profile.bring_back(out, {}, "default")
+    assert precious.read_text() == "precious" and archive.is_symlink()
+    archive.unlink()
+    archive.write_text("mine")
+    with pytest.raises(ValueError, match=rf"^{archive} exists and is not a results archive of gpu_profile.py"):
+        gpu_profile.bring_back(out, {}, "default")
+    assert archive.read_text() == "mine"
+    archive.unlink()
+    with fifo(archive):
+        with pytest.raises(ValueError, match=rf"^{archive} is a FIFO \(named pipe\), not a regular file"):
+            gpu_profile.bring_back(out, {}, "default")
+    archive.unlink()
+    assert sorted(out.iterdir()) == []  # each refused before anything was written
+    for _ in range(2):  # written, then an earlier run's archive replaced
+        assert gpu_profile.bring_back(out, {}, "default")["result_files"] == 1
+        with tarfile.open(archive, "r:gz") as tf:
+            assert tf.getnames() == ["results/claims/x.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["results_default.tar.gz"]  # no temporary file left
+    mask = os.umask(0)
+    os.umask(mask)
+    assert archive.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
 def test_notebook_parameters_parse_as_robeval_run_parses_them():
     gpu_profile = importlib.import_module("gpu_profile")
     assert gpu_profile.parse_params(["n_runs=5", "seeds=[0, 1]", "name='a'"]) == {
