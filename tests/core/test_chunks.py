@@ -9,6 +9,7 @@ recorded in docs/scale.md); here the driver runs one with a deadline that lets n
 
 import importlib
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -215,6 +216,46 @@ def test_the_driver_refuses_a_deadline_that_leaves_no_time(chunks, tmp_path):
     with pytest.raises(ValueError, match="leaves no time"):
         chunks.run_next(60, plan, tmp_path)
     assert chunks.main(["status"]) == 0
+
+
+def test_status_names_a_damaged_pack_or_summary_in_one_line(chunks, tmp_path, monkeypatch, capsys, write_tar_xz):
+    """Probe J F5: ``cpu_chunks.py status`` gave a traceback (RecursionError, JSONDecodeError, tarfile.ReadError) on
+    a malformed pack or part summary among the committed packs. Now: one line naming the file, exit status 2."""
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    monkeypatch.setattr(chunks, "packs_dir", lambda: packs)
+    pack = packs / "M9.1.tar.xz"
+    cell = "s/config-ab/x.json"
+    cases = [
+        (b"not a tar at all", rf"^cpu_chunks.py: {pack} is not a readable chunk pack \(ReadError"),
+        ({cell: b"{not json"}, rf"^cpu_chunks.py: {pack}: its cell file '{cell}' is not readable JSON \(Expecting"),
+        (
+            {cell: b"[" * 100_000 + b"]" * 100_000},
+            rf"^cpu_chunks.py: {pack}: its cell file '{cell}' .*nested too deeply",
+        ),
+    ]
+    for content, said in cases:
+        if isinstance(content, bytes):
+            pack.write_bytes(content)
+        else:
+            write_tar_xz(pack, content)
+        assert chunks.main(["status"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err and re.match(said, err), err
+        assert "git checkout -- " in err
+    write_tar_xz(pack, {cell: json.dumps({"cell": {"x": 1}, "seconds": 2.0}).encode()})
+    assert chunks.pack_cells(pack) == {cell: {"store": "s", "cell": {"x": 1}, "seconds": 2.0, "machine": {}}}
+    monkeypatch.setattr(chunks, "PACK_MEMBERS_MAX", 1)
+    write_tar_xz(pack, {cell: b"{}", "s/config-ab/y.json": b"{}"})
+    with pytest.raises(ValueError, match=r"holds more than 1 files, which no chunk pack does"):
+        chunks.pack_cells(pack)
+    pack.unlink()
+    summary = packs / "M1.9-summary.json"
+    for text, said in (("{bad", "a part's summary is not readable JSON"), ("[1]", "a part's summary is a JSON object")):
+        summary.write_text(text)
+        assert chunks.main(["status"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"cpu_chunks.py: {summary}: {said}"), err
 
 
 def test_docs_running_shows_the_plan_as_the_committed_packs_say(chunks):
