@@ -57,6 +57,20 @@ PROFILE = "long"
 CORES = 2  # the chunk machine's cores: a chunk runs one grid process per core
 MIN_NEXT_S = 1800.0  # a chunk started back to back gets at least this long (a 30-epoch ResNet-20 cell takes ~15 min)
 CELL_JSON_MAX = 1 << 20  # a grid cell's result file is ~15 KB; larger members of a pack are not cells
+PACK_MEMBERS_MAX = 1 << 18  # files in one chunk pack (notebook 01's paper grids hold 35,700 cells); more: not a pack
+DAMAGED = "restore it as committed (git checkout -- FILE) or remove it if it was never committed"
+
+
+def read_json_file(path: Path, what: str):
+    """The JSON value of ``path`` (a part's summary, the calibration); ValueError naming it as ``what`` and the fix
+    when it cannot be read as JSON (bad UTF-8, bad JSON, nested too deeply)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:120]
+        raise ValueError(
+            f"{path}: {what} is not readable JSON ({why}); {DAMAGED.replace('FILE', str(path))}."
+        ) from None
 
 
 def packs_dir() -> Path:
@@ -101,7 +115,13 @@ def parts(name: str, folder: Path | None = None) -> list[dict]:
     for f in folder.glob(f"{name}.*-summary.json") if folder.is_dir() else []:
         m = re.fullmatch(rf"{name}\.(\d+)-summary\.json", f.name)
         if m:
-            out.append({"part": int(m[1]), **json.loads(f.read_text())})
+            summary = read_json_file(f, "a part's summary")
+            if not isinstance(summary, dict):
+                raise ValueError(
+                    f"{f}: a part's summary is a JSON object, this is {type(summary).__name__}; "
+                    f"{DAMAGED.replace('FILE', str(f))}."
+                )
+            out.append({"part": int(m[1]), **summary})
     return sorted(out, key=lambda p: p["part"])
 
 
@@ -134,16 +154,42 @@ CALIBRATION = ROOT / "results" / PROFILE / "calibration.json"
 def pack_cells(pack: Path) -> dict[str, dict]:
     """The grid cells of one chunk pack: ``{member name: {"store", "cell", "seconds", "machine"}}`` (the cell's own
     measured seconds on one core). Read without extracting anything: only members that are small JSON cell files
-    are parsed."""
+    are parsed. ValueError naming the pack (and the member) for a file that is not a readable tar, a cell file that
+    is not JSON, or more than :data:`PACK_MEMBERS_MAX` files."""
+    import lzma
+    import zlib
+
     out: dict[str, dict] = {}
-    with tarfile.open(pack) as tf:
-        for m in tf.getmembers():
-            parts_ = m.name.split("/")
-            if not (m.isfile() and len(parts_) == 3 and parts_[1].startswith("config-")):
-                continue
-            if not parts_[2].endswith(".json") or parts_[2] == "config.json" or m.size > CELL_JSON_MAX:
-                continue
-            d = json.loads(tf.extractfile(m).read())
+    fix = DAMAGED.replace("FILE", str(pack))
+    try:
+        tf = tarfile.open(pack)
+    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+        raise ValueError(f"{pack} is not a readable chunk pack ({type(exc).__name__}: {exc}); {fix}.") from None
+    with tf:
+        count = 0
+        while True:
+            try:
+                m = tf.next()
+                if m is None:
+                    break
+                count += 1
+                if count > PACK_MEMBERS_MAX:
+                    raise ValueError(
+                        f"{pack} holds more than {PACK_MEMBERS_MAX:,} files, which no chunk pack does; {fix}."
+                    )
+                parts_ = m.name.split("/")
+                if not (m.isfile() and len(parts_) == 3 and parts_[1].startswith("config-")):
+                    continue
+                if not parts_[2].endswith(".json") or parts_[2] == "config.json" or m.size > CELL_JSON_MAX:
+                    continue
+                raw = tf.extractfile(m).read()
+            except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+                raise ValueError(f"{pack} is truncated or corrupted ({type(exc).__name__}: {exc}); {fix}.") from None
+            try:
+                d = json.loads(raw)
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                why = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:120]
+                raise ValueError(f"{pack}: its cell file {m.name!r} is not readable JSON ({why}); {fix}.") from None
             if isinstance(d, dict) and isinstance(d.get("seconds"), (int, float)) and "cell" in d:
                 out[m.name] = {
                     "store": parts_[0],
@@ -195,7 +241,7 @@ def parts_log(plan: list[dict], folder: Path | None = None) -> str:
 def load_calibration(path: Path | None = None) -> dict | None:
     """``results/long/calibration.json`` (written by ``calibrate``), or None when this checkout has none."""
     path = path or CALIBRATION
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return read_json_file(path, "the calibration") if path.is_file() else None
 
 
 def _matches(cell: dict, rule: dict) -> bool:
@@ -453,10 +499,15 @@ def main(argv=None) -> int:
     ca.add_argument("--budget-s", type=float, default=120.0, help="seconds for the measurement (default 120)")
     args = ap.parse_args(argv)
     plan = load_plan()
-    if args.cmd == "status":
-        print(status_table(plan), end="")
-        if args.write:
-            write_status(plan)
+    if args.cmd == "status":  # a damaged pack or summary: one line naming it, exit status 2 (as the driver's errors)
+        try:
+            table = status_table(plan)
+            if args.write:
+                write_status(plan)
+        except (ValueError, OSError) as exc:
+            print(f"cpu_chunks.py: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 2
+        print(table, end="")
         return 0
     if args.cmd == "calibrate":
         try:

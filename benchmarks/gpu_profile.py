@@ -299,14 +299,52 @@ def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
     proc.wait()
 
 
+def _is_results_archive(path: Path) -> bool:
+    """Whether ``path`` reads as a results archive :func:`bring_back` wrote: a gzip tar of ``results/`` and
+    ``figures/`` files only."""
+    import zlib
+
+    try:
+        with tarfile.open(path, "r:gz") as tf:
+            return all(n.split("/")[0] in ("results", "figures") for n in tf.getnames())
+    except (tarfile.TarError, OSError, EOFError, zlib.error):
+        return False
+
+
+def results_archive(out: Path, profile: str = "gpu") -> Path:
+    """``out / results_<profile>.tar.gz``, checked before anything is written: missing, or a results archive an
+    earlier run wrote (which :func:`bring_back` replaces). ValueError naming it, the file left as it is, for a link
+    (writing through it would overwrite its target), a FIFO, device or folder, or a file this script did not write."""
+    from robeval.core.io import check_regular_file
+
+    path = out / f"results_{profile}.tar.gz"
+    if not path.is_symlink() and not path.exists():
+        return path
+    fix = "it is left as it is; move it away, or pass another --out"
+    if path.is_symlink():
+        raise ValueError(f"{path} is a link (the results archive would overwrite its target); {fix}.")
+    check_regular_file(path, "", fix)
+    if not _is_results_archive(path):
+        raise ValueError(
+            f"{path} exists and is not a results archive of gpu_profile.py (a gzip tar of results/ and figures/ "
+            f"files); {fix}."
+        )
+    return path
+
+
 def bring_back(out: Path, weights_before: dict | None = None, profile: str = "gpu") -> dict:
     """``grids.tar.xz`` (every gpu grid store with a finished cell), ``weights-NN.tar.xz`` (the networks trained
     here that a later lease or notebook reads: new since ``weights_before``, a :func:`robeval.core.runs.weights.snapshot`;
     each file under 16 MiB) and ``results_gpu.tar.gz`` (the small files of the gpu profile's results, ledgers and
-    figures) under ``out``; returns what each holds."""
+    figures) under ``out``; returns what each holds. The results archive is written to a temporary file and moved
+    into place; a link, a special file or a file of another program at its name is refused first
+    (:func:`results_archive`), before anything is written."""
+    import tempfile
+
     from robeval.core import paths, runs
     from robeval.core.runs import weights
 
+    archive = results_archive(out, profile)
     res = paths.results_dir(profile)
     stores = sorted(p for p in (res / "grids").glob("*") if any(p.glob("config-*/config.json")))
     got = {"stores": [p.name for p in stores], "result_files": 0}
@@ -315,13 +353,23 @@ def bring_back(out: Path, weights_before: dict | None = None, profile: str = "gp
         got["cells"] = sum(s["cells"] for st in manifest["stores"].values() for s in st.values())
     got["weights"] = weights.pack_weights(out, weights_before)
     folders = [(res, "results"), (paths.figures_dir(profile), "figures")]
-    with tarfile.open(out / f"results_{profile}.tar.gz", "w:gz") as tf:
-        for folder, name in folders:
-            for p in sorted(folder.rglob("*")):
-                rel = p.relative_to(folder).parts
-                if p.is_file() and "grids" not in rel and "packs" not in rel and p.stat().st_size < MAX_RESULT_FILE:
-                    tf.add(p, arcname=f"{name}/{p.relative_to(folder)}")
-                    got["result_files"] += 1
+    fd, name = tempfile.mkstemp(prefix=f".{archive.name}.", suffix=".tmp", dir=out)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp creates 0600; the archive gets the user's usual permissions
+        with tarfile.open(tmp, "w:gz") as tf:
+            for folder, top in folders:
+                for p in sorted(folder.rglob("*")):
+                    rel = p.relative_to(folder).parts
+                    if p.is_file() and "grids" not in rel and "packs" not in rel and p.stat().st_size < MAX_RESULT_FILE:
+                        tf.add(p, arcname=f"{top}/{p.relative_to(folder)}")
+                        got["result_files"] += 1
+        os.replace(tmp, archive)
+    finally:
+        tmp.unlink(missing_ok=True)
     return got
 
 
@@ -384,6 +432,7 @@ def main(argv=None) -> dict:
     stems = stems_for(args.only, args.profile)
     params = parse_params(args.param)
     args.out.mkdir(parents=True, exist_ok=True)
+    results_archive(args.out, args.profile)  # a link or a foreign file where the results go: refused before the run
     summary = {"profile": args.profile, "params": params, "dry_run": os.environ.get("ROBEVAL_DRY_RUN") == "1"}
     if args.calibrate_s > 0:  # the lease's first minute: what this GPU does, written beside the packs
         summary["calibration"] = calibrate(args.calibrate_s, args.out)

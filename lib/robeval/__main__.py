@@ -267,6 +267,9 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
     if source and not root.is_dir():
         raise ValueError(f"--from {source}: no such folder; pass a folder of grid stores such as results/paper/grids.")
     names = [grid_store(profile, n).name for n in names]  # the same name check as everywhere
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:  # before anything is listed: a store named twice would be counted twice in the total
+        raise ValueError(f"grid store {', '.join(dup)} named twice; name each store once.")
     if not names:
         names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     missing = [n for n in names if not (root / n).is_dir()]
@@ -375,7 +378,9 @@ def _strip(paths, check: bool) -> int:
     from robeval.core.notebooks import check_notebook_file, strip_outputs
 
     chosen = [Path(x) for x in paths] or notebook_paths()
-    missing = [str(p) for p in chosen if not p.is_file()]
+    missing = [
+        str(p) for p in chosen if not p.exists()
+    ]  # a folder or a FIFO exists: check_notebook_file says what it is
     if missing:
         raise ValueError(f"no such notebook: {', '.join(missing)}")
     for p in chosen:  # every file is checked before any is stripped

@@ -9,6 +9,7 @@ recorded in docs/scale.md); here the driver runs one with a deadline that lets n
 
 import importlib
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -120,6 +121,49 @@ def test_the_lease_driver_adopts_chunk_packs_in_plan_order(tmp_path):
     assert got == ["M1.1.tar.xz", "M1.1-weights-01.tar.xz", "M1.1-weights-02.tar.xz", "M1.2.tar.xz", "M3.1.tar.xz"]
 
 
+def test_bring_back_never_writes_through_a_link_or_over_a_file_it_did_not_write(tmp_results, tmp_path):
+    """Probe J F2: bring_back opened results_<profile>.tar.gz for writing as it was, so a link there had its target
+    (a user's file) overwritten with the tarball, and a user's file of that name was replaced, not atomically. Now
+    a link, a FIFO or a foreign file is refused naming it, before anything is written; an archive of an earlier
+    run is replaced through a temporary file."""
+    import os
+    import tarfile
+
+    from fifos import fifo
+
+    gpu_profile = importlib.import_module("gpu_profile")
+    (paths.results_dir("default") / "claims").mkdir(parents=True, exist_ok=True)
+    (paths.results_dir("default") / "claims" / "x.json").write_text("{}")
+    out = tmp_path / "out"
+    out.mkdir()
+    archive = out / "results_default.tar.gz"
+    precious = tmp_path / "precious.txt"
+    precious.write_text("precious")
+    archive.symlink_to(precious)
+    with pytest.raises(ValueError, match=rf"^{archive} is a link \(the results archive would overwrite its target\)"):
+        gpu_profile.bring_back(out, {}, "default")
+    assert precious.read_text() == "precious" and archive.is_symlink()
+    archive.unlink()
+    archive.write_text("mine")
+    with pytest.raises(ValueError, match=rf"^{archive} exists and is not a results archive of gpu_profile.py"):
+        gpu_profile.bring_back(out, {}, "default")
+    assert archive.read_text() == "mine"
+    archive.unlink()
+    with fifo(archive):
+        with pytest.raises(ValueError, match=rf"^{archive} is a FIFO \(named pipe\), not a regular file"):
+            gpu_profile.bring_back(out, {}, "default")
+    archive.unlink()
+    assert sorted(out.iterdir()) == []  # each refused before anything was written
+    for _ in range(2):  # written, then an earlier run's archive replaced
+        assert gpu_profile.bring_back(out, {}, "default")["result_files"] == 1
+        with tarfile.open(archive, "r:gz") as tf:
+            assert tf.getnames() == ["results/claims/x.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["results_default.tar.gz"]  # no temporary file left
+    mask = os.umask(0)
+    os.umask(mask)
+    assert archive.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
 def test_notebook_parameters_parse_as_robeval_run_parses_them():
     gpu_profile = importlib.import_module("gpu_profile")
     assert gpu_profile.parse_params(["n_runs=5", "seeds=[0, 1]", "name='a'"]) == {
@@ -172,6 +216,46 @@ def test_the_driver_refuses_a_deadline_that_leaves_no_time(chunks, tmp_path):
     with pytest.raises(ValueError, match="leaves no time"):
         chunks.run_next(60, plan, tmp_path)
     assert chunks.main(["status"]) == 0
+
+
+def test_status_names_a_damaged_pack_or_summary_in_one_line(chunks, tmp_path, monkeypatch, capsys, write_tar_xz):
+    """Probe J F5: ``cpu_chunks.py status`` gave a traceback (RecursionError, JSONDecodeError, tarfile.ReadError) on
+    a malformed pack or part summary among the committed packs. Now: one line naming the file, exit status 2."""
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    monkeypatch.setattr(chunks, "packs_dir", lambda: packs)
+    pack = packs / "M9.1.tar.xz"
+    cell = "s/config-ab/x.json"
+    cases = [
+        (b"not a tar at all", rf"^cpu_chunks.py: {pack} is not a readable chunk pack \(ReadError"),
+        ({cell: b"{not json"}, rf"^cpu_chunks.py: {pack}: its cell file '{cell}' is not readable JSON \(Expecting"),
+        (
+            {cell: b"[" * 100_000 + b"]" * 100_000},
+            rf"^cpu_chunks.py: {pack}: its cell file '{cell}' .*nested too deeply",
+        ),
+    ]
+    for content, said in cases:
+        if isinstance(content, bytes):
+            pack.write_bytes(content)
+        else:
+            write_tar_xz(pack, content)
+        assert chunks.main(["status"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err and re.match(said, err), err
+        assert "git checkout -- " in err
+    write_tar_xz(pack, {cell: json.dumps({"cell": {"x": 1}, "seconds": 2.0}).encode()})
+    assert chunks.pack_cells(pack) == {cell: {"store": "s", "cell": {"x": 1}, "seconds": 2.0, "machine": {}}}
+    monkeypatch.setattr(chunks, "PACK_MEMBERS_MAX", 1)
+    write_tar_xz(pack, {cell: b"{}", "s/config-ab/y.json": b"{}"})
+    with pytest.raises(ValueError, match=r"holds more than 1 files, which no chunk pack does"):
+        chunks.pack_cells(pack)
+    pack.unlink()
+    summary = packs / "M1.9-summary.json"
+    for text, said in (("{bad", "a part's summary is not readable JSON"), ("[1]", "a part's summary is a JSON object")):
+        summary.write_text(text)
+        assert chunks.main(["status"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"cpu_chunks.py: {summary}: {said}"), err
 
 
 def test_docs_running_shows_the_plan_as_the_committed_packs_say(chunks):

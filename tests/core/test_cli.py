@@ -53,6 +53,21 @@ def test_only_empty_is_an_error(capsys):
     assert "ROBEVAL_LEDGER_DIR" not in os.environ and "ROBEVAL_FIGURES_DIR" not in os.environ
 
 
+def test_site_only_empty_is_an_error_as_for_run_and_verify(tmp_results, monkeypatch, capsys):
+    """Probe J F19: `robeval site --only ""` built every notebook (``""`` read as "all"), where run and verify refuse
+    it. Nothing is built: the notebooks are never executed."""
+    from robeval.core.site import build
+
+    ran = []
+    monkeypatch.setattr(notebooks, "run_notebook", lambda *a, **k: ran.append(a))
+    for only in ("", ",", " , "):
+        assert main(["site", "--only", only, "--site-dir", str(tmp_results / "site")]) == 2
+        _one_line_error(capsys, f"--only {only!r} selects no notebook")
+        with pytest.raises(ValueError, match="selects no notebook"):
+            build.build_site("default", only=only, site_dir=tmp_results / "site")
+    assert ran == []
+
+
 def test_compare_without_ledgers(tmp_path, capsys):
     assert main(["compare", str(tmp_path)]) == 2
     _one_line_error(capsys, f"no ledgers found in {tmp_path}")
@@ -83,6 +98,11 @@ def test_grids_lists_a_profiles_stores(tmp_results, capsys):
     elsewhere = runs.grid_store("smoke", "toy").parent
     assert main(["grids", "--from", str(elsewhere), "toy"]) == 0
     assert capsys.readouterr().out.splitlines()[1].split()[2:4] == ["current", "2"]
+    # probe J F6: a store named twice was listed twice and counted twice ("total: 4 finished cells")
+    for argv in (["grids", "--profile", "smoke", "toy", "toy"], ["grids", "--from", str(elsewhere), "toy", "toy"]):
+        assert main(argv) == 2
+        err = _one_line_error(capsys, "grid store toy named twice; name each store once.")
+        assert capsys.readouterr().out == "" and "total" not in err  # refused before anything is listed
     assert main(["grids", "--from", str(elsewhere / "missing")]) == 2
     _one_line_error(capsys, "no such folder")
 
@@ -507,6 +527,53 @@ def test_verify_refuses_a_result_file_changed_since_its_ledger(tmp_results, monk
     _one_line_error(capsys, name, "robeval run --profile default --only 07")
 
 
+@pytest.mark.parametrize("field, value", [("rows", 51), ("bytes", 1)])
+def test_verify_refuses_an_edited_row_count_or_size_in_the_manifest(tmp_results, monkeypatch, capsys, field, value):
+    """Probe J F3: the manifest's ``rows`` and ``bytes`` were read only for the message, so a ledger whose manifest
+    was edited (50 rows recorded made 51) passed verify while its file was unchanged."""
+    from robeval.core.io import read_json, to_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, folder = _copy_committed(tmp_results)
+    saved = read_json(ledger)
+    rel = "realworld_analytical/equal_distance_edge.csv"
+    was = saved["results"][rel][field]
+    saved["results"][rel][field] = value
+    ledger.write_text(to_json(saved))
+    ran = []
+    monkeypatch.setattr(runner, "run_notebook", lambda *a, **k: ran.append(a))
+    with pytest.raises(ValueError, match=rf"records {field} {value} for '{rel}', but that file, unchanged since "):
+        notebooks.verify("default", only="07")
+    assert ran == [] and was != value
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
+    _one_line_error(capsys, f"has {field} {was} (the ledger was edited by hand)", "git checkout")
+
+
+def test_verify_compares_numbers_below_1e_12_too(tmp_results, monkeypatch):
+    """Probe J F3: numbers were equal within abs_tol=1e-12, so an estimate of 2.2e-16 edited to -9e-13 and the row's
+    noise 1e-12 edited to 2e-12 (or 0) passed verify. Now numbers compare to 1e-9 relative only."""
+    import copy
+
+    from robeval.core.io import read_json, to_json
+    from robeval.core.publish.report import ledger_differences
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
+    assert notebooks.verify("default", only="07") == []  # the same values: nothing differs
+    saved = read_json(ledger)
+    row = saved["claims"][0]
+    assert (row["id"], row["estimate"], row["noise"]) == ("A1-eq8", 2.22045e-16, 1e-12)
+    for field, value in (("estimate", -9e-13), ("noise", 2e-12), ("noise", 0.0)):
+        edited = copy.deepcopy(saved)
+        edited["claims"][0][field] = value
+        ledger.write_text(to_json(edited))
+        got = [(d["id"], d["field"], d["saved"], d["rebuilt"]) for d in notebooks.verify("default", only="07")]
+        assert got == [("A1-eq8", field, value, row[field])]
+    same = {"claims": [{**row, "estimate": row["estimate"] * (1 + 1e-12)}]}  # last bits of a float: still equal
+    assert ledger_differences({"claims": [row]}, same, "07") == []
+
+
 def test_verify_refuses_a_ledger_without_manifest_and_write_manifest_records_it(tmp_results, monkeypatch, capsys):
     from robeval.core.io import read_json, to_json
     from robeval.core.manifest import MANIFEST_KEY
@@ -790,6 +857,22 @@ def test_strip_on_a_non_notebook_says_what_it_accepts(tmp_path, capsys):
         assert main(["strip", str(tmp_path / name)]) == 2
         _one_line_error(capsys, str(tmp_path / name), why, "takes Jupyter notebooks")
         assert (tmp_path / name).read_text() == text  # untouched
+
+
+def test_strip_on_a_fifo_or_a_folder_says_what_it_is(tmp_path, capsys):
+    """Probe J F17: `robeval strip` on a FIFO or a folder said "no such notebook" although the path exists."""
+    from fifos import fifo
+
+    accepts = "takes Jupyter notebooks (.ipynb files of nbformat 4)"
+    for folder in (tmp_path / "d.ipynb", tmp_path / "plain"):
+        folder.mkdir()
+        assert main(["strip", str(folder)]) == 2
+        _one_line_error(capsys, f"{folder} is a folder, not a notebook: pass the notebooks in it ({folder}/*.ipynb)")
+    with fifo(tmp_path / "f.ipynb") as path:
+        assert main(["strip", str(path)]) == 2
+        _one_line_error(capsys, f"{path} is a FIFO (named pipe), not a regular file", accepts)
+    assert main(["strip", str(tmp_path / "gone.ipynb")]) == 2
+    _one_line_error(capsys, f"no such notebook: {tmp_path / 'gone.ipynb'}")
 
 
 def test_adopt_recomputes_under_the_pins_its_profile_computed_with():

@@ -29,6 +29,22 @@ def test_found_refuses_empty_long_and_a_bare_string():
         Found("one string")
 
 
+def test_found_shows_raw_html_and_markdown_as_text_and_refuses_non_text():
+    """Probe J F13: found() put its sentences into the notebook's Markdown as they were: raw HTML ran, a line break
+    opened a heading or a table; a number or frame was str()-ed. Now the Markdown is one line of text (as ledger text
+    is) and a sentence that is not text is refused naming it."""
+    f = found("<img src=x onerror=alert(1)>", "a | b\n# heading", "p < 0.05.")
+    assert f._repr_markdown_() == "**What we found.** &lt;img src=x onerror=alert(1)> a | b # heading p < 0.05."
+    assert f.text == "<img src=x onerror=alert(1)> a | b\n# heading p < 0.05."  # the plain text is as given
+    for bad, shown in ((1, "int 1"), (np.float64(0.5), "float64"), (b"bytes", "bytes b'bytes'"), (["x"], "list")):
+        with pytest.raises(TypeError, match=rf"^sentence 1 of a finding is {shown}.*not text; format its numbers"):
+            found("One.", bad)
+    with pytest.raises(TypeError, match=r"^sentence 0 of a finding is int 0"):
+        found(0, "One.")  # a falsy number is refused too, not skipped as an empty sentence
+    with pytest.raises(TypeError, match=r"^sentence 0 of a finding is int 2"):
+        Found([2])
+
+
 def test_formatters():
     assert num(0.0123456) == "0.0123"
     assert num(float("nan")) == "n/a"

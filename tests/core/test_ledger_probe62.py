@@ -76,7 +76,9 @@ def test_p_value_of_a_tuple_says_what_it_takes():
 def test_strip_outputs_of_a_folder_or_a_non_notebook_says_what_it_accepts(tmp_path):
     """O-N2: strip_outputs(Path(".")) raised IsADirectoryError; the CLI's strip words it."""
     accepts = r"robeval strip takes Jupyter notebooks \(\.ipynb files of nbformat 4\)"
-    with pytest.raises(ValueError, match=rf"is a folder, not a notebook; {accepts}"):
+    with pytest.raises(
+        ValueError, match=rf"is a folder, not a notebook: pass the notebooks in it \(.*\*\.ipynb\); {accepts}"
+    ):
         strip_outputs(tmp_path)
     (tmp_path / "x.json").write_text("{}")
     with pytest.raises(ValueError, match=rf"x\.json is not a notebook \(not an \.ipynb file\); {accepts}"):

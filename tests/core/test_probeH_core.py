@@ -135,6 +135,29 @@ def test_read_json_refuses_a_fifo(tmp_path):
             read_json(path)
 
 
+def test_read_json_refuses_a_repeated_key_naming_the_file_and_the_key(tmp_results, tmp_path, capsys):
+    """Probe J F15: a ledger row holding "verdict" twice was read last-wins, so ``compare`` and ``verify`` saw one
+    verdict and a reader taking the first key another."""
+    from robeval.core.io import read_json
+
+    path = tmp_path / "x.json"
+    path.write_text('{"a": 1, "b": {"c": 2, "c": 3}}')
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))} holds the key 'c' twice in one JSON object"):
+        read_json(path)
+    path.write_text('{"a": 1, "b": {"c": 2, "d": 3}, "e": [{"c": 4}]}')  # the same key in two objects is fine
+    assert read_json(path) == {"a": 1, "b": {"c": 2, "d": 3}, "e": [{"c": 4}]}
+    _our_ledgers(tmp_results)
+    other = tmp_path / "other"
+    other.mkdir()
+    text = (LEDGERS / "01_mscr_2d.json").read_text()
+    verdict = re.search(r'"verdict": "[a-z_]+",', text).group()
+    (other / "01_mscr_2d.json").write_text(text.replace(verdict, '"verdict": "erratum", ' + verdict, 1))
+    assert main(["compare", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds the key 'verdict' twice in one JSON object" in err, err
+    assert str(other / "01_mscr_2d.json") in err
+
+
 # --- #6: ledger text in HTML and Markdown -----------------------------------------------------------------------
 
 

@@ -119,6 +119,25 @@ def test_overrides_are_validated():
         resolve("realworld_analytical", "smoke", n_samples=-5)
 
 
+def test_every_seed_setting_is_refused_beyond_64_bits_before_anything_runs():
+    """Probe J F12: ``-p seed=10**30`` passed the pre-run check and failed inside notebook 01 (run_seeds). Every
+    seed setting's validator now bounds it below 2**63, so resolve() (and the check before `robeval run`) refuses it
+    naming the setting; 2**63 - 1 is still a seed."""
+    from robeval.core.profiles import experiments, resolve, validators
+
+    seeded = {e: k for e in experiments() for k in validators(e) if k in ("seed", "seeds")}
+    assert len(seeded) == 8 and seeded["acr_rs_training"] == "seeds"
+    for exp, key in seeded.items():
+        wrap = (lambda v: [0, v]) if key == "seeds" else (lambda v: v)
+        where = "seeds[1]" if key == "seeds" else "seed"
+        assert resolve(exp, "default", **{key: wrap(2**63 - 1)})[key] == wrap(2**63 - 1)
+        for bad in (2**63, 10**30):
+            with pytest.raises(
+                ValueError, match=rf"^{exp}: setting '{re.escape(where)}' must be >= 0, < {2**63}, got {bad}"
+            ):
+                resolve(exp, "default", **{key: wrap(bad)})
+
+
 def test_the_library_works_outside_a_checkout(tmp_path):
     """Installed from a wheel (no project root above it), the data layer uses the user cache and the
     corruptions run; only what writes project results asks for a checkout, with a clear message."""

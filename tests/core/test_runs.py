@@ -1111,6 +1111,38 @@ def test_a_pack_too_large_or_holding_unlisted_files_is_refused_before_its_data_i
     assert runs.unpack(pack, tmp_path / "out4") == got  # the pack as written passes
 
 
+def test_unpacks_into_one_folder_at_once_use_temporary_files_of_their_own(tmp_path, monkeypatch):
+    """Probe J F4: every unpack wrote a member through the same temporary name ``.<file>.unpack.tmp``, so of four
+    unpacks into one folder at once two failed with FileNotFoundError (the other had renamed the shared file away).
+    Here a second unpack runs in the middle of the first one's first replace, as a concurrent one would."""
+    import os
+
+    pack, _ = _small_pack(tmp_path)
+    dest = tmp_path / "dest"
+    real_replace, nested = os.replace, []
+    mask = os.umask(0)
+    os.umask(mask)
+
+    def replace(src, dst):
+        if not nested:
+            nested.append(None)
+            nested[0] = runs.unpack(pack, dest)  # the other writer, between this one's write and its rename
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(packs.os, "replace", replace)
+    got = runs.unpack(pack, dest)
+    assert nested == [got]
+    expected = runs.unpack(pack, tmp_path / "alone")
+    files = sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "alone") for p in (tmp_path / "alone").rglob("*") if p.is_file())
+    assert not any(p.name.startswith(".") for p in dest.rglob("*"))  # no temporary file left behind
+    for rel in files:
+        mine, alone = dest / rel, tmp_path / "alone" / rel
+        assert mine.read_bytes() == alone.read_bytes() and mine.stat().st_mtime == alone.stat().st_mtime
+        assert mine.stat().st_mode & 0o777 == 0o666 & ~mask  # the user's usual permissions, not mkstemp's 0600
+    assert got == expected
+
+
 def test_damaged_stores_are_named_in_one_line_and_pack_writes_only_what_unpack_takes(tmp_path, capsys):
     """Issue 62's probe: `robeval grids --from` and `adopt --from` raised AttributeError / OverflowError on a cell
     file holding a JSON list, an adopted.json of the wrong shape, a lock naming pid 2**70; messages about a damaged

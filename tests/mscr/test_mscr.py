@@ -60,6 +60,27 @@ def test_mscr_value_rejects_nan_and_percentages(clean, rob, match):
         mscr_value(clean, rob)
 
 
+def test_paired_pandas_inputs_with_different_indexes_are_refused():
+    """Probe J F14: two Series were paired by position, ignoring their indexes: the clean accuracy of run 1 with the
+    robust accuracy of run 0. Now two pandas objects with different indexes are refused naming both; the same
+    index (in the same order) or arrays pair as before."""
+    from robeval.mscr import eps_min
+
+    clean, rob = pd.Series([0.9, 0.5], index=[0, 1]), pd.Series([0.5, 0.9], index=[1, 0])
+    with pytest.raises(ValueError, match=r"^acc_clean and acc_rob are pandas objects with different indexes "):
+        mscr_value(clean, rob)
+    with pytest.raises(ValueError, match=r"\(acc_clean: \[0, 1\], acc_rob: \[1, 0\]\).*acc_rob\.reindex\(acc_clean"):
+        mscr_value(clean, rob)
+    np.testing.assert_allclose(mscr_value(clean, rob.reindex(clean.index)), [0.0, 0.0])  # aligned: equal accuracies
+    np.testing.assert_allclose(mscr_value(clean, rob.to_numpy()), [100 * (0.5 - 0.9) / 0.9, 80.0])  # by position
+    X = pd.DataFrame({"a": [0.0, 0.1, 1.0, 1.2]}, index=[10, 11, 12, 13])
+    y = pd.Series([0, 0, 1, 1], index=[13, 12, 11, 10])
+    with pytest.raises(ValueError, match=r"^X and y are pandas objects with different indexes \(X: \[10, 11, 12, 13\]"):
+        eps_min(X, y)
+    assert eps_min(X, np.array([0, 0, 1, 1])) == pytest.approx(0.45)  # an array: paired by position
+    assert eps_min(X, pd.Series([0, 0, 1, 1], index=X.index)) == pytest.approx(0.45)
+
+
 def test_run_seeds_are_derived_and_prefix_stable():
     a = run_seeds(0, 5)
     assert a[:3] == run_seeds(0, 3)  # fewer runs = the first seeds of more runs (paired grids)

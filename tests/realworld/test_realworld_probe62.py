@@ -209,6 +209,35 @@ def test_linear_robustness_is_the_same_for_weights_scaled_by_any_factor(scale):
     np.testing.assert_allclose(rw.linear_robustness(X, w, threshold=1.0, cov=np.eye(2) * 1e300), 0.5)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e17, -3e300])
+def test_linear_robustness_keeps_the_margin_when_b_and_threshold_are_large(offset):
+    """Probe J F9: ``X @ w + b - threshold`` ran left to right, so with b = threshold = 1e17 the margin (a few units)
+    was lost to cancellation and every point read 1/2. b - threshold is taken first: the same classifier, the same
+    answer, whatever common offset b and threshold carry."""
+    X = np.array([[1.0, 2.0], [0.2, 0.3], [-1.0, 0.5]])
+    want = norm.cdf(np.abs(X.sum(axis=1)) / np.sqrt(2))  # w = (1, 1), b = threshold: margin |x1 + x2|, sd sqrt(2)
+    np.testing.assert_allclose(want[0], 0.983, atol=5e-4)
+    got = rw.linear_robustness(X, [1.0, 1.0], b=offset, threshold=offset)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_correlation_and_rescale_distances_refuse_series_with_different_indexes():
+    """Probe J F14: pandas Series were read by position, ignoring their index: correlation of a Series with its
+    reversed-index copy read 1.0 (aligned: -1.0), and a success flag was applied to the other point. Two pandas
+    objects with different indexes are refused naming both; aligned ones, or arrays, pair as before."""
+    import pandas as pd
+
+    a, b = pd.Series([1.0, 2, 3], index=[0, 1, 2]), pd.Series([1.0, 2, 3], index=[2, 1, 0])
+    with pytest.raises(ValueError, match=r"^a and b are pandas objects with different indexes \(a: \[0, 1, 2\], b: "):
+        rw.correlation(a, b)
+    assert rw.correlation(a, b.reindex(a.index)) == pytest.approx(-1.0)
+    assert rw.correlation(a, b.to_numpy()) == pytest.approx(1.0)  # arrays: by position, as asked
+    d, ok = pd.Series([1.0, 2], index=[5, 6]), pd.Series([True, False], index=[6, 5])
+    with pytest.raises(ValueError, match=r"^distances and success are pandas objects with different indexes"):
+        rw.rescale_distances(d, ok)
+    np.testing.assert_array_equal(rw.rescale_distances(d, ok.reindex(d.index)), [np.nan, 1.0])
+
+
 def test_trace_normalized_of_a_covariance_whose_trace_overflows():
     """Probe G #3: the trace of eye(2) * 1e308 overflowed to inf and the result was a zero matrix ("no noise")."""
     from robeval.realworld.covariance import trace_normalized

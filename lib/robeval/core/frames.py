@@ -108,3 +108,30 @@ def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = Tr
             + (f" {hint}" if hint else "")
         )
     return values
+
+
+def check_same_index(a, b, names: tuple[str, str] = ("a", "b")) -> None:
+    """None when ``a`` and ``b`` are not both pandas objects (Series or DataFrames) or when their indexes are equal
+    (the same labels in the same order); else ValueError naming both.
+
+    A function that pairs two inputs value by value (a correlation over points, a distance and its success flag,
+    the clean and robust accuracy of one run, points and their labels) pairs them by position, as it does arrays.
+    Two Series with the same labels in another order, or other labels, would so pair different rows without a
+    word; pandas itself would align them by label. The caller decides which, by aligning them or passing arrays.
+    """
+    import pandas as pd
+
+    kinds = (pd.Series, pd.DataFrame)
+    if not (isinstance(a, kinds) and isinstance(b, kinds)) or a.index.equals(b.index):
+        return
+    first, second = names
+
+    def shown(index) -> str:
+        return "[" + ", ".join(repr(v) for v in index[:4]) + (", ...]" if len(index) > 4 else "]")
+
+    raise ValueError(
+        f"{first} and {second} are pandas objects with different indexes ({first}: {shown(a.index)}, {second}: "
+        f"{shown(b.index)}); their values are paired by position, which would pair different rows. Align them first "
+        f"({second} = {second}.reindex({first}.index)) or pass their values in one order ({first}.to_numpy(), "
+        f"{second}.to_numpy())."
+    )

@@ -69,10 +69,26 @@ def read_json(path: str | os.PathLike, *, what: str = "", fix: str = "", max_byt
     """The JSON value of the file ``path``, checked by :func:`check_regular_file` before it is opened: a FIFO,
     socket, device or folder (or a link to one), or a file over ``max_bytes`` (any size when None), raises
     :class:`NotRegularFileError` (a ValueError) naming it as ``what`` with ``fix``, instead of blocking for ever
-    or filling the memory."""
-    check_regular_file(path, what, fix or "replace it with the JSON file it should be", max_bytes=max_bytes)
+    or filling the memory. A key repeated within one object raises ValueError naming the file and the key: JSON
+    keeps the last value, another reader the first, so the file says two things (a ledger row with two verdicts)."""
+    fix = fix or "replace it with the JSON file it should be"
+    check_regular_file(path, what, fix, max_bytes=max_bytes)
+
+    def unique_keys(pairs: list) -> dict:
+        out: dict = {}
+        for key, value in pairs:
+            if key not in out:
+                out[key] = value
+                continue
+            name = f"{what} {str(path)!r}" if what else str(path)
+            raise ValueError(
+                f"{name} holds the key {key!r:.80} twice in one JSON object (a reader taking the first and one taking "
+                f"the last would disagree); {fix}."
+            )
+        return out
+
     with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+        return json.load(fh, object_pairs_hook=unique_keys)
 
 
 class NotRegularFileError(ValueError):

@@ -88,7 +88,8 @@ def _describe_rows(rows) -> str:
 
 def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
     """ValueError naming the first result file of ``ledger`` (a saved ledger's dict, read from ``ledger_path``) that
-    differs from its manifest: missing, added, or with other bytes (with its row count now and as recorded).
+    differs from its manifest: missing, added, or with other bytes (with its row count now and as recorded), or
+    whose recorded size or row count is not the file's (an edited ledger: the manifest is compared whole).
     A ledger without a manifest is refused too: it cannot show that its results are the ones it was built from."""
     notebook = ledger.get("notebook", Path(ledger_path).stem)
     recorded = ledger.get(MANIFEST_KEY)
@@ -133,6 +134,14 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
                 f"{path} changed since the ledger {ledger_path} was saved (sha256 differs):{rows} the verdicts would "
                 f"be rebuilt from other data. {redo}"
             )
+        for field in ("bytes", "rows"):  # the file is as saved; a size or row count that differs is an edited ledger
+            if now[field] != rec.get(field) or isinstance(rec.get(field), bool):
+                raise ValueError(
+                    f"{ledger_path}: its manifest records {field} {rec.get(field)!r:.60} for {rel!r}, but that file, "
+                    f"unchanged since (same sha256), has {field} {now[field]!r} (the ledger was edited by hand); "
+                    f"restore the ledger (git checkout) or rebuild it (robeval run --replot --profile {profile} "
+                    f"--only {str(notebook)[:2]})."
+                )
     extra = [rel for rel in current if rel not in recorded]
     if extra:
         raise ValueError(

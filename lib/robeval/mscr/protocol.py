@@ -37,7 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from robeval.core.frames import check_frame, check_numeric_column, check_unique_runs
+from robeval.core.frames import check_frame, check_numeric_column, check_same_index, check_unique_runs
 from robeval.core.seeding import keyed
 from robeval.core.validation import (
     as_float_points,
@@ -375,8 +375,10 @@ def mscr_value(acc_clean, acc_rob):
 
     Both accuracies are *fractions* in [0, 1] (0.85, not 85), or rows ``{"eps_test", "acc", ...}`` of
     :func:`evaluate_levels` (their ``"acc"`` is used): a NaN, a value outside [0, 1] (e.g. a percentage mixed
-    with a fraction), a clean accuracy of 0 or two arrays of different shapes raise ValueError.
+    with a fraction), a clean accuracy of 0 or two arrays of different shapes raise ValueError, and so do two pandas
+    Series with different indexes (runs are paired by position: :func:`robeval.core.frames.check_same_index`).
     """
+    check_same_index(acc_clean, acc_rob, ("acc_clean", "acc_rob"))
     acc_clean = _accuracy(acc_clean, "acc_clean")
     acc_rob = _accuracy(acc_rob, "acc_rob")
     if acc_clean.ndim and acc_rob.ndim and acc_clean.shape != acc_rob.shape:

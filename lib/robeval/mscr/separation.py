@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from robeval.core.env import usable_device
+from robeval.core.frames import check_same_index
 from robeval.core.validation import (
     as_float_points,
     check_keywords,
@@ -79,6 +80,7 @@ def check_norm(norm) -> float:
 def _check_labelled(X, y, pixel_units: bool = False):
     if isinstance(pixel_units, (bool, np.bool_)) is False:
         raise TypeError(f"pixel_units must be True or False, got {pixel_units!r}.")
+    check_same_index(X, y, ("X", "y"))  # a frame of points and a Series of labels: paired by position
     X = to_numpy(X)
     y = check_labels(y, name="y")
     if X.dtype == np.uint8 and not pixel_units:
@@ -258,7 +260,9 @@ def nearest_other_class_distance(
         raise ValueError unless ``pixel_units=True`` (then distances are in pixel units 0..255, exact; divide
         them by 255 for [0, 1] intensity units).
     y : array_like, list or torch tensor, shape (n,)
-        Class labels (at least two classes; NaN labels raise).
+        Class labels (at least two classes; NaN labels raise). Paired with the rows of ``X`` by position: a
+        DataFrame ``X`` and a Series ``y`` with different indexes are refused
+        (:func:`robeval.core.frames.check_same_index`).
     norm : {np.inf, 2, 1}
         The L_p norm of the distance.
     chunk_size : int

@@ -109,7 +109,7 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
     if C.ndim == 3 and C.shape[0] != n:
         raise ValueError(f"cov stack has {C.shape[0]} matrices but X has {n} points.")
     with np.errstate(over="ignore", under="ignore"):
-        margin = np.abs(X @ w + b - threshold)
+        margin = np.abs(X @ w + (b - threshold))  # b - threshold first: b = threshold = 1e17 leaves the margin whole
         q = np.einsum("i,...ij,j->...", w, C, w)
     if np.all(np.isfinite(margin)) and np.all(np.isfinite(q) & (q >= _FULL_PRECISION)):
         s = np.sqrt(q) * np.ones(n)

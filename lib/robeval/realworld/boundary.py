@@ -17,6 +17,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from robeval.core.frames import check_same_index
 from robeval.core.validation import check_allocation, check_bool, check_numbers
 from robeval.realworld import covariance, robustness
 
@@ -27,13 +28,15 @@ def correlation(a, b, method: str = "pearson") -> float:
     Parameters
     ----------
     a, b : array_like of numbers, shape (n,)
-        Robustness per point; NaN leaves a point out, an infinite value or text is refused.
+        Robustness per point; NaN leaves a point out, an infinite value or text is refused. Paired by position:
+        two pandas Series with different indexes are refused (:func:`robeval.core.frames.check_same_index`).
     method : {"pearson", "spearman"}
 
     Returns
     -------
     float (NaN when fewer than 3 valid points or a constant vector).
     """
+    check_same_index(a, b, ("a", "b"))
     a, b = check_numbers(a, "a", example="[0.1, 0.5, 0.9]"), check_numbers(b, "b", example="[0.2, 0.4, 0.8]")
     for name, v in (("a", a), ("b", b)):
         if np.any(np.isinf(v)):
@@ -72,12 +75,14 @@ def rescale_distances(distances, success=None) -> np.ndarray:
         ``success``).
     success : array_like of bool, shape (n,), optional
         Whether the search found a label-flipping point (True / False; numbers other than 0 / 1 are refused with
-        TypeError); failed points get NaN.
+        TypeError); failed points get NaN. Paired with ``distances`` by position: two pandas Series with
+        different indexes are refused (:func:`robeval.core.frames.check_same_index`).
 
     Returns
     -------
     ndarray, float64, shape (n,), values in [0, 1] or NaN.
     """
+    check_same_index(distances, success, ("distances", "success"))
     d = check_numbers(distances, "distances", example="[0.5, 1.0, 2.0]")
     ok = None
     if success is not None:

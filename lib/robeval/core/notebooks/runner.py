@@ -403,16 +403,20 @@ def check_notebook_file(path) -> Path:
     Path)."""
     import nbformat
 
+    from robeval.core.io import check_regular_file
     from robeval.core.validation import check_path
 
     path = check_path(path, "path")
     accepts = "robeval strip takes Jupyter notebooks (.ipynb files of nbformat 4), e.g. notebooks/07_*.ipynb"
     if path.is_dir():
-        raise ValueError(f"{path} is a folder, not a notebook; {accepts}.")
+        raise ValueError(
+            f"{path} is a folder, not a notebook: pass the notebooks in it ({path / '*.ipynb'}); {accepts}."
+        )
     if path.suffix != ".ipynb":
         raise ValueError(f"{path} is not a notebook (not an .ipynb file); {accepts}.")
-    if not path.is_file():
+    if not path.exists():
         raise ValueError(f"no such notebook: {path}; {accepts}.")
+    check_regular_file(path, "", accepts)  # a FIFO, socket or device: said as what it is, never opened
     try:
         with path.open(encoding="utf-8") as fh:  # the version the file holds, before any conversion
             version = nbformat.reader.read(fh).get("nbformat")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from robeval.core.publish.markdown import inline
+
 __all__ = ["Found", "found", "num", "pct", "share"]
 
 
@@ -19,13 +21,24 @@ class Found:
     Parameters
     ----------
     sentences : iterable of str
-        Complete sentences; empty strings are dropped. At least one must remain.
+        Complete sentences; empty strings are dropped. At least one must remain. Anything else (a number, a
+        frame, bytes) is refused: a finding's numbers are formatted into its sentences (:func:`num`, :func:`pct`,
+        :func:`share`). In a notebook the sentences are shown as one line of Markdown text
+        (:func:`robeval.core.publish.markdown.inline`, as ledger text is): a line break, a ``#`` heading or raw
+        HTML (``<img ...>``) in a sentence cannot change the page.
     """
 
     def __init__(self, sentences: Iterable[str]):
         if isinstance(sentences, str):
             raise TypeError("Found takes a list of sentences, not one string: Found([sentence, ...])")
-        kept = [str(s).strip() for s in sentences if str(s).strip()]
+        sentences = list(sentences)
+        odd = next(((i, s) for i, s in enumerate(sentences) if not isinstance(s, str)), None)
+        if odd is not None:
+            raise TypeError(
+                f"sentence {odd[0]} of a finding is {type(odd[1]).__name__} {odd[1]!r:.60}, not text; format its "
+                "numbers into a sentence (num(), pct(), share())."
+            )
+        kept = [s.strip() for s in sentences if s.strip()]
         if not kept:
             raise ValueError("a finding needs at least one non-empty sentence")
         if len(kept) > 5:
@@ -44,12 +57,13 @@ class Found:
         return f"What we found. {self.text}"
 
     def _repr_markdown_(self) -> str:
-        return f"**What we found.** {self.text}"
+        return f"**What we found.** {inline(self.text)}"
 
 
 def found(*sentences: str) -> Found:
-    """A :class:`Found` from sentences given as arguments; ``None`` and empty strings are skipped."""
-    return Found(s for s in sentences if s)
+    """A :class:`Found` from sentences given as arguments; ``None`` and empty strings are skipped (anything else
+    that is not text is refused, as :class:`Found` refuses it)."""
+    return Found(s for s in sentences if s is not None)
 
 
 def num(value: float, digits: int = 3) -> str:

@@ -729,14 +729,15 @@ LEDGER_LEVEL = "(ledger)"  # the id under which a difference of a ledger's own f
 
 
 def _same_value(a, b) -> bool:
-    """Equality of two JSON values; numbers equal to 1e-9 relative (a rebuild on another machine may differ in the
-    last bits of a float, an edit does not), NaN equal to NaN, True never equal to 1."""
+    """Equality of two JSON values; numbers equal to 1e-9 relative and no absolute floor (a rebuild on another
+    machine may differ in the last bits of a float, an edit does not; an estimate of 2e-16, a noise of 1e-12 or a
+    p-value of 1e-39 is compared as closely as any other number), NaN equal to NaN, True never equal to 1."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
             return True
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):

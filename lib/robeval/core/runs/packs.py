@@ -765,7 +765,8 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     naming anything else, and nothing is extracted), each header checked before any data is read: a file over
     :data:`PACK_MEMBER_MAX` bytes, files over :data:`PACK_TOTAL_MAX` in all, or (in a pack with checksums) a file its
     manifest does not list are refused the same way. The members are then written by this code too, each to the path
-    its checked name gives below ``dest``; tarfile's extraction (and its filters, which Python 3.10 may lack) is not
+    its checked name gives below ``dest`` through a temporary file of its own and ``os.replace`` (two unpacks into one
+    folder at once each write whole files); tarfile's extraction (and its filters, which Python 3.10 may lack) is not
     used. Checksums are verified by :func:`adopt_pack`."""
     import tarfile
 
@@ -865,8 +866,14 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
             if root not in target.resolve().parents:  # cannot happen for a checked name; kept as a last guard
                 raise ValueError(f"{archive}: member {m.name!r} would be written outside {dest}; refusing.")
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.unpack.tmp")
-            tmp.write_bytes(data[m.name])
-            os.replace(tmp, target)
-            os.utime(target, (m.mtime, m.mtime))
+            # a temporary name of its own (two unpacks into one folder at once must not share one), beside the target
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".unpack.tmp", dir=target.parent)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data[m.name])
+                os.chmod(name, _new_file_mode())  # mkstemp creates 0600; a cell file gets the user's usual permissions
+                os.utime(name, (m.mtime, m.mtime))
+                os.replace(name, target)
+            finally:
+                Path(name).unlink(missing_ok=True)
     return manifest

@@ -598,7 +598,8 @@ def build_site(
             f"site_dir {site_dir} and work_dir {work} overlap (one would empty the other); pass separate folders."
         )
     stored = {led["notebook"]: led for led in load_ledgers(profile)}
-    chosen = notebook_paths(only) if only else [p for p in notebook_paths() if p.stem in stored]
+    # only None means every notebook: '' or ',' selects none and is refused (as `robeval run --only ''` is)
+    chosen = notebook_paths(only) if only is not None else [p for p in notebook_paths() if p.stem in stored]
     missing = [p.stem for p in chosen if p.stem not in stored]
     if missing or not chosen:
         raise FileNotFoundError(
