@@ -347,17 +347,23 @@ def _edit(mod, body, m):
     return importlib.reload(m)
 
 
-def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp_path, monkeypatch, trust_cells):
+def _cell_module(name, body, tmp_path, monkeypatch, trust_cells):
+    """A module ``name`` of grid cells written with ``body`` into ``tmp_path``, trusted as a cell root and
+    imported: (the module, its file)."""
     import importlib
+
+    trust_cells(**{name: tmp_path})
+    mod = tmp_path / f"{name}.py"
+    mod.write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return importlib.import_module(name), mod
+
+
+def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp_path, monkeypatch, trust_cells):
     import sys
 
-    trust_cells(cellmod_for_adopt=tmp_path)
-
-    mod = tmp_path / "cellmod_for_adopt.py"
     v1 = "import json\nGRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5, 'k': c['k']}\n"
-    mod.write_text(v1)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    m = importlib.import_module("cellmod_for_adopt")
+    m, mod = _cell_module("cellmod_for_adopt", v1, tmp_path, monkeypatch, trust_cells)
     log = tmp_path / "log.txt"
     cells = {"x": list(range(40)), "k": [1, 2, 3]}
     config = {"log": str(log)}
@@ -403,16 +409,11 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(
     only where ``adopt`` recomputed a sample identically; its cell files keep their bytes (rows, seconds), the
     rebound pack is then taken on its checksums alone (nothing recomputed), and a pack no check covers, or an
     edited one, is refused with nothing written."""
-    import importlib
     import sys
     import tarfile
 
-    trust_cells(cellmod_for_rebind=tmp_path)
-    mod = tmp_path / "cellmod_for_rebind.py"
     v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
-    mod.write_text(v1)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    m = importlib.import_module("cellmod_for_rebind")
+    m, mod = _cell_module("cellmod_for_rebind", v1, tmp_path, monkeypatch, trust_cells)
     log = tmp_path / "log.txt"
     cells, config, store = {"x": list(range(60))}, {"log": str(log)}, tmp_path / "s" / "toy"  # > 50: sampled
     runs.run_grid(m.cell, cells, store=store, config=config, progress=False)
@@ -484,17 +485,12 @@ def test_adopt_on_this_machine_checks_only_cells_of_this_machine_kind_and_carrie
     whose cells come from two kinds: a plain adopt here fails on the other kind's cells; ``on_this_machine``
     recomputes only this kind's (every field value they have), carries the others on their checksums and says so;
     a store with none of this kind, or a change of results, is refused."""
-    import importlib
     import sys
 
     from robeval.core.env import cpu_kind
 
-    trust_cells(cellmod_for_machine=tmp_path)
-    mod = tmp_path / "cellmod_for_machine.py"
     v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
-    mod.write_text(v1)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    m = importlib.import_module("cellmod_for_machine")
+    m, mod = _cell_module("cellmod_for_machine", v1, tmp_path, monkeypatch, trust_cells)
     log = tmp_path / "log.txt"
     cells, config, store = {"x": list(range(8)), "seed": [1, 2]}, {"log": str(log)}, tmp_path / "g"
     runs.run_grid(m.cell, cells, store=store, config=config, progress=False)
