@@ -593,3 +593,18 @@ def test_uniform_linf_box_refuses_bounds_its_dtype_cannot_hold_and_stays_in_a_hu
     assert float(z.min()) < -9e307 and float(z.max()) > 9e307
     w = uniform_linf_box(torch.zeros(1000), 1e39, gen, lo=-3e38, hi=3e38)  # float32: eps beyond, box within
     assert bool(torch.isfinite(w).all()) and float(w.min()) >= -3e38 and float(w.max()) <= 3e38
+
+
+def test_mean_ci_refuses_integers_float64_cannot_hold():
+    """Probe J, F11: mean_ci([2**62, 2**62 + 1, 2**62 + 2]) gave a std and half-width of 0 for three distinct
+    values: float64 rounds them to one number. Integers beyond 2**53 are refused, naming values; integers within
+    it and floats give exactly what they gave before."""
+    from robeval.mscr.protocol import mean_ci
+
+    for values in (np.array([2**62, 2**62 + 1, 2**62 + 2]), [2**70, 1], np.array([2**64 - 1], dtype=np.uint64)):
+        with pytest.raises(ValueError, match=r"values holds the integer \d+, beyond 2\*\*53: float64 cannot hold it"):
+            mean_ci(values)
+    # at the limit and below: as before (the values are exact in float64), e.g. the spread of -2**53 and 2**53
+    assert mean_ci(np.array([2**53, -(2**53)]))[:2] == (0.0, float(np.std([2.0**53, -(2.0**53)], ddof=1)))
+    assert mean_ci(np.arange(10)) == mean_ci(np.arange(10.0))
+    assert mean_ci([1.0, 2.0, 3.0])[:2] == (2.0, 1.0)
