@@ -22,6 +22,9 @@ def test_model_errors_and_mlp():
     with pytest.raises(ValueError, match="6n\\+2"):
         models.CifarResNet(10)
     mlp = models.build("mlp", num_classes=2, in_features=32, hidden=(256, 256))
+    # probe J, F18: without in_features, Python's "missing 1 required positional argument" became a robeval message
+    with pytest.raises(TypeError, match=r"build\('mlp'\) needs in_features.*in_features=3 \* 32 \* 32"):
+        models.build("mlp", num_classes=2)
     assert mlp(torch.zeros(5, 32)).shape == (5, 2) and mlp.features(torch.zeros(5, 32)).shape == (5, 256)
 
 
