@@ -342,6 +342,28 @@ def check_distinct(values, name: str, *, why: str = "it would be counted twice")
     return values
 
 
+def check_exact_integers(values, name: str) -> None:
+    """ValueError naming ``name`` when ``values`` holds an integer beyond 2**53 in magnitude, which float64 cannot
+    hold exactly: converted, distinct integers (2**62 and 2**62 + 1) would become one number, giving a spread or a
+    distance of 0 in silence. Float input is left alone (it is what it is); only integer arrays are read."""
+    arr = to_numpy(values)
+    if arr.dtype.kind in "iu" and arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        bad = hi if hi > 2**53 else lo if lo < -(2**53) else None
+    elif arr.dtype.kind == "O":
+        ints = (
+            int(v) for v in arr.reshape(-1).tolist() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+        )
+        bad = next((v for v in ints if abs(v) > 2**53), None)
+    else:
+        return
+    if bad is not None:
+        raise ValueError(
+            f"{name} holds the integer {bad}, beyond 2**53: float64 cannot hold it exactly, so distinct integers "
+            f"would round to one number. Subtract a common offset first (e.g. {name} - {name}.min()) or pass floats."
+        )
+
+
 # ------------------------------------------------------------------------------------------- labels and models
 def _torch():
     """The torch module if it is imported (a user cannot hold a torch object otherwise), else None."""
