@@ -176,6 +176,8 @@ def check_covariance(cov, d: int | None = None, name: str = "cov", rtol: float =
         raise TypeError(f"{name} must be a numeric (d, d) covariance matrix, got {cov!r:.60}.") from None
     if C.ndim not in (2, 3) or C.shape[-1] != C.shape[-2]:
         raise ValueError(f"{name} must be a square (d, d) matrix or an (n, d, d) stack of them; got shape {C.shape}.")
+    if C.shape[-1] == 0 or C.size == 0:
+        raise ValueError(f"{name} is empty (shape {C.shape}); pass a (d, d) matrix with d >= 1, e.g. np.eye(d).")
     if d is not None and C.shape[-1] != d:
         raise ValueError(
             f"{name} is {C.shape[-1]}x{C.shape[-1]} but the points have {d} features; "
