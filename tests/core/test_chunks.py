@@ -121,7 +121,7 @@ def test_the_lease_driver_adopts_chunk_packs_in_plan_order(tmp_path):
     assert got == ["M1.1.tar.xz", "M1.1-weights-01.tar.xz", "M1.1-weights-02.tar.xz", "M1.2.tar.xz", "M3.1.tar.xz"]
 
 
-def test_bring_back_never_writes_through_a_link_or_over_a_file_it_did_not_write(tmp_results, tmp_path):
+def test_bring_back_never_writes_through_a_link_or_over_a_file_it_did_not_write(tmp_results, tmp_path, monkeypatch):
     """Probe J F2: bring_back opened results_<profile>.tar.gz for writing as it was, so a link there had its target
     (a user's file) overwritten with the tarball, and a user's file of that name was replaced, not atomically. Now
     a link, a FIFO or a foreign file is refused naming it, before anything is written; an archive of an earlier
@@ -132,6 +132,7 @@ def test_bring_back_never_writes_through_a_link_or_over_a_file_it_did_not_write(
     from fifos import fifo
 
     gpu_profile = importlib.import_module("gpu_profile")
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))  # no network of another test is brought back
     (paths.results_dir("default") / "claims").mkdir(parents=True, exist_ok=True)
     (paths.results_dir("default") / "claims" / "x.json").write_text("{}")
     out = tmp_path / "out"
