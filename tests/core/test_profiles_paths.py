@@ -138,7 +138,7 @@ def test_every_seed_setting_is_refused_beyond_64_bits_before_anything_runs():
         assert resolve(exp, "default", **{key: wrap(2**63 - 1)})[key] == wrap(2**63 - 1)
         for bad in (2**63, 10**30):
             with pytest.raises(
-                ValueError, match=rf"^{exp}: setting '{re.escape(where)}' must be >= 0, < {2**63}, got {bad}"
+                ValueError, match=rf"^{exp}: setting '{re.escape(where)}' must be >= 0, <= {2**63 - 1}, got {bad}"
             ):
                 resolve(exp, "default", **{key: wrap(bad)})
 
