@@ -245,7 +245,7 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
 
     from robeval.core.runs import format_age, grid_store, pack, store_status
 
-    root = Path(source) if source else grid_store(profile, "x").parent
+    root = Path(source) if source else grid_store(profile, "x", create=False).parent  # a listing creates nothing
     if pack_to is not None:  # where the pack goes is checked before anything is listed or packed (even '')
         from robeval.core.io import check_output_file
 
@@ -266,7 +266,7 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
         )
     if source and not root.is_dir():
         raise ValueError(f"--from {source}: no such folder; pass a folder of grid stores such as results/paper/grids.")
-    names = [grid_store(profile, n).name for n in names]  # the same name check as everywhere
+    names = [grid_store(profile, n, create=False).name for n in names]  # the same name check as everywhere
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:  # before anything is listed: a store named twice would be counted twice in the total
         raise ValueError(f"grid store {', '.join(dup)} named twice; name each store once.")

@@ -210,3 +210,20 @@ def test_published_catrs_matches_table3_and_ecdf_file():
     e = ecdf_from_certification(df, 0.5)
     np.testing.assert_allclose(e["x"], pub["x"])
     assert np.abs(e["y"].to_numpy() - pub["y"].to_numpy()).max() <= 0.002
+
+
+def test_acr_of_radii_whose_sum_overflows():
+    """Probe J, F7: radii 1e308 (finite, so valid) gave ACR inf: their sum overflowed before the division. The mean
+    is taken at a scale where (and only where) the plain one overflows; ordinary frames give exactly the plain
+    mean as before."""
+    big = pd.DataFrame({"idx": [0, 1, 2], "label": [0, 1, 2], "predict": [0, 1, 0], "radius": [1e308, 1e308, 0.0],
+                        "correct": [1, 1, 0]})  # fmt: skip
+    assert acr(big) == pytest.approx(2 * (1e308 / 3), rel=1e-15) and math.isfinite(acr(big))
+    rng = np.random.default_rng(0)
+    for n in (1, 7, 1000):
+        df = pd.DataFrame({"idx": range(n), "label": rng.integers(0, 3, n)})
+        df["predict"] = np.where(rng.random(n) < 0.7, df["label"], (df["label"] + 1) % 3)
+        df["correct"] = (df["predict"] == df["label"]).astype(int)
+        df["radius"] = rng.random(n) * 3
+        plain = float((df["radius"].to_numpy(np.float64) * df["correct"].to_numpy(np.float64)).mean())
+        assert acr(df) == plain  # bit for bit: the formula before probe J

@@ -107,6 +107,24 @@ def test_grids_lists_a_profiles_stores(tmp_results, capsys):
     _one_line_error(capsys, "no such folder")
 
 
+def test_grids_creates_no_folder_where_nothing_has_run(tmp_results, capsys, monkeypatch):
+    """Probe J, F20: `ROBEVAL_ROOT=/nonexistent robeval grids --profile smoke` created
+    /nonexistent/build/smoke/results (through results_dir), though `grids` "runs nothing". The listing asks for
+    the path with create=False; writers (grid_store, results_dir) still create their folder."""
+    for profile, dry in (("smoke", "0"), ("default", "0"), ("paper", "1")):
+        monkeypatch.setenv("ROBEVAL_DRY_RUN", dry)
+        assert main(["grids", "--profile", profile]) == 0
+        assert "no grid stores under" in capsys.readouterr().out
+        assert main(["grids", "--profile", profile, "toy"]) == 2
+        _one_line_error(capsys, "no grid store toy")
+        assert main(["grids", "--profile", profile, "bad/name"]) == 2
+        _one_line_error(capsys, "may only contain letters")
+    assert not any(tmp_results.iterdir()), sorted(tmp_results.rglob("*"))
+    assert not project.results_dir("smoke", create=False).exists()
+    assert project.results_dir("smoke").is_dir()  # a writer's call creates it, as before
+    assert runs_store.grid_store("default", "toy").parent.parent.is_dir()  # results/default, as before
+
+
 def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
     """`robeval grids --pack FILE` writes the stores' cells into one file; `robeval adopt --from FILE` checks and
     takes them into this checkout's stores (here after the stores are gone, as on a new machine)."""

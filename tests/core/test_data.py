@@ -148,6 +148,27 @@ def test_missing_file_names_places_and_fix(tmp_path, monkeypatch):
     assert "archive.ics.uci.edu" in msg
 
 
+@pytest.mark.parametrize("value", ["on", "maybe", "2", "offline"])
+def test_offline_junk_is_refused_not_read_as_online(tmp_path, monkeypatch, value):
+    """Probe J, F20: ROBEVAL_OFFLINE=on (or any junk) silently meant online, so a missing file was downloaded. As
+    ROBEVAL_DRY_RUN does, a value other than 1/true/yes or 0/false/no (or unset) is refused, naming the variable."""
+    monkeypatch.setenv("ROBEVAL_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ROBEVAL_OFFLINE", value)
+    with pytest.raises(ValueError, match=rf"ROBEVAL_OFFLINE='{value}' is not understood; set it to 1"):
+        load_ionosphere()
+    assert not any((tmp_path / "cache").rglob("ionosphere*"))  # nothing was fetched
+
+
+@pytest.mark.parametrize("value", ["1", "TRUE ", "yes"])
+def test_offline_spellings_still_mean_offline(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("ROBEVAL_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ROBEVAL_OFFLINE", value)
+    with pytest.raises(DataFileMissing, match="Downloads are disabled"):
+        load_ionosphere()
+
+
 def test_cache_is_used_when_no_mirror(tmp_path, monkeypatch):
     dst = _mirror_copy(tmp_path, "uci/ionosphere.data")
     monkeypatch.delenv("ROBEVAL_DATA_DIR")

@@ -331,3 +331,20 @@ def test_train_fused_refuses_a_batch_transform_that_returns_nan():
         batch_size=4, device="cpu",
     )  # fmt: skip
     assert all(torch.isfinite(p).all() for p in trained.parameters())
+
+
+def test_train_fused_shares_train_s_contract():
+    """Probe J, F1: the checks moved to robeval.core.nn.checks, which train() and train_fused() share, so the fused
+    trainer also refuses labels its networks cannot score, a seed torch cannot take and momentum >= 1 (torch's
+    IndexError and overflow, or divergence, before)."""
+    x, y = _data(8, 8)
+    net = fu.build_fused("cnn_small", 2, seeds=[0, 1])
+    run = lambda **kw: fu.train_fused(net, x, kw.pop("y", y), **{"seeds": [0, 1], "epochs": 1, "batch_size": 4, **kw})
+    with pytest.raises(ValueError, match=r"y holds the label 10, but the model scores 10 classes \(0\.\.9\)"):
+        run(y=np.arange(8) + 3)
+    with pytest.raises(ValueError, match=r"seeds\[1\] must be an integer in 0 \.\. 2\*\*64 - 1"):
+        run(seeds=[0, 2**64])
+    with pytest.raises(ValueError, match=r"momentum must be in \[0, 1\), got 1\.5"):
+        run(momentum=1.5)
+    with pytest.raises(TypeError, match=r"epochs must be an integer >= 0, got 1\.0"):
+        run(epochs=1.0)

@@ -22,6 +22,9 @@ def test_model_errors_and_mlp():
     with pytest.raises(ValueError, match="6n\\+2"):
         models.CifarResNet(10)
     mlp = models.build("mlp", num_classes=2, in_features=32, hidden=(256, 256))
+    # probe J, F18: without in_features, Python's "missing 1 required positional argument" became a robeval message
+    with pytest.raises(TypeError, match=r"build\('mlp'\) needs in_features.*in_features=3 \* 32 \* 32"):
+        models.build("mlp", num_classes=2)
     assert mlp(torch.zeros(5, 32)).shape == (5, 2) and mlp.features(torch.zeros(5, 32)).shape == (5, 256)
 
 
@@ -175,3 +178,116 @@ def test_widen_narrows_a_wide_resnet_only_when_set(monkeypatch):
     monkeypatch.setenv("ROBEVAL_DRY_RUN", "1")
     dry = resolve("mscr_cifar10", "paper")
     assert dry.arch == "wrn28_10" and config_cifar(dry, [0.0])["widen"] == 1
+
+
+# ------------------------------------------------------------------ issue 62, probe J F1: train()'s input contract
+@pytest.mark.parametrize(
+    "change, error, said",
+    [
+        ("nan_images", ValueError, r"x holds 1 NaN or infinite pixel values"),
+        (
+            "float_0_255",
+            ValueError,
+            r"x holds float pixel values in \[0, 255\], outside \[0, 1\] \(it looks like 0\.\.255",
+        ),
+        ("float_above_1", ValueError, r"x holds float pixel values in \[0, 1\.01\], outside \[0, 1\]"),
+        ("nhwc", ValueError, r"x has shape \(8, 8, 8, 3\), which looks channels-last .*x\.transpose\(0, 3, 1, 2\)"),
+        ("nan_features", ValueError, r"x holds 1 NaN or infinite feature values"),
+        ("int_features", TypeError, r"x must hold float features, got dtype int64"),
+        ("3d_images", ValueError, r"x must be an image batch of shape \(N, C, H, W\) images or \(N, F\) features"),
+        ("fractional_labels", ValueError, r"y must hold integer class indices, got the non-integer value 1\.9"),
+        (
+            "labels_beyond_classes",
+            ValueError,
+            r"y holds the label 12, but the model scores 10 classes .*num_classes=13",
+        ),
+        ("negative_labels", ValueError, r"y holds the label -1; labels must be class indices"),
+        ("2d_labels", ValueError, r"y must be one-dimensional \(n,\), got shape \(8, 1\)"),
+        ("bool_labels", TypeError, r"y holds booleans; a trainer takes class indices"),
+        ("short_labels", ValueError, r"y has 7 labels for 8 inputs"),
+        ("lr_nan", ValueError, r"lr must be a finite number > 0, got nan"),
+        ("lr_inf", ValueError, r"lr must be a finite number > 0, got inf"),
+        ("lr_1e300", ValueError, r"lr must be at most 3\.403e\+38 \(float32's largest number"),
+        ("weight_decay_nan", ValueError, r"weight_decay must be a finite number >= 0, got nan"),
+        ("momentum_negative", ValueError, r"momentum must be a finite number >= 0, got -0\.5"),
+        ("momentum_2", ValueError, r"momentum must be in \[0, 1\), got 2"),
+        (
+            "seed_2_64",
+            ValueError,
+            r"seed must be an integer in 0 \.\. 2\*\*64 - 1 \(a torch\.Generator seed\), got 18446744073709551616",
+        ),
+        ("seed_negative", ValueError, r"seed must be an integer in 0 \.\. 2\*\*64 - 1"),
+        ("seed_text", TypeError, r"seed must be an integer in 0 \.\. 2\*\*64 - 1, got '1'"),
+        ("threads_0", ValueError, r"threads must be an integer >= 1, got 0; pass e\.g\. threads=2"),
+        ("epochs_float", TypeError, r"epochs must be an integer >= 0, got 1\.0; pass e\.g\. epochs=10"),
+        ("batch_size_0", ValueError, r"batch_size must be an integer >= 1, got 0"),
+    ],
+)
+def test_train_refuses_inputs_outside_its_contract(change, error, said):
+    """Probe J, F1: train() took NaN images, lr = nan, labels 1.9 (as class 1) and float images in 0..255, and
+    stopped inside torch (IndexError, RuntimeError) on labels out of range, channels-last batches, seed 2**64,
+    threads 0. It now has the fused trainer's contract (robeval.core.nn.checks): each is refused before any
+    step, naming the argument and the fix, and the model is left untouched."""
+    rng = np.random.default_rng(0)
+    x = rng.random((8, 3, 8, 8)).astype(np.float32)
+    y = np.arange(8)
+    kw = {"epochs": 1, "batch_size": 4, "progress": False, "threads": 1}
+    torch.manual_seed(0)
+    model = models.build("cnn_small", width=4)
+    if change == "nan_images":
+        x[3, 1, 2, 2] = np.nan
+    elif change == "float_0_255":
+        x = x * 255
+        x[0, 0, 0, 0], x[0, 0, 0, 1] = 0, 255
+    elif change == "float_above_1":
+        x[0, 0, 0, 0], x[0, 0, 0, 1] = 0, 1.01
+    elif change == "nhwc":
+        x = x.transpose(0, 2, 3, 1).copy()
+    elif change in ("nan_features", "int_features"):
+        model = models.build("mlp", num_classes=8, in_features=5, hidden=(4,))
+        x = rng.standard_normal((8, 5))
+        if change == "nan_features":
+            x[2, 2] = np.nan
+        else:
+            x = np.arange(40).reshape(8, 5)
+    elif change == "3d_images":
+        x = x[:, 0]
+    elif change == "fractional_labels":
+        y = np.full(8, 1.9)
+    elif change == "labels_beyond_classes":
+        y = np.arange(8) + 5
+    elif change == "negative_labels":
+        y = np.arange(8) - 1
+    elif change == "2d_labels":
+        y = y[:, None]
+    elif change == "bool_labels":
+        y = np.arange(8) % 2 == 0
+    elif change == "short_labels":
+        y = y[:7]
+    else:
+        name, _, value = change.partition("_")
+        if name in ("weight", "batch"):
+            name, value = change.rsplit("_", 1)
+        kw[name] = {"nan": float("nan"), "inf": float("inf"), "1e300": 1e300, "negative": -0.5, "2": 2, "0": 0,
+                    "2_64": 2**64, "text": "1", "float": 1.0}[value]  # fmt: skip
+        if change == "seed_negative":
+            kw["seed"] = -1
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with pytest.raises(error, match=said):
+        training.train(model, x, y, **kw)
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())  # nothing trained
+
+
+def test_train_contract_takes_what_the_papers_pass():
+    """The contract's good inputs still train: uint8 and [0, 1] float images, integer-valued float labels, a
+    tensor, numpy integer settings, an MLP on standardised features (negative values) and the largest seed."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (8, 3, 8, 8), dtype=np.uint8)
+    y = np.arange(8)
+    kw = {"batch_size": 4, "progress": False, "threads": 1}
+    for xx, yy in ((x, y), (x / 255.0, y.astype(float)), (torch.from_numpy(x), torch.from_numpy(y))):
+        training.train(models.build("cnn_small", width=4), xx, yy, epochs=np.int64(1), seed=2**64 - 1, **kw)
+    mlp = models.build("mlp", num_classes=2, in_features=5, hidden=(4,))
+    training.train(mlp, rng.standard_normal((8, 5)) * 100, y % 2, epochs=1, flip_crop_aug=False, **kw)
+    with pytest.raises(ValueError, match=r"threads must be an integer >= 1, got 0"):
+        training.fixed_threads(0)

@@ -70,6 +70,8 @@ def test_output_locations_keep_smoke_out_of_the_tree():
         (["none", "cutout"], "list[choice(none, augmix)]", ValueError),
         ([], "list[int] >= 1", ValueError),
         (float("nan"), "float", ValueError),
+        ([1, 1], "list[int >= 0] >= 1, distinct", ValueError),  # probe J, F12
+        (2**63, "int >= 0, <= 9223372036854775807", ValueError),  # compared as an int, not float(2**63 - 1)
     ],
 )
 def test_check_value_rejects(value, spec, error):
@@ -90,6 +92,9 @@ def test_check_value_rejects(value, spec, error):
         (["none", "augmix"], "list[choice(none, augmix)]"),
         ([[1.0, 0.5], [0.5, 1.0]], "list[list[float]]"),
         (False, "bool"),
+        ([2, 1], "list[int >= 0] >= 1, distinct"),
+        (["a", "b"], "list[str] distinct"),
+        (2**63 - 1, "int >= 0, <= 9223372036854775807"),
     ],
 )
 def test_check_value_accepts(value, spec):
@@ -133,7 +138,7 @@ def test_every_seed_setting_is_refused_beyond_64_bits_before_anything_runs():
         assert resolve(exp, "default", **{key: wrap(2**63 - 1)})[key] == wrap(2**63 - 1)
         for bad in (2**63, 10**30):
             with pytest.raises(
-                ValueError, match=rf"^{exp}: setting '{re.escape(where)}' must be >= 0, < {2**63}, got {bad}"
+                ValueError, match=rf"^{exp}: setting '{re.escape(where)}' must be >= 0, <= {2**63 - 1}, got {bad}"
             ):
                 resolve(exp, "default", **{key: wrap(bad)})
 
@@ -283,3 +288,52 @@ def test_setup_takes_an_experiment_name_not_a_path(tmp_path):
         with pytest.raises(ValueError, match="Unknown experiment .*; known experiments: .*mscr_2d"):
             setup(name, "smoke")
     assert not (tmp_path / "evil").exists()
+
+
+@pytest.mark.parametrize(
+    "notebook, parameters, said",
+    [
+        ("09", {"seeds": [1, 1]}, r"09_acr_rs_training: acr_rs_training: setting 'seeds' lists 1 twice"),
+        (
+            "09",
+            {"seeds": [0, 2**63]},
+            r"setting 'seeds\[1\]' must be >= 0, <= 9223372036854775807, got 9223372036854775808",
+        ),
+        ("01", {"seed": 10**30}, r"01_mscr_2d: mscr_2d: setting 'seed' must be >= 0, <= 9223372036854775807"),
+    ],
+)
+def test_repeated_seeds_and_huge_seeds_stop_before_anything_runs(notebook, parameters, said):
+    """Probe J, F12: repeated seeds and a seed of 1e30 passed the pre-run check and stopped inside the notebook
+    (notebook 09's grid: "duplicate cells", which names no setting; 01's run_seeds). The settings validators
+    refuse them by name, so ``robeval run -p ...`` stops before anything runs."""
+    from robeval.core.catalog import notebook_paths
+    from robeval.core.notebooks.runner import check_parameters
+
+    with pytest.raises(ValueError, match=said):
+        check_parameters(notebook_paths(notebook), "default", parameters)
+
+
+@pytest.mark.parametrize(
+    "experiment, setting, value, said",
+    [
+        ("acr_rs_training", "sigmas", [0.5, 0.5], r"setting 'sigmas' lists 0\.5 twice; pass each value once"),
+        ("mscr_2d", "eps_levels", [0.1, 0.2, 0.1], r"setting 'eps_levels' lists 0\.1 twice"),
+        ("mscr_2d", "k_effect_ks", [1, 1], r"setting 'k_effect_ks' lists 1 twice"),
+        ("mscr_cifar10", "eps_train", [0.0, 0.0], r"setting 'eps_train' lists 0\.0 twice"),
+        ("realworld_iris_ionosphere", "iris_classes", [1, 1], r"setting 'iris_classes' lists 1 twice"),
+        ("acr_published_certifications", "toy_budgets", [20, 20], r"setting 'toy_budgets' lists 20 twice"),
+        ("acr_published_certifications", "appb_readings", [3, 3], r"setting 'appb_readings' lists 3 twice"),
+        (
+            "acr_published_certifications",
+            "theorem1_targets",
+            [0.5, 0.5],
+            r"setting 'theorem1_targets' lists 0\.5 twice",
+        ),
+        ("msd_powerset", "seed", 2**63, r"setting 'seed' must be >= 0, <= 9223372036854775807"),
+    ],
+)
+def test_settings_refuse_repeated_list_entries(experiment, setting, value, said):
+    """Probe J, F12: a repeated class (iris_classes [1, 1]: a two-class problem with one class), sigma, eps level,
+    k, budget, reading or target was accepted by resolve(); each is refused naming the setting."""
+    with pytest.raises(ValueError, match=rf"{experiment}: {said}"):
+        profiles.resolve(experiment, "default", **{setting: value})

@@ -590,3 +590,42 @@ def test_uniform_linf_box_checks_its_inputs_and_draws_as_before():
     # another box: images in 0..255 with lo, hi given are drawn in that box
     w = uniform_linf_box(x * 255, 8.0, torch.Generator().manual_seed(0), lo=0, hi=255)
     assert float(w.min()) >= 0 and float(w.max()) <= 255 and float((w - x * 255).abs().max()) <= 8
+
+
+def test_uniform_linf_box_refuses_bounds_its_dtype_cannot_hold_and_stays_in_a_huge_box():
+    """Probe J, F10: a bound beyond float32 for a float32 x (torch's "cannot be converted ... without overflow"),
+    an integer bound beyond float64 (numpy's isfinite TypeError) and a meta tensor (``Tensor.item()``) stopped
+    with another library's message; each is refused naming lo / hi / x. F7: a box wider than the dtype's range
+    made ``(high - low) * u`` overflow to inf, outside [lo, hi]; the draw interpolates there instead."""
+    gen = torch.Generator().manual_seed(0)
+    with pytest.raises(ValueError, match=r"lo = -1e\+39 is outside torch\.float32's range .* for x's dtype"):
+        uniform_linf_box(torch.zeros(3), 0.1, gen, lo=-1e39, hi=1.0)
+    with pytest.raises(ValueError, match=r"hi = 1e\+39 is outside torch\.float32's range"):
+        uniform_linf_box(torch.zeros(3), 0.1, gen, lo=0.0, hi=1e39)
+    with pytest.raises(ValueError, match=r"lo is an integer of 401 digits, beyond float64's range"):
+        uniform_linf_box(torch.zeros(3), 0.1, gen, lo=-(10**400), hi=1.0)
+    with pytest.raises(ValueError, match=r"x is on torch's 'meta' device"):
+        uniform_linf_box(torch.empty(2, 2, device="meta"), 0.1, gen)
+    with pytest.raises(TypeError, match=r"lo must be a finite real number \(a bound of the pixel box\), got nan"):
+        uniform_linf_box(torch.zeros(3), 0.1, gen, lo=float("nan"))
+    z = uniform_linf_box(torch.zeros(1000, dtype=torch.float64), 1e308, gen, lo=-1e308, hi=1.7e308)
+    # x = 0 and eps = 1e308: the interval is [max(-eps, lo), min(eps, hi)] = [-1e308, 1e308], spread over it
+    assert bool(torch.isfinite(z).all()) and float(z.min()) >= -1e308 and float(z.max()) <= 1e308
+    assert float(z.min()) < -9e307 and float(z.max()) > 9e307
+    w = uniform_linf_box(torch.zeros(1000), 1e39, gen, lo=-3e38, hi=3e38)  # float32: eps beyond, box within
+    assert bool(torch.isfinite(w).all()) and float(w.min()) >= -3e38 and float(w.max()) <= 3e38
+
+
+def test_mean_ci_refuses_integers_float64_cannot_hold():
+    """Probe J, F11: mean_ci([2**62, 2**62 + 1, 2**62 + 2]) gave a std and half-width of 0 for three distinct
+    values: float64 rounds them to one number. Integers beyond 2**53 are refused, naming values; integers within
+    it and floats give exactly what they gave before."""
+    from robeval.mscr.protocol import mean_ci
+
+    for values in (np.array([2**62, 2**62 + 1, 2**62 + 2]), [2**70, 1], np.array([2**64 - 1], dtype=np.uint64)):
+        with pytest.raises(ValueError, match=r"values holds the integer \d+, beyond 2\*\*53: float64 cannot hold it"):
+            mean_ci(values)
+    # at the limit and below: as before (the values are exact in float64), e.g. the spread of -2**53 and 2**53
+    assert mean_ci(np.array([2**53, -(2**53)]))[:2] == (0.0, float(np.std([2.0**53, -(2.0**53)], ddof=1)))
+    assert mean_ci(np.arange(10)) == mean_ci(np.arange(10.0))
+    assert mean_ci([1.0, 2.0, 3.0])[:2] == (2.0, 1.0)

@@ -107,3 +107,47 @@ def test_bad_input(kwargs, match):
 def test_nan_features_rejected():
     with pytest.raises(ValueError, match="NaN"):
         sample_uniform_ball(np.array([[np.nan, 0.0]]), 0.1, 1, 2, np.random.default_rng(0))
+
+
+# ------------------------------------------------------------------ probe J, F7: float over- and underflow
+def test_an_eps_the_dtype_cannot_hold_is_refused_by_name():
+    """Probe J, F7: eps = 1e39 in float32 gave inf offsets, eps = 1e-46 gave no noise at all (every offset 0.0)
+    although eps > 0; a Gaussian eps near float64's limit overflowed in its tail; a centre near float32's limit
+    plus the noise overflowed. Each is refused naming eps (or X) and the dtype."""
+    g = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"eps = 1e\+39 is beyond float32's largest number .*dtype=np\.float64"):
+        sample_offsets(1, 2, 2, 1e39, 2, g, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"eps = 1e\+39 is beyond float32's largest number"):
+        sample_uniform_ball(np.zeros((2, 2), np.float32), 1e39, 2, 2, g)
+    with pytest.raises(ValueError, match=r"eps = 1e-46 is below float32's smallest normal number .*no noise at all"):
+        sample_offsets(1, 2, 2, 1e-46, 2, g, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"eps = 1e-310 is below float64's smallest normal number"):
+        sample_offsets(1, 2, 2, 1e-310, np.inf, g)
+    with pytest.raises(ValueError, match=r"eps = 1e\+308 times the noise overflows float64 \(Gaussian draws beyond"):
+        sample_offsets(10, 100, 2, 1e308, "gaussian", g)
+    with pytest.raises(
+        ValueError,
+        match=r"X plus noise of radius eps = 1e\+38 overflows float32 \(a centre of magnitude up to 3\.3e\+38\)",
+    ):
+        sample_uniform_ball(np.full((2, 2), 3.3e38, np.float32), 1e38, 50, np.inf, g)
+    # the limits themselves are fine: float32's largest eps, float64's for a ball, float32's smallest normal
+    big = float(np.finfo(np.float32).max)
+    assert np.all(np.isfinite(sample_offsets(2, 3, 2, big, np.inf, g, dtype=np.float32)))
+    assert np.all(np.isfinite(sample_offsets(2, 3, 2, 1.7e308, 1, g)))
+    tiny = sample_offsets(2, 3, 2, float(np.finfo(np.float32).tiny), np.inf, g, dtype=np.float32)
+    assert np.count_nonzero(tiny) == tiny.size
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("norm", [np.inf, 2, 1, "gaussian"])
+def test_ordinary_eps_draws_exactly_as_before(dtype, norm):
+    """The checks add no arithmetic: an ordinary eps gives exactly ``eps * unit_ball_offsets(...)`` (the formula
+    before probe J) and the ball around X exactly ``X + that``."""
+    for eps in (0.0, 1e-3, 0.25, 8.0):
+        got = sample_offsets(5, 7, 3, eps, norm, np.random.default_rng(0), dtype=dtype)
+        want = eps * unit_ball_offsets(5, 7, 3, norm, np.random.default_rng(0), dtype=dtype)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        X = np.random.default_rng(1).random((4, 3)).astype(dtype)
+        ball = sample_uniform_ball(X, eps, 7, norm, np.random.default_rng(0))
+        offsets = eps * unit_ball_offsets(4, 7, 3, norm, np.random.default_rng(0), dtype=dtype)
+        assert ball.dtype == dtype and np.array_equal(ball, X[:, None, :] + offsets)

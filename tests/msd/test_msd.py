@@ -493,3 +493,15 @@ def test_retrain_scheme_list_samples_uniformly_from_the_batch_norm_grid():
         retrain_scheme_list(["sample:x"], grid, seed=0)
     with pytest.raises(ValueError, match="pass them as sampled="):
         retrain_scheme_list(["sample:3"])
+
+
+def test_distances_refuse_integer_features_float64_cannot_hold():
+    """Probe J, F11: mmd([[2**62, 0]], [[2**62 + 1, 0]]) gave 0.0 (the distance is 1): both rows round to one float64.
+    Integer features beyond 2**53 are refused, naming the argument; smaller integers give what they gave before."""
+    with pytest.raises(ValueError, match=r"aug_feats holds the integer 4611686018427387904, beyond 2\*\*53"):
+        mmd(np.array([[2**62, 0]]), np.array([[2**62 + 1, 0]]))
+    with pytest.raises(ValueError, match=r"corr_feats holds the integer -9223372036854775808, beyond 2\*\*53"):
+        msd(np.zeros((2, 1), dtype=np.int64), np.array([[np.iinfo(np.int64).min]]))
+    a, c = np.arange(6).reshape(3, 2) * 1000, np.arange(4).reshape(2, 2)
+    assert mmd(a, c) == mmd(a.astype(float), c.astype(float)) and msd(a, c) == msd(a.astype(float), c.astype(float))
+    assert mmd([[2**53, 0]], [[2**53 - 1, 0]]) == 1.0

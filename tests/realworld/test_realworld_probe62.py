@@ -258,3 +258,14 @@ def test_adaptive_counts_beyond_int64_are_named(name):
         rw.real_world_robustness(
             lambda Z: (Z[:, 0] > 0.5).astype(int), X, cov=0.01 * np.eye(2), n_samples="auto", rng=0, **kw
         )
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 2, 2)])
+def test_an_empty_covariance_is_refused_by_name_not_by_numpy(shape):
+    """Probe J F16: trace_normalized (and every user of check_covariance) gave numpy's 'zero-size array to reduction
+    operation maximum' for a 0x0 matrix, or an empty stack."""
+    from robeval.realworld.covariance import covariance_factor, trace_normalized
+
+    for fn in (trace_normalized, covariance_factor):
+        with pytest.raises(ValueError, match=r"cov is empty \(shape \(.*\)\); pass a \(d, d\) matrix with d >= 1"):
+            fn(np.zeros(shape))

@@ -201,6 +201,37 @@ def test_scheme_sample_structure():
     assert sup.op_idx.shape[2] == 1 and np.all(sup.op_idx >= 0)
 
 
+def test_width_and_max_depth_are_capped_before_anything_is_drawn(images):
+    """Probe J, F8: ``apply_scheme(width=5000)`` ran for seconds on 2 images (a Dirichlet over 5000 chains, then
+    5000 chains per image), 10**5 for minutes, 10**9 would run for days. width and max_depth above MAX_CHAIN (64)
+    are refused naming AugMix's 3, before the generator is touched; the cap itself and the defaults draw as
+    before (digests of the draws computed with the code before probe J)."""
+    import hashlib
+
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    for key in ("width", "max_depth"):
+        with pytest.raises(
+            ValueError, match=rf"{key} must be at most 64 \(AugMix uses 3\), got 65; pass e\.g\. {key}=3"
+        ):
+            A.apply_scheme(images[:2], ("rotate",), rng, **{key: 65})
+        with pytest.raises(ValueError, match=rf"{key} must be at most 64 .*got 1000000000"):
+            A.sample_scheme(("rotate",), 2, rng, **{key: 10**9})
+    assert rng.bit_generator.state == state  # refused before any draw
+    capped = A.sample_scheme(("rotate", "solarize"), 3, np.random.default_rng(1), width=64, max_depth=64)
+    assert capped.op_idx.shape == (3, 64, 64) and capped.weights.shape == (3, 64)
+
+    def digest(s):
+        return hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in (s.op_idx, s.params, s.weights, s.m)))
+
+    before = {"composite": "4ace40e5411769f8", "sequential": "b04a96a4a3b15c33", "superposition": "f6ee4bb8e8456d56"}
+    for mode, want in before.items():
+        s = A.sample_scheme(("rotate", "solarize", "posterize"), 40, np.random.default_rng(2), mode=mode)
+        assert digest(s).hexdigest()[:16] == want
+    s = A.sample_scheme(("rotate", "equalize"), 10, np.random.default_rng(3), width=5, max_depth=4)
+    assert digest(s).hexdigest()[:16] == "b8c784d3ef225392"
+
+
 def test_apply_scheme_sample_matches_hand_composition(images):
     # one instance, written out by hand: chain 0 = solarize(128) then translate_x(2), chain 1 = posterize(2)
     s = A.SchemeSample(

@@ -51,7 +51,12 @@ def acr(df: pd.DataFrame) -> float:
         ACR in input units (L2).
     """
     check_certification_frame(df)
-    return float((df["radius"].to_numpy(np.float64) * df["correct"].to_numpy(np.float64)).mean())
+    contributions = df["radius"].to_numpy(np.float64) * df["correct"].to_numpy(np.float64)
+    with np.errstate(over="ignore"):
+        mean = float(contributions.mean())
+    if math.isinf(mean):  # the radii are finite (checked): only their sum overflowed; average at a scale
+        mean = float((contributions / len(contributions)).sum())
+    return mean
 
 
 def certified_accuracy(df: pd.DataFrame, radii) -> np.ndarray:

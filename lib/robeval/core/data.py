@@ -145,7 +145,17 @@ def _candidates(rel: str) -> list[Path]:
 
 
 def _offline() -> bool:
-    return os.environ.get("ROBEVAL_OFFLINE", "").lower() in ("1", "true", "yes")
+    """True when ``$ROBEVAL_OFFLINE`` is ``1``/``true``/``yes`` (downloads disabled), False when it is ``0``/``false``/
+    ``no`` or unset. Any other value raises ValueError, as ``ROBEVAL_DRY_RUN`` does: a typo (``on``) must not allow
+    downloads in silence."""
+    value = os.environ.get("ROBEVAL_OFFLINE", "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise ValueError(
+        f"ROBEVAL_OFFLINE={value!r} is not understood; set it to 1 (no downloads) or 0 / unset it (downloads allowed)."
+    )
 
 
 def _missing(rel: str, looked: list[Path], why: str = "") -> DataFileMissing:

@@ -103,12 +103,13 @@ def _dry_paper(profile: str) -> bool:
     return profile in DRY_RUN_PROFILES and dry_run()
 
 
-def dry_run_dir(profile: str = "paper") -> Path:
+def dry_run_dir(profile: str = "paper", *, create: bool = True) -> Path:
     """Everything a dry run writes (results, ledgers, grids, figures): ``build/dry_run`` for the paper profile,
-    ``build/dry_run/gpu`` for the gpu profile."""
+    ``build/dry_run/gpu`` for the gpu profile; created unless ``create`` is False (a reader's question)."""
     check_profile(profile)
     base = _folder("BUILD_DIR") / "dry_run"
-    return _mk(base if profile == "paper" else base / profile)
+    path = base if profile == "paper" else base / profile
+    return _mk(path) if create else path
 
 
 def _mk(path: Path) -> Path:
@@ -128,13 +129,15 @@ def figures_dir(profile: str) -> Path:
     return _mk(_folder("FIGURES_DIR") if profile == "default" else _folder("BUILD_DIR") / profile / "figures")
 
 
-def results_dir(profile: str) -> Path:
+def results_dir(profile: str, *, create: bool = True) -> Path:
     """Result files of ``profile``: ``build/smoke/results`` for smoke, ``build/dry_run`` for a dry run of the
-    paper profile (``ROBEVAL_DRY_RUN=1``), ``results/<profile>`` otherwise."""
+    paper profile (``ROBEVAL_DRY_RUN=1``), ``results/<profile>`` otherwise. Created for a writer; a command that
+    only reads (``robeval grids``) passes ``create=False`` and gets the path as it is, existing or not."""
     check_profile(profile)
     if _dry_paper(profile):
-        return dry_run_dir(profile)
-    return _mk(_folder("BUILD_DIR") / "smoke" / "results" if profile == "smoke" else _folder("RESULTS_DIR") / profile)
+        return dry_run_dir(profile, create=create)
+    path = _folder("BUILD_DIR") / "smoke" / "results" if profile == "smoke" else _folder("RESULTS_DIR") / profile
+    return _mk(path) if create else path
 
 
 def stored_ledger(profile: str, notebook: str) -> Path | None:

@@ -138,8 +138,9 @@ def check_value(value: Any, spec: Any, name: str, *, allow_large: bool = False) 
     A spec is a list of allowed values (``["linf", "l2"]``) or a string: a type — ``int``, ``float``, ``bool``,
     ``str``, ``list[<spec>]`` (each element checked), ``choice(a, b, ...)`` — optionally followed by bounds
     (``"int >= 1"``, ``"float > 0, < 1"``) and a size cap ``max N`` (``"int >= 1, max 10000000"``): a value above
-    it is almost surely a typo that would run for days, so it raises unless ``allow_large``. TypeError for a
-    wrong type, ValueError for a value out of range.
+    it is almost surely a typo that would run for days, so it raises unless ``allow_large``. A list's bounds after
+    the ``]`` are on its length, and ``distinct`` there refuses a repeated entry (``"list[int >= 0] >= 1,
+    distinct"``: seeds, grid axes). TypeError for a wrong type, ValueError for a value out of range.
     """
     if isinstance(spec, list):
         if value not in spec:
@@ -153,8 +154,16 @@ def check_value(value: Any, spec: Any, name: str, *, allow_large: bool = False) 
             raise TypeError(f"setting {name!r} must be a list ({spec}), got {value!r}.")
         for i, v in enumerate(value):
             check_value(v, inner, f"{name}[{i}]", allow_large=allow_large)
-        if tail.strip():
-            check_value(len(value), "int " + tail.strip(), f"{name} (length)")
+        conds = _split_top(tail)
+        if "distinct" in conds:  # a grid axis or a list of seeds: a repeated entry would run (or count) twice
+            conds.remove("distinct")
+            seen = []
+            for v in value:
+                if v in seen:
+                    raise ValueError(f"setting {name!r} lists {v!r} twice; pass each value once.")
+                seen.append(v)
+        if conds:
+            check_value(len(value), "int " + ", ".join(conds), f"{name} (length)")
         return value
     if spec.startswith("choice("):
         options = [o.strip() for o in spec[7:].rstrip(")").split(",")]
@@ -181,7 +190,8 @@ def check_value(value: Any, spec: Any, name: str, *, allow_large: bool = False) 
         op = next((o for o in (">=", "<=", ">", "<") if cond.startswith(o)), None)
         if op is None:
             raise ValueError(f"bad validator {spec!r} for {name!r} in a settings file.")
-        if not _CMP[op](value, float(cond[len(op) :])):
+        bound = cond[len(op) :].strip()  # an integer bound compares exactly (2**63 is not below float(2**63 - 1))
+        if not _CMP[op](value, int(bound) if re.fullmatch(r"-?\d+", bound) else float(bound)):
             raise ValueError(f"setting {name!r} must be {spec.replace(head, '').strip()}, got {value!r}.")
     return value
 

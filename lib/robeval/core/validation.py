@@ -176,6 +176,8 @@ def check_covariance(cov, d: int | None = None, name: str = "cov", rtol: float =
         raise TypeError(f"{name} must be a numeric (d, d) covariance matrix, got {cov!r:.60}.") from None
     if C.ndim not in (2, 3) or C.shape[-1] != C.shape[-2]:
         raise ValueError(f"{name} must be a square (d, d) matrix or an (n, d, d) stack of them; got shape {C.shape}.")
+    if C.shape[-1] == 0 or C.size == 0:
+        raise ValueError(f"{name} is empty (shape {C.shape}); pass a (d, d) matrix with d >= 1, e.g. np.eye(d).")
     if d is not None and C.shape[-1] != d:
         raise ValueError(
             f"{name} is {C.shape[-1]}x{C.shape[-1]} but the points have {d} features; "
@@ -340,6 +342,28 @@ def check_distinct(values, name: str, *, why: str = "it would be counted twice")
             raise ValueError(f"{name} lists {v!r} more than once ({why}); pass each value once.")
         seen.add(v)
     return values
+
+
+def check_exact_integers(values, name: str) -> None:
+    """ValueError naming ``name`` when ``values`` holds an integer beyond 2**53 in magnitude, which float64 cannot
+    hold exactly: converted, distinct integers (2**62 and 2**62 + 1) would become one number, giving a spread or a
+    distance of 0 in silence. Float input is left alone (it is what it is); only integer arrays are read."""
+    arr = to_numpy(values)
+    if arr.dtype.kind in "iu" and arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        bad = hi if hi > 2**53 else lo if lo < -(2**53) else None
+    elif arr.dtype.kind == "O":
+        ints = (
+            int(v) for v in arr.reshape(-1).tolist() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+        )
+        bad = next((v for v in ints if abs(v) > 2**53), None)
+    else:
+        return
+    if bad is not None:
+        raise ValueError(
+            f"{name} holds the integer {bad}, beyond 2**53: float64 cannot hold it exactly, so distinct integers "
+            f"would round to one number. Subtract a common offset first (e.g. {name} - {name}.min()) or pass floats."
+        )
 
 
 # ------------------------------------------------------------------------------------------- labels and models

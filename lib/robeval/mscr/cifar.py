@@ -21,6 +21,7 @@ are cached under their own names (the key gains ``trainer = "fused"``), never mi
 from __future__ import annotations
 
 import functools
+import math
 import os
 from numbers import Real
 
@@ -71,12 +72,31 @@ def uniform_linf_box(x, eps: float, gen, lo: float = 0.0, hi: float = 1.0):
             f"x must be a floating-point torch tensor with values in [lo, hi], got {kind}; "
             "convert it, e.g. torch.as_tensor(images, dtype=torch.float32) / 255 for uint8 images."
         )
+    if x.device.type == "meta":
+        raise ValueError(
+            "x is on torch's 'meta' device, which holds no values to add noise to; pass a tensor on 'cpu' or a GPU."
+        )
     eps = check_eps(eps)
     if not isinstance(gen, torch.Generator):
         raise TypeError(f"gen must be a torch.Generator (e.g. torch.Generator().manual_seed(0)), got {gen!r}.")
+    largest = float(torch.finfo(x.dtype).max)
     for name, value in (("lo", lo), ("hi", hi)):
-        if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)) or not np.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
             raise TypeError(f"{name} must be a finite real number (a bound of the pixel box), got {value!r}.")
+        try:
+            as_float = float(value)
+        except OverflowError:  # an int beyond float64 (np.isfinite cannot take it)
+            raise ValueError(
+                f"{name} is an integer of {len(str(abs(value)))} digits, beyond float64's range and any pixel box; "
+                f"pass a finite bound such as {name}={0.0 if name == 'lo' else 1.0}."
+            ) from None
+        if not math.isfinite(as_float):
+            raise TypeError(f"{name} must be a finite real number (a bound of the pixel box), got {value!r}.")
+        if abs(as_float) > largest:
+            raise ValueError(
+                f"{name} = {as_float:g} is outside {x.dtype}'s range (|{name}| <= {largest:.4g}) for x's dtype; pass "
+                f"a bound x's dtype can hold (e.g. {name}={0.0 if name == 'lo' else 1.0} for images) or x in float64."
+            )
     if not lo < hi:
         raise ValueError(f"lo must be < hi (the pixel box [lo, hi]), got lo={lo!r}, hi={hi!r}.")
     if x.numel():
@@ -96,6 +116,8 @@ def _box_noise(x, eps: float, gen, lo: float, hi: float):
     low = torch.clamp(x - eps, min=lo)
     high = torch.clamp(x + eps, max=hi)
     u = torch.rand(x.shape, generator=gen, dtype=x.dtype, device=x.device)
+    if min(2 * eps, hi - lo) > torch.finfo(x.dtype).max:  # high - low may overflow: interpolate without it
+        return torch.minimum(torch.maximum(low * (1 - u) + high * u, low), high)
     return low + (high - low) * u
 
 

@@ -112,7 +112,36 @@ def sample_offsets(n: int, k: int, d: int, eps: float, norm, rng: np.random.Gene
     numpy.ndarray, shape (n, k, d), in the units of ``eps``.
     """
     eps = check_eps(eps)
-    return eps * unit_ball_offsets(n, k, d, norm, rng, dtype=dtype)
+    dt = check_float_dtype(dtype)
+    _check_eps_fits(eps, dt)
+    offsets = unit_ball_offsets(n, k, d, norm, rng, dtype=dt)
+    with np.errstate(over="ignore"):  # an overflow is refused below, by name
+        out = eps * offsets
+    if eps > float(np.finfo(dt).max) / 64 and not np.all(np.isfinite(out)):  # only a Gaussian's tail can get this far
+        raise ValueError(
+            f"eps = {eps!r} times the noise overflows {dt} (Gaussian draws beyond {float(np.finfo(dt).max) / eps:.3g} "
+            "become inf); pass a smaller eps (rescale the data)"
+            + (" or dtype=np.float64." if dt == np.float32 else ".")
+        )
+    return out
+
+
+def _check_eps_fits(eps: float, dt: np.dtype) -> None:
+    """ValueError naming ``eps`` and ``dt`` where ``dt`` cannot hold the noise: ``eps`` beyond its largest number
+    (every offset inf), or below its smallest normal number (the offsets round to 0 or to a few bits: no noise)."""
+    info = np.finfo(dt)
+    if eps > float(info.max):
+        raise ValueError(
+            f"eps = {eps!r} is beyond {dt}'s largest number ({float(info.max):.4g}): every offset would be inf; "
+            + ("pass dtype=np.float64 or rescale" if dt == np.float32 else "rescale")
+            + " the data so that eps fits."
+        )
+    if 0 < eps < float(info.tiny):
+        raise ValueError(
+            f"eps = {eps!r} is below {dt}'s smallest normal number ({float(info.tiny):.4g}): the offsets would round "
+            f"to 0 (no noise at all) or to a few bits; pass {'dtype=np.float64, ' if dt == np.float32 else ''}a "
+            "larger eps (rescale the data) or eps=0 for no noise."
+        )
 
 
 def sample_uniform_ball(X, eps: float, k: int, norm, rng: np.random.Generator, *, clip=None, dtype=None):
@@ -157,7 +186,16 @@ def sample_uniform_ball(X, eps: float, k: int, norm, rng: np.random.Generator, *
     if box is not None:
         _check_inside_clip(X, box)
     flat = X.reshape(n, 1, d).astype(dtype, copy=False)
-    out = flat + sample_offsets(n, k, d, eps, norm, rng, dtype=dtype)
+    offsets = sample_offsets(n, k, d, eps, norm, rng, dtype=dtype)
+    with np.errstate(over="ignore"):  # an overflow is refused below, by name
+        out = flat + offsets
+    big = float(np.finfo(dtype).max) / 4  # a centre this large (or such an eps) can overflow when the noise is added
+    if (eps > big or (flat.size and max(-float(flat.min()), float(flat.max())) > big)) and not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"X plus noise of radius eps = {eps!r} overflows {dtype} (a centre of magnitude up to "
+            f"{max(-float(flat.min()), float(flat.max())):.4g}); rescale X and eps"
+            + (", or pass dtype=np.float64." if dtype == np.float32 else ".")
+        )
     if box is not None:
         np.clip(out, *box, out=out)
     return out.reshape((n, k) + shape)

@@ -46,6 +46,7 @@ from robeval.core.validation import (
     check_choice,
     check_distinct,
     check_eps,
+    check_exact_integers,
     check_features,
     check_labels,
     check_level,
@@ -534,6 +535,7 @@ def mean_ci(values, level: float = 0.95) -> tuple[float, float, float, int]:
     if isinstance(values, (str, bytes)) or np.ndim(values) != 1:
         raise ValueError(f"values must be a one-dimensional sequence of numbers, got {values!r:.80}.")
     v = check_numbers(values, "values", example="[0.91, 0.93, 0.92]")
+    check_exact_integers(values, "values")
     if np.isinf(v).any():
         i = int(np.flatnonzero(np.isinf(v))[0])
         raise ValueError(

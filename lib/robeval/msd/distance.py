@@ -26,7 +26,7 @@ import numpy as np
 
 from robeval.core.images import to_nchw, to_nhwc
 from robeval.core.seeding import as_generator, keyed
-from robeval.core.validation import check_images, check_no_bools
+from robeval.core.validation import check_exact_integers, check_images, check_no_bools
 from robeval.transforms import augmentations as aug
 from robeval.transforms.corruptions import ALL_CORRUPTIONS, VARIANTS
 from robeval.transforms.corruptions.common import check_severity
@@ -47,6 +47,7 @@ def _check_feats(a, name: str) -> np.ndarray:
         arr = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a numeric (n_samples, D) feature array, got {a!r:.60}.") from None
+    check_exact_integers(a, name)
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:

@@ -83,11 +83,10 @@ COLOR_OPS = ("autocontrast", "equalize", "posterize", "solarize")
 GEOMETRIC_OPS = ("shear_x", "shear_y", "translate_x", "translate_y", "rotate")
 BASE_OPS = COLOR_OPS + GEOMETRIC_OPS
 BATCH_TRANSFORM_NAMES = ("none", "autoaugment", "augmix", "patch_gaussian")
+MAX_CHAIN = 64  # the most chains (width) and ops per chain (max_depth) of a scheme instance; AugMix uses 3 and 3
 
 
-# --------------------------------------------------------------------------------------------------
-# input checks
-# --------------------------------------------------------------------------------------------------
+# ---- input checks --------------------------------------------------------------------------------
 def _per_image(param, n: int, name: str) -> np.ndarray:
     """Broadcast a scalar or (n,) parameter to a float64 (n,) array."""
     p = np.asarray(param, dtype=np.float64)
@@ -111,9 +110,7 @@ def _check_severity(severity) -> float:
     return float(severity)
 
 
-# --------------------------------------------------------------------------------------------------
-# colour operations (per-channel look-up tables, PIL semantics)
-# --------------------------------------------------------------------------------------------------
+# ---- colour operations (per-channel look-up tables, PIL semantics) ----------------------------------
 def _apply_channel_lut(images: np.ndarray, lut: np.ndarray) -> np.ndarray:
     """Apply per-(image, channel) look-up tables ``lut`` (N, C, 256) to ``images`` (N, H, W, C)."""
     n, h, w, c = images.shape
@@ -568,7 +565,7 @@ def sample_scheme(
     rng : numpy Generator
     mode : {"composite", "sequential", "superposition"}
     severity : float in [0.1, 10]
-    width, max_depth : int >= 1, optional   override the mode's defaults (3 and 3); not a bool or a fraction
+    width, max_depth : int in 1..MAX_CHAIN (64), optional   override the mode's defaults (3 and 3); not a bool
     alpha : float > 0   Dirichlet / Beta concentration (1 in AugMix and the paper); not a bool
     im_size : (H, W)    scales the translation range (W / 3 at level 10)
     """
@@ -583,6 +580,8 @@ def sample_scheme(
     cfg = dict(_MODES[mode])
     for key, value in (("width", width), ("max_depth", max_depth)):
         cfg[key] = cfg[key] if value is None else int(check_positive(value, key, integer=True))
+        if cfg[key] > MAX_CHAIN:  # checked before anything is drawn: width * max_depth ops per image
+            raise ValueError(f"{key} must be at most {MAX_CHAIN} (AugMix uses 3), got {cfg[key]}; pass e.g. {key}=3.")
     W, D = cfg["width"], cfg["max_depth"]
     weights = rng.dirichlet([alpha] * W, size=n) if W > 1 else np.ones((n, 1))
     m = rng.beta(alpha, alpha, size=n) if cfg["mix"] else np.ones(n)

@@ -3,6 +3,8 @@
 * :mod:`.models` — the CIFAR architectures (small CNN, ResNet-8/20/110, WRN-28-10/40-2, MLP) by name;
 * :mod:`.training` — :func:`~robeval.core.nn.training.train` (seeded, one thread count per run), prediction and
   feature extraction in batches;
+* :mod:`.checks` — the trainers' input contract (images, labels, SGD settings, seeds), one error naming the
+  argument before anything trains;
 * :mod:`.fused` — many small networks of one architecture trained as one grouped network (bit-for-bit the same
   per network as training each alone).
 

@@ -39,8 +39,15 @@ import torch.nn.functional as F
 
 from robeval.core.env import torch_device
 from robeval.core.nn import models
+from robeval.core.nn.checks import (
+    check_count,
+    check_seeds,
+    check_sgd,
+    check_train_images,
+    check_train_labels,
+    output_classes,
+)
 from robeval.core.nn.training import fixed_threads, flip_crop, lr_scheduler, to_float_tensor, train_threads
-from robeval.core.validation import check_labels
 
 __all__ = ["GroupedLinear", "FusedNet", "stack", "unstack", "build_fused", "train_fused", "calibrate"]
 
@@ -334,7 +341,7 @@ def build_fused(arch: str, G: int, *, seeds: Sequence[int] | None = None, num_cl
     ``torch.manual_seed(seeds[g]); models.build(arch)`` (this reseeds torch's global generator)."""
     G = _check_groups(G)
     if seeds is not None:
-        seeds = _check_seeds(seeds, G)
+        seeds = check_seeds(seeds, G)
     nets = []
     for g in range(G):
         if seeds is not None:
@@ -347,18 +354,6 @@ def _check_groups(G) -> int:
     if isinstance(G, bool) or not isinstance(G, (int, np.integer)) or G < 1:
         raise ValueError(f"G (networks per group) must be an integer >= 1, got {G!r}.")
     return int(G)
-
-
-def _check_seeds(seeds, G: int) -> list[int]:
-    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Sequence | np.ndarray):
-        raise TypeError(f"seeds must be a sequence of {G} integers (one per network), got {type(seeds).__name__}.")
-    seeds = list(seeds)
-    if len(seeds) != G:
-        raise ValueError(f"seeds has {len(seeds)} entries but the fused module holds G = {G} networks.")
-    for s in seeds:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
-            raise ValueError(f"seeds must be integers >= 0, got {s!r}.")
-    return [int(s) for s in seeds]
 
 
 # --- training -----------------------------------------------------------------------------------------------------
@@ -462,18 +457,12 @@ def _prepare(
     does), and build the data tensors, generators, optimizer and schedule."""
     if not isinstance(fused, FusedNet):
         raise TypeError(f"train_fused needs a FusedNet (from stack or build_fused), got {type(fused).__name__}.")
-    seeds = _check_seeds(seeds, fused.groups)
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 0:
-        raise ValueError(f"epochs must be an integer >= 0, got {epochs!r}.")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}.")
-    _check_sgd(lr, momentum, weight_decay, gamma)
-    x = _check_train_images(x)
-    if len(x) == 0:
-        raise ValueError("x is an empty batch (N = 0); pass at least one training image.")
-    y = check_labels(y, name="y", n=len(x), integer=True)
-    if np.any(y < 0):
-        raise ValueError(f"y holds the label {int(y[y < 0][0])}; labels must be class indices 0..C-1 (remap them).")
+    seeds = check_seeds(seeds, fused.groups)
+    check_count(epochs, "epochs", minimum=0, example=10)
+    check_count(batch_size, "batch_size", minimum=1, example=128)
+    check_sgd(lr, momentum, weight_decay, gamma)
+    x = check_train_images(x)
+    y = check_train_labels(y, n=len(x), num_classes=output_classes(fused._template))
     xt = to_float_tensor(x)
     yt = torch.as_tensor(y)
     gens = [torch.Generator().manual_seed(s) for s in seeds]
@@ -484,52 +473,6 @@ def _prepare(
     steps = (len(xt) + batch_size - 1) // batch_size
     sched = lr_scheduler(opt, schedule, int(epochs), steps, milestones, gamma)
     return xt, yt, gens, opt, sched, steps
-
-
-def _check_sgd(lr, momentum, weight_decay, gamma) -> None:
-    """The SGD settings of :func:`train_fused`: ``lr`` and ``gamma`` finite and > 0, ``momentum`` and
-    ``weight_decay`` finite and >= 0 (a NaN learning rate trained every parameter to NaN)."""
-    for name, value, strict in (("lr", lr, True), ("momentum", momentum, False), ("weight_decay", weight_decay, False),
-                                ("gamma", gamma, True)):  # fmt: skip
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{name} must be a number, got {value!r}; pass e.g. {name}=0.1.")
-        if not np.isfinite(value) or (value <= 0 if strict else value < 0):
-            raise ValueError(
-                f"{name} must be a finite number {'> 0' if strict else '>= 0'}, got {value!r}; pass the "
-                f"{'learning rate' if name == 'lr' else name} as a number, e.g. {name}=0.1."
-            )
-
-
-def _check_train_images(x):
-    """``x`` as :func:`train_fused` takes it: a (N, C, H, W) numpy array or tensor, uint8 in 0..255 or float in
-    [0, 1] and finite (the contract of :mod:`robeval.core.nn.models`); a TypeError or ValueError naming ``x`` and
-    the fix otherwise."""
-    if not isinstance(x, (np.ndarray, torch.Tensor)):
-        x = np.asarray(x)
-    if x.ndim != 4:
-        raise ValueError(f"x must be an image batch of shape (N, C, H, W), got shape {tuple(x.shape)}.")
-    if isinstance(x, torch.Tensor):
-        is_uint8, is_float = x.dtype == torch.uint8, x.is_floating_point()
-    else:
-        is_uint8, is_float = x.dtype == np.uint8, x.dtype.kind == "f"
-    if is_uint8:
-        return x
-    if not is_float:
-        raise TypeError(
-            f"x must hold uint8 images in 0..255 or floats in [0, 1], got dtype {x.dtype}; convert with "
-            "x.astype(np.uint8) for pixel values or x / 255 for floats."
-        )
-    lib = torch if isinstance(x, torch.Tensor) else np
-    finite = lib.isfinite(x)
-    if not bool(finite.all()):
-        raise ValueError(
-            f"x holds {int((~finite).sum())} NaN or infinite pixel values; drop or repair those images before training."
-        )
-    lo, hi = float(x.min()), float(x.max())
-    if lo < 0 or hi > 1:
-        hint = " (it looks like 0..255: pass uint8 images or x / 255)" if hi <= 255 and lo >= 0 else ""
-        raise ValueError(f"x holds float pixel values in [{lo:g}, {hi:g}], outside [0, 1]{hint}.")
-    return x
 
 
 def _transforms(batch_transforms, G: int) -> list:

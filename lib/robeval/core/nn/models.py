@@ -184,6 +184,11 @@ def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
     if arch == "wrn40_2":
         return WideResNet(40, kwargs.get("widen") or 2, num_classes, dropout=kwargs.get("dropout", 0.0))
     if arch == "mlp":
+        if "in_features" not in kwargs:
+            raise TypeError(
+                "build('mlp') needs in_features, the length of one input row: e.g. build('mlp', in_features=3 * 32 * 32) "
+                "for flattened CIFAR images, or in_features=X.shape[1] for a feature matrix X."
+            )
         return MLP(num_classes=num_classes, **kwargs)
     raise ValueError(f"Unknown architecture {arch!r}; choose one of {', '.join(ARCHS)}.")
 

@@ -28,6 +28,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from robeval.core.env import torch_device
+from robeval.core.nn.checks import (
+    check_count,
+    check_seed,
+    check_sgd,
+    check_train_images,
+    check_train_labels,
+    output_classes,
+)
 
 PROGRESS_EVERY = 50  # steps between two loss readings of a shown progress bar (each one waits for the device)
 
@@ -51,7 +59,7 @@ class fixed_threads:
     """Context manager: torch runs with ``n`` intra-op threads inside, the previous number after."""
 
     def __init__(self, n: int):
-        self.n = int(n)
+        self.n = check_count(n, "threads", minimum=1, example=2)
 
     def __enter__(self):
         self.old = torch.get_num_threads()
@@ -174,11 +182,13 @@ def train(
     """
     from tqdm.auto import tqdm
 
-    if epochs < 0 or batch_size < 1:
-        raise ValueError(f"epochs must be ≥ 0 and batch_size ≥ 1, got {epochs}, {batch_size}.")
-    y = np.asarray(y)
-    if len(x) != len(y):
-        raise ValueError(f"x and y have different lengths ({len(x)} vs {len(y)}).")
+    epochs = check_count(epochs, "epochs", minimum=0, example=10)
+    batch_size = check_count(batch_size, "batch_size", minimum=1, example=128)
+    seed = check_seed(seed)
+    threads = train_threads() if threads is None else check_count(threads, "threads", minimum=1, example=2)
+    check_sgd(lr, momentum, weight_decay, gamma)
+    x = check_train_images(x, features=True)  # one pass over float data, once per call
+    y = check_train_labels(y, n=len(x), num_classes=output_classes(model))
     device = torch_device() if device is None else torch.device(device)
     gen = torch.Generator().manual_seed(int(seed))
     model.to(device)
@@ -187,7 +197,7 @@ def train(
         model.to(memory_format=torch.channels_last)
     # the subset lives on the training device for the whole run: batches are gathered there
     xt = to_float_tensor(x).to(device)
-    yt = torch.as_tensor(y.astype(np.int64)).to(device)
+    yt = torch.as_tensor(y).to(device)
     dgen = device_generator(seed, device, gen)
     opt = torch.optim.SGD(
         model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov and momentum > 0
@@ -195,7 +205,7 @@ def train(
     steps = (len(xt) + batch_size - 1) // batch_size
     sched = lr_scheduler(opt, schedule, epochs, steps, milestones, gamma)
     bar = tqdm(total=epochs * steps, desc=desc, disable=not progress, leave=False)
-    with fixed_threads(train_threads() if threads is None else threads):
+    with fixed_threads(threads):
         _epochs(
             model,
             xt,

@@ -27,14 +27,15 @@ LOCK_TIMEOUT_S = 6 * 3600.0  # a lock older than this is taken over (its owner i
 STORE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # never "." or "..": a store is a folder below grids/
 
 
-def grid_store(profile: str, name: str) -> Path:
-    """Directory where the grid ``name`` of ``profile`` keeps its cell files."""
+def grid_store(profile: str, name: str, *, create: bool = True) -> Path:
+    """Directory where the grid ``name`` of ``profile`` keeps its cell files (its profile's results folder is
+    created unless ``create`` is False: a reader such as ``robeval grids`` creates nothing)."""
     if not isinstance(name, str) or not STORE_NAME.fullmatch(name):
         raise ValueError(
             f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.', and must start with a letter, "
             "digit or '_'."
         )
-    return results_dir(profile) / "grids" / name
+    return results_dir(profile, create=create) / "grids" / name
 
 
 def cell_key(cell: Mapping[str, Any]) -> str:
