@@ -240,6 +240,17 @@ def _missing_module_message(exc: ImportError) -> str:
     )
 
 
+def _named_once(profile: str, names) -> list[str]:
+    """``names`` checked as grid store names (the same check as everywhere), each named once."""
+    from robeval.core.runs import grid_store
+
+    names = [grid_store(profile, n, create=False).name for n in names]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"grid store {', '.join(dup)} named twice; name each store once.")
+    return names
+
+
 def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = False) -> int:
     from pathlib import Path
 
@@ -266,10 +277,7 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
         )
     if source and not root.is_dir():
         raise ValueError(f"--from {source}: no such folder; pass a folder of grid stores such as results/paper/grids.")
-    names = [grid_store(profile, n, create=False).name for n in names]  # the same name check as everywhere
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:  # before anything is listed: a store named twice would be counted twice in the total
-        raise ValueError(f"grid store {', '.join(dup)} named twice; name each store once.")
+    names = _named_once(profile, names)  # before anything is listed: a store named twice would be counted twice
     if not names:
         names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     missing = [n for n in names if not (root / n).is_dir()]
@@ -491,7 +499,7 @@ def _main(args) -> int:
         from robeval.core.publish.report import compare_ledgers, rerun_counts
 
         check_profile(args.profile)
-        ours, other = results_dir(args.profile) / "claims", Path(args.other)
+        ours, other = results_dir(args.profile, create=False) / "claims", Path(args.other)  # it only reads
         for folder, what in ((other, "the other run"), (ours, f"this checkout (profile {args.profile!r})")):
             if not folder.is_dir():
                 raise ValueError(f"{folder} is not a folder of ledgers (results/<profile>/claims) ({what}).")
@@ -562,7 +570,8 @@ def _main(args) -> int:
                 file=sys.stderr,
             )
             return 2
-        stores = {name: grid_store(args.profile, name) for name in args.names}
+        # a store named twice would be adopted once and reported as if named once
+        stores = {name: grid_store(args.profile, name) for name in _named_once(args.profile, args.names)}
         try:
             if root is not None and root.is_file():  # a pack: verified, then its stores are the source
                 done = adopt_pack(

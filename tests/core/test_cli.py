@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cli_errors import one_line_error
 from robeval.__main__ import main
 from robeval.core import catalog, env, notebooks
 from robeval.core import paths as project
@@ -30,14 +31,6 @@ def _cells_of_this_file(trust_cells):
     trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
 
 
-def _one_line_error(capsys, *needles):
-    err = capsys.readouterr().err
-    assert err.startswith("robeval") and err.count("\n") == 1 and "Traceback" not in err, err
-    for needle in needles:
-        assert needle in err, (needle, err)
-    return err
-
-
 def test_only_empty_is_an_error(capsys):
     with pytest.raises(ValueError, match="selects no notebook"):
         catalog.notebook_paths("")
@@ -46,9 +39,9 @@ def test_only_empty_is_an_error(capsys):
     with pytest.raises(TypeError, match="comma-separated str"):
         catalog.notebook_paths(3)
     assert main(["run", "--only", ""]) == 2
-    _one_line_error(capsys, "--only '' selects no notebook")
+    one_line_error(capsys, "--only '' selects no notebook")
     assert main(["verify", "--only", ","]) == 2
-    _one_line_error(capsys, "selects no notebook")
+    one_line_error(capsys, "selects no notebook")
     # a failed verify leaves no redirection of ledgers or figures behind in this process
     assert "ROBEVAL_LEDGER_DIR" not in os.environ and "ROBEVAL_FIGURES_DIR" not in os.environ
 
@@ -62,7 +55,7 @@ def test_site_only_empty_is_an_error_as_for_run_and_verify(tmp_results, monkeypa
     monkeypatch.setattr(notebooks, "run_notebook", lambda *a, **k: ran.append(a))
     for only in ("", ",", " , "):
         assert main(["site", "--only", only, "--site-dir", str(tmp_results / "site")]) == 2
-        _one_line_error(capsys, f"--only {only!r} selects no notebook")
+        one_line_error(capsys, f"--only {only!r} selects no notebook")
         with pytest.raises(ValueError, match="selects no notebook"):
             build.build_site("default", only=only, site_dir=tmp_results / "site")
     assert ran == []
@@ -70,16 +63,30 @@ def test_site_only_empty_is_an_error_as_for_run_and_verify(tmp_results, monkeypa
 
 def test_compare_without_ledgers(tmp_path, capsys):
     assert main(["compare", str(tmp_path)]) == 2
-    _one_line_error(capsys, f"no ledgers found in {tmp_path}")
+    one_line_error(capsys, f"no ledgers found in {tmp_path}")
     assert main(["compare", str(tmp_path / "missing")]) == 2
-    _one_line_error(capsys, "is not a folder")
+    one_line_error(capsys, "is not a folder")
+
+
+def test_compare_creates_no_folder(tmp_results, tmp_path, capsys):
+    """`compare` only reads: a profile that never ran is named as having no ledgers, and no results/<profile>
+    folder appears (it created one)."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "01_x.json").write_text('{"notebook": "01_x", "claims": []}')
+    assert main(["compare", "--profile", "long", str(other)]) == 2
+    one_line_error(capsys, "this checkout (profile 'long')", "is not a folder")
+    assert not (tmp_results / "results_dir").exists()
 
 
 def test_adopt_without_a_store(tmp_path, capsys):
     assert main(["adopt", "--profile", "smoke", "--from", str(tmp_path), "no_such_grid", "--no-progress"]) == 2
-    _one_line_error(capsys, "holds no grid sub-store", "pass the grid's store folder")
+    one_line_error(capsys, "holds no grid sub-store", "pass the grid's store folder")
     assert main(["adopt", "--profile", "smoke", "bad/name"]) == 2
-    _one_line_error(capsys, "may only contain letters")
+    one_line_error(capsys, "may only contain letters")
+    # a store named twice was adopted once, as if named once; refused before any store folder is made
+    assert main(["adopt", "--profile", "smoke", "--from", str(tmp_path), "g", "g", "--no-progress"]) == 2
+    one_line_error(capsys, "grid store g named twice; name each store once.")
 
 
 def test_grids_lists_a_profiles_stores(tmp_results, capsys):
@@ -94,17 +101,17 @@ def test_grids_lists_a_profiles_stores(tmp_results, capsys):
     assert out[1].split()[0] == "toy" and out[1].split()[2:4] == ["current", "2"]
     assert out[2].startswith("total: 2 finished cells")
     assert main(["grids", "--profile", "smoke", "nope"]) == 2
-    _one_line_error(capsys, "no grid store nope", "lists them")
+    one_line_error(capsys, "no grid store nope", "lists them")
     elsewhere = runs.grid_store("smoke", "toy").parent
     assert main(["grids", "--from", str(elsewhere), "toy"]) == 0
     assert capsys.readouterr().out.splitlines()[1].split()[2:4] == ["current", "2"]
     # probe J F6: a store named twice was listed twice and counted twice ("total: 4 finished cells")
     for argv in (["grids", "--profile", "smoke", "toy", "toy"], ["grids", "--from", str(elsewhere), "toy", "toy"]):
         assert main(argv) == 2
-        err = _one_line_error(capsys, "grid store toy named twice; name each store once.")
+        err = one_line_error(capsys, "grid store toy named twice; name each store once.")
         assert capsys.readouterr().out == "" and "total" not in err  # refused before anything is listed
     assert main(["grids", "--from", str(elsewhere / "missing")]) == 2
-    _one_line_error(capsys, "no such folder")
+    one_line_error(capsys, "no such folder")
 
 
 def test_grids_creates_no_folder_where_nothing_has_run(tmp_results, capsys, monkeypatch):
@@ -116,9 +123,9 @@ def test_grids_creates_no_folder_where_nothing_has_run(tmp_results, capsys, monk
         assert main(["grids", "--profile", profile]) == 0
         assert "no grid stores under" in capsys.readouterr().out
         assert main(["grids", "--profile", profile, "toy"]) == 2
-        _one_line_error(capsys, "no grid store toy")
+        one_line_error(capsys, "no grid store toy")
         assert main(["grids", "--profile", profile, "bad/name"]) == 2
-        _one_line_error(capsys, "may only contain letters")
+        one_line_error(capsys, "may only contain letters")
     assert not any(tmp_results.iterdir()), sorted(tmp_results.rglob("*"))
     assert not project.results_dir("smoke", create=False).exists()
     assert project.results_dir("smoke").is_dir()  # a writer's call creates it, as before
@@ -142,26 +149,26 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
     assert ": adopted, 3 cells, 0 checked" in capsys.readouterr().out  # the same code: its checksums suffice
     assert [r["cells"] for r in runs.store_status(store)] == [3]
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "other", "--no-progress"]) == 2
-    _one_line_error(capsys, "holds no store other", "it holds toy")
+    one_line_error(capsys, "holds no store other", "it holds toy")
     # --rebind: a pack whose identities hold is kept as it is; a file that is not a pack is one line
     assert main(["adopt", "--profile", "smoke", "toy", "--no-progress", "--rebind", str(pack)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].endswith(" holds")
     assert main(["adopt", "--profile", "smoke", "toy", "--no-progress", "--rebind", str(tmp_path / "no.tar.xz")]) == 2
-    _one_line_error(capsys, "no such pack")
+    one_line_error(capsys, "no such pack")
     # an existing pack is never replaced by mistake (issue 62: a committed pack was), only with --overwrite
     before = pack.read_bytes()
     runs.run_grid(_cell, {"x": [4]}, store=runs.grid_store("smoke", "toy2"), progress=False)
     assert main(["grids", "--profile", "smoke", "--pack", str(pack), "toy2"]) == 2
-    _one_line_error(capsys, f"--pack {pack} exists and is left as it is", "--overwrite")
+    one_line_error(capsys, f"--pack {pack} exists and is left as it is", "--overwrite")
     assert pack.read_bytes() == before
     assert main(["grids", "--profile", "smoke", "--overwrite", "toy2"]) == 2
-    _one_line_error(capsys, "--overwrite replaces the file of --pack")
+    one_line_error(capsys, "--overwrite replaces the file of --pack")
     assert main(["grids", "--profile", "smoke", "--pack", str(pack), "--overwrite", "toy2"]) == 0
     assert f"packed 1 cells of 1 store(s) into {pack}" in capsys.readouterr().out
     with pytest.raises(ValueError, match="is already a grid pack; it is left as it is"):
         runs.pack([runs.grid_store("smoke", "toy2")], pack)
     assert main(["grids", "--profile", "smoke", "--from", str(pack)]) == 2
-    _one_line_error(capsys, "is a file; `robeval grids` lists a folder", "robeval adopt --profile PROFILE --from PACK")
+    one_line_error(capsys, "is a file; `robeval grids` lists a folder", "robeval adopt --profile PROFILE --from PACK")
     with pytest.raises(SystemExit) as refused:  # an empty name is not "no --pack": argparse refuses it
         main(["grids", "--profile", "smoke", "--pack", ""])
     assert refused.value.code == 2 and "argument --pack: an empty path ('')" in capsys.readouterr().err
@@ -170,7 +177,7 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
         main(["grids", "--profile", "smoke", "--from", str(tmp_path / "none"), "--pack", str(tmp_path / "n.tar.xz")])
         == 2
     )
-    _one_line_error(capsys, "no grid stores under", "no pack was written to")
+    one_line_error(capsys, "no grid stores under", "no pack was written to")
 
 
 GRID_CELLS = ("_cell",)  # the grid cells of this file (robeval.core.runs.check_grid_cell)
@@ -186,7 +193,7 @@ def _cell(cell, config):
 def test_checkout_commands_outside_a_checkout(cmd, monkeypatch, capsys):
     monkeypatch.setattr(project, "find_root", lambda: None)
     assert main(cmd) == 2
-    _one_line_error(capsys, f"robeval {cmd[0]}: needs the robeval project checkout", "ROBEVAL_ROOT")
+    one_line_error(capsys, f"robeval {cmd[0]}: needs the robeval project checkout", "ROBEVAL_ROOT")
 
 
 def test_missing_extra_is_named(monkeypatch, capsys):
@@ -194,10 +201,10 @@ def test_missing_extra_is_named(monkeypatch, capsys):
     with pytest.raises(ImportError, match=r'pip install "robeval\[notebooks\]"'):
         notebooks.require_papermill()
     assert main(["run", "--only", "00"]) == 2
-    _one_line_error(capsys, 'pip install "robeval[notebooks]"')
+    one_line_error(capsys, 'pip install "robeval[notebooks]"')
     monkeypatch.setitem(sys.modules, "nbstripout", None)
     assert main(["strip", "--check"]) == 2
-    _one_line_error(capsys, "needs nbstripout", 'pip install "robeval[lint]"')
+    one_line_error(capsys, "needs nbstripout", 'pip install "robeval[lint]"')
 
 
 def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
@@ -208,7 +215,7 @@ def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
 
     monkeypatch.setattr(release, "corrupt_command", interrupted)
     assert main(["corrupt", "--out", "unused"]) == 130
-    _one_line_error(capsys, "robeval corrupt: interrupted (Ctrl-C)")
+    one_line_error(capsys, "robeval corrupt: interrupted (Ctrl-C)")
 
 
 def test_ctrl_c_in_corrupt_leaves_no_temporary_files(tmp_path):
@@ -259,13 +266,13 @@ def test_run_parameters_are_checked_before_anything_runs(capsys, monkeypatch):
 
     monkeypatch.setattr(runner, "run_notebook", no_run)
     assert main(["run", "--only", "07", "-p", "n_sample", "100"]) == 2
-    _one_line_error(capsys, "07_realworld_analytical has no parameter 'n_sample'", "n_samples", "seed")
+    one_line_error(capsys, "07_realworld_analytical has no parameter 'n_sample'", "n_samples", "seed")
     assert main(["run", "--only", "07", "-p", "n_samples", "-3"]) == 2
-    _one_line_error(capsys, "07_realworld_analytical: realworld_analytical:", "n_samples")
+    one_line_error(capsys, "07_realworld_analytical: realworld_analytical:", "n_samples")
     assert main(["run", "--only", "07", "-p", "seed", "1", "-p", "seed", "2"]) == 2
-    _one_line_error(capsys, "seed given twice")
+    one_line_error(capsys, "seed given twice")
     assert main(["run", "--only", "07", "-p", "profile", "smoke"]) == 2
-    _one_line_error(capsys, "--profile")
+    one_line_error(capsys, "--profile")
     # a valid parameter reaches the notebook run, with its parsed value
     seen = []
     monkeypatch.setattr(runner, "run_notebook", lambda path, profile, params, **k: seen.append(params))
@@ -455,165 +462,10 @@ def test_replot_without_stored_results_says_what_to_run_first(tmp_results, capsy
 
 
 # ------------------------------------------------------------- issue 48: verify checks the data it rests on
-def _rebuild_as_saved(ledger, edit=None):
-    """A stand-in for verify's rebuild of a notebook: writes the saved ledger as it is now (its manifest left out, as
-    a rebuild has none; later edits of the saved file do not reach it), changed by ``edit(ledger dict)``, where the
-    rebuild's ledger goes."""
-    import copy
-
-    from robeval.core.io import atomic_write_json, read_json
-
-    now = read_json(ledger)
-
-    def run(path, profile, **kwargs):
-        d = copy.deepcopy(now)
-        d.pop("results", None)
-        if edit is not None:
-            edit(d)
-        atomic_write_json(Path(os.environ["ROBEVAL_LEDGER_DIR"]) / ledger.name, d)
-
-    return run
-
-
-def _copy_committed(tmp_results, profile="default", notebook="07_realworld_analytical"):
-    """The committed ledger of ``notebook`` and its result files, copied into a temporary results folder."""
-    import shutil
-
-    from robeval.core.manifest import experiment_folder
-
-    real = project.__getattr__("RESULTS_DIR") / profile
-    claims = tmp_results / "results_dir" / profile / "claims"
-    claims.mkdir(parents=True)
-    shutil.copy(real / "claims" / f"{notebook}.json", claims)
-    name = experiment_folder(profile, notebook).name
-    shutil.copytree(real / name, tmp_results / "results_dir" / profile / name)
-    return claims / f"{notebook}.json", tmp_results / "results_dir" / profile / name
-
-
-def test_every_committed_ledger_carries_the_manifest_of_its_result_files():
-    """Each committed ledger records every result file of its experiment folder, as the files are now."""
-    from robeval.core.io import read_json
-    from robeval.core.manifest import MANIFEST_KEY, check_manifest
-
-    root = project.__getattr__("RESULTS_DIR")
-    ledgers = sorted(root.glob("*/claims/*.json"))
-    assert len(ledgers) >= 16
-    for path in ledgers:
-        saved = read_json(path)
-        assert isinstance(saved.get(MANIFEST_KEY), dict), path
-        check_manifest(saved, path, path.parent.parent.name)
-    rec = read_json(root / "default" / "claims" / "07_realworld_analytical.json")[MANIFEST_KEY]
-    assert rec["realworld_analytical/mc_vs_closed_form.csv"]["rows"] == 998
-
-
-@pytest.mark.parametrize(
-    "change, said",
-    [
-        ("truncate", r"it now has 499 rows, 998 rows recorded"),
-        ("duplicate", r"it now has 1996 rows, 998 rows recorded"),
-        ("edit", r"same size and row count, other bytes"),
-        ("remove", r"is missing \(998 rows recorded\)"),
-        ("add", r"extra\.csv is not among the result files"),
-    ],
-)
-def test_verify_refuses_a_result_file_changed_since_its_ledger(tmp_results, monkeypatch, capsys, change, said):
-    """Issue 48: a committed result cut to half, appended twice or edited used to rebuild the same verdicts
-    ("0 verdict(s) differ", exit 0). Now verify checks the manifest first, names the file and rebuilds nothing."""
-    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
-    ledger, folder = _copy_committed(tmp_results)
-    csv = folder / "mc_vs_closed_form.csv"
-    lines = csv.read_text().splitlines(keepends=True)
-    if change == "truncate":
-        csv.write_text("".join(lines[: 1 + 499]))
-    elif change == "duplicate":
-        csv.write_text("".join(lines + lines[1:]))
-    elif change == "edit":
-        text = csv.read_text()
-        i = next(i for i, ch in enumerate(text) if ch in "123456789" and i > len(lines[0]))
-        csv.write_text(text[:i] + ("2" if text[i] != "2" else "3") + text[i + 1 :])
-    elif change == "remove":
-        csv.unlink()
-    else:
-        (folder / "extra.csv").write_text("a\n1\n")
-    ran = []
-    monkeypatch.setattr(runner, "run_notebook", lambda *a, **k: ran.append(a))
-    with pytest.raises(ValueError, match=said):
-        notebooks.verify("default", only="07")
-    assert ran == []  # refused before anything was rebuilt
-    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
-    name = "extra.csv" if change == "add" else "mc_vs_closed_form.csv"
-    _one_line_error(capsys, name, "robeval run --profile default --only 07")
-
-
-@pytest.mark.parametrize("field, value", [("rows", 51), ("bytes", 1)])
-def test_verify_refuses_an_edited_row_count_or_size_in_the_manifest(tmp_results, monkeypatch, capsys, field, value):
-    """Probe J F3: the manifest's ``rows`` and ``bytes`` were read only for the message, so a ledger whose manifest
-    was edited (50 rows recorded made 51) passed verify while its file was unchanged."""
-    from robeval.core.io import read_json, to_json
-
-    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
-    ledger, folder = _copy_committed(tmp_results)
-    saved = read_json(ledger)
-    rel = "realworld_analytical/equal_distance_edge.csv"
-    was = saved["results"][rel][field]
-    saved["results"][rel][field] = value
-    ledger.write_text(to_json(saved))
-    ran = []
-    monkeypatch.setattr(runner, "run_notebook", lambda *a, **k: ran.append(a))
-    with pytest.raises(ValueError, match=rf"records {field} {value} for '{rel}', but that file, unchanged since "):
-        notebooks.verify("default", only="07")
-    assert ran == [] and was != value
-    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
-    _one_line_error(capsys, f"has {field} {was} (the ledger was edited by hand)", "git checkout")
-
-
-def test_verify_compares_numbers_below_1e_12_too(tmp_results, monkeypatch):
-    """Probe J F3: numbers were equal within abs_tol=1e-12, so an estimate of 2.2e-16 edited to -9e-13 and the row's
-    noise 1e-12 edited to 2e-12 (or 0) passed verify. Now numbers compare to 1e-9 relative only."""
-    import copy
-
-    from robeval.core.io import read_json, to_json
-    from robeval.core.publish.report import ledger_differences
-
-    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
-    ledger, _ = _copy_committed(tmp_results)
-    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
-    assert notebooks.verify("default", only="07") == []  # the same values: nothing differs
-    saved = read_json(ledger)
-    row = saved["claims"][0]
-    assert (row["id"], row["estimate"], row["noise"]) == ("A1-eq8", 2.22045e-16, 1e-12)
-    for field, value in (("estimate", -9e-13), ("noise", 2e-12), ("noise", 0.0)):
-        edited = copy.deepcopy(saved)
-        edited["claims"][0][field] = value
-        ledger.write_text(to_json(edited))
-        got = [(d["id"], d["field"], d["saved"], d["rebuilt"]) for d in notebooks.verify("default", only="07")]
-        assert got == [("A1-eq8", field, value, row[field])]
-    same = {"claims": [{**row, "estimate": row["estimate"] * (1 + 1e-12)}]}  # last bits of a float: still equal
-    assert ledger_differences({"claims": [row]}, same, "07") == []
-
-
-def test_verify_refuses_a_ledger_without_manifest_and_write_manifest_records_it(tmp_results, monkeypatch, capsys):
-    from robeval.core.io import read_json, to_json
-    from robeval.core.manifest import MANIFEST_KEY
-
-    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
-    ledger, folder = _copy_committed(tmp_results)
-    saved = read_json(ledger)
-    recorded = saved.pop(MANIFEST_KEY)
-    ledger.write_text(to_json(saved))
-    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))  # the rebuild agrees
-    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
-    _one_line_error(capsys, "has no manifest of its result files", "--write-manifest")
-    assert notebooks.verify("default", only="07", write_manifest=True) == []
-    assert read_json(ledger)[MANIFEST_KEY] == recorded  # the same files, the same manifest
-    notebooks.verify("default", only="07")  # and now it passes the check
-
-
-# ------------------------------------------------------------------- issue 48: CLI paths, one line each
 def test_site_dir_that_is_a_file_is_one_line(tmp_path, capsys):
     (tmp_path / "afile").write_text("x")
     assert main(["site", "--site-dir", str(tmp_path / "afile")]) == 2
-    _one_line_error(capsys, str(tmp_path / "afile"), "is a file, not a folder", "--site-dir")
+    one_line_error(capsys, str(tmp_path / "afile"), "is a file, not a folder", "--site-dir")
 
 
 def test_grids_pack_below_a_file_or_in_a_read_only_folder_is_one_line(tmp_path, monkeypatch, capsys):
@@ -621,13 +473,13 @@ def test_grids_pack_below_a_file_or_in_a_read_only_folder_is_one_line(tmp_path, 
 
     (tmp_path / "afile").write_text("x")
     assert main(["grids", "--profile", "smoke", "--pack", str(tmp_path / "afile" / "x.tar.xz")]) == 2
-    _one_line_error(capsys, str(tmp_path / "afile"), "is a file, not a folder")
+    one_line_error(capsys, str(tmp_path / "afile"), "is a file, not a folder")
     # a read-only folder: root ignores permission bits, so the writability check itself is patched
     ro = tmp_path / "ro"
     ro.mkdir()
     monkeypatch.setattr(io, "_writable", lambda folder: folder != ro)
     assert main(["grids", "--profile", "smoke", "--pack", str(ro / "x.tar.xz")]) == 2
-    _one_line_error(capsys, str(ro), "not writable", "pass a folder you can write")
+    one_line_error(capsys, str(ro), "not writable", "pass a folder you can write")
     assert not any(ro.iterdir())
 
 
@@ -639,7 +491,7 @@ def test_unexpected_os_errors_are_one_line(monkeypatch, capsys):
 
     monkeypatch.setattr(cli, "_main", boom)
     assert main(["report"]) == 2
-    _one_line_error(capsys, "/some/file", "Permission denied")
+    one_line_error(capsys, "/some/file", "Permission denied")
 
 
 def test_data_and_loaders_work_from_a_read_only_checkout(tmp_path, monkeypatch, capsys):
@@ -704,7 +556,7 @@ def test_site_never_empties_a_folder_robeval_did_not_write(tmp_results, capsys, 
     (mine / "my_thesis.txt").write_text("years of work")
     (mine / "photos" / "a.jpg").write_bytes(b"\xff\xd8")
     assert main(["site", "--profile", "smoke", "--site-dir", str(mine)]) == 2
-    _one_line_error(capsys, str(mine), "did not write", "pass a new or empty folder")
+    one_line_error(capsys, str(mine), "did not write", "pass a new or empty folder")
     assert sorted(p.name for p in mine.iterdir()) == ["my_thesis.txt", "photos"]  # nothing deleted, nothing added
     assert (mine / "my_thesis.txt").read_text() == "years of work" and (mine / "photos" / "a.jpg").exists()
     with pytest.raises(ValueError, match="work_dir .* did not write"):
@@ -759,68 +611,7 @@ def test_adopt_of_a_pack_naming_other_code_is_one_line(tmp_results, tmp_path, ca
     assert main(["grids", "--profile", "smoke", "--pack", str(pack), "toy"]) == 0
     assert "unknown fn" in capsys.readouterr().out  # listed, not imported
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 2
-    _one_line_error(capsys, str(pack), "'builtins.print'", "rerun its grid")
-
-
-@pytest.mark.parametrize(
-    "field, value",
-    [
-        ("estimate", 0.5),
-        ("ci", [0.0, 1.0]),
-        ("paper_value", "12"),
-        ("rule", "edited"),
-        ("central", True),
-        ("n_runs", 36),
-    ],
-)
-def test_verify_names_the_first_edited_field_of_a_saved_row(tmp_results, monkeypatch, capsys, field, value):
-    """Issue 62, item 4: an edited estimate, ci, paper_value, rule or central of a saved row passed verify with
-    "0 differ" (only verdicts were compared); CLAIMS.md and the site then showed the edited numbers."""
-    from robeval.core.io import atomic_write_json, read_json
-
-    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
-    ledger, _ = _copy_committed(tmp_results)
-    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
-    assert notebooks.verify("default", only="07") == []  # an unedited ledger rebuilds the same, field by field
-    saved = read_json(ledger)
-    row = saved["claims"][3]
-    rebuilt_value = row[field]
-    row[field] = value
-    atomic_write_json(ledger, saved)
-    (d,) = notebooks.verify("default", only="07")
-    assert (d["id"], d["field"], d["saved"], d["rebuilt"]) == (row["id"], field, value, rebuilt_value)
-    assert main(["verify", "--profile", "default", "--only", "07"]) == 1
-    out = capsys.readouterr().out
-    assert f"07_realworld_analytical: {row['id']}: {field}: saved {value!r}, rebuilt {rebuilt_value!r}" in out
-    assert "1 row(s) differ" in out
-
-
-def test_verify_names_the_other_profiles_ledger_rule_7_read(tmp_results, monkeypatch, capsys):
-    """A verdict that changes with another profile's ledger (rule 7: a larger rerun overrules) is reported with
-    that ledger named; a saved row id listed twice is refused, naming it."""
-    from robeval.core.io import atomic_write_json, read_json
-
-    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
-    ledger, _ = _copy_committed(tmp_results)
-    row = read_json(ledger)["claims"][0]
-    paper = tmp_results / "results_dir" / "paper" / "claims" / ledger.name
-    atomic_write_json(paper, {"notebook": ledger.stem, "claims": [{**row, "n_runs": 36, "verdict": "inconclusive"}]})
-
-    def overruled(d):
-        d["claims"][0]["verdict"] = "inconclusive"
-
-    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger, overruled))
-    (d,) = notebooks.verify("default", only="07")
-    assert (d["id"], d["field"], d["saved"], d["rebuilt"]) == (row["id"], "verdict", row["verdict"], "inconclusive")
-    assert d["reruns"] == [f"{paper} (paper: n_runs 36, verdict 'inconclusive')"]
-    assert main(["verify", "--profile", "default", "--only", "07"]) == 1
-    assert f"rule 7 read {paper} (paper: n_runs 36" in capsys.readouterr().out
-    saved = read_json(ledger)
-    saved["claims"].append(saved["claims"][1])
-    atomic_write_json(ledger, saved)
-    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
-    with pytest.raises(ValueError, match=re.escape(f"{ledger}: the id '{saved['claims'][1]['id']}' is listed twice")):
-        notebooks.verify("default", only="07")
+    one_line_error(capsys, str(pack), "'builtins.print'", "rerun its grid")
 
 
 def _kernel_children(pid: int) -> list[int]:
@@ -866,14 +657,14 @@ def test_strip_on_a_non_notebook_says_what_it_accepts(tmp_path, capsys):
     ledger = tmp_path / "07.json"
     ledger.write_text('{"notebook": "07", "claims": []}')
     assert main(["strip", str(ledger)]) == 2
-    _one_line_error(capsys, str(ledger), "not an .ipynb file", "takes Jupyter notebooks")
+    one_line_error(capsys, str(ledger), "not an .ipynb file", "takes Jupyter notebooks")
     for name, text, why in [
         ("ledger.ipynb", ledger.read_text(), "ValidationError"),
         ("text.ipynb", "not json", "NotJSONError"),
     ]:
         (tmp_path / name).write_text(text)
         assert main(["strip", str(tmp_path / name)]) == 2
-        _one_line_error(capsys, str(tmp_path / name), why, "takes Jupyter notebooks")
+        one_line_error(capsys, str(tmp_path / name), why, "takes Jupyter notebooks")
         assert (tmp_path / name).read_text() == text  # untouched
 
 
@@ -885,12 +676,12 @@ def test_strip_on_a_fifo_or_a_folder_says_what_it_is(tmp_path, capsys):
     for folder in (tmp_path / "d.ipynb", tmp_path / "plain"):
         folder.mkdir()
         assert main(["strip", str(folder)]) == 2
-        _one_line_error(capsys, f"{folder} is a folder, not a notebook: pass the notebooks in it ({folder}/*.ipynb)")
+        one_line_error(capsys, f"{folder} is a folder, not a notebook: pass the notebooks in it ({folder}/*.ipynb)")
     with fifo(tmp_path / "f.ipynb") as path:
         assert main(["strip", str(path)]) == 2
-        _one_line_error(capsys, f"{path} is a FIFO (named pipe), not a regular file", accepts)
+        one_line_error(capsys, f"{path} is a FIFO (named pipe), not a regular file", accepts)
     assert main(["strip", str(tmp_path / "gone.ipynb")]) == 2
-    _one_line_error(capsys, f"no such notebook: {tmp_path / 'gone.ipynb'}")
+    one_line_error(capsys, f"no such notebook: {tmp_path / 'gone.ipynb'}")
 
 
 def test_adopt_recomputes_under_the_pins_its_profile_computed_with():
@@ -966,7 +757,7 @@ def test_adopt_from_a_missing_folder_says_it_does_not_exist(capsys, tmp_path):
     from robeval.__main__ import main
 
     assert main(["adopt", "x", "--profile", "smoke", "--from", str(tmp_path / "nosuch")]) == 2
-    _one_line_error(capsys, f"--from {tmp_path / 'nosuch'} does not exist")
+    one_line_error(capsys, f"--from {tmp_path / 'nosuch'} does not exist")
 
 
 def test_a_report_over_a_folder_names_the_file_not_robevals_temporary(capsys, monkeypatch, tmp_path):
@@ -982,7 +773,7 @@ def test_a_report_over_a_folder_names_the_file_not_robevals_temporary(capsys, mo
 
     monkeypatch.setattr("robeval.core.publish.report.report", report)
     assert main(["report", "--profile", "smoke"]) == 2
-    err = _one_line_error(capsys, f"robeval: {tmp_path / 'CLAIMS.md'}: Is a directory")
+    err = one_line_error(capsys, f"robeval: {tmp_path / 'CLAIMS.md'}: Is a directory")
     assert ".tmp" not in err
 
 
@@ -1013,8 +804,8 @@ def test_grids_from_a_hand_made_store_names_the_damaged_file(tmp_path, capsys):
     for name, (files, bad) in cases.items():
         sub = store(name, files)
         assert main(["grids", "--from", str(tmp_path / name)]) == 2, name
-        _one_line_error(capsys, str(sub / bad))
+        one_line_error(capsys, str(sub / bad))
     cfg = store("config", {})
     (cfg / "config.json").write_text('{"fn": "x.y", "config": ' + deep + "}")
     assert main(["grids", "--from", str(tmp_path / "config")]) == 2
-    _one_line_error(capsys, str(cfg / "config.json"), "not readable JSON")
+    one_line_error(capsys, str(cfg / "config.json"), "not readable JSON")
