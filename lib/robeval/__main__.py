@@ -348,14 +348,13 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
 def _check_ledger_file(path) -> None:
     """ValueError naming ``path`` unless it reads as a saved ledger: a JSON object with ``notebook`` and a list of
     ``claims``, each with an ``id`` (what `robeval compare` reads)."""
-    from robeval.core.io import NotRegularFileError
+    import json
+
     from robeval.core.ledger.store import read_ledger_json
 
-    try:
-        d = read_ledger_json(path)  # a FIFO or a link to /dev/zero: refused before it is opened
-    except NotRegularFileError:
-        raise
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+    try:  # a FIFO, a link to /dev/zero or a key repeated in one object: refused by the reader in its own words
+        d = read_ledger_json(path)
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         why = "nested too deeply to read" if isinstance(exc, RecursionError) else exc
         raise ValueError(
             f"{path} is not a ledger: it is not readable JSON ({why}). Remove it from the folder, or rebuild the "

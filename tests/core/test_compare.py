@@ -31,7 +31,7 @@ def test_compare_command_exit_codes(tmp_path, capsys, monkeypatch):
 
     _write(tmp_path / "smoke" / "claims", [("c1", "reproduced", 1.0)])
     _write(tmp_path / "other", [("c1", "contradicted", 0.0)])
-    monkeypatch.setattr(paths, "results_dir", lambda profile: tmp_path / profile)
+    monkeypatch.setattr(paths, "results_dir", lambda profile, create=True: tmp_path / profile)
     assert main(["compare", str(tmp_path / "smoke" / "claims"), "--profile", "smoke"]) == 0
     assert "0 verdict(s) differ" in capsys.readouterr().out
     assert main(["compare", str(tmp_path / "other"), "--profile", "smoke"]) == 1
@@ -52,7 +52,7 @@ def test_compare_names_a_malformed_ledger_instead_of_a_traceback(tmp_path, capsy
     from robeval.core import paths
 
     _write(tmp_path / "smoke" / "claims", [("c1", "reproduced", 1.0)])
-    monkeypatch.setattr(paths, "results_dir", lambda profile: tmp_path / profile)
+    monkeypatch.setattr(paths, "results_dir", lambda profile, create=True: tmp_path / profile)
     cases = [
         ("{not json", "not readable JSON"),
         (json.dumps({"claims": []}), "'notebook' and a list of 'claims'"),
@@ -130,7 +130,7 @@ def test_compare_refuses_duplicated_ids_rows_without_verdict_and_deep_json(tmp_p
     from robeval.core import paths
 
     _write(tmp_path / "smoke" / "claims", [("c1", "reproduced", 1.0)])
-    monkeypatch.setattr(paths, "results_dir", lambda profile: tmp_path / profile)
+    monkeypatch.setattr(paths, "results_dir", lambda profile, create=True: tmp_path / profile)
     twice = {
         "notebook": "01_x",
         "claims": [{"id": "c1", "verdict": "contradicted"}, {"id": "c1", "verdict": "reproduced"}],
