@@ -156,7 +156,9 @@ def test_read_json_refuses_a_repeated_key_naming_the_file_and_the_key(tmp_result
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds the key 'verdict' twice in one JSON object" in err, err
     assert str(other / "01_mscr_2d.json") in err
-    assert err.count("not a ledger") == 0 and err.count("Remove it") == 0 and err.count("(") < 4  # said once, not nested
+    assert (
+        err.count("not a ledger") == 0 and err.count("Remove it") == 0 and err.count("(") < 4
+    )  # said once, not nested
 
 
 # --- #6: ledger text in HTML and Markdown -----------------------------------------------------------------------
