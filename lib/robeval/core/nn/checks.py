@@ -20,6 +20,7 @@ from robeval.core.validation import check_labels
 __all__ = [
     "MAX_SEED",
     "check_count",
+    "check_inference_images",
     "check_seed",
     "check_seeds",
     "check_sgd",
@@ -143,6 +144,36 @@ def check_train_images(x, *, name: str = "x", features: bool = False):
     if lo < 0 or hi > 1:
         hint = f" (it looks like 0..255: pass uint8 images or {name} / 255)" if hi <= 255 and lo >= 0 else ""
         raise ValueError(f"{name} holds float pixel values in [{lo:g}, {hi:g}], outside [0, 1]{hint}.")
+    return x
+
+
+def check_inference_images(x, model, *, name: str = "x"):
+    """``x`` as the inference functions take it (:func:`robeval.core.nn.training.extract_features`; returned as
+    :func:`check_train_images` returns it): the trainers' contract (an (N, C, H, W) batch, uint8 in 0..255 or
+    floats in [0, 1]; (N, F) float features for a model without an image ``norm`` layer, such as the MLP), every
+    float value finite (a network maps NaN to NaN features and an arbitrary class), and C the channels the model's
+    ``norm`` layer normalises (its per-channel statistics would broadcast a 1-channel batch to 3 channels in
+    silence). An empty batch is returned as it is."""
+    if not isinstance(x, (np.ndarray, torch.Tensor)):
+        x = np.asarray(x)
+    if x.ndim >= 1 and len(x) == 0:
+        return x
+    if x.is_floating_point() if isinstance(x, torch.Tensor) else x.dtype.kind == "f":
+        finite = torch.isfinite(x) if isinstance(x, torch.Tensor) else np.isfinite(x)
+        if not bool(finite.all()):
+            raise ValueError(
+                f"{name} holds {int((~finite).sum())} NaN or infinite values; a network maps them to NaN outputs, "
+                f"not to a class or a feature: drop or repair those rows of {name} first."
+            )
+    mean = getattr(getattr(model, "norm", None), "mean", None)
+    channels = int(mean.shape[1]) if isinstance(mean, torch.Tensor) and mean.ndim == 4 else None
+    x = check_train_images(x, name=name, features=channels is None)
+    if channels is not None and x.shape[1] != channels:
+        raise ValueError(
+            f"{name} has {x.shape[1]} channel(s), but the model normalises {channels} (its norm layer would broadcast "
+            f"the batch to {channels} channels in silence); pass {channels}-channel images, e.g. "
+            f"np.repeat({name}, {channels}, axis=1) for a greyscale batch."
+        )
     return x
 
 
