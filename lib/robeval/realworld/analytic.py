@@ -83,6 +83,11 @@ _FULL_PRECISION = np.finfo(np.float64).tiny * 2.0**53
 def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) -> np.ndarray:
     """Exact ``P_r`` of the linear classifier under ``x' ~ N(0, cov)`` (Appendix A.1, Eq. 8).
 
+    ``w`` and ``cov`` are paired with the features (columns of ``X``) by position. With a DataFrame ``X``, a Series
+    ``w`` or a DataFrame ``cov`` must list ``X``'s columns in the same order (and a DataFrame ``cov`` its index as its
+    columns): other labels, or the same in another order, are refused (ValueError with the fix ``w[X.columns]`` /
+    ``cov.loc[X.columns, X.columns]``; :func:`robeval.core.frames.check_feature_labels`), not paired by position.
+
     Parameters
     ----------
     X : array_like, shape (n, d)
@@ -93,11 +98,6 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
     threshold : float
         Decision threshold on ``w.x + b`` (1/2 in the paper): any finite number (a threshold far from every
         score puts all points on one side, each with ``P_r = 1``).
-
-    ``w`` and ``cov`` are paired with the features (columns of ``X``) by position. With a DataFrame ``X``, a Series
-    ``w`` or a DataFrame ``cov`` must list ``X``'s columns in the same order (and a DataFrame ``cov`` its index as its
-    columns): other labels, or the same in another order, are refused (ValueError with the fix ``w[X.columns]`` /
-    ``cov.loc[X.columns, X.columns]``; :func:`robeval.core.frames.check_feature_labels`), not paired by position.
 
     Returns
     -------
@@ -224,6 +224,9 @@ def bivariate_normal_cdf(h, k, rho) -> np.ndarray:
 def right_angle_robustness(X, a=(0.0, 0.0), cov=None) -> np.ndarray:
     """Exact ``P_r`` of the right-angle model under ``x' ~ N(0, cov)`` (Appendix A.2).
 
+    A Series ``a`` or a DataFrame ``cov`` next to a DataFrame ``X`` must list ``X``'s columns in order (as in
+    :func:`linear_robustness`).
+
     Parameters
     ----------
     X : array_like, shape (n, 2)
@@ -232,8 +235,6 @@ def right_angle_robustness(X, a=(0.0, 0.0), cov=None) -> np.ndarray:
     cov : array_like, shape (2, 2) or (n, 2, 2), positive definite
         Default: identity.
 
-    A Series ``a`` or a DataFrame ``cov`` next to a DataFrame ``X`` must list ``X``'s columns in order (as in
-    :func:`linear_robustness`).
 
     Returns
     -------
