@@ -9,9 +9,21 @@ import sys
 
 
 def _path(text: str) -> str:
-    """An argparse type for a path argument: an empty one would be read as the working folder."""
+    """An argparse type for a path argument: an empty one would be read as the working folder; a leading ``~`` is
+    the home folder (as the shell expands it, also in ``--out=~/x``, which the shell leaves as it is), and one
+    that names no home folder (``~nosuchuser/x``) is refused rather than read as a folder named ``~...``."""
+    import os
+
     if not text.strip():
         raise argparse.ArgumentTypeError(f"an empty path ({text!r}) would mean the working folder; pass a path")
+    if text.startswith("~"):
+        expanded = os.path.expanduser(text)
+        if expanded.startswith("~"):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} names no home folder (no such user); pass the folder's full path, or ./{text} for a "
+                "folder of that name here"
+            )
+        return expanded
     return text
 
 

@@ -81,3 +81,26 @@ def test_k2_module_functions_keep_their_identity():
     """K2: a function of an importable module is named as before (no source read through inspect)."""
     assert identity.identity_error(_plain) is None
     assert "_plain" in identity.code_reach(_plain)[__name__], "read from its module, not through inspect"
+
+
+def test_k3_a_path_option_with_a_tilde_is_the_home_folder(tmp_path, monkeypatch, capsys):
+    """K3: `robeval corrupt --out=~/x` (the shell leaves it as it is) writes into the home folder, where it prints,
+    never into a folder named '~' of the working folder; a '~user' that names no user is refused."""
+    import numpy as np
+
+    from robeval.__main__ import main
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(), work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    x = np.random.default_rng(0).integers(0, 256, (2, 32, 32, 3), dtype=np.uint8)
+    np.save(work / "x.npy", x), np.save(work / "y.npy", np.array([0, 1], dtype=np.uint8))
+    argv = ["corrupt", "--images", "x.npy", "--labels", "y.npy", "--names", "fog", "--severities", "1"]
+    assert main([*argv, "--out=~/ctest", "--no-progress"]) == 0
+    assert (home / "ctest" / "fog.npy").is_file() and not (work / "~").exists()
+    assert str(home / "ctest" / "fog.npy") in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--out=~no_such_user_k3/x", "--no-progress"])
+    assert stop.value.code == 2 and "names no home folder" in capsys.readouterr().err
+    assert not (work / "~no_such_user_k3").exists()
