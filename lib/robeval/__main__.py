@@ -282,7 +282,10 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
             )
     elif overwrite:
         raise ValueError("--overwrite replaces the file of --pack; give --pack FILE.tar.xz with it.")
-    if source and Path(source).is_file():
+    if source and Path(source).exists() and not Path(source).is_dir():
+        from robeval.core.io import check_regular_file  # a FIFO or a device: named as what it is
+
+        check_regular_file(source, "--from", "pass a folder of grid stores such as results/paper/grids")
         raise ValueError(
             f"--from {source} is a file; `robeval grids` lists a folder of grid stores (such as another checkout's "
             "results/paper/grids). A pack is taken back with `robeval adopt --profile PROFILE --from PACK NAME`."
@@ -581,6 +584,10 @@ def _main(args) -> int:
                 file=sys.stderr,
             )
             return 2
+        if root is not None and not root.is_dir():  # a pack: a FIFO or a device named as what it is, unopened
+            from robeval.core.io import check_regular_file
+
+            check_regular_file(root, "--from", "pass a folder of grid stores or a pack (.tar.xz)")
         # a store named twice would be adopted once and reported as if named once
         stores = {name: grid_store(args.profile, name) for name in _named_once(args.profile, args.names)}
         try:

@@ -104,3 +104,95 @@ def test_k3_a_path_option_with_a_tilde_is_the_home_folder(tmp_path, monkeypatch,
         main([*argv, "--out=~no_such_user_k3/x", "--no-progress"])
     assert stop.value.code == 2 and "names no home folder" in capsys.readouterr().err
     assert not (work / "~no_such_user_k3").exists()
+
+
+def _gpu_profile():
+    """benchmarks/gpu_profile.py, imported by name as tests/core/test_gpu_units.py imports it."""
+    import importlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    if str(root / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(root / "benchmarks"))
+    return importlib.import_module("gpu_profile")
+
+
+def test_k4_a_fifo_named_like_a_pack_is_refused_unopened(tmp_path):
+    """K4: `gpu_profile.py --check-packs --adopt-dir/--adopt` hung for ever on a FIFO named like a pack."""
+    from fifos import fifo
+    from robeval.core.runs import weights
+
+    gpu_profile = _gpu_profile()
+    (tmp_path / "packs").mkdir()
+    with fifo(tmp_path / "packs" / "lease1-weights-01.tar.xz") as path:
+        with pytest.raises(ValueError, match=r"--adopt-dir: pack '.*lease1-weights-01\.tar\.xz' is a FIFO"):
+            gpu_profile.committed_packs(tmp_path / "packs")
+        with pytest.raises(ValueError, match=r"pack '.*' is a FIFO \(named pipe\), not a regular file"):
+            weights.is_weights_pack(path)
+        assert gpu_profile.cli(["--check-packs", "--adopt", str(path)]) == 2
+    assert weights.is_weights_pack(tmp_path / "missing.tar.xz") is False
+
+
+def test_k27_a_fifo_given_as_a_pack_or_store_folder_is_named_as_one(tmp_path, capsys):
+    """K27: a FIFO was "does not exist" (adopt_weights), "no such folder" (`grids --from`), a folder holding no
+    store (`adopt --from`) and "no such pack" (unpack)."""
+    from cli_errors import one_line_error
+    from fifos import fifo
+    from robeval.__main__ import main
+    from robeval.core.runs import weights
+
+    with fifo(tmp_path / "f.tar.xz") as path:
+        with pytest.raises(ValueError, match=r"weights pack '.*f\.tar\.xz' is a FIFO \(named pipe\)"):
+            weights.adopt_weights(path, cache=tmp_path / "cache")
+        with pytest.raises(ValueError, match=r"pack '.*f\.tar\.xz' is a FIFO \(named pipe\)"):
+            runs.unpack(path, tmp_path / "out")
+        assert main(["grids", "--profile", "smoke", "--from", str(path)]) == 2
+        one_line_error(capsys, f"--from '{path}' is a FIFO (named pipe), not a regular file", "a folder of grid stores")
+        assert main(["adopt", "--profile", "smoke", "--from", str(path), "k27_store", "--no-progress"]) == 2
+        one_line_error(capsys, f"--from '{path}' is a FIFO (named pipe)", "a folder of grid stores or a pack")
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "out").exists()
+
+
+def _weights_pack(path, names):
+    """A weights pack holding a small file under each of ``names``, its manifest listing them honestly."""
+    import hashlib
+    import io
+    import json
+    import tarfile
+
+    from robeval.core.runs import weights
+
+    blob = b"w" * 8
+    files = [{"path": n, "bytes": len(blob), "sha256": hashlib.sha256(blob).hexdigest()} for n in names]
+    manifest = json.dumps({"format": 1, "files": files}).encode()
+    with tarfile.open(path, "w:xz") as tf:
+        for name, data in [(weights.MANIFEST, manifest)] + [(n, blob) for n in names]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    "long_name",
+    ["msd_models/" + "a" * 300 + ".pt", "msd_models/" + "/".join(["b" * 150] * 10) + "/x.pt"],
+)
+def test_k5_a_weights_pack_with_too_long_a_name_writes_nothing(tmp_path, long_name):
+    """K5: a member name over the file system's limits raised OSError after the members before it were written."""
+    from robeval.core.runs import weights
+
+    pack = _weights_pack(tmp_path / "p.tar.xz", ["msd_models/first.pt", long_name])
+    with pytest.raises(ValueError, match="is too long a name"):
+        weights.adopt_weights(pack, cache=tmp_path / "cache")
+    assert not (tmp_path / "cache").exists(), "nothing is written for a refused pack"
+
+
+def test_k5_a_cache_that_is_a_file_is_refused_by_name(tmp_path):
+    """K5: a cache root that is a file raised NotADirectoryError."""
+    from robeval.core.runs import weights
+
+    pack = _weights_pack(tmp_path / "p.tar.xz", ["msd_models/first.pt"])
+    (tmp_path / "cache").write_text("not a folder")
+    with pytest.raises(ValueError, match=r"the cache .*cache is not a folder; nothing was written"):
+        weights.adopt_weights(pack, cache=tmp_path / "cache")
+    assert (tmp_path / "cache").read_text() == "not a folder"

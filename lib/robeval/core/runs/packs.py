@@ -771,8 +771,9 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     import tarfile
 
     archive = Path(archive)
-    if not archive.is_file():
+    if not archive.exists():
         raise ValueError(f"{archive}: no such pack; make one with `robeval grids --pack FILE.tar.xz`.")
+    check_regular_file(archive, "pack", "make one with `robeval grids --pack FILE.tar.xz`")
     import lzma
     import zlib
 
