@@ -196,3 +196,61 @@ def test_k5_a_cache_that_is_a_file_is_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match=r"the cache .*cache is not a folder; nothing was written"):
         weights.adopt_weights(pack, cache=tmp_path / "cache")
     assert (tmp_path / "cache").read_text() == "not a folder"
+
+
+def _nested(depth: int) -> list:
+    """A list nested ``depth`` deep."""
+    out: list = []
+    for _ in range(depth):
+        out = [out]
+    return out
+
+
+@pytest.mark.parametrize(
+    "cell, needle",
+    [([1, 2], "got list [1, 2]"), ({"x": _nested(5000)}, "nested too deeply"), ({"x": print}, "not JSON")],
+)
+def test_k9_cell_key_names_its_argument(cell, needle):
+    """K9: cell_key([1, 2]) raised IndexError, a cell nested 5000 deep RecursionError."""
+    with pytest.raises(TypeError, match="cell must be a mapping of parameter names") as err:
+        runs.cell_key(cell)
+    assert needle in str(err.value)
+
+
+def test_k9_cell_key_of_a_valid_cell_is_unchanged():
+    """K9: the file stem of a valid cell is the one every store holds."""
+    assert runs.cell_key({"x": 1, "eps": 0.5}) == "eps=0.5__x=1__" + identity.digest({"x": 1, "eps": 0.5}, 8)
+
+
+@pytest.mark.parametrize("claims", [[{"x": 1}], "x", {"state": "live"}, 5])
+def test_k10_waiting_message_names_claims(claims):
+    """K10: waiting_message([{'x': 1}]) raised KeyError 'state', waiting_message('x') a TypeError of indexing."""
+    with pytest.raises(TypeError, match=r"claims must be a list of claim_state\(\) dicts \(with state, host"):
+        runs.waiting_message(claims)
+
+
+def test_k10_waiting_message_of_real_claims(tmp_path):
+    """K10: claim_state's dicts still make the message."""
+    claim = runs.claim_state(tmp_path / "cell.json.lock")
+    assert runs.waiting_message([claim]).startswith("waiting for 1 cell(s) claimed by another process")
+
+
+@pytest.mark.parametrize(
+    "config, needle",
+    [([1], "got list [1]"), ({"a": print}, "not JSON serialisable"), ({"a": _nested(5000)}, "nested too deeply")],
+)
+def test_k12_config_identity_names_config(config, needle):
+    """K12: config_identity([1]) said "cannot convert dictionary update sequence element", a function in it
+    "Object of type function is not JSON serialisable", neither naming config."""
+    with pytest.raises(TypeError, match="config must be a mapping of setting names to JSON values") as err:
+        runs.config_identity(config)
+    assert needle in str(err.value)
+
+
+def test_k12_format_age_names_seconds():
+    """K12: format_age('5') raised "'<' not supported between instances of 'str' and 'int'"."""
+    with pytest.raises(TypeError, match=r"seconds must be a number of seconds \(e.g. 42.0\), got str '5'"):
+        runs.format_age("5")
+    with pytest.raises(ValueError, match="seconds is NaN"):
+        runs.format_age(float("nan"))
+    assert [runs.format_age(s) for s in (42, 600, 9000.0)] == ["42 s", "10 min", "2.5 h"]

@@ -132,8 +132,18 @@ def local_config(config: Mapping[str, Any]) -> dict:
 
 def config_identity(config: Mapping[str, Any], fn: Callable | None = None) -> str:
     """The hash naming a grid's sub-store: the config (keys sorted, checkout/cache paths made relative) and,
-    given ``fn``, its qualified name and :func:`code_identity`."""
-    ident: dict[str, Any] = {"config": portable_config(config)}
+    given ``fn``, its qualified name and :func:`code_identity`. TypeError naming ``config`` unless it is a mapping
+    of setting names to JSON values (numbers, text, lists, dicts, paths)."""
+    what = "config must be a mapping of setting names to JSON values (numbers, text, lists, dicts, paths)"
+    if not isinstance(config, Mapping):
+        raise TypeError(f"{what}, e.g. {{'epochs': 3}}; got {type(config).__name__} {str(config)[:60]}.")
+    try:
+        ident: dict[str, Any] = {"config": portable_config(config)}
+        to_json(ident, indent=None, sort_keys=True)
+    except RecursionError:
+        raise TypeError(f"{what}; it is nested too deeply to be named (past Python's recursion limit).") from None
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what}; {exc}: pass what the object is made from (its settings) instead.") from None
     if fn is not None:
         ident["fn"] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
         ident["code"] = code_identity(fn)
