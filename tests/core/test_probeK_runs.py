@@ -254,3 +254,42 @@ def test_k12_format_age_names_seconds():
     with pytest.raises(ValueError, match="seconds is NaN"):
         runs.format_age(float("nan"))
     assert [runs.format_age(s) for s in (42, 600, 9000.0)] == ["42 s", "10 min", "2.5 h"]
+
+
+@pytest.mark.parametrize("cells, needle", [([1, 2], "got list [1, 2]"), ({"a": "b"}, "cells['a'] is 'b'")])
+def test_k11_table_differences_names_cells(cells, needle):
+    """K11: table_differences([1, 2]) raised AttributeError, ({'a': 'b'}) "not enough values to unpack"."""
+    from robeval.core.ledger import table_differences
+
+    with pytest.raises(TypeError, match=r"cells must be a dict \{cell name: \(paper value, interval") as err:
+        table_differences(cells)
+    assert needle in str(err.value)
+
+
+@pytest.mark.parametrize("value", [None, 5, [["paper"]]])
+def test_k12_comparable_span_names_comparable_at(value):
+    """K12: comparable_span(None) raised "'NoneType' object is not iterable", naming no argument."""
+    from robeval.core.ledger import comparable_span
+
+    with pytest.raises(TypeError, match=r"comparable_at must be a tuple of profile names, e.g. \('default', 'paper'\)"):
+        comparable_span(value)
+    assert comparable_span(["default", "paper"]) == ("default", "long", "gpu", "paper")
+
+
+def test_k24_results_dir_create_must_be_true_or_false(tmp_results):
+    """K24: results_dir('default', create='no') created the folder (any text is true)."""
+    from robeval.core.paths import results_dir
+
+    for value in ("no", 0, None):
+        with pytest.raises(TypeError, match="create must be True or False, got"):
+            results_dir("default", create=value)
+    assert not (tmp_results / "results_dir" / "default").exists()
+    assert results_dir("default", create=False) == tmp_results / "results_dir" / "default"
+
+
+def test_k30_check_vocabulary_of_text_says_what_a_row_is():
+    """K30: check_vocabulary('row') said "row '?': kind None is not one of ..." (the argument is not a row)."""
+    from robeval.core.ledger import check_vocabulary
+
+    with pytest.raises(TypeError, match=r"row must be a Claim or a dict of one .*got str 'row'"):
+        check_vocabulary("row")
