@@ -393,6 +393,24 @@ def _check_ledger_file(path) -> None:
     rows_by_id(d, path)  # a row without a verdict, an id listed twice: one line naming it
 
 
+def _say_compared(ours, other) -> None:
+    """Print which notebooks `robeval compare` compares (a ledger in both folders) and which it leaves out (a
+    ledger on one side only: a rerun of some notebooks changes nothing of the others); ValueError when none is in
+    both."""
+    mine = {f.stem for f in ours.glob("*.json")}
+    theirs = {f.stem for f in other.glob("*.json")}
+    both = sorted(mine & theirs)
+    if not both:
+        raise ValueError(
+            f"no notebook has a ledger in both {ours} ({', '.join(sorted(mine))}) and {other} "
+            f"({', '.join(sorted(theirs))}); nothing to compare: pass the other run's results/<profile>/claims."
+        )
+    print(f"robeval compare: {len(both)} notebook(s) compared: {', '.join(both)}")
+    for side, names in (("this checkout only", mine - theirs), ("the other run only", theirs - mine)):
+        if names:
+            print(f"robeval compare: not compared (a ledger in {side}): {', '.join(sorted(names))}")
+
+
 def _strip(paths, check: bool) -> int:
     from pathlib import Path
 
@@ -526,6 +544,7 @@ def _main(args) -> int:
             for f in sorted(folder.glob("*.json")):
                 _check_ledger_file(f)
         diffs = compare_ledgers(ours, other)
+        _say_compared(ours, other)
         for d in diffs:
             print(
                 f"{d['notebook']}: {d['id']}: ours {d['ours']!r} ({d['ours_estimate']}), "

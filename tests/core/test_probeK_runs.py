@@ -293,3 +293,86 @@ def test_k30_check_vocabulary_of_text_says_what_a_row_is():
 
     with pytest.raises(TypeError, match=r"row must be a Claim or a dict of one .*got str 'row'"):
         check_vocabulary("row")
+
+
+def _ledger(folder, notebook, claims, name=None, **fields):
+    """Write a ledger of ``notebook`` with ``claims`` (``(id, verdict, estimate)``) as ``folder/<name>.json``."""
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [{"id": i, "verdict": v, "estimate": e} for i, v, e in claims]
+    (folder / f"{name or notebook}.json").write_text(json.dumps({"notebook": notebook, "claims": rows, **fields}))
+
+
+@pytest.fixture
+def ours(tmp_path, monkeypatch):
+    """This checkout's smoke ledgers, of notebooks 01_x and 02_y, in ``tmp_path/smoke/claims``."""
+    from robeval.core import paths
+
+    monkeypatch.setattr(paths, "results_dir", lambda profile, create=True: tmp_path / profile)
+    folder = tmp_path / "smoke" / "claims"
+    _ledger(folder, "01_x", [("c1", "reproduced", 1.0)], profile="smoke")
+    _ledger(folder, "02_y", [("d1", "reproduced", 2.0), ("d2", "consistency", 0.5)], profile="smoke")
+    return folder
+
+
+def test_k22_compare_refuses_a_ledger_named_for_another_notebook(tmp_path, ours, capsys):
+    """K22: 02_y.json holding the ledger of 01_x was compared as 01_x's rows."""
+    from cli_errors import one_line_error
+    from robeval.__main__ import main
+    from robeval.core.publish.report import compare_ledgers
+
+    _ledger(tmp_path / "other", "01_x", [("c1", "contradicted", 0.0)], name="02_y")
+    assert main(["compare", str(tmp_path / "other"), "--profile", "smoke"]) == 2
+    one_line_error(capsys, f"{tmp_path / 'other' / '02_y.json'} holds the ledger of 01_x (its 'notebook'), not of 02_y")
+    with pytest.raises(ValueError, match="a ledger is saved as <notebook>.json"):
+        compare_ledgers(ours, tmp_path / "other")
+
+
+def test_k23_compare_counts_only_the_notebooks_both_sides_hold(tmp_path, ours, capsys):
+    """K23: a folder holding only 01_x's ledger reported every row of 02_y as a changed verdict."""
+    from robeval.__main__ import main
+    from robeval.core.publish.report import compare_ledgers, rerun_counts
+
+    _ledger(tmp_path / "other", "01_x", [("c1", "reproduced", 1.1)], profile="smoke")
+    assert compare_ledgers(ours, tmp_path / "other") == []
+    assert [r["notebook"] for r in rerun_counts(ours, tmp_path / "other")] == ["01_x"]
+    assert main(["compare", str(tmp_path / "other"), "--profile", "smoke"]) == 0
+    out = capsys.readouterr().out
+    assert "robeval compare: 1 notebook(s) compared: 01_x" in out
+    assert "not compared (a ledger in this checkout only): 02_y" in out and "0 verdict(s) differ" in out
+    _ledger(tmp_path / "none", "03_z", [("e1", "reproduced", 1.0)], profile="smoke")
+    assert main(["compare", str(tmp_path / "none"), "--profile", "smoke"]) == 2
+    assert "no notebook has a ledger in both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "claim, fields, needle",
+    [
+        (("c1", "reproduced", float("nan")), {}, "claim 'c1' has the estimate nan, which no saved ledger holds"),
+        (("c1", "reproduced", 1.0), {"profile": "paper"}, "is a ledger of profile 'paper'"),
+    ],
+)
+def test_k32_compare_refuses_what_no_saved_ledger_holds(tmp_path, ours, capsys, claim, fields, needle):
+    """K32: compare accepted another run's ledger with a NaN estimate, n_runs 'three' or another profile."""
+    from cli_errors import one_line_error
+    from robeval.__main__ import main
+
+    _ledger(tmp_path / "other", "01_x", [claim], **fields)
+    assert main(["compare", str(tmp_path / "other"), "--profile", "smoke"]) == 2
+    one_line_error(capsys, needle)
+
+
+def test_k32_compare_refuses_n_runs_that_is_no_count(tmp_path, ours, capsys):
+    """K32: n_runs 'three' (or -1, or True) is no count of runs."""
+    import json
+
+    from cli_errors import one_line_error
+    from robeval.__main__ import main
+
+    (tmp_path / "other").mkdir()
+    for n in ("three", -1, True, 2.5):
+        row = {"id": "c1", "verdict": "reproduced", "estimate": 1.0, "n_runs": n}
+        (tmp_path / "other" / "01_x.json").write_text(json.dumps({"notebook": "01_x", "claims": [row]}))
+        assert main(["compare", str(tmp_path / "other"), "--profile", "smoke"]) == 2
+        one_line_error(capsys, "claim 'c1' has n_runs", "not a whole number of runs")
