@@ -274,7 +274,7 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
 
         if not str(pack_to).endswith(".tar.xz"):
             raise ValueError(f"--pack {pack_to}: the pack's name must end in .tar.xz, e.g. grids.tar.xz.")
-        check_output_file(pack_to, "--pack")
+        check_output_file(pack_to, "--pack", create=False)  # created by pack(), once there is something to pack
         if Path(pack_to).exists() and not overwrite:
             raise ValueError(
                 f"--pack {pack_to} exists and is left as it is; name a new file, or add --overwrite to replace an "

@@ -376,3 +376,18 @@ def test_k32_compare_refuses_n_runs_that_is_no_count(tmp_path, ours, capsys):
         (tmp_path / "other" / "01_x.json").write_text(json.dumps({"notebook": "01_x", "claims": [row]}))
         assert main(["compare", str(tmp_path / "other"), "--profile", "smoke"]) == 2
         one_line_error(capsys, "claim 'c1' has n_runs", "not a whole number of runs")
+
+
+def test_k31_a_refused_pack_creates_no_folder(tmp_results, tmp_path, capsys, monkeypatch):
+    """K31: `grids --pack newdir/sub/x.tar.xz` refused (no stores) but left newdir/sub created; so did pack()."""
+    from cli_errors import one_line_error
+
+    from robeval.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["grids", "--profile", "smoke", "--pack", "newdir/sub/x.tar.xz"]) == 2
+    one_line_error(capsys, "no grid stores under", "no pack was written to newdir/sub/x.tar.xz")
+    assert not (tmp_path / "newdir").exists()
+    with pytest.raises(ValueError, match="holds no grid sub-store"):
+        runs.pack([tmp_path / "empty_store"], tmp_path / "new2" / "sub" / "x.tar.xz")
+    assert not (tmp_path / "new2").exists()
