@@ -381,7 +381,6 @@ def test_k32_compare_refuses_n_runs_that_is_no_count(tmp_path, ours, capsys):
 def test_k31_a_refused_pack_creates_no_folder(tmp_results, tmp_path, capsys, monkeypatch):
     """K31: `grids --pack newdir/sub/x.tar.xz` refused (no stores) but left newdir/sub created; so did pack()."""
     from cli_errors import one_line_error
-
     from robeval.__main__ import main
 
     monkeypatch.chdir(tmp_path)
