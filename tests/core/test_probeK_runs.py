@@ -390,3 +390,19 @@ def test_k31_a_refused_pack_creates_no_folder(tmp_results, tmp_path, capsys, mon
     with pytest.raises(ValueError, match="holds no grid sub-store"):
         runs.pack([tmp_path / "empty_store"], tmp_path / "new2" / "sub" / "x.tar.xz")
     assert not (tmp_path / "new2").exists()
+
+
+def test_k29_corrupt_images_that_are_text_are_no_npy_file(tmp_path, capsys):
+    """K29: a text file given as --images was "not a readable .npy array (This file contains pickled (object)
+    data ... allow_pickle= ...)": the wrong cause, and an invitation to unpickle it."""
+    import numpy as np
+
+    from cli_errors import one_line_error
+    from robeval.__main__ import main
+
+    (tmp_path / "x.npy").write_text("just some text\n")
+    np.save(tmp_path / "y.npy", np.array([0, 1], dtype=np.uint8))
+    argv = ["corrupt", "--images", str(tmp_path / "x.npy"), "--labels", str(tmp_path / "y.npy")]
+    assert main([*argv, "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    err = one_line_error(capsys, "--images file", "is not a .npy file: it does not begin with numpy's .npy header")
+    assert "pickle" not in err
