@@ -873,7 +873,27 @@ def ledger_differences(
                     }
                 )
                 break
-    return out
+    return out + _row_order_difference(a, b, notebook)
+
+
+def _row_order_difference(saved: dict, rebuilt: dict, notebook: str) -> list[dict]:
+    """The first row at which the rows both ledgers hold (``{id: row}``) stand in another order, as a difference of
+    the ledger's own (id :data:`LEDGER_LEVEL`, field ``row order``), or none: a ledger keeps its rows in the order
+    its notebook records them, so a reordered ledger was edited."""
+    common = [cid for cid in saved if cid in rebuilt]
+    theirs = [cid for cid in rebuilt if cid in saved]
+    for i, (x, y) in enumerate(zip(common, theirs)):
+        if x != y:
+            return [
+                {
+                    "notebook": notebook,
+                    "id": LEDGER_LEVEL,
+                    "field": "row order",
+                    "saved": f"{x} at row {i + 1}",
+                    "rebuilt": f"{y} at row {i + 1}",
+                }
+            ]
+    return []
 
 
 def rerun_sources(profile: str, notebook: str, row_id: str, n_runs) -> list[str]:
