@@ -404,5 +404,7 @@ def test_k29_corrupt_images_that_are_text_are_no_npy_file(tmp_path, capsys):
     np.save(tmp_path / "y.npy", np.array([0, 1], dtype=np.uint8))
     argv = ["corrupt", "--images", str(tmp_path / "x.npy"), "--labels", str(tmp_path / "y.npy")]
     assert main([*argv, "--out", str(tmp_path / "out"), "--no-progress"]) == 2
-    err = one_line_error(capsys, "--images file", "is not a .npy file: it does not begin with numpy's .npy header")
+    err = one_line_error(
+        capsys, "--images file", "is not a readable .npy array: it does not begin with numpy's .npy header"
+    )
     assert "pickle" not in err

@@ -217,7 +217,8 @@ def check_output_folder(path: str | os.PathLike, option: str, *, create: bool = 
     if not create:
         nearest = next((p for p in (path, *path.parents) if p.exists()), Path("."))
         if not _writable(nearest):
-            raise ValueError(f"{option} {path}: {nearest} is not writable by this user; pass a folder you can write.")
+            what = "the folder" if nearest == path else f"{nearest}, the folder it would be created in,"
+            raise ValueError(f"{option} {path}: {what} is not writable by this user; pass a folder you can write.")
         return path
     try:
         path.mkdir(parents=True, exist_ok=True)

@@ -93,8 +93,8 @@ def _check_npy_magic(path: Path, what: str) -> None:
         head = fh.read(6)
     if head != b"\x93NUMPY" and not head.startswith(b"PK\x03\x04"):
         raise ValueError(
-            f"{what} is not a .npy file: it does not begin with numpy's .npy header (it begins {head!r}); pass a .npy "
-            "file written by numpy.save."
+            f"{what} is not a readable .npy array: it does not begin with numpy's .npy header (it begins {head!r}); "
+            "pass a .npy file written by numpy.save."
         )
 
 
