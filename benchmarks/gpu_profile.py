@@ -337,8 +337,9 @@ def results_archive(out: Path, profile: str = "gpu") -> Path:
 
 
 def bring_back(out: Path, weights_before: dict | None = None, profile: str = "gpu") -> dict:
-    """``grids.tar.xz`` (every gpu grid store with a finished cell), ``weights-NN.tar.xz`` (the networks trained
-    here that a later lease or notebook reads: new since ``weights_before``, a :func:`robeval.core.runs.weights.snapshot`;
+    """``grids.tar.xz`` (every gpu grid store with a finished cell of this checkout's code identity; sub-stores of
+    an earlier code, which an adopt leaves beside the new ones, are left out and named under ``left_out``),
+    ``weights-NN.tar.xz`` (the networks trained here that a later lease or notebook reads: new since ``weights_before``, a :func:`robeval.core.runs.weights.snapshot`;
     each file under 16 MiB) and ``results_gpu.tar.gz`` (the small files of the gpu profile's results, ledgers and
     figures) under ``out``; returns what each holds. The results archive is written to a temporary file and moved
     into place; a link, a special file or a file of another program at its name is refused first
@@ -351,9 +352,15 @@ def bring_back(out: Path, weights_before: dict | None = None, profile: str = "gp
     archive = results_archive(out, profile)
     res = paths.results_dir(profile)
     stores = sorted(p for p in (res / "grids").glob("*") if any(p.glob("config-*/config.json")))
+    # only this code's sub-stores: those an adopt leaves beside the new ones after a code change hold the cells twice
+    subs = {p.name: [c.parent for c in sorted(p.glob("config-*/config.json"))] for p in stores}
+    old = {k: [s.name for s in v if not runs.is_current_substore(s)] for k, v in subs.items()}
+    stores = [p for p in stores if len(old[p.name]) < len(subs[p.name])]
     got = {"stores": [p.name for p in stores], "result_files": 0}
+    if any(old.values()):
+        got["left_out"] = {k: v for k, v in old.items() if v}
     if stores:
-        manifest = runs.pack(stores, out / "grids.tar.xz", overwrite=True)
+        manifest = runs.pack(stores, out / "grids.tar.xz", overwrite=True, current_only=True)
         got["cells"] = sum(s["cells"] for st in manifest["stores"].values() for s in st.values())
     got["weights"] = weights.pack_weights(out, weights_before)
     folders = [(res, "results"), (paths.figures_dir(profile), "figures")]

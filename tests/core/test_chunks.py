@@ -471,3 +471,47 @@ def test_docs_scale_shows_the_parts_as_the_committed_packs_say(chunks):
     text = chunks.DOCS.read_text(encoding="utf-8")
     shown = text.split(chunks.PARTS_START, 1)[1].split(chunks.PARTS_END, 1)[0]
     assert shown == "\n" + chunks.parts_log(chunks.load_plan())
+
+
+def test_a_chunk_packs_only_the_sub_stores_of_this_code(tmp_results, tmp_path, monkeypatch, trust_cells):
+    """Chunk M4.1's first pack held 463 cells of notebooks 02 and 04 a second time: after a code change, ``adopt``
+    leaves the sub-stores of the earlier code beside the new ones, and ``bring_back`` packed every sub-store. Now it
+    packs only those of this checkout's code (``runs.pack(..., current_only=True)``), names the others under
+    ``left_out``, and leaves out a store that has none of this code; ``runs.pack`` by default still packs all."""
+    import importlib
+    import sys
+
+    from robeval.core import runs
+    from robeval.core.runs import identity
+
+    gpu_profile = importlib.import_module("gpu_profile")
+    monkeypatch.setenv("ROBEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    return {'v': c['x'] * 1.5}\n"
+    trust_cells(chunk_cellmod=tmp_path)
+    mod = tmp_path / "chunk_cellmod.py"
+    mod.write_text(v1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module("chunk_cellmod")
+    grids = paths.results_dir("default") / "grids"
+    runs.run_grid(m.cell, {"x": [0, 1, 2]}, store=grids / "g", config={}, progress=False)
+    runs.run_grid(m.cell, {"x": [5]}, store=grids / "only_old", config={"other": 1}, progress=False)
+    (old_sub,) = [p.name for p in (grids / "g").glob("config-*")]
+    mod.write_text(v1.replace("c['x'] * 1.5", "float(c['x']) * 1.5"))  # a refactor: a new identity, same results
+    identity.clear_caches()
+    m = importlib.reload(sys.modules["chunk_cellmod"])
+    (report,) = runs.adopt(grids / "g", progress=False)
+    new_sub = report["to"]
+    assert report["status"] == "adopted" and new_sub != old_sub
+    assert [runs.is_current_substore(grids / "g" / s) for s in (old_sub, new_sub)] == [False, True]
+    out = tmp_path / "out"
+    out.mkdir()
+    got = gpu_profile.bring_back(out, {}, "default")
+    assert got["stores"] == ["g"] and got["cells"] == 3
+    assert got["left_out"] == {"g": [old_sub], "only_old": [next(iter((grids / "only_old").glob("config-*"))).name]}
+    manifest = runs.unpack(out / "grids.tar.xz", tmp_path / "unpacked")
+    assert {k: sorted(v) for k, v in manifest["stores"].items()} == {"g": [new_sub]}
+    everything = runs.pack([grids / "g"], tmp_path / "all.tar.xz")
+    assert sorted(everything["stores"]["g"]) == sorted([old_sub, new_sub]) and "left_out" not in everything
+    with pytest.raises(ValueError, match=r"^none of the stores \['only_old'\] holds a sub-store of this checkout"):
+        runs.pack([grids / "only_old"], tmp_path / "none.tar.xz", current_only=True)
+    assert not (tmp_path / "none.tar.xz").exists()

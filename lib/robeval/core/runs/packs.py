@@ -633,7 +633,27 @@ def _pack_member_ok(name: str) -> bool:
     )
 
 
-def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwrite: bool = False) -> dict:
+def is_current_substore(sub: str | os.PathLike) -> bool:
+    """Whether the sub-store ``sub`` (a ``config-*`` folder of a grid store) is the one this checkout's code writes
+    for its config: ``config-<config_identity(config, fn)>`` with ``fn`` its cell function as this checkout has it.
+    False for one an earlier code computed (which :func:`adopt` leaves beside the new one after a code change).
+    ValueError for a folder without a readable store config or naming no registered cell function."""
+    sub = Path(sub)
+    meta = store_config(sub / "config.json")
+    try:
+        fn = cell_function(meta["fn"])
+    except ValueError as exc:
+        raise ValueError(f"{sub.parent.name}/{sub.name}: {exc}") from None
+    return sub.name == f"config-{config_identity(meta['config'], fn)}"
+
+
+def pack(
+    stores: Iterable[str | os.PathLike],
+    out: str | os.PathLike,
+    *,
+    overwrite: bool = False,
+    current_only: bool = False,
+) -> dict:
     """Write the finished cells of grid stores into one xz-compressed tar file (atomically).
 
     A grid store lives in an ignored folder of the checkout, so it is lost with the machine it was computed on.
@@ -655,6 +675,12 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwri
         is not a pack is never replaced).
     overwrite : bool
         Replace a grid pack already at ``out`` (default: refuse, so a committed pack is not replaced by mistake).
+    current_only : bool
+        Pack only the sub-stores of this checkout's code identity (their folder is
+        ``config-<config_identity(config, fn)>`` under the current code), leaving out those an earlier code computed,
+        e.g. the ones :func:`adopt` has taken into a new sub-store after a code change, so that a chunk's pack holds
+        each cell once. The manifest names the sub-stores left out under ``left_out`` (``{store: [sub-store]}``); a
+        store with none of the current identity is left out whole, and if no store has one nothing is written.
 
     Returns
     -------
@@ -674,6 +700,7 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwri
     # a file where its folder should be, a read-only folder: said first; the folder is created only to write
     check_output_file(out, "the pack", create=False)
     check_bool(overwrite, "overwrite")
+    check_bool(current_only, "current_only")
     if out.exists():  # a FIFO or a device there would block _is_pack for ever, or never end
         try:
             check_regular_file(out, "", "it is left as it is. Name a new file (or delete that one first)")
@@ -710,6 +737,13 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwri
         subs = sorted(p for p in store.glob("config-*") if (p / "config.json").is_file()) if store.is_dir() else []
         if not subs:
             raise ValueError(f"{store} holds no grid sub-store (config-*/config.json); pass a grid's store folder.")
+        if current_only:
+            old = [p for p in subs if not is_current_substore(p)]
+            if old:
+                manifest.setdefault("left_out", {})[store.name] = [p.name for p in old]
+            subs = [p for p in subs if p not in old]
+            if not subs:
+                continue
         manifest["stores"][store.name] = {}
         for sub in subs:
             meta = read_json(sub / "config.json")
@@ -728,6 +762,11 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwri
                 "sha256": {p.name: file_digest(p) for p in extra + cells},
             }
             members += [(f"{store.name}/{sub.name}/{p.name}", p) for p in extra + cells]
+    if not manifest["stores"]:
+        raise ValueError(
+            f"none of the stores {names} holds a sub-store of this checkout's code identity (current_only): nothing "
+            "was packed. Run the grids with this checkout (or adopt their cells into it) and pack again."
+        )
     for arcname, path in members:  # a pack holds only what unpack takes back: checked names, regular files
         if not _pack_member_ok(arcname) or path.is_symlink() or not path.is_file():
             why = "a link or not a regular file" if _pack_member_ok(arcname) else "not a name a grid pack may hold"
