@@ -85,6 +85,26 @@ def _check_pair(aug_feats, corr_feats):
     return a, c
 
 
+def _check_same_columns(aug_feats, corr_feats) -> None:
+    """ValueError when both feature sets are DataFrames whose columns differ (other names, or the same names in
+    another order): the distance pairs features by position, so it would compare different features."""
+    import pandas as pd
+
+    if not (isinstance(aug_feats, pd.DataFrame) and isinstance(corr_feats, pd.DataFrame)):
+        return
+    if aug_feats.columns.equals(corr_feats.columns):
+        return
+
+    def shown(cols) -> str:
+        return "[" + ", ".join(repr(v) for v in cols[:4]) + (", ...]" if len(cols) > 4 else "]")
+
+    raise ValueError(
+        f"aug_feats and corr_feats are DataFrames with different columns (aug_feats: {shown(aug_feats.columns)}, "
+        f"corr_feats: {shown(corr_feats.columns)}); features are paired by position, which would compare different "
+        "features. Put them in one order (corr_feats = corr_feats[aug_feats.columns]) or pass arrays."
+    )
+
+
 def _finite_distance(value, what: str, a: np.ndarray, c: np.ndarray, second: str = "corr_feats"):
     """``value`` unchanged when every distance in it is finite; else ValueError: the features are finite (checked),
     so float64 overflowed in the squares of the norm."""
@@ -119,8 +139,10 @@ def mmd(aug_feats, corr_feats) -> float:
     Returns
     -------
     float  ``|| mean_k f(a_k) - mean_m f(c_m) ||_2`` in feature units. ValueError when it overflows float64
-    (features near 1e154 or larger): scale the features first.
+    (features near 1e154 or larger): scale the features first, and when both are DataFrames with different columns
+    (paired by position, they would compare different features).
     """
+    _check_same_columns(aug_feats, corr_feats)
     a, c = _check_pair(aug_feats, corr_feats)
     k = _tiny_exponent(a, c)
     if k:

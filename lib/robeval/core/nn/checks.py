@@ -20,11 +20,14 @@ from robeval.core.validation import check_labels
 __all__ = [
     "MAX_SEED",
     "check_count",
+    "check_inference_images",
+    "check_module",
     "check_seed",
     "check_seeds",
     "check_sgd",
     "check_train_images",
     "check_train_labels",
+    "model_input",
     "output_classes",
 ]
 
@@ -97,11 +100,12 @@ def check_sgd(lr, momentum, weight_decay, gamma) -> None:
         )
 
 
-def check_train_images(x, *, name: str = "x", features: bool = False):
+def check_train_images(x, *, name: str = "x", features: bool = False, use: str = "training"):
     """``x`` as the trainers take it (numpy array or tensor, returned unchanged): an image batch (N, C, H, W), uint8
     in 0..255 or float in [0, 1] and finite (the contract of :mod:`robeval.core.nn.models`); with ``features``
     also a finite float matrix (N, F) of any range (an MLP's tabular input). A TypeError or ValueError
-    naming ``x`` and the fix otherwise (a channels-last batch, 0..255 floats, NaN pixels)."""
+    naming ``x`` and the fix otherwise (a channels-last batch, 0..255 floats, NaN pixels); ``use`` names what the
+    data is for in those messages ("training", "prediction")."""
     if not isinstance(x, (np.ndarray, torch.Tensor)):
         x = np.asarray(x)
     if isinstance(x, torch.Tensor):
@@ -135,7 +139,7 @@ def check_train_images(x, *, name: str = "x", features: bool = False):
     if not bool(finite.all()):
         raise ValueError(
             f"{name} holds {int((~finite).sum())} NaN or infinite {'feature' if x.ndim == 2 else 'pixel'} values; drop "
-            "or repair those rows before training."
+            f"or repair those rows before {use}."
         )
     if x.ndim == 2:  # features: any finite values
         return x
@@ -172,3 +176,71 @@ def check_train_labels(y, *, n: int, num_classes: int | None = None, name: str =
             f"build it with num_classes={int(out.max()) + 1} or remap the labels."
         )
     return out
+
+
+def check_module(model, name: str = "model") -> nn.Module:
+    """``model`` when it is a torch ``nn.Module``; else TypeError naming ``name`` (the inference functions switch a
+    module to eval mode and move it to a device, which a plain function has no notion of)."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(
+            f"{name} must be a torch nn.Module (e.g. robeval.core.nn.build('cnn_small')), got {type(model).__name__}; "
+            "for a plain function, call it on the batch yourself."
+        )
+    return model
+
+
+def model_input(model: nn.Module) -> tuple[str | None, int | None]:
+    """What ``model`` takes, read from its first layer that fixes it: ``('images', C)`` when that is a channel
+    normalisation (``mean`` of shape (1, C, 1, 1), every image model of :mod:`robeval.core.nn.models`) or a
+    ``Conv2d`` of C input channels; ``('features', F)`` when it is a ``Linear`` of F inputs (an MLP on tabular
+    rows); ``(None, None)`` when none is found (any batch is passed on)."""
+    for module in model.modules():
+        mean = getattr(module, "mean", None)
+        if isinstance(mean, torch.Tensor) and mean.ndim == 4 and mean.shape[0] == 1 and mean.shape[2:] == (1, 1):
+            return "images", int(mean.shape[1])
+        if isinstance(module, nn.Conv2d):
+            return "images", int(module.in_channels)
+        if isinstance(module, nn.Linear):
+            return "features", int(module.in_features)
+    return None, None
+
+
+def check_inference_images(x, model: nn.Module, *, name: str = "x"):
+    """``x`` as the inference functions (:func:`~robeval.core.nn.training.predict` and its siblings) take it for
+    ``model``, returned unchanged: :func:`check_train_images`' contract (uint8 in 0..255 or finite floats in
+    [0, 1], (N, C, H, W), not channels-last) with the channels of ``model`` (:func:`model_input`), or finite
+    (N, F) float features with the F of an MLP. An empty batch (N = 0) of that shape is passed on. A flat (N, D)
+    array given to an image model is refused with the shape to reshape it to (it would be read as one unbatched
+    image and give one prediction)."""
+    if not isinstance(x, (np.ndarray, torch.Tensor)):
+        x = np.asarray(x)
+    kind, size = model_input(model)
+    shape = tuple(x.shape)
+    if kind == "images" and x.ndim == 2:
+        side = int(round((shape[1] / size) ** 0.5)) if shape[1] % size == 0 else 0
+        to = f"{shape[0]}, {size}, {side}, {side}" if side * side * size == shape[1] else f"{shape[0]}, {size}, H, W"
+        raise ValueError(
+            f"{name} has shape {shape}, a matrix, but model takes image batches (N, C, H, W) with C = {size}; if its "
+            f"rows are flattened images, pass {name}.reshape({to})."
+        )
+    if kind == "features" and x.ndim == 4:
+        raise ValueError(
+            f"{name} has shape {shape}, an image batch, but model takes (N, F) feature rows with F = {size} (its first "
+            f"layer is Linear); pass {name}.reshape(len({name}), -1) for flattened images of {size} values."
+        )
+    if x.ndim in (2, 4) and shape[0] == 0:
+        return x
+    x = check_train_images(x, name=name, features=kind != "images", use="prediction")
+    if kind == "images" and shape[1] != size:
+        hint = f"it looks channels-last (N, H, W, C): pass {name}.transpose(0, 3, 1, 2)" if shape[3] == size else (
+            f"repeat a gray channel with {name}.repeat({size}, axis=1)" if shape[1] == 1 else f"pass {size}-channel images"
+        )  # fmt: skip
+        raise ValueError(
+            f"{name} has shape {shape}: {shape[1]} channel(s), but model takes {size} (N, {size}, H, W); {hint}."
+        )
+    if kind == "features" and shape[1] != size:
+        raise ValueError(
+            f"{name} has {shape[1]} features per row, but model's first layer takes {size}; pass the columns it was "
+            "trained on, in that order."
+        )
+    return x
