@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from feature_nets import feature_net
 from robeval.core import nn as cnn
 from robeval.core.nn import models, training
 
@@ -85,8 +86,13 @@ def test_k14_mlp_still_takes_rows():
     assert cnn.predict(mlp, rows, device="cpu").shape == (6,)
     with pytest.raises(ValueError, match=r"x has 4 features per row, but model's first layer takes 5"):
         cnn.predict(mlp, rows[:, :4])
-    with pytest.raises(ValueError, match=r"an image batch, but model takes \(N, F\) feature rows with F = 5"):
-        cnn.predict(mlp, np.zeros((2, 1, 1, 5), np.float32))
+
+
+def test_k14_linear_first_model_still_takes_images():
+    imgs = np.random.default_rng(2).integers(0, 256, (3, 3, 32, 32), dtype=np.uint8)
+    assert cnn.extract_features(feature_net(), imgs, device="cpu").shape == (3, 4)
+    with pytest.raises(ValueError, match=r"outside \[0, 1\]"):
+        cnn.extract_features(feature_net(), imgs.astype(np.float32))
 
 
 # K15: NaN / inf, 0..255 floats, one channel

@@ -209,9 +209,10 @@ def check_inference_images(x, model: nn.Module, *, name: str = "x"):
     """``x`` as the inference functions (:func:`~robeval.core.nn.training.predict` and its siblings) take it for
     ``model``, returned unchanged: :func:`check_train_images`' contract (uint8 in 0..255 or finite floats in
     [0, 1], (N, C, H, W), not channels-last) with the channels of ``model`` (:func:`model_input`), or finite
-    (N, F) float features with the F of an MLP. An empty batch (N = 0) of that shape is passed on. A flat (N, D)
-    array given to an image model is refused with the shape to reshape it to (it would be read as one unbatched
-    image and give one prediction)."""
+    (N, F) float features with the F of an MLP (a model whose first layer is Linear also takes images, which it may
+    flatten itself). An empty batch (N = 0) of that shape is passed on. A flat (N, D) array given to an image model
+    is refused with the shape to reshape it to (it would be read as one unbatched image and give one prediction):
+    an image model that flattens rows itself is not supported here."""
     if not isinstance(x, (np.ndarray, torch.Tensor)):
         x = np.asarray(x)
     kind, size = model_input(model)
@@ -223,14 +224,9 @@ def check_inference_images(x, model: nn.Module, *, name: str = "x"):
             f"{name} has shape {shape}, a matrix, but model takes image batches (N, C, H, W) with C = {size}; if its "
             f"rows are flattened images, pass {name}.reshape({to})."
         )
-    if kind == "features" and x.ndim == 4:
-        raise ValueError(
-            f"{name} has shape {shape}, an image batch, but model takes (N, F) feature rows with F = {size} (its first "
-            f"layer is Linear); pass {name}.reshape(len({name}), -1) for flattened images of {size} values."
-        )
     if x.ndim in (2, 4) and shape[0] == 0:
         return x
-    x = check_train_images(x, name=name, features=kind != "images", use="prediction")
+    x = check_train_images(x, name=name, features=kind != "images", use="prediction")  # 4-D: images in any case
     if kind == "images" and shape[1] != size:
         hint = f"it looks channels-last (N, H, W, C): pass {name}.transpose(0, 3, 1, 2)" if shape[3] == size else (
             f"repeat a gray channel with {name}.repeat({size}, axis=1)" if shape[1] == 1 else f"pass {size}-channel images"
@@ -238,7 +234,7 @@ def check_inference_images(x, model: nn.Module, *, name: str = "x"):
         raise ValueError(
             f"{name} has shape {shape}: {shape[1]} channel(s), but model takes {size} (N, {size}, H, W); {hint}."
         )
-    if kind == "features" and shape[1] != size:
+    if kind == "features" and x.ndim == 2 and shape[1] != size:
         raise ValueError(
             f"{name} has {shape[1]} features per row, but model's first layer takes {size}; pass the columns it was "
             "trained on, in that order."
