@@ -1,6 +1,7 @@
 """The input contract of the trainers (:func:`robeval.core.nn.training.train` and
-:func:`robeval.core.nn.fused.train_fused`): each check raises one TypeError (wrong kind) or ValueError (unusable
-value) naming the argument and the fix, before anything trains. A NaN image, a NaN learning rate or a fractional
+:func:`robeval.core.nn.fused.train_fused`) and of the inference functions (``predict`` and its siblings:
+:func:`check_module`, :func:`check_inference_images`): each check raises one TypeError (wrong kind) or ValueError
+(unusable value) naming the argument and the fix, before anything trains or a model moves. A NaN image, a NaN learning rate or a fractional
 label would otherwise train silently (every weight NaN, or the label truncated to a class); a label out of range, a
 channels-last batch or a huge seed would stop inside torch with torch's message.
 
