@@ -112,12 +112,16 @@ def committed_packs(folder: Path | None) -> list[Path]:
         return []
     import re
 
+    from robeval.core.io import check_regular_file
+
     if not folder.is_dir():
         raise ValueError(f"--adopt-dir {folder}: no such folder (the packs of earlier leases: results/gpu/packs)")
     found = []
     for f in folder.iterdir():
         m = re.fullmatch(r"lease(\d+)(?:-weights-(\d+))?\.tar\.xz", f.name)
         c = re.fullmatch(r"M(\d+)\.(\d+)(?:-weights-(\d+))?\.tar\.xz", f.name)  # a CPU chunk's part (cpu_chunks.py)
+        if m or c:  # a FIFO named like a pack would block its reader for ever: refused, named, unopened
+            check_regular_file(f, "--adopt-dir: pack", "remove it, or replace it with the pack it stands for")
         if m:
             found.append(((int(m[1]), 0, int(m[2] or 0)), f))
         elif c:

@@ -9,9 +9,21 @@ import sys
 
 
 def _path(text: str) -> str:
-    """An argparse type for a path argument: an empty one would be read as the working folder."""
+    """An argparse type for a path argument: an empty one would be read as the working folder; a leading ``~`` is
+    the home folder (as the shell expands it, also in ``--out=~/x``, which the shell leaves as it is), and one
+    that names no home folder (``~nosuchuser/x``) is refused rather than read as a folder named ``~...``."""
+    import os
+
     if not text.strip():
         raise argparse.ArgumentTypeError(f"an empty path ({text!r}) would mean the working folder; pass a path")
+    if text.startswith("~"):
+        expanded = os.path.expanduser(text)
+        if expanded.startswith("~"):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} names no home folder (no such user); pass the folder's full path, or ./{text} for a "
+                "folder of that name here"
+            )
+        return expanded
     return text
 
 
@@ -262,7 +274,7 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
 
         if not str(pack_to).endswith(".tar.xz"):
             raise ValueError(f"--pack {pack_to}: the pack's name must end in .tar.xz, e.g. grids.tar.xz.")
-        check_output_file(pack_to, "--pack")
+        check_output_file(pack_to, "--pack", create=False)  # created by pack(), once there is something to pack
         if Path(pack_to).exists() and not overwrite:
             raise ValueError(
                 f"--pack {pack_to} exists and is left as it is; name a new file, or add --overwrite to replace an "
@@ -270,7 +282,10 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
             )
     elif overwrite:
         raise ValueError("--overwrite replaces the file of --pack; give --pack FILE.tar.xz with it.")
-    if source and Path(source).is_file():
+    if source and Path(source).exists() and not Path(source).is_dir():
+        from robeval.core.io import check_regular_file  # a FIFO or a device: named as what it is
+
+        check_regular_file(source, "--from", "pass a folder of grid stores such as results/paper/grids")
         raise ValueError(
             f"--from {source} is a file; `robeval grids` lists a folder of grid stores (such as another checkout's "
             "results/paper/grids). A pack is taken back with `robeval adopt --profile PROFILE --from PACK NAME`."
@@ -376,6 +391,24 @@ def _check_ledger_file(path) -> None:
     from robeval.core.publish.report import rows_by_id
 
     rows_by_id(d, path)  # a row without a verdict, an id listed twice: one line naming it
+
+
+def _say_compared(ours, other) -> None:
+    """Print which notebooks `robeval compare` compares (a ledger in both folders) and which it leaves out (a
+    ledger on one side only: a rerun of some notebooks changes nothing of the others); ValueError when none is in
+    both."""
+    mine = {f.stem for f in ours.glob("*.json")}
+    theirs = {f.stem for f in other.glob("*.json")}
+    both = sorted(mine & theirs)
+    if not both:
+        raise ValueError(
+            f"no notebook has a ledger in both {ours} ({', '.join(sorted(mine))}) and {other} "
+            f"({', '.join(sorted(theirs))}); nothing to compare: pass the other run's results/<profile>/claims."
+        )
+    print(f"robeval compare: {len(both)} notebook(s) compared: {', '.join(both)}")
+    for side, names in (("this checkout only", mine - theirs), ("the other run only", theirs - mine)):
+        if names:
+            print(f"robeval compare: not compared (a ledger in {side}): {', '.join(sorted(names))}")
 
 
 def _strip(paths, check: bool) -> int:
@@ -511,6 +544,7 @@ def _main(args) -> int:
             for f in sorted(folder.glob("*.json")):
                 _check_ledger_file(f)
         diffs = compare_ledgers(ours, other)
+        _say_compared(ours, other)
         for d in diffs:
             print(
                 f"{d['notebook']}: {d['id']}: ours {d['ours']!r} ({d['ours_estimate']}), "
@@ -569,6 +603,10 @@ def _main(args) -> int:
                 file=sys.stderr,
             )
             return 2
+        if root is not None and not root.is_dir():  # a pack: a FIFO or a device named as what it is, unopened
+            from robeval.core.io import check_regular_file
+
+            check_regular_file(root, "--from", "pass a folder of grid stores or a pack (.tar.xz)")
         # a store named twice would be adopted once and reported as if named once
         stores = {name: grid_store(args.profile, name) for name in _named_once(args.profile, args.names)}
         try:

@@ -230,3 +230,54 @@ def test_verify_names_the_other_profiles_ledger_rule_7_read(tmp_results, monkeyp
     monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger))
     with pytest.raises(ValueError, match=re.escape(f"{ledger}: the id '{saved['claims'][1]['id']}' is listed twice")):
         notebooks.verify("default", only="07")
+
+
+# ------------------------------------------------------------------- probe K: K25, K33
+def test_verify_says_a_manifest_entry_removed_from_the_ledger_may_be_the_edit(tmp_results, monkeypatch, capsys):
+    """Probe K K25: deleting a file's entry from the ledger's manifest was reported with "remove it" (the result
+    file, which is genuine) as the only fix; restoring the ledger comes first."""
+    from robeval.core.io import read_json, to_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, folder = _copy_committed(tmp_results)
+    saved = read_json(ledger)
+    del saved["results"]["realworld_analytical/map_linear.npz"]
+    ledger.write_text(to_json(saved))
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
+    one_line_error(
+        capsys, "map_linear.npz is not among the result files the manifest of the ledger", f"git checkout -- {ledger}"
+    )
+    assert (folder / "map_linear.npz").is_file()
+
+
+def test_verify_names_a_key_robeval_does_not_write_in_a_manifest_entry(tmp_results, monkeypatch, capsys):
+    """Probe K K33: an extra key in a manifest entry passed verify."""
+    from robeval.core.io import read_json, to_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    saved = read_json(ledger)
+    saved["results"]["realworld_analytical/map_linear.npz"]["note"] = "checked by hand"
+    ledger.write_text(to_json(saved))
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 2
+    one_line_error(capsys, "its manifest entry for 'realworld_analytical/map_linear.npz' holds 'note'", "git checkout")
+
+
+def test_verify_names_reordered_rows(tmp_results, monkeypatch):
+    """Probe K K33: swapping two rows of a saved ledger passed verify (rows were compared by id only)."""
+    from robeval.core.io import read_json, to_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    saved = read_json(ledger)
+    first, second = saved["claims"][1]["id"], saved["claims"][2]["id"]
+    saved["claims"][1], saved["claims"][2] = saved["claims"][2], saved["claims"][1]
+    ledger.write_text(to_json(saved))
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger, edit=lambda d: _swap(d, 1, 2)))
+    got = [(d["id"], d["field"], d["saved"], d["rebuilt"]) for d in notebooks.verify("default", only="07")]
+    assert got == [("(ledger)", "row order", f"{second} at row 2", f"{first} at row 2")]
+
+
+def _swap(ledger: dict, i: int, j: int) -> None:
+    """Swap rows ``i`` and ``j`` of ``ledger`` back (the rebuild keeps the notebook's order)."""
+    ledger["claims"][i], ledger["claims"][j] = ledger["claims"][j], ledger["claims"][i]

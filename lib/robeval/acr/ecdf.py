@@ -17,7 +17,7 @@ from scipy.stats import binom as _binom
 from robeval.acr.checks import check_num_samples
 from robeval.acr.metrics import certified_accuracy, check_certification_frame, check_radii, key_columns
 from robeval.acr.theory import min_count_for_radius, radius_for_count
-from robeval.core.frames import check_frame
+from robeval.core.frames import check_frame, check_same_index
 from robeval.core.validation import check_mapping, check_numbers
 
 
@@ -33,14 +33,20 @@ def _p_grid(grid, name: str = "grid", *, finite: bool = False):
     return grid
 
 
-def _check_count_offset(count_offset) -> int:
-    """``count_offset`` as an int >= 0: TypeError for a fraction or text, ValueError for a negative value."""
+def _check_count_offset(count_offset, n: int) -> int:
+    """``count_offset`` as an int in 0 .. ``n``: TypeError for a fraction or text, ValueError for a negative value or
+    one above ``n`` (the largest count ``ceil(x N)`` there is to subtract it from)."""
     if isinstance(count_offset, (bool, np.bool_)) or not isinstance(count_offset, (int, np.integer)):
         raise TypeError(
             f"count_offset must be an integer >= 0 (counts subtracted from ceil(x N)), got {count_offset!r}."
         )
     if count_offset < 0:
         raise ValueError(f"count_offset must be >= 0 (counts subtracted from ceil(x N)), got {count_offset!r}.")
+    if count_offset > n:
+        raise ValueError(
+            f"count_offset must be at most n = {n} (it is subtracted from the count ceil(x n), at most n), got "
+            f"{count_offset!r}; the published ECDFs use 1 (pass count_offset=1, or 0 for the strict p_hat_A >= x)."
+        )
     return int(count_offset)
 
 
@@ -68,9 +74,9 @@ def ecdf_from_certification(
         Failure probability used (published: 0.001).
     grid : array_like of float, optional
         Values of ``x``; default ``0.500, 0.501, ..., 1.000`` as in the published files.
-    count_offset : int >= 0
-        Counts subtracted from ``ceil(x N)``; 0 gives the strict ``p_hat_A >= x``. A negative or fractional
-        offset is refused, and so is a NaN or infinite ``grid`` value.
+    count_offset : int in 0 .. n
+        Counts subtracted from ``ceil(x N)``; 0 gives the strict ``p_hat_A >= x``. A negative, fractional or
+        larger than ``n`` offset is refused, and so is a NaN or infinite ``grid`` value.
 
     Returns
     -------
@@ -79,7 +85,7 @@ def ecdf_from_certification(
     check_certification_frame(df)
     n = check_num_samples(n, "n")
     grid = _p_grid(np.round(np.arange(500, 1001) / 1000, 3) if grid is None else grid, finite=True)
-    count_offset = _check_count_offset(count_offset)
+    count_offset = _check_count_offset(count_offset, n)
     counts = np.clip(np.ceil(grid * n - 1e-9) - int(count_offset), 0, n)
     r = radius_for_count(counts, n, alpha, sigma)
     # p_A <= 1/2 never certifies: report the clean certified accuracy there
@@ -98,7 +104,7 @@ def ecdf_indicators(df: pd.DataFrame, sigma, x, n: int = 100_000, alpha: float =
     """
     check_certification_frame(df)
     n = check_num_samples(n, "n")
-    count_offset = _check_count_offset(count_offset)
+    count_offset = _check_count_offset(count_offset, n)
     x = np.atleast_1d(np.asarray(x, dtype=np.float64))
     counts = np.clip(np.ceil(x * n - 1e-9) - int(count_offset), 0, n)
     r = np.maximum(radius_for_count(counts, n, alpha, sigma), 0.0)
@@ -138,7 +144,11 @@ def certified_accuracy_from_ecdf(
     Returns
     -------
     pandas.DataFrame with columns ``radius``, ``min_count``, ``min_p_a``, ``certified_accuracy``.
+
+    ``ecdf_x`` and ``ecdf_y`` are paired by position: two pandas Series with different indexes are refused
+    (:func:`robeval.core.frames.check_same_index`).
     """
+    check_same_index(ecdf_x, ecdf_y, ("ecdf_x", "ecdf_y"))
     x = _p_grid(ecdf_x, "ecdf_x", finite=True)
     y = check_numbers(ecdf_y, "ecdf_y", example="[0.8, 0.6, 0.4]").reshape(-1)
     if y.shape != x.shape:
@@ -192,7 +202,11 @@ def ecdf_from_certified_accuracy(radii, accuracy, p_grid, n: int, alpha: float, 
     Returns
     -------
     pandas.DataFrame with columns ``x``, ``y``, ``radius``.
+
+    ``radii`` and ``accuracy`` are paired by position: two pandas Series with different indexes are refused
+    (:func:`robeval.core.frames.check_same_index`).
     """
+    check_same_index(radii, accuracy, ("radii", "accuracy"))
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     acc = np.asarray(accuracy, dtype=np.float64).reshape(-1)
     if radii.shape != acc.shape or radii.size == 0:

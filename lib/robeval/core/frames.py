@@ -1,6 +1,11 @@
 """Checks of the pandas DataFrames the public functions read (results frames, certification frames, tables):
 one level of distinct column names, the columns a reader needs, numeric columns and run keys that appear once.
 Every error names the frame (and the file it was read from) and says how to fix it.
+
+Also the checks of what a container says about its values beyond the values themselves, which a function reading
+them as a plain array would drop in silence: the index of a pandas object paired with another by position
+(:func:`check_same_index`), the feature labels of a weight Series or a covariance DataFrame paired with the
+columns of ``X`` (:func:`check_feature_labels`) and the mask of a numpy masked array (:func:`check_unmasked`).
 """
 
 from __future__ import annotations
@@ -125,13 +130,58 @@ def check_same_index(a, b, names: tuple[str, str] = ("a", "b")) -> None:
     if not (isinstance(a, kinds) and isinstance(b, kinds)) or a.index.equals(b.index):
         return
     first, second = names
-
-    def shown(index) -> str:
-        return "[" + ", ".join(repr(v) for v in index[:4]) + (", ...]" if len(index) > 4 else "]")
-
     raise ValueError(
-        f"{first} and {second} are pandas objects with different indexes ({first}: {shown(a.index)}, {second}: "
-        f"{shown(b.index)}); their values are paired by position, which would pair different rows. Align them first "
+        f"{first} and {second} are pandas objects with different indexes ({first}: {_shown(a.index)}, {second}: "
+        f"{_shown(b.index)}); their values are paired by position, which would pair different rows. Align them first "
         f"({second} = {second}.reindex({first}.index)) or pass their values in one order ({first}.to_numpy(), "
         f"{second}.to_numpy())."
     )
+
+
+def _shown(index) -> str:
+    return "[" + ", ".join(repr(v) for v in index[:4]) + (", ...]" if len(index) > 4 else "]")
+
+
+def check_feature_labels(X, labelled, name: str) -> None:
+    """None unless ``labelled`` (a Series of one value per feature, or a (d, d) DataFrame over the features such as a
+    covariance) carries labels that disagree with the features of ``X``; else ValueError naming ``name`` and the fix.
+
+    A function that pairs per-feature values with the columns of ``X`` pairs them by position, as it does arrays. A
+    Series whose index, or a DataFrame whose index or columns, list a DataFrame ``X``'s columns in another order (or
+    other labels) would so apply one feature's weight or variance to another without a word; so would a DataFrame
+    whose index and columns differ from each other, whatever ``X`` is. Arrays (and a Series next to an array ``X``)
+    carry no labels: they are paired by position.
+    """
+    import pandas as pd
+
+    if isinstance(labelled, pd.DataFrame):
+        axes, fix = [("index", labelled.index), ("columns", labelled.columns)], f"{name}.loc[X.columns, X.columns]"
+    elif isinstance(labelled, pd.Series):
+        axes, fix = [("index", labelled.index)], f"{name}[X.columns]"
+    else:
+        return
+    if isinstance(X, pd.DataFrame):
+        ref, what = X.columns, "X's columns"
+    elif isinstance(labelled, pd.DataFrame):
+        ref, what, axes = labelled.columns, "its columns", axes[:1]
+        fix = f"{name}.loc[{name}.columns, {name}.columns]"
+    else:
+        return
+    for axis, labels in axes:
+        if not labels.equals(ref):
+            raise ValueError(
+                f"{name}'s {axis} {_shown(labels)} differs from {what} {_shown(ref)}: {name} is paired with the "
+                "features of X by position, which would apply one feature's value to another. Reorder it by label "
+                f"({fix}) or, if its order is already the features' order, pass {name}.to_numpy()."
+            )
+
+
+def check_unmasked(values, name: str) -> None:
+    """TypeError naming ``name`` when ``values`` is a numpy masked array: ``np.asarray`` drops the mask, so a function
+    reading it as an array would use the masked (hidden) values like any other, e.g. a masked outlier in a mean."""
+    if isinstance(values, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a numpy masked array; its masked values would be read like any other (the mask is dropped). "
+            f"Pass the values that count: {name}.compressed() for one-dimensional values (for points, the rows "
+            f"without a masked entry, and their labels), or {name}.filled(v) if the masked entries stand for v."
+        )

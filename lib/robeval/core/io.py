@@ -204,14 +204,22 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK | os.X_OK)
 
 
-def check_output_folder(path: str | os.PathLike, option: str) -> Path:
+def check_output_folder(path: str | os.PathLike, option: str, *, create: bool = True) -> Path:
     """``path`` as a folder that exists (created here) and can be written; ValueError naming ``option`` (e.g.
-    ``--site-dir``) and the fix when it is a file, lies below a file, or cannot be created or written."""
+    ``--site-dir``) and the fix when it is a file, lies below a file, or cannot be created or written. With
+    ``create=False`` nothing is created: a missing folder passes when the nearest folder above it that exists can
+    be written (a command that may yet refuse checks its output first and creates it only to write)."""
     path = Path(path)
     for p in (path, *path.parents):
         if p.exists() and not p.is_dir():
             where = "is a file" if p == path else f"lies below {p}, which is a file"
             raise ValueError(f"{option} {path} {where}, not a folder; pass a folder (it is created if missing).")
+    if not create:
+        nearest = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+        if not _writable(nearest):
+            what = "the folder" if nearest == path else f"{nearest}, the folder it would be created in,"
+            raise ValueError(f"{option} {path}: {what} is not writable by this user; pass a folder you can write.")
+        return path
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -223,13 +231,14 @@ def check_output_folder(path: str | os.PathLike, option: str) -> Path:
     return path
 
 
-def check_output_file(path: str | os.PathLike, option: str) -> Path:
-    """``path`` as a file that can be written (its folder created here); ValueError naming ``option`` when it is a
-    folder, or its folder is a file or cannot be created or written."""
+def check_output_file(path: str | os.PathLike, option: str, *, create: bool = True) -> Path:
+    """``path`` as a file that can be written (its folder created here unless ``create`` is False:
+    :func:`check_output_folder`); ValueError naming ``option`` when it is a folder, or its folder is a file or
+    cannot be created or written."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{option} {path} is a folder; pass a file name inside it, e.g. {path / 'out'}.")
-    check_output_folder(path.parent, f"{option} {path}: its folder")
+    check_output_folder(path.parent, f"{option} {path}: its folder", create=create)
     return path
 
 

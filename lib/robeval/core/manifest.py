@@ -21,6 +21,7 @@ from pathlib import Path
 __all__ = ["MANIFEST_KEY", "experiment_folder", "file_record", "results_manifest", "check_manifest"]
 
 MANIFEST_KEY = "results"
+RECORD_KEYS = ("sha256", "bytes", "rows")  # what file_record writes for a result file
 
 
 def experiment_folder(profile: str, notebook: str) -> Path:
@@ -112,6 +113,14 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
             f"the ledger (git checkout) or rebuild it (robeval run --replot --profile {profile} --only "
             f"{str(notebook)[:2]})."
         )
+    odd = [(rel, sorted(set(rec) - set(RECORD_KEYS))) for rel, rec in recorded.items() if set(rec) - set(RECORD_KEYS)]
+    if odd:
+        raise ValueError(
+            f"{ledger_path}: its manifest entry for {odd[0][0]!r} holds {', '.join(map(repr, odd[0][1]))}, which "
+            f"robeval does not write (only {', '.join(RECORD_KEYS)}): the ledger was edited by hand; restore it (git "
+            f"checkout -- {ledger_path}) or rebuild it (robeval run --replot --profile {profile} --only "
+            f"{str(notebook)[:2]})."
+        )
     base = experiment_folder(profile, notebook).parent
     current = results_manifest(profile, notebook)
     for rel, rec in recorded.items():
@@ -145,7 +154,9 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
     extra = [rel for rel in current if rel not in recorded]
     if extra:
         raise ValueError(
-            f"{base / extra[0]} is not among the result files the ledger {ledger_path} was saved with "
-            f"({len(extra)} such file(s)); remove it, or recompute the notebook and its ledger "
-            f"(robeval run --profile {profile} --only {str(notebook)[:2]})."
+            f"{base / extra[0]} is not among the result files the manifest of the ledger {ledger_path} lists "
+            f"({len(extra)} such file(s)): either the ledger's manifest lost its entry (an edited ledger: restore the "
+            f"ledger first, git checkout -- {ledger_path}) or the file was added since (then remove it); if the file "
+            f"is meant, recompute the notebook and its ledger (robeval run --profile {profile} --only "
+            f"{str(notebook)[:2]})."
         )

@@ -107,9 +107,17 @@ def dry_run_dir(profile: str = "paper", *, create: bool = True) -> Path:
     """Everything a dry run writes (results, ledgers, grids, figures): ``build/dry_run`` for the paper profile,
     ``build/dry_run/gpu`` for the gpu profile; created unless ``create`` is False (a reader's question)."""
     check_profile(profile)
+    _check_create(create)
     base = _folder("BUILD_DIR") / "dry_run"
     path = base if profile == "paper" else base / profile
     return _mk(path) if create else path
+
+
+def _check_create(create) -> bool:
+    """``create`` when it is True or False; TypeError naming it otherwise (``create="no"`` would create)."""
+    if not isinstance(create, bool):
+        raise TypeError(f"create must be True or False, got {create!r:.60} ({type(create).__name__}).")
+    return create
 
 
 def _mk(path: Path) -> Path:
@@ -132,8 +140,10 @@ def figures_dir(profile: str) -> Path:
 def results_dir(profile: str, *, create: bool = True) -> Path:
     """Result files of ``profile``: ``build/smoke/results`` for smoke, ``build/dry_run`` for a dry run of the
     paper profile (``ROBEVAL_DRY_RUN=1``), ``results/<profile>`` otherwise. Created for a writer; a command that
-    only reads (``robeval grids``) passes ``create=False`` and gets the path as it is, existing or not."""
+    only reads (``robeval grids``) passes ``create=False`` and gets the path as it is, existing or not. TypeError
+    for a ``create`` that is not True or False."""
     check_profile(profile)
+    _check_create(create)
     if _dry_paper(profile):
         return dry_run_dir(profile, create=create)
     path = _folder("BUILD_DIR") / "smoke" / "results" if profile == "smoke" else _folder("RESULTS_DIR") / profile

@@ -37,7 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from robeval.core.frames import check_frame, check_numeric_column, check_same_index, check_unique_runs
+from robeval.core.frames import check_frame, check_numeric_column, check_same_index, check_unique_runs, check_unmasked
 from robeval.core.seeding import keyed
 from robeval.core.validation import (
     as_float_points,
@@ -528,10 +528,12 @@ def mean_ci(values, level: float = 0.95) -> tuple[float, float, float, int]:
 
     ``level`` is a fraction in (0, 1) (0.95, not 95; ValueError otherwise). NaN values are left out (n counts the
     others); :func:`mscr_summary` refuses NaN accuracies before they reach here, naming the row. An infinite value
-    (no accuracy or MSCR is one: an error upstream) raises ValueError, as do text values (TypeError)."""
+    (no accuracy or MSCR is one: an error upstream) raises ValueError, as do text values (TypeError) and a numpy
+    masked array (TypeError: its masked values would count; pass ``values.compressed()``)."""
     from scipy import stats
 
     level = check_level(level)
+    check_unmasked(values, "values")
     if isinstance(values, (str, bytes)) or np.ndim(values) != 1:
         raise ValueError(f"values must be a one-dimensional sequence of numbers, got {values!r:.80}.")
     v = check_numbers(values, "values", example="[0.91, 0.93, 0.92]")

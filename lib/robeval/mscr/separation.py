@@ -31,9 +31,10 @@ import numpy as np
 import torch
 
 from robeval.core.env import usable_device
-from robeval.core.frames import check_same_index
+from robeval.core.frames import check_same_index, check_unmasked
 from robeval.core.validation import (
     as_float_points,
+    check_exact_integers,
     check_keywords,
     check_labels,
     check_positive,
@@ -81,7 +82,17 @@ def _check_labelled(X, y, pixel_units: bool = False):
     if isinstance(pixel_units, (bool, np.bool_)) is False:
         raise TypeError(f"pixel_units must be True or False, got {pixel_units!r}.")
     check_same_index(X, y, ("X", "y"))  # a frame of points and a Series of labels: paired by position
-    X = to_numpy(X)
+    check_unmasked(X, "X")  # np.asarray drops a mask: masked points would count
+    check_unmasked(y, "y")
+    try:
+        X = to_numpy(X)
+    except ValueError:  # numpy's "inhomogeneous shape": a list of points of different lengths
+        lengths = sorted({len(row) for row in X if hasattr(row, "__len__")})
+        raise ValueError(
+            f"X must be an (n, d) array of points with d coordinates each, but its rows have different lengths "
+            f"({', '.join(map(str, lengths[:4]))}); give every point the same number of coordinates."
+        ) from None
+    check_exact_integers(X, "X")  # int64 -> float64 would round 2**60 and 2**60 + 1 to one point
     y = check_labels(y, name="y")
     if X.dtype == np.uint8 and not pixel_units:
         raise ValueError(
@@ -258,7 +269,9 @@ def nearest_other_class_distance(
     X : array_like, shape (n, d) or (n, *shape)
         Points; images are flattened. Any real dtype; distances are in the units of ``X``. uint8 images
         raise ValueError unless ``pixel_units=True`` (then distances are in pixel units 0..255, exact; divide
-        them by 255 for [0, 1] intensity units).
+        them by 255 for [0, 1] intensity units). Refused: rows of different lengths, integers beyond 2**53
+        (float64 would merge distinct points: :func:`robeval.core.validation.check_exact_integers`) and a numpy
+        masked array ``X`` or ``y`` (TypeError: the masked values would count; drop those points first).
     y : array_like, list or torch tensor, shape (n,)
         Class labels (at least two classes; NaN labels raise). Paired with the rows of ``X`` by position: a
         DataFrame ``X`` and a Series ``y`` with different indexes are refused

@@ -29,6 +29,7 @@ from numbers import Real
 import numpy as np
 from scipy import special
 
+from robeval.core.frames import check_feature_labels
 from robeval.core.validation import check_covariance, check_features, check_numbers
 
 __all__ = [
@@ -82,6 +83,11 @@ _FULL_PRECISION = np.finfo(np.float64).tiny * 2.0**53
 def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) -> np.ndarray:
     """Exact ``P_r`` of the linear classifier under ``x' ~ N(0, cov)`` (Appendix A.1, Eq. 8).
 
+    ``w`` and ``cov`` are paired with the features (columns of ``X``) by position. With a DataFrame ``X``, a Series
+    ``w`` or a DataFrame ``cov`` must list ``X``'s columns in the same order (and a DataFrame ``cov`` its index as its
+    columns): other labels, or the same in another order, are refused (ValueError with the fix ``w[X.columns]`` /
+    ``cov.loc[X.columns, X.columns]``; :func:`robeval.core.frames.check_feature_labels`), not paired by position.
+
     Parameters
     ----------
     X : array_like, shape (n, d)
@@ -98,6 +104,8 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
     ndarray, float64, shape (n,), in [1/2, 1]. Points exactly on the boundary
     get 1/2; with zero variance along ``w`` off-boundary points get 1.
     """
+    check_feature_labels(X, w, "w")
+    check_feature_labels(X, cov, "cov")
     X = check_features(X)
     n, d = X.shape
     w, b = _check_linear(w, b, d)
@@ -134,7 +142,10 @@ def linear_counterfactual(X, w, b: float = 0.0, threshold: float = 0.5):
         Orthogonal projection of each point on the boundary ``w.x + b = threshold``.
     distance : ndarray, float64, shape (n,)
         ``|w.x + b - threshold| / |w|``.
+
+    A Series ``w`` next to a DataFrame ``X`` must list ``X``'s columns in order (as in :func:`linear_robustness`).
     """
+    check_feature_labels(X, w, "w")
     X = check_features(X)
     w, b = _check_linear(w, b, X.shape[1])
     m = X @ w + b - threshold
@@ -213,6 +224,9 @@ def bivariate_normal_cdf(h, k, rho) -> np.ndarray:
 def right_angle_robustness(X, a=(0.0, 0.0), cov=None) -> np.ndarray:
     """Exact ``P_r`` of the right-angle model under ``x' ~ N(0, cov)`` (Appendix A.2).
 
+    A Series ``a`` or a DataFrame ``cov`` next to a DataFrame ``X`` must list ``X``'s columns in order (as in
+    :func:`linear_robustness`).
+
     Parameters
     ----------
     X : array_like, shape (n, 2)
@@ -221,10 +235,13 @@ def right_angle_robustness(X, a=(0.0, 0.0), cov=None) -> np.ndarray:
     cov : array_like, shape (2, 2) or (n, 2, 2), positive definite
         Default: identity.
 
+
     Returns
     -------
     ndarray, float64, shape (n,), in [0, 1].
     """
+    check_feature_labels(X, a, "a")
+    check_feature_labels(X, cov, "cov")
     X = check_features(X)
     if X.shape[1] != 2:
         raise ValueError(f"the right-angle model is 2-D; X has {X.shape[1]} features.")

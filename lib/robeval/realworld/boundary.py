@@ -17,9 +17,10 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from robeval.core.frames import check_same_index
-from robeval.core.validation import check_allocation, check_bool, check_numbers
+from robeval.core.frames import check_feature_labels, check_same_index
+from robeval.core.validation import check_allocation, check_bool, check_exact_integers, check_features, check_numbers
 from robeval.realworld import covariance, robustness
+from robeval.realworld.samplers import GaussianPerturbation, sampler_dim
 
 
 def correlation(a, b, method: str = "pearson") -> float:
@@ -28,8 +29,10 @@ def correlation(a, b, method: str = "pearson") -> float:
     Parameters
     ----------
     a, b : array_like of numbers, shape (n,)
-        Robustness per point; NaN leaves a point out, an infinite value or text is refused. Paired by position:
-        two pandas Series with different indexes are refused (:func:`robeval.core.frames.check_same_index`).
+        Robustness per point; NaN leaves a point out, an infinite value or text is refused, and so is an integer
+        beyond 2**53 (float64 would round distinct integers to one number:
+        :func:`robeval.core.validation.check_exact_integers`). Paired by position: two pandas Series with different
+        indexes are refused (:func:`robeval.core.frames.check_same_index`).
     method : {"pearson", "spearman"}
 
     Returns
@@ -37,6 +40,8 @@ def correlation(a, b, method: str = "pearson") -> float:
     float (NaN when fewer than 3 valid points or a constant vector).
     """
     check_same_index(a, b, ("a", "b"))
+    check_exact_integers(a, "a")
+    check_exact_integers(b, "b")
     a, b = check_numbers(a, "a", example="[0.1, 0.5, 0.9]"), check_numbers(b, "b", example="[0.2, 0.4, 0.8]")
     for name, v in (("a", a), ("b", b)):
         if np.any(np.isinf(v)):
@@ -156,6 +161,7 @@ def real_world_robustness(*args, **kwargs):
             check_bool(bound.arguments[name], name)
     bound.apply_defaults()
     given = bound.arguments
+    _check_perturbation(given["X"], given["cov"], given["sampler"])
     adaptive = isinstance(given["n_samples"], str)
     counts = ("chunk_rows", "n_min", "n_max") if adaptive else ("chunk_rows", "n_samples")
     for name in counts:
@@ -165,6 +171,28 @@ def real_world_robustness(*args, **kwargs):
         if isinstance(se, (bool, np.bool_)) or not isinstance(se, (Real, np.floating, np.integer)):
             raise TypeError(f"se_target must be a number in (0, 0.5), e.g. 0.005; got {se!r:.60}.")
     return robustness.real_world_robustness(*bound.args, **bound.kwargs)
+
+
+def _check_perturbation(X, cov, sampler) -> None:
+    """A labelled ``cov`` against ``X``'s columns (:func:`robeval.core.frames.check_feature_labels`), and a
+    ``sampler`` that says its number of features (a Gaussian's or the bounds' ``d``) or of per-point covariances
+    against ``X`` (numpy's broadcast error or an IndexError otherwise)."""
+    check_feature_labels(X, cov, "cov")
+    k = sampler_dim(sampler) if sampler is not None else None
+    if k is None:
+        return
+    n, d = check_features(X).shape
+    if k != d:
+        raise ValueError(
+            f"sampler works on {k} features, but the points of X have {d}; build the perturbation model over X's "
+            f"features (e.g. GaussianPerturbation with a ({d}, {d}) covariance)."
+        )
+    stack = sampler.n_points() if isinstance(sampler, GaussianPerturbation) else None
+    if stack is not None and stack != n:
+        raise ValueError(
+            f"sampler is a stack of {stack} covariances but X has {n} points; give one (d, d) matrix per point, in "
+            "the order of X."
+        )
 
 
 #: The largest sample count per point :func:`real_world_robustness` accepts (2**53: every count below is exact
@@ -195,5 +223,10 @@ def _count(value, name: str):
 
 real_world_robustness.__doc__ = (robustness.real_world_robustness.__doc__ or "") + (
     "\n    The yes/no options ``return_se``, ``progress``, ``prefetch`` and ``allow_large`` must be True or False "
-    "(TypeError naming the option otherwise: a string such as 'no' is truthy).\n"
+    "(TypeError naming the option otherwise: a string such as 'no' is truthy).\n\n"
+    "    ``cov`` is paired with the features (columns of ``X``) by position: with a DataFrame ``X``, a DataFrame "
+    "``cov`` must list ``X``'s columns in the same order as its index and its columns (ValueError with the fix "
+    "``cov.loc[X.columns, X.columns]`` otherwise; :func:`robeval.core.frames.check_feature_labels`). A ``sampler`` "
+    "built over another number of features than ``X``'s (a ``GaussianPerturbation`` or ``BoundedPerturbation``), or "
+    "holding per-point covariances for another number of points, is refused naming ``sampler``.\n"
 )

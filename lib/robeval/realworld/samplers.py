@@ -87,7 +87,7 @@ class BoundedPerturbation:
             )
         if np.any(np.isnan(self.lower)) or np.any(np.isnan(self.upper)) or np.any(self.lower > self.upper):
             raise ValueError("bounds must satisfy lower <= upper elementwise (use -inf/inf for no bound, never NaN).")
-        d = _sampler_dim(base)
+        d = sampler_dim(base)
         if d is not None and d != self.lower.shape[0]:
             raise ValueError(
                 f"lower and upper have {self.lower.shape[0]} entries but the base sampler works on d={d} features; "
@@ -132,7 +132,7 @@ class BoundedPerturbation:
                 )
 
 
-def _sampler_dim(sampler) -> int | None:
+def sampler_dim(sampler) -> int | None:
     """The number of features a sampler works on when it says (a Gaussian's ``d``, bounds' length), else None."""
     if isinstance(sampler, GaussianPerturbation):
         return sampler.d
@@ -206,7 +206,7 @@ class CategoricalPerturbation:
         if continuous is not None and not callable(continuous):
             raise TypeError(f"continuous must be a sampler (a callable) or None, got {continuous!r:.60}.")
         self.columns = {}
-        d = _sampler_dim(continuous)
+        d = sampler_dim(continuous)
         for col in columns:
             _check_column_key(col, d)
         for col, value in columns.items():

@@ -86,6 +86,18 @@ def parse_severities(text) -> tuple[int, ...]:
     return values
 
 
+def _check_npy_magic(path: Path, what: str) -> None:
+    """ValueError naming ``what`` when ``path`` does not start as a ``.npy`` (or ``.npz``) file does: ``np.load``
+    would take it for a pickle and suggest unpickling it."""
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    if head != b"\x93NUMPY" and not head.startswith(b"PK\x03\x04"):
+        raise ValueError(
+            f"{what} is not a readable .npy array: it does not begin with numpy's .npy header (it begins {head!r}); "
+            "pass a .npy file written by numpy.save."
+        )
+
+
 def _load_npy(path, what: str) -> np.ndarray:
     path = Path(path)
     if path.is_dir():
@@ -95,6 +107,7 @@ def _load_npy(path, what: str) -> np.ndarray:
     if not path.is_file():
         raise ValueError(f"{what} file {str(path)!r} does not exist (pass a .npy file written by numpy.save).")
     check_npy_size(path, f"{what} file {str(path)!r}")  # before np.load allocates what a damaged header claims
+    _check_npy_magic(path, f"{what} file {str(path)!r}")
     try:
         arr = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
@@ -266,6 +279,7 @@ def load_released(directory, name: str, *, mmap: bool = False) -> tuple[np.ndarr
             )
     for p in (path, label_path):  # before np.load allocates what a damaged header claims
         check_npy_size(p, str(p))
+        _check_npy_magic(p, str(p))
     try:
         x = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
         y = np.load(label_path, allow_pickle=False)

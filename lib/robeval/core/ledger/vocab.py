@@ -199,7 +199,13 @@ class Claim:
 
 def check_vocabulary(row) -> None:
     """ValueError unless a row (a :class:`Claim` or a dict of one) uses only the ledger's vocabulary: its kind,
-    evidence class, verdict (allowed for that class), unit, ``about`` and ``noise_basis``."""
+    evidence class, verdict (allowed for that class), unit, ``about`` and ``noise_basis``. TypeError for anything
+    else (text, a list)."""
+    if not isinstance(row, (dict, Claim)):
+        raise TypeError(
+            f"row must be a Claim or a dict of one (with id, kind, evidence, verdict), got {type(row).__name__} "
+            f"{str(row)[:60]!r}."
+        )
     get = row.get if isinstance(row, dict) else lambda k, d=None: getattr(row, k, d)
     rid = get("id", "?")
     kind = get("kind")
@@ -390,6 +396,7 @@ def table_differences(cells: dict):
     standardised difference (ours − paper) / se, se the combined uncertainty of both (for a heatmap)."""
     import pandas as pd
 
+    _check_table_cells(cells)
     rows = []
     for name, (pv, iv) in cells.items():
         se = float(iv.se)
@@ -397,6 +404,19 @@ def table_differences(cells: dict):
         rows.append({"cell": name, "paper": float(pv), "ours": float(iv.estimate), "diff": d, "se": se,
                      "z": d / se if se > 0 else math.nan})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _check_table_cells(cells: Any) -> None:
+    """TypeError naming ``cells`` unless it is :meth:`Ledger.whole_table`'s ``{cell name: (paper value, interval)}``,
+    each interval with an ``estimate`` and an ``se``."""
+    what = "cells must be a dict {cell name: (paper value, interval with estimate and se)}, as Ledger.whole_table gives"
+    if not isinstance(cells, dict):
+        raise TypeError(f"{what}; got {type(cells).__name__} {str(cells)[:60]}.")
+    for name, pair in cells.items():
+        if not (
+            isinstance(pair, (tuple, list)) and len(pair) == 2 and all(hasattr(pair[1], a) for a in ("estimate", "se"))
+        ):
+            raise TypeError(f"{what}; cells[{name!r}] is {str(pair)[:60]!r}.")
 
 
 def decision_of(test, verdict: str) -> str:
@@ -419,6 +439,13 @@ def comparable_span(comparable_at) -> tuple[str, ...]:
     if isinstance(comparable_at, str):  # tuple("paper") would be its letters
         raise TypeError(f"comparable_at must be a tuple of profile names, got the text {comparable_at!r}; write "
                         f"({comparable_at!r},).")  # fmt: skip
+    if not isinstance(comparable_at, (tuple, list, set, frozenset)) or not all(
+        isinstance(p, str) for p in comparable_at
+    ):
+        raise TypeError(
+            f"comparable_at must be a tuple of profile names, e.g. ('default', 'paper'), got "
+            f"{type(comparable_at).__name__} {str(comparable_at)[:60]}."
+        )
     names = tuple(comparable_at)
     bad = set(names) - set(PROFILES)
     if bad:

@@ -331,5 +331,21 @@ def extract_features(model: nn.Module, x, batch_size: int = 500, device=None) ->
 
 
 def accuracy(model: nn.Module, x, y, batch_size: int = 500, device=None) -> float:
-    """Fraction of ``x`` classified as ``y``; arguments as :func:`predict_logits`."""
-    return float(np.mean(predict(model, x, batch_size, device) == np.asarray(y)))
+    """Fraction of ``x`` classified as ``y``.
+
+    ``y`` follows the label contract of :func:`train` (:func:`robeval.core.nn.checks.check_train_labels`): one
+    whole-number class index in 0..C-1 per image (C the classes the model scores); a fraction, a label out of
+    range, text, booleans or a length other than ``len(x)`` is refused (ValueError / TypeError naming ``y``), not
+    counted as a miss. Labels are paired with the images by position, so a pandas Series ``y`` must carry the
+    positions 0..N-1 as its index (ValueError otherwise: pass ``y.to_numpy()`` in the order of ``x``)."""
+    import pandas as pd
+
+    if isinstance(y, pd.Series) and not y.index.equals(pd.RangeIndex(len(y))):
+        shown = ", ".join(repr(v) for v in y.index[:4]) + (", ..." if len(y) > 4 else "")
+        raise ValueError(
+            f"y is a pandas Series with the index [{shown}], but x has no index: labels are paired with the images by "
+            "position, not by label. Pass y.to_numpy() if y is in the order of x, or reorder it first (e.g. "
+            "y.sort_index().to_numpy() if its index gives each image's position in x)."
+        )
+    y = check_train_labels(y, n=len(x) if hasattr(x, "__len__") else None, num_classes=output_classes(model))
+    return float(np.mean(predict(model, x, batch_size, device) == y))

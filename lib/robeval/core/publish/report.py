@@ -588,6 +588,25 @@ def update_profile_tables() -> list:
 
 def _ledger_folder(folder) -> dict:
     """``{(notebook, id): claim}`` of every ledger ``<notebook>.json`` in ``folder``."""
+    return _read_ledger_folder(folder)[0]
+
+
+def _compared_row_error(claim: dict) -> str | None:
+    """Why a row of a ledger to compare is malformed beyond :func:`rows_by_id`'s checks, or None: a ledger robeval
+    writes holds a finite number (or text, or nothing) as ``estimate`` and a whole count (or nothing)
+    as ``n_runs``."""
+    est, n = claim.get("estimate"), claim.get("n_runs")
+    if isinstance(est, float) and not math.isfinite(est):
+        return f"claim {claim['id']!r} has the estimate {est!r}, which no saved ledger holds"
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+        return f"claim {claim['id']!r} has n_runs {n!r:.40}, not a whole number of runs"
+    return None
+
+
+def _read_ledger_folder(folder) -> tuple[dict, dict]:
+    """:func:`_ledger_folder`'s rows, and ``{notebook: (file, profile)}`` of its ledgers (``profile`` None where a
+    ledger names none). ValueError naming the file for a ledger whose ``notebook`` is not its file's name (it would
+    be compared with another notebook's rows) or a row :func:`_compared_row_error` finds malformed."""
     from pathlib import Path
 
     from robeval.core.io import NotRegularFileError
@@ -612,11 +631,22 @@ def _ledger_folder(folder) -> dict:
             )
         if notebook in seen:
             raise ValueError(
-                f"{f} and {seen[notebook]} are both ledgers of {notebook}; keep one ledger per notebook in {folder}."
+                f"{f} and {seen[notebook][0]} are both ledgers of {notebook}; keep one ledger per notebook in {folder}."
             )
-        seen[notebook] = f
-        out.update({(notebook, cid): c for cid, c in rows_by_id(d, f).items()})
-    return out
+        if notebook != f.stem:
+            raise ValueError(
+                f"{f} holds the ledger of {notebook} (its 'notebook'), not of {f.stem}: a ledger is saved as "
+                f"<notebook>.json. Restore it (git checkout) or rebuild it; a copy is renamed {notebook}.json."
+            )
+        profile = d.get("profile")
+        seen[notebook] = (f, profile if isinstance(profile, str) else None)
+        rows = rows_by_id(d, f)
+        for c in rows.values():
+            why = _compared_row_error(c)
+            if why is not None:
+                raise ValueError(f"{f}: {why}; the ledger is damaged. Restore it (git checkout) or rebuild it.")
+        out.update({(notebook, cid): c for cid, c in rows.items()})
+    return out, seen
 
 
 _OPPOSITE = {(REPRODUCED, CONTRADICTED), (CONTRADICTED, REPRODUCED), (CONSISTENCY, ERRATUM), (ERRATUM, CONSISTENCY)}
@@ -638,6 +668,24 @@ def _interval(claim: dict) -> tuple[float, float] | None:
     return (lo, hi) if lo is not None and hi is not None and lo <= hi else None
 
 
+def compared_ledgers(ours, other, notebooks=None) -> tuple[dict, dict, list[str]]:
+    """The rows of the two folders of ledgers ``ours`` and ``other`` (:func:`_ledger_folder`) and the notebooks both
+    hold (among ``notebooks`` when given): a notebook one folder lacks is not compared (a rerun of one notebook is
+    no change of the others). ValueError naming both files when a notebook's two ledgers are of different profiles
+    (their verdicts are not comparable)."""
+    a, meta_a = _read_ledger_folder(ours)
+    b, meta_b = _read_ledger_folder(other)
+    both = sorted(set(meta_a) & set(meta_b) & (set(meta_a) if notebooks is None else set(notebooks)))
+    for nb in both:
+        (fa, pa), (fb, pb) = meta_a[nb], meta_b[nb]
+        if pa is not None and pb is not None and pa != pb:
+            raise ValueError(
+                f"{fb} is a ledger of profile {pb!r}, {fa} of profile {pa!r}: their verdicts are not comparable. "
+                f"Compare ledgers of one profile (robeval compare --profile {pb})."
+            )
+    return a, b, both
+
+
 def rerun_counts(ours, other, notebooks=None) -> list[dict]:
     """Per notebook, what a rerun changed, counted as ``docs/reliability.md`` counts it: over the rows a paper's
     tallies count (a readings row, not its per-reading parts), the decided verdicts (reproduced, contradicted,
@@ -656,17 +704,17 @@ def rerun_counts(ours, other, notebooks=None) -> list[dict]:
     """
     from robeval.core.ledger.vocab import DECIDED as decided
 
-    def counted(folder):  # {notebook: {id: claim}}, without the per-reading parts
+    def counted(rows):  # {notebook: {id: claim}}, without the per-reading parts
         out = {}
-        for (nb, cid), c in _ledger_folder(folder).items():
+        for (nb, cid), c in rows.items():
             if not c.get("part_of"):
                 out.setdefault(nb, {})[cid] = c
         return out
 
-    a, b = counted(ours), counted(other)
-    keep = set(a) & set(b) if notebooks is None else set(a) & set(b) & set(notebooks)
+    rows_a, rows_b, both = compared_ledgers(ours, other, notebooks)
+    a, b = counted(rows_a), counted(rows_b)
     rows = []
-    for nb in sorted(keep):
+    for nb in [n for n in both if n in a and n in b]:
         base = [i for i, c in a[nb].items() if c["verdict"] in decided and i in b[nb]]
         changed = [i for i in base if b[nb][i]["verdict"] != a[nb][i]["verdict"]]
         opposite = [i for i in changed if (a[nb][i]["verdict"], b[nb][i]["verdict"]) in _OPPOSITE]
@@ -694,19 +742,19 @@ def compare_ledgers(ours, other, notebooks=None) -> list[dict]:
     ours, other : path
         Folders holding ``<notebook>.json`` ledgers.
     notebooks : iterable of str, optional
-        Compare only these notebooks (stems); default: every ledger of either folder.
+        Compare only these notebooks (stems); default: every notebook whose ledger both folders hold (a notebook
+        one folder lacks is not compared: :func:`compared_ledgers`).
 
     Returns
     -------
     list of dict
-        One entry per claim present in either folder whose verdict differs (a claim missing from one side
-        counts, with verdict ``None``): ``notebook``, ``id``, ``ours``, ``other``, and the two estimates.
+        One entry per claim of a compared notebook, present in either ledger, whose verdict differs (a claim
+        missing from one side counts, with verdict ``None``): ``notebook``, ``id``, ``ours``, ``other``, and the
+        two estimates.
     """
-    a, b = _ledger_folder(ours), _ledger_folder(other)
-    keys = set(a) | set(b)
-    if notebooks is not None:
-        keep = set(notebooks)
-        keys = {k for k in keys if k[0] in keep}
+    a, b, both = compared_ledgers(ours, other, notebooks)
+    keep = set(both)
+    keys = {k for k in set(a) | set(b) if k[0] in keep}
     diffs = []
     for key in sorted(keys):
         va, vb = a.get(key, {}).get("verdict"), b.get(key, {}).get("verdict")
@@ -825,7 +873,27 @@ def ledger_differences(
                     }
                 )
                 break
-    return out
+    return out + _row_order_difference(a, b, notebook)
+
+
+def _row_order_difference(saved: dict, rebuilt: dict, notebook: str) -> list[dict]:
+    """The first row at which the rows both ledgers hold (``{id: row}``) stand in another order, as a difference of
+    the ledger's own (id :data:`LEDGER_LEVEL`, field ``row order``), or none: a ledger keeps its rows in the order
+    its notebook records them, so a reordered ledger was edited."""
+    common = [cid for cid in saved if cid in rebuilt]
+    theirs = [cid for cid in rebuilt if cid in saved]
+    for i, (x, y) in enumerate(zip(common, theirs)):
+        if x != y:
+            return [
+                {
+                    "notebook": notebook,
+                    "id": LEDGER_LEVEL,
+                    "field": "row order",
+                    "saved": f"{x} at row {i + 1}",
+                    "rebuilt": f"{y} at row {i + 1}",
+                }
+            ]
+    return []
 
 
 def rerun_sources(profile: str, notebook: str, row_id: str, n_runs) -> list[str]:

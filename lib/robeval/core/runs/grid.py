@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from robeval.core.errors import IncompleteResult
 from robeval.core.io import atomic_write_json, read_json
-from robeval.core.runs.identity import config_identity
+from robeval.core.runs.identity import config_identity, identity_error
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     cell_key,
@@ -123,7 +123,9 @@ class Grid:
     Parameters
     ----------
     fn : callable ``fn(cell: dict, config: dict) -> dict | list[dict] | DataFrame``
-        Must be importable (a module-level function) for process and Dask backends.
+        A function defined with ``def`` at the top level of a .py file (a module, or a script: its code names the
+        store); a lambda, a closure, a builtin or another callable object is refused (ValueError) before anything
+        runs. Must be importable (a module-level function) for process and Dask backends.
     cells : list of dicts, or dict of lists (Cartesian product)
     store : directory for the cell files (see :func:`grid_store`)
     config : settings shared by all cells (JSON-serialisable); part of the store's identity, with ``fn``'s
@@ -144,6 +146,9 @@ class Grid:
             raise TypeError(f"fn must be a function fn(cell, config), got {type(fn).__name__}.")
         from robeval.core.runs.trust import check_grid_cell
 
+        problem = identity_error(fn)  # a lambda or closure would share a store with other code: stale results
+        if problem is not None:
+            raise ValueError(f"fn: {problem}")
         check_grid_cell(fn)
         self.fn = fn
         self.cells = normalise_cells(cells)

@@ -24,6 +24,13 @@ The code identity is the digest of the *definitions the cell function can reach*
 * this module is not part of any identity: it names results, it computes none (a change of it can only miss a
   result, never serve a stale one).
 
+A function whose module has no source to read this way (one defined in a script run as ``python script.py`` or in
+a notebook: its module is ``__main__``) is named by its own source as :mod:`inspect` reads it, the sources of the
+functions and classes of its module it names (transitively), the identities of the robeval code it names, and
+the JSON text of the other values it names (other objects by their type). A function whose code cannot be named
+at all — a lambda, a closure (the values it captured are not code), a builtin, a ``functools.partial`` or another
+callable object — is refused by a grid before anything runs (:func:`identity_error`).
+
 So an edit of the ledger's decision rules changes no identity of a training grid that never calls them, while an
 edit of anything a cell can run — its module, a helper in another module, a constant it reads — does.
 """
@@ -34,8 +41,10 @@ import ast
 import functools
 import hashlib
 import importlib.util
+import inspect
 import os
 import re
+import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -123,8 +132,18 @@ def local_config(config: Mapping[str, Any]) -> dict:
 
 def config_identity(config: Mapping[str, Any], fn: Callable | None = None) -> str:
     """The hash naming a grid's sub-store: the config (keys sorted, checkout/cache paths made relative) and,
-    given ``fn``, its qualified name and :func:`code_identity`."""
-    ident: dict[str, Any] = {"config": portable_config(config)}
+    given ``fn``, its qualified name and :func:`code_identity`. TypeError naming ``config`` unless it is a mapping
+    of setting names to JSON values (numbers, text, lists, dicts, paths)."""
+    what = "config must be a mapping of setting names to JSON values (numbers, text, lists, dicts, paths)"
+    if not isinstance(config, Mapping):
+        raise TypeError(f"{what}, e.g. {{'epochs': 3}}; got {type(config).__name__} {str(config)[:60]}.")
+    try:
+        ident: dict[str, Any] = {"config": portable_config(config)}
+        to_json(ident, indent=None, sort_keys=True)
+    except RecursionError:
+        raise TypeError(f"{what}; it is nested too deeply to be named (past Python's recursion limit).") from None
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what}; {exc}: pass what the object is made from (its settings) instead.") from None
     if fn is not None:
         ident["fn"] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
         ident["code"] = code_identity(fn)
@@ -337,14 +356,114 @@ def _top_name(fn: Callable) -> tuple[str | None, str | None]:
     return module, (qualname.split(".")[0] if qualname else None)
 
 
+_FIX = (
+    "define it with `def` at the top level of a .py file (an importable module, or a script) and pass what it "
+    "varies through the cells or the config"
+)
+
+
+def _label(fn: Any) -> str:
+    """``fn`` as a message names it: its module and qualified name, else its repr."""
+    name = getattr(fn, "__qualname__", None)
+    return f"{getattr(fn, '__module__', None) or '?'}.{name}" if isinstance(name, str) else repr(fn)[:80]
+
+
+def _kind_error(fn: Any) -> str | None:
+    """Why ``fn`` is not a function whose code can be named (a lambda, a closure, not a ``def`` function), or None."""
+    if not inspect.isfunction(fn):
+        return f"{_label(fn)} is a {type(fn).__name__}, not a function defined with def, so its code cannot be named"
+    if fn.__name__ == "<lambda>":
+        return f"{_label(fn)} is a lambda, whose code cannot be told apart from another lambda's of its module"
+    if fn.__closure__:
+        captured = ", ".join(fn.__code__.co_freevars)
+        return (
+            f"{_label(fn)} is a closure: it captures {captured} from the function that made it, values that are "
+            "not part of its code, so two of them would share one store"
+        )
+    return None
+
+
+def identity_error(fn: Any) -> str | None:
+    """Why :func:`code_identity` cannot name the code of the grid cell function ``fn`` (a grid of it could serve
+    results of other code), with the fix; None when it can: a plain ``def`` function, not a closure, of a module
+    whose source is read, or whose own source :mod:`inspect` reads (a script's or a notebook's)."""
+    problem = _kind_error(fn)
+    if problem is None and _parsed_or_none(getattr(fn, "__module__", None)) is None:
+        try:
+            _source_parts(fn, set())
+        except ValueError as exc:
+            problem = str(exc)
+    return None if problem is None else f"the cell function {problem}; {_FIX}."
+
+
+def _parsed_or_none(module: str | None) -> ast.Module | None:
+    """:func:`_parsed` of ``module``, None without a module name."""
+    return _parsed(module) if module else None
+
+
+def _source_parts(fn: Any, seen: set) -> list[str]:
+    """The texts naming ``fn`` by its own source (see this module's docstring, for a module whose source is not
+    read): its syntax tree and what the names it uses are bound to in its globals. ValueError when the source of
+    ``fn`` or of a function of its module it names cannot be read."""
+    key = f"{getattr(fn, '__module__', None)}.{getattr(fn, '__qualname__', '?')}"
+    if key in seen:
+        return []
+    seen.add(key)
+    try:
+        tree = _strip_docstrings(ast.parse(textwrap.dedent(inspect.getsource(fn))))
+    except (OSError, TypeError, SyntaxError, IndentationError) as exc:
+        raise ValueError(f"{_label(fn)} has no source to read ({type(exc).__name__}: {exc})") from None
+    parts = [f"{key}:{portable_dump(tree)}"]
+    names = _identifiers(tree)
+    scope = getattr(fn, "__globals__", None) or vars(inspect.getmodule(fn) or inspect)
+    for name in sorted(names):
+        if name in scope:
+            parts.extend(_bound_parts(name, scope[name], getattr(fn, "__module__", None), names, seen))
+    return parts
+
+
+def _bound_parts(name: str, value: Any, module: str | None, names: set[str], seen: set) -> list[str]:
+    """The texts naming what the global ``name`` is bound to, for :func:`_source_parts`: a function or class of
+    ``module`` by its source, robeval code by its :func:`code_identity`, a robeval module by the attributes of it
+    that ``names`` names, other code by its name, any other value by its JSON text (else its type)."""
+    if inspect.isfunction(value) or inspect.isclass(value):
+        where = getattr(value, "__module__", None) or "?"
+        if where == module:
+            return [f"{name}=", *_source_parts(value, seen)]
+        if where.split(".")[0] == "robeval":
+            return [f"{name}={where}.{value.__qualname__}:{code_identity(value)}"]
+        return [f"{name}={where}.{getattr(value, '__qualname__', '?')}"]
+    if inspect.ismodule(value):
+        parts = [f"{name}=module {value.__name__}"]
+        if value.__name__.split(".")[0] == "robeval" and f"module {value.__name__}" not in seen:
+            seen.add(f"module {value.__name__}")
+            for attr in sorted(names):
+                if attr in vars(value):
+                    parts.extend(_bound_parts(f"{name}.{attr}", vars(value)[attr], module, names, seen))
+        return parts
+    if callable(value):
+        return [f"{name}={type(value).__module__}.{type(value).__qualname__}"]
+    try:
+        return [f"{name}={to_json(value, indent=None, sort_keys=True)}"]
+    except (TypeError, ValueError, RecursionError):
+        return [f"{name}: {type(value).__module__}.{type(value).__qualname__}"]
+
+
 def code_identity(fn: Callable) -> str:
     """A digest (16 hex digits) of the code ``fn`` can run: the top-level definitions it reaches in its module and
     the robeval modules that module imports (rules in this module's docstring), without comments and docstrings,
-    the same on every Python. "unknown" for an object without a module."""
+    the same on every Python; for a function of a module without readable source (a script's, a notebook's), its
+    own source and what it names. "unknown" for an object without a module. ValueError (:func:`identity_error`)
+    for a function of such a module whose code cannot be named (a lambda, a closure, no source)."""
     module, name = _top_name(fn)
     if not module:
         return "unknown"
-    return _reach_digest(module, name)[:16]
+    if _parsed(module) is not None:
+        return _reach_digest(module, name)[:16]
+    problem = identity_error(fn)
+    if problem is not None:
+        raise ValueError(problem)
+    return hashlib.sha256("\n".join(_source_parts(fn, set())).encode()).hexdigest()[:16]
 
 
 def code_reach(fn: Callable) -> dict[str, list[str]]:

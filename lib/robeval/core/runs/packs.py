@@ -19,6 +19,7 @@ from robeval.core.io import (
     NotRegularFileError,
     atomic_write_json,
     check_output_file,
+    check_output_folder,
     check_regular_file,
     read_json,
     to_json,
@@ -670,7 +671,8 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwri
     out = Path(out)
     if not out.name.endswith(".tar.xz"):
         raise ValueError(f"the pack's name must end in .tar.xz, got {out.name!r}.")
-    check_output_file(out, "the pack")  # a file where its folder should be, a read-only folder: said first
+    # a file where its folder should be, a read-only folder: said first; the folder is created only to write
+    check_output_file(out, "the pack", create=False)
     check_bool(overwrite, "overwrite")
     if out.exists():  # a FIFO or a device there would block _is_pack for ever, or never end
         try:
@@ -734,6 +736,7 @@ def pack(stores: Iterable[str | os.PathLike], out: str | os.PathLike, *, overwri
                 "and holds config-*/ folders of regular .json files); nothing was packed."
             )
     # a temporary name of its own (two packs written to one file at once must not share one), in the pack's folder
+    check_output_folder(out.parent, f"the pack {out}: its folder")
     fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
     tmp = Path(name)
@@ -771,8 +774,9 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     import tarfile
 
     archive = Path(archive)
-    if not archive.is_file():
+    if not archive.exists():
         raise ValueError(f"{archive}: no such pack; make one with `robeval grids --pack FILE.tar.xz`.")
+    check_regular_file(archive, "pack", "make one with `robeval grids --pack FILE.tar.xz`")
     import lzma
     import zlib
 

@@ -39,14 +39,26 @@ def grid_store(profile: str, name: str, *, create: bool = True) -> Path:
 
 
 def cell_key(cell: Mapping[str, Any]) -> str:
-    """Readable, filesystem-safe, unique file stem for ``cell``."""
-    parts = []
-    for k in sorted(cell):
-        v = cell[k]
-        text = f"{v:g}" if isinstance(v, float) else str(v)
-        parts.append(f"{k}={text}")
+    """Readable, filesystem-safe, unique file stem for ``cell``. TypeError naming ``cell`` unless it is a mapping
+    of parameter names (text) to JSON values, nested no deeper than Python's limit."""
+    what = (
+        "cell must be a mapping of parameter names (text) to JSON values (numbers, text, lists, dicts), e.g. {'x': 1}"
+    )
+    if not isinstance(cell, Mapping):
+        raise TypeError(f"{what}; got {type(cell).__name__} {str(cell)[:60]}.")
+    try:
+        ident = digest(dict(cell), 8)
+        parts = []
+        for k in sorted(cell):
+            v = cell[k]
+            text = f"{v:g}" if isinstance(v, float) else str(v)
+            parts.append(f"{k}={text}")
+    except RecursionError:
+        raise TypeError(f"{what}; it is nested too deeply to be named (past Python's recursion limit).") from None
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what}; {exc}.") from None
     readable = re.sub(r"[^A-Za-z0-9=._-]+", "_", "__".join(parts))[:120]
-    return f"{readable}__{digest(dict(cell), 8)}"
+    return f"{readable}__{ident}"
 
 
 def normalise_cells(cells: Iterable[Mapping[str, Any]] | Mapping[str, Iterable]) -> list[dict]:
@@ -258,7 +270,14 @@ def is_stale(lock: Path, lock_timeout: float) -> bool:
 
 
 def format_age(seconds: float) -> str:
-    """A duration for people: ``"42 s"``, ``"12 min"``, ``"3.5 h"``."""
+    """A duration for people: ``"42 s"``, ``"12 min"``, ``"3.5 h"``. TypeError naming ``seconds`` unless it is a
+    real number (not a bool, not text); ValueError for NaN."""
+    import numbers
+
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):
+        raise TypeError(f"seconds must be a number of seconds (e.g. 42.0), got {type(seconds).__name__} {seconds!r}.")
+    if seconds != seconds:
+        raise ValueError("seconds is NaN; pass the number of seconds (e.g. time.time() - start).")
     return (
         f"{seconds:.0f} s"
         if seconds < 120
@@ -269,7 +288,9 @@ def format_age(seconds: float) -> str:
 
 
 def waiting_message(claims: list[dict], lock_timeout: float = LOCK_TIMEOUT_S) -> str:
-    """What a run waiting on the claims ``claims`` (from :func:`claim_state`) tells its user."""
+    """What a run waiting on the claims ``claims`` (from :func:`claim_state`) tells its user. TypeError naming
+    ``claims`` unless it is a list of :func:`claim_state`'s dicts."""
+    claims = _checked_claims(claims)
     foreign = [c for c in claims if c["state"] == "foreign"]
     live = [c for c in claims if c["state"] == "live"]
     parts = [f"waiting for {len(claims)} cell(s) claimed by another process"]
@@ -287,6 +308,21 @@ def waiting_message(claims: list[dict], lock_timeout: float = LOCK_TIMEOUT_S) ->
             f"machine), clear its claims: rm {paths}"
         )
     return "; ".join(parts) + "."
+
+
+_CLAIM_KEYS = ("state", "host", "pid", "age", "lock")  # what claim_state returns
+
+
+def _checked_claims(claims: Any) -> list:
+    """``claims`` as a list, checked to be :func:`claim_state`'s dicts (TypeError naming ``claims`` otherwise)."""
+    what = f"claims must be a list of claim_state() dicts (with {', '.join(_CLAIM_KEYS)})"
+    if isinstance(claims, (str, bytes, Mapping)) or not isinstance(claims, Iterable):
+        raise TypeError(f"{what}; got {type(claims).__name__} {str(claims)[:60]}.")
+    claims = list(claims)
+    for i, c in enumerate(claims):
+        if not isinstance(c, Mapping) or any(k not in c for k in _CLAIM_KEYS):
+            raise TypeError(f"{what}; claim {i} is {str(c)[:80]}.")
+    return claims
 
 
 def release(path: Path) -> None:

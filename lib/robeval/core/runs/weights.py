@@ -30,6 +30,8 @@ import tarfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
+from robeval.core.io import check_regular_file
+
 CARRIED = ("acr_rs_training", "msd_models")  # folders of cache_dir() whose weights a later lease reads
 LIMIT = 16 * 2**20  # bytes of weights per pack file (before compression)
 MANIFEST = "WEIGHTS.json"
@@ -173,7 +175,12 @@ def pack_weights(
 
 
 def is_weights_pack(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a weights pack of :func:`pack_weights` (its first member is ``WEIGHTS.json``)."""
+    """Whether ``path`` is a weights pack of :func:`pack_weights` (its first member is ``WEIGHTS.json``); False for
+    a missing path. A FIFO, socket, device or folder (reading a FIFO would block for ever) raises the ValueError of
+    :func:`robeval.core.io.check_regular_file`, naming it, before it is opened."""
+    if not os.path.exists(path):
+        return False
+    check_regular_file(path, "pack", "give the path of a pack file (.tar.xz) written by a lease or a chunk")
     try:
         with tarfile.open(path, "r:*") as tf:
             first = tf.next()
@@ -184,6 +191,8 @@ def is_weights_pack(path: str | os.PathLike) -> bool:
 
 _NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*")
 MANIFEST_MAX = 2**20  # bytes of a WEIGHTS.json: thousands of entries
+PART_MAX = 200  # characters of one part of a member's name: a file name (255 bytes) with its temporary's affixes
+NAME_MAX = 1024  # characters of a member's whole name: well inside a path's limit (4096 bytes) below the cache
 
 
 def member_error(name: str) -> str | None:
@@ -196,6 +205,11 @@ def member_error(name: str) -> str | None:
         return f"{name!r} is not inside a carried cache folder {CARRIED}"
     if not all(_NAME_PART.fullmatch(p) and p.strip(".") for p in parts):
         return f"{name!r} is not a plain relative path (an empty, '.', '..' or unusual part)"
+    if len(name) > NAME_MAX or max(len(p) for p in parts) > PART_MAX:
+        return (
+            f"{name[:60]!r}... is too long a name ({len(name)} characters, a part of {max(len(p) for p in parts)}; "
+            f"at most {NAME_MAX}, and {PART_MAX} a part)"
+        )
     if PurePosixPath(name).suffix not in SUFFIXES:
         return f"{name!r} is not a weight file ({', '.join(SUFFIXES)})"
     return None
@@ -247,8 +261,9 @@ def adopt_weights(pack: str | os.PathLike, cache: str | os.PathLike | None = Non
     what = f"weights pack {pack}"
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
         raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}.")
-    if not pack.is_file():
+    if not pack.exists():
         raise ValueError(f"{what} does not exist; give the path of a weights-NN.tar.xz written by a lease.")
+    check_regular_file(pack, "weights pack", "give the path of a weights-NN.tar.xz written by a lease")
     try:
         with tarfile.open(pack, "r:*") as tf:
             first = tf.next()
@@ -313,6 +328,10 @@ def adopt_weights(pack: str | os.PathLike, cache: str | os.PathLike | None = Non
     for e in entries:
         if hashlib.sha256(blobs[e["path"]]).hexdigest() != e["sha256"]:
             raise ValueError(f"{what}: {e['path']} does not match its checksum in {MANIFEST}; the pack is damaged.")
+    if os.path.lexists(root) and not root.is_dir():
+        raise ValueError(
+            f"{what}: the cache {root} is not a folder; nothing was written. Move it aside and adopt again."
+        )
     for e in entries:  # the cache's layout, before anything is written
         why = _dest_error(root, e["path"])
         if why is not None:
