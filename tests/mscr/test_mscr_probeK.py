@@ -43,3 +43,20 @@ def test_eps_min_names_rows_of_different_lengths():
     # K28: numpy's "setting an array element with a sequence ... inhomogeneous shape"
     with pytest.raises(ValueError, match=r"^X must be an \(n, d\) array of points .*different lengths \(1, 2\)"):
         eps_min([[0, 0], [1], [1, 1]], [0, 1, 1])
+
+
+def test_a_read_only_X_is_measured_without_torchs_warning():
+    """A DataFrame's values (or any read-only array) reached torch as is, and torch warned that it cannot share a
+    non-writable array (once per process, so a later caller never saw it); now it is copied first, the distances
+    unchanged."""
+    import warnings
+
+    X = np.array([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]])
+    y = np.array([0, 1, 0])
+    frozen = X.copy()
+    frozen.flags.writeable = False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = nearest_other_class_distance(frozen, y, norm=2)
+    np.testing.assert_array_equal(got, [5.0, np.hypot(3.0, 3.0), np.hypot(3.0, 3.0)])
+    assert not frozen.flags.writeable  # the caller's array is left as it was

@@ -145,7 +145,10 @@ def _as_tensor(X: np.ndarray, norm: float, device) -> torch.Tensor:
         dtype = torch.float32
     else:
         dtype = torch.float64
-    return torch.as_tensor(np.ascontiguousarray(X), device=device).to(dtype)
+    X = np.ascontiguousarray(X)
+    if not X.flags.writeable:  # a read-only array (a DataFrame's values): torch warns it cannot share one
+        X = X.copy()
+    return torch.as_tensor(X, device=device).to(dtype)
 
 
 def _pair_distance(diff: torch.Tensor, norm: float) -> torch.Tensor:
