@@ -24,6 +24,7 @@ from numbers import Real
 
 import numpy as np
 
+from robeval.core.frames import check_unmasked
 from robeval.core.images import to_nchw, to_nhwc
 from robeval.core.seeding import as_generator, keyed
 from robeval.core.validation import check_exact_integers, check_images, check_no_bools
@@ -38,6 +39,7 @@ def _check_feats(a, name: str) -> np.ndarray:
     numpy cannot read as numbers (not numpy's message), ValueError for complex values (their imaginary part would
     be dropped), a wrong shape or a NaN / infinite value; TypeError for booleans."""
     check_no_bools(a, name, example="a (n_samples, D) float array of transform features")
+    check_unmasked(a, name)  # np.asarray drops a mask: masked samples would count like the others
     if np.iscomplexobj(a):
         raise ValueError(
             f"{name} must be real-valued features, got complex values (dtype {np.asarray(a).dtype}); their imaginary "
@@ -75,6 +77,7 @@ def _check_pair(aug_feats, corr_feats):
     """Both sample sets as (n_samples, D) arrays of one D (1-D arrays refused, see :func:`_check_2d`)."""
     _check_2d(aug_feats, "aug_feats")
     _check_2d(corr_feats, "corr_feats")
+    _check_same_columns(aug_feats, corr_feats)
     a = _check_feats(aug_feats, "aug_feats")
     c = _check_feats(corr_feats, "corr_feats")
     if a.shape[1] != c.shape[1]:
@@ -83,6 +86,27 @@ def _check_pair(aug_feats, corr_feats):
             f"{c.shape[1]}); compute both with the same feature extractor."
         )
     return a, c
+
+
+def _check_same_columns(aug_feats, corr_feats, second: str = "corr_feats") -> None:
+    """ValueError when both feature sets are DataFrames whose columns differ (other names, or the same names in
+    another order): the distance pairs features by position, so it would compare different features. ``second``
+    names the second argument in the message."""
+    import pandas as pd
+
+    if not (isinstance(aug_feats, pd.DataFrame) and isinstance(corr_feats, pd.DataFrame)):
+        return
+    if aug_feats.columns.equals(corr_feats.columns):
+        return
+
+    def shown(cols) -> str:
+        return "[" + ", ".join(repr(v) for v in cols[:4]) + (", ...]" if len(cols) > 4 else "]")
+
+    raise ValueError(
+        f"aug_feats and {second} are DataFrames with different columns (aug_feats: {shown(aug_feats.columns)}, "
+        f"{second}: {shown(corr_feats.columns)}); features are paired by position, which would compare different "
+        f"features. Put them in one order ({second} = {second}[aug_feats.columns]) or pass arrays."
+    )
 
 
 def _finite_distance(value, what: str, a: np.ndarray, c: np.ndarray, second: str = "corr_feats"):
@@ -119,7 +143,8 @@ def mmd(aug_feats, corr_feats) -> float:
     Returns
     -------
     float  ``|| mean_k f(a_k) - mean_m f(c_m) ||_2`` in feature units. ValueError when it overflows float64
-    (features near 1e154 or larger): scale the features first.
+    (features near 1e154 or larger): scale the features first, and when both are DataFrames with different columns
+    (paired by position, they would compare different features).
     """
     a, c = _check_pair(aug_feats, corr_feats)
     k = _tiny_exponent(a, c)
@@ -140,7 +165,8 @@ def msd(aug_feats, corr_feats) -> float:
     Returns
     -------
     float (feature units). ValueError when it overflows float64 (features near 1e154 or larger): scale the features
-    first.
+    first, and when both are DataFrames with different columns (paired by position, they would compare different
+    features). A numpy masked array is refused (TypeError: its masked samples would count like the others).
     """
     a, c = _check_pair(aug_feats, corr_feats)
     k = _tiny_exponent(a, c)
@@ -157,6 +183,7 @@ def _sq_dists(a: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 def _check_many(aug_feats, corr_means):
     """:func:`_check_pair` for the ``*_many`` functions, whose second argument is ``corr_means``."""
+    _check_same_columns(aug_feats, corr_means, "corr_means")
     a = _check_feats(aug_feats, "aug_feats")
     c = _check_feats(corr_means, "corr_means")
     if a.shape[1] != c.shape[1]:

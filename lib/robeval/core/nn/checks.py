@@ -1,6 +1,7 @@
 """The input contract of the trainers (:func:`robeval.core.nn.training.train` and
-:func:`robeval.core.nn.fused.train_fused`): each check raises one TypeError (wrong kind) or ValueError (unusable
-value) naming the argument and the fix, before anything trains. A NaN image, a NaN learning rate or a fractional
+:func:`robeval.core.nn.fused.train_fused`) and of the inference functions (``predict`` and its siblings:
+:func:`check_module`, :func:`check_inference_images`): each check raises one TypeError (wrong kind) or ValueError
+(unusable value) naming the argument and the fix, before anything trains or a model moves. A NaN image, a NaN learning rate or a fractional
 label would otherwise train silently (every weight NaN, or the label truncated to a class); a label out of range, a
 channels-last batch or a huge seed would stop inside torch with torch's message.
 
@@ -21,11 +22,13 @@ __all__ = [
     "MAX_SEED",
     "check_count",
     "check_inference_images",
+    "check_module",
     "check_seed",
     "check_seeds",
     "check_sgd",
     "check_train_images",
     "check_train_labels",
+    "model_input",
     "output_classes",
 ]
 
@@ -98,11 +101,12 @@ def check_sgd(lr, momentum, weight_decay, gamma) -> None:
         )
 
 
-def check_train_images(x, *, name: str = "x", features: bool = False):
+def check_train_images(x, *, name: str = "x", features: bool = False, use: str = "training"):
     """``x`` as the trainers take it (numpy array or tensor, returned unchanged): an image batch (N, C, H, W), uint8
     in 0..255 or float in [0, 1] and finite (the contract of :mod:`robeval.core.nn.models`); with ``features``
     also a finite float matrix (N, F) of any range (an MLP's tabular input). A TypeError or ValueError
-    naming ``x`` and the fix otherwise (a channels-last batch, 0..255 floats, NaN pixels)."""
+    naming ``x`` and the fix otherwise (a channels-last batch, 0..255 floats, NaN pixels); ``use`` names what the
+    data is for in those messages ("training", "prediction")."""
     if not isinstance(x, (np.ndarray, torch.Tensor)):
         x = np.asarray(x)
     if isinstance(x, torch.Tensor):
@@ -136,7 +140,7 @@ def check_train_images(x, *, name: str = "x", features: bool = False):
     if not bool(finite.all()):
         raise ValueError(
             f"{name} holds {int((~finite).sum())} NaN or infinite {'feature' if x.ndim == 2 else 'pixel'} values; drop "
-            "or repair those rows before training."
+            f"or repair those rows before {use}."
         )
     if x.ndim == 2:  # features: any finite values
         return x
@@ -144,36 +148,6 @@ def check_train_images(x, *, name: str = "x", features: bool = False):
     if lo < 0 or hi > 1:
         hint = f" (it looks like 0..255: pass uint8 images or {name} / 255)" if hi <= 255 and lo >= 0 else ""
         raise ValueError(f"{name} holds float pixel values in [{lo:g}, {hi:g}], outside [0, 1]{hint}.")
-    return x
-
-
-def check_inference_images(x, model, *, name: str = "x"):
-    """``x`` as the inference functions take it (:func:`robeval.core.nn.training.extract_features`; returned as
-    :func:`check_train_images` returns it): the trainers' contract (an (N, C, H, W) batch, uint8 in 0..255 or
-    floats in [0, 1]; (N, F) float features for a model without an image ``norm`` layer, such as the MLP), every
-    float value finite (a network maps NaN to NaN features and an arbitrary class), and C the channels the model's
-    ``norm`` layer normalises (its per-channel statistics would broadcast a 1-channel batch to 3 channels in
-    silence). An empty batch is returned as it is."""
-    if not isinstance(x, (np.ndarray, torch.Tensor)):
-        x = np.asarray(x)
-    if x.ndim >= 1 and len(x) == 0:
-        return x
-    if x.is_floating_point() if isinstance(x, torch.Tensor) else x.dtype.kind == "f":
-        finite = torch.isfinite(x) if isinstance(x, torch.Tensor) else np.isfinite(x)
-        if not bool(finite.all()):
-            raise ValueError(
-                f"{name} holds {int((~finite).sum())} NaN or infinite values; a network maps them to NaN outputs, "
-                f"not to a class or a feature: drop or repair those rows of {name} first."
-            )
-    mean = getattr(getattr(model, "norm", None), "mean", None)
-    channels = int(mean.shape[1]) if isinstance(mean, torch.Tensor) and mean.ndim == 4 else None
-    x = check_train_images(x, name=name, features=channels is None)
-    if channels is not None and x.shape[1] != channels:
-        raise ValueError(
-            f"{name} has {x.shape[1]} channel(s), but the model normalises {channels} (its norm layer would broadcast "
-            f"the batch to {channels} channels in silence); pass {channels}-channel images, e.g. "
-            f"np.repeat({name}, {channels}, axis=1) for a greyscale batch."
-        )
     return x
 
 
@@ -203,3 +177,67 @@ def check_train_labels(y, *, n: int, num_classes: int | None = None, name: str =
             f"build it with num_classes={int(out.max()) + 1} or remap the labels."
         )
     return out
+
+
+def check_module(model, name: str = "model") -> nn.Module:
+    """``model`` when it is a torch ``nn.Module``; else TypeError naming ``name`` (the inference functions switch a
+    module to eval mode and move it to a device, which a plain function has no notion of)."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(
+            f"{name} must be a torch nn.Module (e.g. robeval.core.nn.build('cnn_small')), got {type(model).__name__}; "
+            "for a plain function, call it on the batch yourself."
+        )
+    return model
+
+
+def model_input(model: nn.Module) -> tuple[str | None, int | None]:
+    """What ``model`` takes, read from its first layer that fixes it: ``('images', C)`` when that is a channel
+    normalisation (``mean`` of shape (1, C, 1, 1), every image model of :mod:`robeval.core.nn.models`) or a
+    ``Conv2d`` of C input channels; ``('features', F)`` when it is a ``Linear`` of F inputs (an MLP on tabular
+    rows); ``(None, None)`` when none is found (any batch is passed on)."""
+    for module in model.modules():
+        mean = getattr(module, "mean", None)
+        if isinstance(mean, torch.Tensor) and mean.ndim == 4 and mean.shape[0] == 1 and mean.shape[2:] == (1, 1):
+            return "images", int(mean.shape[1])
+        if isinstance(module, nn.Conv2d):
+            return "images", int(module.in_channels)
+        if isinstance(module, nn.Linear):
+            return "features", int(module.in_features)
+    return None, None
+
+
+def check_inference_images(x, model: nn.Module, *, name: str = "x"):
+    """``x`` as the inference functions (:func:`~robeval.core.nn.training.predict` and its siblings) take it for
+    ``model``, returned unchanged: :func:`check_train_images`' contract (uint8 in 0..255 or finite floats in
+    [0, 1], (N, C, H, W), not channels-last) with the channels of ``model`` (:func:`model_input`), or finite
+    (N, F) float features with the F of an MLP (a model whose first layer is Linear also takes images, which it may
+    flatten itself). An empty batch (N = 0) of that shape is passed on. A flat (N, D) array given to an image model
+    is refused with the shape to reshape it to (it would be read as one unbatched image and give one prediction):
+    an image model that flattens rows itself is not supported here."""
+    if not isinstance(x, (np.ndarray, torch.Tensor)):
+        x = np.asarray(x)
+    kind, size = model_input(model)
+    shape = tuple(x.shape)
+    if kind == "images" and x.ndim == 2:
+        side = int(round((shape[1] / size) ** 0.5)) if shape[1] % size == 0 else 0
+        to = f"{shape[0]}, {size}, {side}, {side}" if side * side * size == shape[1] else f"{shape[0]}, {size}, H, W"
+        raise ValueError(
+            f"{name} has shape {shape}, a matrix, but model takes image batches (N, C, H, W) with C = {size}; if its "
+            f"rows are flattened images, pass {name}.reshape({to})."
+        )
+    if x.ndim in (2, 4) and shape[0] == 0:
+        return x
+    x = check_train_images(x, name=name, features=kind != "images", use="prediction")  # 4-D: images in any case
+    if kind == "images" and shape[1] != size:
+        hint = f"it looks channels-last (N, H, W, C): pass {name}.transpose(0, 3, 1, 2)" if shape[3] == size else (
+            f"repeat a gray channel with {name}.repeat({size}, axis=1)" if shape[1] == 1 else f"pass {size}-channel images"
+        )  # fmt: skip
+        raise ValueError(
+            f"{name} has shape {shape}: {shape[1]} channel(s), but model takes {size} (N, {size}, H, W); {hint}."
+        )
+    if kind == "features" and x.ndim == 2 and shape[1] != size:
+        raise ValueError(
+            f"{name} has {shape[1]} features per row, but model's first layer takes {size}; pass the columns it was "
+            "trained on, in that order."
+        )
+    return x

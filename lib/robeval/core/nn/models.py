@@ -14,9 +14,13 @@ Architectures
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from robeval.core.nn.checks import check_count
 
 CIFAR10_MEAN = (0.4914, 0.4822, 0.4465)
 CIFAR10_STD = (0.2470, 0.2435, 0.2616)
@@ -171,10 +175,40 @@ class MLP(FeatureClassifier):
 
 
 ARCHS = ("cnn_small", "resnet8", "resnet20", "resnet110", "wrn28_10", "wrn40_2", "mlp")
+#: The most classes a model's head may score (ImageNet-21k has 21,841): a WRN-28-10 head of 100,000 classes holds
+#: 64 million weights (256 MB); a larger count is a typo that would otherwise fail in torch's allocator.
+MAX_CLASSES = 100_000
+#: The options of :func:`build` each architecture takes (resnets take none)
+_OPTIONS = {"cnn_small": ("width",), "wrn28_10": ("widen", "dropout"), "wrn40_2": ("widen", "dropout"),
+            "mlp": ("in_features", "hidden")}  # fmt: skip
+
+
+def check_num_classes(num_classes) -> int:
+    """``num_classes`` as an int in 2 .. :data:`MAX_CLASSES` (a classifier of 0 or 1 class decides nothing)."""
+    num_classes = check_count(num_classes, "num_classes", minimum=2, example=10)
+    if num_classes > MAX_CLASSES:
+        raise ValueError(
+            f"num_classes must be at most {MAX_CLASSES:,} (a head that large is already 256 MB), got {num_classes:,}; "
+            "pass the number of classes of the labels, e.g. num_classes=10."
+        )
+    return num_classes
 
 
 def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
-    """Build a fresh model by name (see module docstring). Seed torch first for identical initialisation."""
+    """Build a fresh model by name (see module docstring). Seed torch first for identical initialisation.
+
+    ``num_classes``: an integer in 2 .. :data:`MAX_CLASSES`. Options: ``width`` (cnn_small), ``widen`` and
+    ``dropout`` (Wide ResNets), ``in_features`` (required) and ``hidden`` (mlp); the resnets ignore options."""
+    if not isinstance(arch, str):
+        raise TypeError(f"arch must be an architecture name, one of {', '.join(ARCHS)}; got {arch!r:.60}.")
+    num_classes = check_num_classes(num_classes)
+    allowed = _OPTIONS.get(arch)
+    unknown = sorted(set(kwargs) - set(allowed)) if allowed is not None else []
+    if unknown:
+        raise TypeError(
+            f"build({arch!r}) got the option(s) {', '.join(map(repr, unknown))}, which it does not take; its options "
+            f"are {', '.join(allowed)}."
+        )
     if arch == "cnn_small":
         return SmallCNN(num_classes, **kwargs)
     if arch.startswith("resnet") and arch[6:].isdigit():
@@ -196,8 +230,23 @@ def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
 def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
     """Build ``config[arch_key]`` with the size options a settings file may give: ``width`` (cnn_small
     channels, default 32), ``dropout`` and ``widen`` (Wide ResNets: the widening factor instead of the name's, e.g.
-    1 makes ``wrn28_10`` a WRN-28-1; 0 or absent keeps it). Options that do not apply to the arch are ignored."""
+    1 makes ``wrn28_10`` a WRN-28-1; 0 or absent keeps it). Options that do not apply to the arch are ignored.
+    A ``config`` that is no mapping raises TypeError, one without ``arch_key`` ValueError listing the keys."""
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a mapping such as {{{arch_key!r}: 'cnn_small'}}, got {type(config).__name__} "
+            f"{config!r:.60}; for an architecture name alone use robeval.core.nn.build(name)."
+        )
+    if arch_key not in config:
+        raise ValueError(
+            f"config has no {arch_key!r} key (it has {', '.join(map(repr, config)) or 'none'}); it needs {arch_key!r}: "
+            f"one of {', '.join(ARCHS[:-1])}, and may give 'width' (cnn_small), 'widen' and 'dropout' (Wide ResNets)."
+        )
     arch = config[arch_key]
+    if not isinstance(arch, str):
+        raise TypeError(
+            f"config[{arch_key!r}] must be an architecture name, one of {', '.join(ARCHS)}; got {arch!r:.60}."
+        )
     kwargs = {}
     if arch == "cnn_small" and config.get("width"):
         kwargs["width"] = int(config["width"])
@@ -209,7 +258,67 @@ def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> Featur
 
 
 def load_from_config(config, path, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
-    """:func:`from_config` with the weights of the state dict saved at ``path`` (loaded on the CPU), in eval mode."""
+    """:func:`from_config` with the weights of the state dict saved at ``path`` (loaded on the CPU), in eval mode.
+
+    ``path`` must hold a torch state dict of that architecture and ``num_classes`` (``torch.save(model.state_dict(),
+    path)``); a missing file raises FileNotFoundError, anything else (a folder, a file torch cannot read as plain
+    tensors, the weights of another architecture, width or number of classes) one ValueError naming ``path``, what
+    it holds and the fix. Only plain tensors are read (``weights_only=True``): no code stored in a file runs."""
+    from robeval.core.io import check_regular_file
+
     model = from_config(config, num_classes, arch_key)
-    model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    fix = (
+        "delete it (a cached network is retrained on the next run) or pass the path, config and num_classes it was "
+        "saved with"
+    )
+    path = check_regular_file(path, "path", fix)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch's text for a non-tensor pickle invites weights_only=False: not passed on
+        raise ValueError(
+            f"path {str(path)!r} is not a torch state dict of plain tensors ({type(exc).__name__} in torch.load); {fix}."
+        ) from None
+    check_state_dict(model, state, f"path {str(path)!r}", fix)
+    model.load_state_dict(state)
     return model.eval()
+
+
+def check_state_dict(model: nn.Module, state, where: str, fix: str) -> None:
+    """ValueError naming ``where`` (and ``fix``) when ``state`` is not a state dict that ``model`` loads: not a
+    mapping of names to tensors, other parameter names (another architecture) or other shapes (another width or
+    number of classes, named from the linear head)."""
+    if not isinstance(state, Mapping):
+        raise ValueError(f"{where} holds a {type(state).__name__}, not a state dict (names -> tensors); {fix}.")
+    odd = next(((k, v) for k, v in state.items() if not isinstance(v, torch.Tensor)), None)
+    if odd is not None:
+        raise ValueError(
+            f"{where} holds a mapping that is not a state dict: {odd[0]!r:.60} maps to a {type(odd[1]).__name__}, not a "
+            f"tensor; {fix}."
+        )
+    own = model.state_dict()
+    missing, extra = sorted(set(own) - set(state)), sorted(set(state) - set(own))
+    if missing or extra:
+        shown = "; ".join(
+            f"{len(keys)} {what} (e.g. {keys[0]!r})"
+            for keys, what in ((missing, "missing"), (extra, "unexpected"))
+            if keys
+        )
+        raise ValueError(
+            f"{where} holds the weights of another architecture than {type(model).__name__} (parameter names: "
+            f"{shown}); {fix}."
+        )
+    head = getattr(model, "head", None)
+    if isinstance(head, nn.Linear) and "head.weight" in state and state["head.weight"].ndim == 2:
+        saved, asked = int(state["head.weight"].shape[0]), head.out_features
+        if saved != asked:
+            raise ValueError(
+                f"{where} holds a head of {saved} classes, but num_classes={asked} was asked; pass num_classes={saved} "
+                f"or {fix.split(' or ')[0]}."
+            )
+    wrong = [k for k in own if tuple(state[k].shape) != tuple(own[k].shape)]
+    if wrong:
+        k = wrong[0]
+        raise ValueError(
+            f"{where} holds {type(model).__name__} weights of other sizes ({len(wrong)} tensors, e.g. {k!r}: "
+            f"{tuple(state[k].shape)} saved, {tuple(own[k].shape)} built): another width or widening factor; {fix}."
+        )

@@ -27,9 +27,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from robeval.core.env import torch_device
+from robeval.core.env import torch_device, usable_device
 from robeval.core.nn.checks import (
     check_count,
+    check_inference_images,
+    check_module,
     check_seed,
     check_sgd,
     check_train_images,
@@ -276,42 +278,56 @@ def _epochs(
 
 @torch.no_grad()
 def _batched(model: nn.Module, x, fn: Callable, batch_size: int, device) -> np.ndarray:
-    device = torch_device() if device is None else torch.device(device)
+    """``fn(model, batch)`` over ``x`` in batches of ``batch_size`` on ``device``, concatenated on the CPU.
+
+    Checked first, before the model is touched: ``model`` a torch module, ``batch_size`` an integer >= 1, ``x`` the
+    images (or feature rows) ``model`` takes (:func:`~robeval.core.nn.checks.check_inference_images`), ``device`` one
+    this machine can use (:func:`~robeval.core.env.usable_device`; None: :func:`~robeval.core.env.torch_device`).
+    The model runs in eval mode and stays on ``device``; the train/eval mode of each of its modules is restored
+    after the call."""
+    check_module(model)
+    batch_size = check_count(batch_size, "batch_size", minimum=1, example=500)
+    x = check_inference_images(x, model)
+    device = torch_device() if device is None else usable_device(device)
+    modes = [(m, m.training) for m in model.modules()]
     model.eval().to(device)
-    xt = to_float_tensor(x)
-    outs = [fn(xt[i : i + batch_size].to(device)).cpu() for i in range(0, len(xt), batch_size)]
+    try:
+        xt = to_float_tensor(x)
+        outs = [fn(model, xt[i : i + batch_size].to(device)).cpu() for i in range(0, len(xt), batch_size)]
+    finally:
+        for m, was_training in modes:
+            m.training = was_training
     return torch.cat(outs).numpy() if outs else np.empty((0,))
 
 
 def predict_logits(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
-    """Logits float32 (N, classes)."""
-    return _batched(model, x, model, batch_size, device)
+    """Logits float32 (N, classes).
+
+    ``x``: uint8 images (N, C, H, W) in 0..255 or float images in [0, 1] with the model's C channels (numpy or
+    torch), or float (N, F) rows for an MLP; a flat, channels-last, NaN or 0..255-float batch is refused
+    (ValueError naming ``x``). ``device``: a device this machine can use (None: the GPU when present), checked
+    before the model is moved there. The model is left on ``device``, in the train/eval mode it had."""
+    return _batched(model, x, lambda m, b: m(b), batch_size, device)
 
 
 def predict_proba(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
-    """Softmax probabilities float32 (N, classes)."""
-    return _batched(model, x, lambda b: torch.softmax(model(b), 1), batch_size, device)
+    """Softmax probabilities float32 (N, classes); arguments as :func:`predict_logits`."""
+    return _batched(model, x, lambda m, b: torch.softmax(m(b), 1), batch_size, device)
 
 
 def predict(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
-    """Predicted labels int64 (N,)."""
-    return _batched(model, x, lambda b: model(b).argmax(1), batch_size, device).astype(np.int64)
+    """Predicted labels int64 (N,); arguments as :func:`predict_logits`."""
+    return _batched(model, x, lambda m, b: m(b).argmax(1), batch_size, device).astype(np.int64)
 
 
 def extract_features(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
-    """Penultimate-layer features float32 (N, D) via ``model.features``.
-
-    ``x`` as :func:`robeval.core.nn.checks.check_inference_images` takes it: (N, C, H, W) uint8 images or floats in
-    [0, 1] with the channels of the model's ``norm`` layer ((N, F) features for a model without one), no NaN or
-    infinite value (ValueError naming ``x`` otherwise). ``device``: a device this machine can compute on
-    (:func:`robeval.core.env.usable_device`: ``'mps'`` without its backend, or ``'meta'``, is a ValueError naming
-    ``device``); None for :func:`robeval.core.env.torch_device`."""
-    from robeval.core.env import usable_device
-    from robeval.core.nn.checks import check_inference_images
-
-    device = None if device is None else usable_device(device)
-    x = check_inference_images(x, model)
-    return _batched(model, x, model.features, batch_size, device)
+    """Penultimate-layer features float32 (N, D) via ``model.features``; arguments as :func:`predict_logits`."""
+    if not callable(getattr(check_module(model), "features", None)):
+        raise ValueError(
+            f"model ({type(model).__name__}) has no .features(x) method (the penultimate layer); build it with "
+            "robeval.core.nn.build(...)."
+        )
+    return _batched(model, x, lambda m, b: m.features(b), batch_size, device)
 
 
 def accuracy(model: nn.Module, x, y, batch_size: int = 500, device=None) -> float:
