@@ -68,8 +68,12 @@ def _rows(path: Path):
 
 
 def file_record(path: str | Path) -> dict:
-    """``{"sha256", "bytes", "rows"}`` of one result file (see the module's docstring for ``rows``)."""
-    path = Path(path)
+    """``{"sha256", "bytes", "rows"}`` of one result file (see the module's docstring for ``rows``). A FIFO,
+    socket, device or folder raises :class:`robeval.core.io.NotRegularFileError` (a ValueError) naming it, before
+    it is opened (a FIFO would block for ever)."""
+    from robeval.core.io import check_regular_file
+
+    path = check_regular_file(path, "result file", "a manifest records regular files only; pass the file itself")
     data = path.read_bytes()
     return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "rows": _rows(path)}
 
