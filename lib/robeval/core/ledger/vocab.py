@@ -459,8 +459,13 @@ def comparable_span(comparable_at) -> tuple[str, ...]:
 def is_scaled(profile: str, scaled_down: str) -> bool:
     """Whether a profile runs the paper's protocol scaled down: every profile but ``paper``, and ``paper`` when
     its settings' ``scaled_down`` does not start with "nothing" or "none". ValueError for a profile not in
-    :data:`robeval.core.paths.PROFILES`."""
+    :data:`robeval.core.paths.PROFILES`; TypeError unless ``scaled_down`` is text or None."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}.")
+    if scaled_down is not None and not isinstance(scaled_down, str):
+        raise TypeError(
+            f"scaled_down must be the settings' text saying what the profile scales down (or None), got "
+            f"{type(scaled_down).__name__} {scaled_down!r:.60}."
+        )
     text = (scaled_down or "").strip().lower()
     return not (profile == "paper" and (text.startswith("nothing") or text.startswith("none")))
