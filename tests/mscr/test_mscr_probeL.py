@@ -60,3 +60,14 @@ def test_mscr_per_run_refuses_a_by_naming_the_runs_own_keys(by, what):
     with pytest.raises(ValueError, match=r"^by names " + re.escape(what) + r": every run is keyed by its seed"):
         mscr.mscr_per_run(rows, 0.5, by=by)
     assert len(mscr.mscr_per_run(rows, 0.5)) == 4
+
+
+def test_eps_min_refuses_boolean_coordinates():
+    # Minor: boolean coordinates were read as 1 / 0 (X > 0.5 -> eps_min 0.5), where correlation and msd refuse them
+    X = np.array([[0.1, 0.9], [0.8, 0.2], [0.7, 0.6], [0.2, 0.3]])
+    y = np.array([0, 1, 1, 0])
+    with pytest.raises(
+        TypeError, match=r"^X must hold numbers, e\.g\. \[\[0\.1, 0\.2\], \[0\.5, 0\.4\]\]; got booleans"
+    ):
+        mscr.eps_min(X > 0.5, y)
+    assert mscr.eps_min((X > 0.5).astype(float), y) == 0.5
