@@ -41,5 +41,6 @@ def test_p_value_refuses_an_interval_whose_low_lies_above_its_high():
     # Minor: p_value(Interval(1.0, 2.0, 0.0, ...)) returned a p-value
     with pytest.raises(ValueError, match=r"^the interval .* needs a finite estimate and low <= high\."):
         p_value(stats.Interval(1.0, 2.0, 0.0, 0.5, 8, 0.95, "t"))
-    assert p_value(stats.Interval(1.0, 0.0, 2.0, 0.5, 8, 0.95, "t")) == pytest.approx(0.0455, abs=1e-4)  # normal: 2 sf(2)
+    # a method that is no t-interval: the normal approximation, 2 sf(2)
+    assert p_value(stats.Interval(1.0, 0.0, 2.0, 0.5, 8, 0.95, "t")) == pytest.approx(0.0455, abs=1e-4)
     assert p_value(stats.Interval(1.0, 0, 2, math.nan, 5, 0.95, "x")) is None
