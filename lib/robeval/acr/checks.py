@@ -87,6 +87,23 @@ def check_count(n, name: str, meaning: str) -> int:
     return int(n)
 
 
+def check_stream_keys(idx, n: int) -> np.ndarray:
+    """``idx`` (one index per input, keying its noise stream: :func:`robeval.core.seeding.keyed`) checked by
+    :func:`robeval.core.validation.check_indices`, and each below 2**32: a stream key has 32 bits, so 2**32 would
+    share the noise of 0 (one input counted twice). ValueError naming ``idx`` and the fix otherwise."""
+    from robeval.core.validation import check_indices
+
+    keys = check_indices(idx, "idx", n=n)
+    if len(keys) and int(keys.max()) >= 2**32:
+        big = int(keys.max())
+        raise ValueError(
+            f"idx must lie in 0 .. 2**32 - 1 (each index keys its input's noise stream with 32 bits), got {big}, "
+            f"which would share the noise of index {big & 0xFFFFFFFF}; renumber the inputs, e.g. by their positions "
+            "in the dataset."
+        )
+    return keys
+
+
 def show_int(v: int) -> str:
     """A Python int for a message: in full up to 21 digits, else in scientific form (``1.000e+30``)."""
     try:

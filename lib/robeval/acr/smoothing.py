@@ -38,11 +38,13 @@ from robeval.acr.checks import (
     check_count,
     check_num_samples,
     check_sigma,
+    check_stream_keys,
     huge_int,
     huge_int_message,
 )
 from robeval.core.env import usable_device
 from robeval.core.errors import IncompleteResult
+from robeval.core.frames import check_unmasked
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import (
     MAX_ARRAY_BYTES,
@@ -51,7 +53,6 @@ from robeval.core.validation import (
     as_model,
     check_bool,
     check_draw_budget,
-    check_indices,
     check_labels,
     read_output,
 )
@@ -62,7 +63,8 @@ _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
 
 def _counts(values, name: str, what: str) -> np.ndarray:
     """``values`` as a float64 array of counts; TypeError naming ``name`` for text, objects or booleans, ValueError
-    for Python ints no numpy integer holds (they are to be passed as floats)."""
+    for Python ints no numpy integer holds (they are to be passed as floats); a masked array is refused (TypeError)."""
+    check_unmasked(values, name)
     arr = np.asarray(values)
     big = huge_int(arr) if arr.dtype.kind == "O" else None
     if big is not None:
@@ -402,6 +404,7 @@ class Smooth:
 
     # -- helpers ---------------------------------------------------------------------------
     def _as_tensor(self, x) -> torch.Tensor:
+        check_unmasked(x, "x")  # its masked inputs would be certified like any other
         if isinstance(x, np.ndarray):
             if x.dtype == np.uint8:
                 raise ValueError(
@@ -440,7 +443,7 @@ class Smooth:
                 f"x has shape {tuple(x.shape)}, one dimension; pass a batch (B, *input_shape): x[None] for a single "
                 "input, x.reshape(-1, 1) for B inputs of one feature."
             )
-        idx = np.arange(len(x)) if idx is None else check_indices(idx, "idx", n=len(x))
+        idx = np.arange(len(x)) if idx is None else check_stream_keys(idx, len(x))
         if self._model.kind == "torch":
             self.base_classifier.eval()
         draws = float(len(x)) * (float(n0) + float(n))  # a float: an int beyond 1.8e308 would not convert
@@ -896,7 +899,7 @@ class Smooth:
         check_bool(allow_large, "allow_large")
         labels = check_labels(labels, name="labels", n=n_x, num_classes=self.num_classes)
         m = len(labels)
-        idx = np.arange(m) if idx is None else check_indices(idx, "idx", n=m)
+        idx = np.arange(m) if idx is None else check_stream_keys(idx, m)
         n0 = check_num_samples(n0, "n0", hint=COHEN_HINT)
         batch_size = check_count(batch_size, "batch_size", BATCH_SIZE_MEANING)
         step = max(1, batch_size // n0) if images_per_step is None else images_per_step  # 0 is not "the default"

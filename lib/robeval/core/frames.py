@@ -86,7 +86,7 @@ def check_unique_runs(df, keys, name: str = "rows", *, hint: str = ""):
 
 def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = True, hint: str = ""):
     """Column ``column`` of the DataFrame ``df`` as a float64 Series (same index): ValueError naming the first row
-    whose value is text (e.g. a CSV column read as strings) or, with ``finite``, NaN / infinite."""
+    whose value is text (e.g. a CSV column read as strings, even "0.5") or, with ``finite``, NaN / infinite."""
     import pandas as pd
 
     col = df[column]
@@ -98,6 +98,8 @@ def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = Tr
     text = values.isna() & col.notna()
     if col.dtype.kind == "b":
         text = col.notna()  # True/False is not a number in a results column
+    elif not text.any() and col.dtype.kind == "O":  # text that spells a number ("0.5") is text all the same
+        text = col.map(lambda v: isinstance(v, (str, bytes))).astype(bool)
     if text.any():
         i = text.to_numpy().argmax()
         raise ValueError(

@@ -48,15 +48,27 @@ def as_seed_sequence(seed, name: str = "seed") -> np.random.SeedSequence:
 
 
 def spawn(seed, n: int, name: str = "seed") -> list[np.random.SeedSequence]:
-    """``n`` independent child seeds of ``seed`` (``SeedSequence.spawn``), e.g. for the stages of a run."""
+    """``n`` independent child seeds of ``seed`` (``SeedSequence.spawn``), e.g. for the stages of a run; TypeError /
+    ValueError unless ``n`` is a whole number >= 0 (2.7 is never truncated to 2)."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (Integral, np.integer)):
+        raise TypeError(f"n must be a whole number of child seeds >= 0, got {type(n).__name__} {n!r:.40}.")
+    if n < 0:
+        raise ValueError(f"n must be a whole number of child seeds >= 0, got {n!r}.")
     return as_seed_sequence(seed, name).spawn(int(n))
 
 
 def key_of(value) -> int:
-    """A stable 32-bit integer for a key (int, float or str), for :func:`keyed`."""
+    """A stable 32-bit integer for a key (int, float or str), for :func:`keyed`. An int key must lie in
+    0 .. 2**32 - 1 (ValueError otherwise): it is the key itself, and a larger or negative one would share the stream
+    of its low 32 bits (2**32 that of 0, -1 that of 2**32 - 1)."""
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     if isinstance(value, (Integral, np.integer)):
+        if not 0 <= int(value) <= 0xFFFFFFFF:
+            raise ValueError(
+                f"a stream key int must lie in 0 .. 2**32 - 1, got {int(value)}, which would share the stream of "
+                f"{int(value) & 0xFFFFFFFF}; pass keys in that range (e.g. positions in a dataset), or a str."
+            )
         return int(value) & 0xFFFFFFFF
     if isinstance(value, (float, np.floating)):
         return zlib.crc32(np.float64(value).tobytes())
