@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from robeval.core.frames import check_unmasked
+
 
 def check_array(
     X,
@@ -123,7 +125,9 @@ def check_eps(eps, name: str = "eps") -> float:
 
 
 def check_images(images, *, name: str = "images", channels=(1, 3), square: bool = False) -> np.ndarray:
-    """A uint8 NHWC batch (N, H, W, C) with C in ``channels`` (and H == W with ``square``), as a numpy array."""
+    """A uint8 NHWC batch (N, H, W, C) with C in ``channels`` (and H == W with ``square``), as a numpy array; a
+    masked array is refused (TypeError: its masked pixels would be read)."""
+    check_unmasked(images, name)
     arr = np.asarray(images)
     if arr.dtype != np.uint8:
         raise ValueError(
@@ -168,7 +172,8 @@ def check_features(X, name: str = "X") -> np.ndarray:
 
 
 def check_covariance(cov, d: int | None = None, name: str = "cov", rtol: float = 1e-8) -> np.ndarray:
-    """Validate one (d, d) matrix or an (n, d, d) stack as symmetric PSD; return float64."""
+    """Validate one (d, d) matrix or an (n, d, d) stack as symmetric PSD (not a masked array); return float64."""
+    check_unmasked(cov, name)
     check_no_bools(cov, name, example="np.eye(d)")
     try:
         C = np.asarray(cov, dtype=np.float64)
@@ -284,11 +289,8 @@ def check_indices(idx, name: str = "idx", *, n: int | None = None) -> np.ndarray
 
 def check_numbers(values, name: str, *, example: str = "[0.0, 0.25]") -> np.ndarray:
     """``values`` (a number or an array of them) as a float64 array of its own shape, or TypeError naming ``name``
-    and its first value that is not a number (text, ``None``): ``np.asarray(["1"], dtype=float)`` would read a
-    string as a number and an object array fails with numpy's ``could not convert string to float``. Finiteness,
-    shape and range are left to the caller. A numpy masked array is refused (TypeError: its mask would be dropped)."""
-    from robeval.core.frames import check_unmasked
-
+    and its first value that is not a number (text, ``None``, which numpy would read or fail on), or for a masked
+    array (its mask would be dropped). Finiteness, shape and range are left to the caller."""
     check_unmasked(values, name)
     check_no_bools(values, name, example=example)
     arr = to_numpy(values)
@@ -884,12 +886,10 @@ def check_fact_types(row: str, *, holds=_UNSET, p_value=None, estimate=None, cou
 
 
 def mean_std(v: np.ndarray) -> tuple[float, float]:
-    """Mean and sample std (``ddof=1``) of the finite float64 values ``v`` (at least two), without losing digits to
-    their scale. When the largest magnitude lies in [2**-250, 2**250] (every ordinary sample) they are numpy's
-    ``v.mean()`` and ``v.std(ddof=1)`` as they are: the squared deviations stay normal and the sums finite. Outside
-    it (values near 1e-300 would square to 0, near 1e300 to inf) both are computed on ``v`` scaled by the power of
-    two of its largest magnitude and scaled back, exactly: for normal floats the answer for ``v * 2**k`` is that for ``v``
-    times ``2**k``. ValueError naming ``values`` for fewer than two finite values or a std beyond the largest float."""
+    """Mean and sample std (``ddof=1``) of the finite values ``v`` (at least two), without losing digits to their
+    scale: numpy's ``v.mean()`` and ``v.std(ddof=1)`` when the largest magnitude lies in [2**-250, 2**250], else
+    both on ``v`` scaled by the power of two of its largest magnitude and scaled back (exact for normal floats).
+    ValueError naming ``values`` for fewer than two finite values or a std beyond the largest float."""
     v = check_numbers(v, "values").reshape(-1)
     if v.size < 2 or not np.all(np.isfinite(v)):
         raise ValueError(f"values must hold two or more finite numbers (runs), got {v!r:.80}.")

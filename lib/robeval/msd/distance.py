@@ -494,6 +494,7 @@ def mixture_transform(names, probs, severities=(1, 2, 3, 4, 5), corrupt_fn: Call
         _check_callable(corrupt_fn, "corrupt_fn", _CORRUPT_FN)
     who = "corrupt_fn" if corrupt_fn is not None else "corrupt"
     corrupt_fn = _default_corrupt() if corrupt_fn is None else corrupt_fn
+    check_unmasked(probs, "probs")  # the masked probabilities would be drawn with, and summed
     probs = np.asarray(probs)
     if probs.dtype.kind not in "iuf":
         raise TypeError(f"probs must be numbers (one probability per name), got {probs.dtype} values.")

@@ -42,6 +42,7 @@ from numbers import Real
 import numpy as np
 from scipy import stats
 
+from robeval.core.frames import check_unmasked
 from robeval.core.seeding import as_generator
 from robeval.core.validation import as_model, check_covariance, check_features, check_positive
 from robeval.core.validation import check_numbers as check_numbers
@@ -608,8 +609,11 @@ def rescale_distances(distances, success=None) -> np.ndarray:
 
     Returns
     -------
-    ndarray, float64, shape (n,), values in [0, 1] or NaN.
+    ndarray, float64, shape (n,), values in [0, 1] or NaN. A numpy masked array is refused (TypeError: its masked
+    distances would count, the largest of them dividing the others).
     """
+    check_unmasked(distances, "distances")
+    check_unmasked(success, "success")
     d = np.asarray(distances, dtype=np.float64)
     if d.ndim != 1:
         raise ValueError(f"distances must be 1-D (one per point); got shape {d.shape}.")
@@ -627,7 +631,9 @@ def rescale_distances(distances, success=None) -> np.ndarray:
 
 
 def _finite_pairs(a, b, names: str) -> tuple[np.ndarray, np.ndarray]:
-    """Two equal-length 1-D float64 vectors with the pairs holding a NaN or inf dropped."""
+    """Two equal-length 1-D float64 vectors with the pairs holding a NaN or inf dropped; masked arrays refused."""
+    for values, name in zip((a, b), names.split(" and ")):
+        check_unmasked(values, name)
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:

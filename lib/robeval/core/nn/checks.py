@@ -16,6 +16,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from robeval.core.frames import check_unmasked
 from robeval.core.validation import check_labels
 
 __all__ = [
@@ -106,7 +107,8 @@ def check_train_images(x, *, name: str = "x", features: bool = False, use: str =
     in 0..255 or float in [0, 1] and finite (the contract of :mod:`robeval.core.nn.models`); with ``features``
     also a finite float matrix (N, F) of any range (an MLP's tabular input). A TypeError or ValueError
     naming ``x`` and the fix otherwise (a channels-last batch, 0..255 floats, NaN pixels); ``use`` names what the
-    data is for in those messages ("training", "prediction")."""
+    data is for in those messages ("training", "prediction"). A numpy masked array is refused (TypeError)."""
+    check_unmasked(x, name)  # its masked pixels would be trained on
     if not isinstance(x, (np.ndarray, torch.Tensor)):
         x = np.asarray(x)
     if isinstance(x, torch.Tensor):
@@ -160,7 +162,8 @@ def output_classes(model) -> int | None:
 
 def check_train_labels(y, *, n: int, num_classes: int | None = None, name: str = "y") -> np.ndarray:
     """Training labels as int64 (n,): one-dimensional whole numbers in 0 .. ``num_classes`` - 1 (when known), one
-    per image; booleans are refused (pass class indices, ``y.astype(int)``)."""
+    per image; booleans and masked arrays are refused (pass class indices, ``y.astype(int)``)."""
+    check_unmasked(y, name)  # its masked labels would be trained on
     if y.dtype == torch.bool if isinstance(y, torch.Tensor) else np.asarray(y).dtype == np.bool_:
         raise TypeError(
             f"{name} holds booleans; a trainer takes class indices 0..C-1: pass {name}.astype(np.int64) if True "
@@ -213,7 +216,8 @@ def check_inference_images(x, model: nn.Module, *, name: str = "x"):
     (N, F) float features with the F of an MLP (a model whose first layer is Linear also takes images, which it may
     flatten itself). An empty batch (N = 0) of that shape is passed on. A flat (N, D) array given to an image model
     is refused with the shape to reshape it to (it would be read as one unbatched image and give one prediction):
-    an image model that flattens rows itself is not supported here."""
+    an image model that flattens rows itself is not supported here. A numpy masked array is refused (TypeError)."""
+    check_unmasked(x, name)
     if not isinstance(x, (np.ndarray, torch.Tensor)):
         x = np.asarray(x)
     kind, size = model_input(model)

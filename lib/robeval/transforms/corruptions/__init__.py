@@ -280,8 +280,10 @@ def corrupt(images, name: str, severity: int, seed=None, idx=None, *, layout: st
     -------
     uint8 array of the same shape (and layout).
     """
+    from robeval.core.frames import check_unmasked
     from robeval.core.images import LAYOUTS, to_nchw, to_nhwc
 
+    check_unmasked(images, "images")  # a layout change would drop the mask before the images are checked
     if layout not in LAYOUTS:
         raise ValueError(f"Unknown layout {layout!r}; use 'NHWC' (N, H, W, C) or 'NCHW' (N, C, H, W).")
     _check_name(name)
