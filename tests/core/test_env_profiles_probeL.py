@@ -50,3 +50,20 @@ def test_an_unknown_profile_is_refused():
         profiles.notebook_cost("mscr_2d", "prod")
     assert env.profile_pins("default") == env.PINNED_CPU_ENV
     assert set(env.profile_pins("long")) == set(env.PINNED_CPU_ENV) - set(env.TORCH_PINS)
+
+
+def test_torch_device_names_an_unknown_device():
+    # L11: torch's RuntimeError "Expected one of cpu, cuda, ipu, xpu, ... device type at start of device string: tpu"
+    with pytest.raises(ValueError, match=r"^prefer='tpu' is not a torch device name; pass one such as 'cpu'"):
+        env.torch_device("tpu")
+    assert str(env.torch_device("cpu")) == "cpu"
+
+
+def test_resolve_takes_numpy_numbers():
+    # L14: "setting 'seed' must be of type int (like 0), got np.int64(3)"
+    import numpy as np
+
+    got = profiles.resolve("mscr_2d", "smoke", seed=np.int64(3))["seed"]
+    assert got == 3 and type(got) is int
+    with pytest.raises(ValueError, match=r"setting 'seed' must be of type int \(like 0\), got 3\.5 of type float"):
+        profiles.resolve("mscr_2d", "smoke", seed=np.float64(3.5))

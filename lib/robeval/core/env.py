@@ -90,11 +90,13 @@ def pin_cpu_kernels(environ=None, *, warn: bool = True, torch: bool = True) -> l
 
 
 def torch_device(prefer: str | None = None):
-    """``torch.device('cuda')`` when a GPU is present (or ``prefer``), else CPU."""
+    """``torch.device('cuda')`` when a GPU is present, else CPU; ``prefer`` (a device name), when given, checked
+    as :func:`usable_device` checks it (ValueError naming ``prefer`` for a name torch does not know, or a device
+    this machine cannot use)."""
     import torch
 
     if prefer:
-        return torch.device(prefer)
+        return usable_device(prefer, "prefer")
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 

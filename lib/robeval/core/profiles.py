@@ -97,6 +97,8 @@ def load_table(experiment: str) -> dict[str, Any]:
 def _coerce(key: str, value: Any, reference: Any, experiment: str) -> Any:
     if reference is None or isinstance(value, type(reference)):
         return value
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:  # np.int64(3) is the int 3
+        return _coerce(key, value.item(), reference, experiment)
     if isinstance(reference, bool) or isinstance(value, bool):
         raise ValueError(f"{experiment}: setting {key!r} must be a bool, got {value!r}.")
     if isinstance(reference, float) and isinstance(value, int):

@@ -14,8 +14,10 @@ Architectures
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -178,6 +180,10 @@ ARCHS = ("cnn_small", "resnet8", "resnet20", "resnet110", "wrn28_10", "wrn40_2",
 #: The most classes a model's head may score (ImageNet-21k has 21,841): a WRN-28-10 head of 100,000 classes holds
 #: 64 million weights (256 MB); a larger count is a typo that would otherwise fail in torch's allocator.
 MAX_CLASSES = 100_000
+#: The largest ``width`` of cnn_small (4096 channels in its last layer, ~140 million weights), ``widen`` of a Wide
+#: ResNet (WRN-28-32: ~370 million) and number of weights of an mlp (2**31: 8 GiB of float32): a larger value is a
+#: typo that would otherwise fail in torch's allocator, or take all of the machine's memory.
+MAX_WIDTH, MAX_WIDEN, MAX_WEIGHTS = 1024, 32, 2**31
 #: The options of :func:`build` each architecture takes (resnets take none)
 _OPTIONS = {"cnn_small": ("width",), "wrn28_10": ("widen", "dropout"), "wrn40_2": ("widen", "dropout"),
             "mlp": ("in_features", "hidden")}  # fmt: skip
@@ -197,26 +203,30 @@ def check_num_classes(num_classes) -> int:
 def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
     """Build a fresh model by name (see module docstring). Seed torch first for identical initialisation.
 
-    ``num_classes``: an integer in 2 .. :data:`MAX_CLASSES`. Options: ``width`` (cnn_small), ``widen`` and
-    ``dropout`` (Wide ResNets), ``in_features`` (required) and ``hidden`` (mlp); the resnets ignore options."""
+    ``num_classes``: an integer in 2 .. :data:`MAX_CLASSES`. Options: ``width`` (cnn_small, 1 .. :data:`MAX_WIDTH`),
+    ``widen`` (1 .. :data:`MAX_WIDEN`) and ``dropout`` (a probability in [0, 1)) (Wide ResNets), ``in_features``
+    (required, >= 1) and ``hidden`` (a list of layer widths >= 1) (mlp, at most :data:`MAX_WEIGHTS` weights); the
+    resnets take none. An option an architecture does not take, or a value outside these, is refused (TypeError /
+    ValueError naming it)."""
     if not isinstance(arch, str):
         raise TypeError(f"arch must be an architecture name, one of {', '.join(ARCHS)}; got {arch!r:.60}.")
     num_classes = check_num_classes(num_classes)
-    allowed = _OPTIONS.get(arch)
+    allowed = _OPTIONS.get(arch, () if arch.startswith("resnet") else None)
     unknown = sorted(set(kwargs) - set(allowed)) if allowed is not None else []
     if unknown:
         raise TypeError(
-            f"build({arch!r}) got the option(s) {', '.join(map(repr, unknown))}, which it does not take; its options "
-            f"are {', '.join(allowed)}."
+            f"build({arch!r}) got the option(s) {', '.join(map(repr, unknown))}, which it does not take; "
+            + (f"its options are {', '.join(allowed)}." if allowed else "it takes no options (its size is its name).")
         )
+    kwargs = _checked_options(kwargs, num_classes)
     if arch == "cnn_small":
         return SmallCNN(num_classes, **kwargs)
     if arch.startswith("resnet") and arch[6:].isdigit():
         return CifarResNet(int(arch[6:]), num_classes)
     if arch == "wrn28_10":
-        return WideResNet(28, kwargs.get("widen") or 10, num_classes, dropout=kwargs.get("dropout", 0.3))
+        return WideResNet(28, kwargs.get("widen", 10), num_classes, dropout=kwargs.get("dropout", 0.3))
     if arch == "wrn40_2":
-        return WideResNet(40, kwargs.get("widen") or 2, num_classes, dropout=kwargs.get("dropout", 0.0))
+        return WideResNet(40, kwargs.get("widen", 2), num_classes, dropout=kwargs.get("dropout", 0.0))
     if arch == "mlp":
         if "in_features" not in kwargs:
             raise TypeError(
@@ -225,6 +235,38 @@ def build(arch: str, num_classes: int = 10, **kwargs) -> FeatureClassifier:
             )
         return MLP(num_classes=num_classes, **kwargs)
     raise ValueError(f"Unknown architecture {arch!r}; choose one of {', '.join(ARCHS)}.")
+
+
+def _checked_options(kwargs: dict, num_classes: int) -> dict:
+    """:func:`build`'s size options checked by name: whole-number sizes within their caps, a dropout probability."""
+    out = dict(kwargs)
+    for key, cap, example in (("width", MAX_WIDTH, 32), ("widen", MAX_WIDEN, 10), ("in_features", None, 3072)):
+        if key in out:
+            out[key] = check_count(out[key], key, minimum=1, example=example)
+            if cap is not None and out[key] > cap:
+                raise ValueError(f"{key} must be at most {cap} (a larger network is a typo), got {out[key]:,}.")
+    if "dropout" in out:
+        p = out["dropout"]
+        if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer, np.floating)):
+            raise TypeError(f"dropout must be a probability in [0, 1), e.g. 0.3, got {p!r:.40}.")
+        if not 0 <= p < 1:
+            raise ValueError(f"dropout must be a probability in [0, 1), e.g. 0.3, got {p!r}.")
+    if "hidden" in out:
+        hidden = out["hidden"]
+        if isinstance(hidden, (str, bytes)) or not isinstance(hidden, (list, tuple)):
+            raise TypeError(f"hidden must be a list of layer widths, e.g. (256, 256), got {hidden!r:.40}.")
+        if not all(isinstance(h, (int, np.integer)) and not isinstance(h, bool) and h >= 1 for h in hidden):
+            raise ValueError(f"hidden must list whole-number layer widths >= 1, e.g. (256, 256), got {hidden!r:.60}.")
+        out["hidden"] = type(hidden)(int(h) for h in hidden)
+    if "in_features" in out:
+        sizes = [out["in_features"], *out.get("hidden", (256, 256))]
+        weights = sum(a * b + b for a, b in zip(sizes, sizes[1:])) + sizes[-1] * num_classes
+        if weights > MAX_WEIGHTS:
+            raise ValueError(
+                f"build('mlp') with in_features={sizes[0]:,} and hidden={tuple(sizes[1:])} holds {weights:,} weights, "
+                f"more than {MAX_WEIGHTS:,} (8 GiB): a typo in a size; pass the length of one input row."
+            )
+    return out
 
 
 def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
@@ -271,7 +313,11 @@ def load_from_config(config, path, num_classes: int = 10, arch_key: str = "arch"
         "delete it (a cached network is retrained on the next run) or pass the path, config and num_classes it was "
         "saved with"
     )
-    path = check_regular_file(path, "path", fix)
+    try:
+        path = check_regular_file(path, "path", fix)
+    except FileNotFoundError:  # os's bare "[Errno 2]" names nothing: a missing file or a link to one
+        link = f" (a link to the missing {os.readlink(path)})" if os.path.islink(path) else ""
+        raise FileNotFoundError(f"path {str(path)!r}: no such file{link}; {fix}.") from None
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch's text for a non-tensor pickle invites weights_only=False: not passed on

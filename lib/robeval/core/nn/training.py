@@ -258,11 +258,25 @@ def _epochs(
             if flip_crop_aug and xb.ndim == 4:
                 xb = flip_crop(xb, gen)
             if batch_transform is not None:
-                xb = batch_transform(xb, transform_gen).to(device, non_blocking=True)
+                out = batch_transform(xb, transform_gen)
+                if not isinstance(out, torch.Tensor) or out.shape != xb.shape:
+                    got = tuple(out.shape) if isinstance(out, torch.Tensor) else f"a {type(out).__name__}"
+                    raise TypeError(
+                        f"batch_transform(xb, generator) must return a torch tensor of the batch's shape "
+                        f"{tuple(xb.shape)}, got {got}; return the transformed batch (torch.as_tensor(...) of a numpy "
+                        "result)."
+                    )
+                xb = out.to(device, non_blocking=True)
             if cuda and xb.ndim == 4:
                 xb = xb.contiguous(memory_format=torch.channels_last)
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
                 loss = step_fn(model, xb, yb, epoch) if step_fn is not None else F.cross_entropy(model(xb), yb)
+            if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+                got = f"shape {tuple(loss.shape)}" if isinstance(loss, torch.Tensor) else f"a {type(loss).__name__}"
+                raise TypeError(
+                    f"step_fn(model, xb, yb, epoch) must return the batch's loss as a scalar torch tensor (it is "
+                    f"differentiated), got {got}; return e.g. F.cross_entropy(model(xb), yb)."
+                )
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -294,6 +308,13 @@ def _batched(model: nn.Module, x, fn: Callable, batch_size: int, device) -> np.n
     try:
         xt = to_float_tensor(x)
         outs = [fn(model, xt[i : i + batch_size].to(device)).cpu() for i in range(0, len(xt), batch_size)]
+    except RuntimeError as exc:  # torch's "Output size is too small" for images smaller than the model's pooling
+        if x.ndim != 4 or not any(w in str(exc) for w in ("too small", "can't be greater than actual input")):
+            raise
+        raise ValueError(
+            f"x holds images of {x.shape[2]}x{x.shape[3]} pixels, too small for {type(model).__name__} (torch: "
+            f"{str(exc).splitlines()[0][:100]}); pass images of the size the model was built for, e.g. 32x32."
+        ) from None
     finally:
         for m, was_training in modes:
             m.training = was_training
