@@ -35,3 +35,21 @@ def test_file_record_refuses_a_fifo_and_a_folder(tmp_path):
         file_record(tmp_path)
     (tmp_path / "ok.csv").write_text("a\n1\n2\n")
     assert file_record(tmp_path / "ok.csv")["rows"] == 2
+
+
+def test_sha256_of_refuses_a_fifo_a_folder_and_an_empty_chunk(tmp_path):
+    # L7: blocked for ever on a FIFO, IsADirectoryError on a folder, the sha256 of nothing for chunk=0
+    from robeval.core.data import sha256_of
+
+    with fifo(tmp_path / "f") as f:
+        with pytest.raises(
+            NotRegularFileError, match=re.escape(f"file '{f}' is a FIFO (named pipe), not a regular file")
+        ):
+            sha256_of(f)
+    with pytest.raises(NotRegularFileError, match=re.escape(f"file '{tmp_path}' is a folder, not a regular file")):
+        sha256_of(tmp_path)
+    (tmp_path / "x").write_bytes(b"abc")
+    with pytest.raises(ValueError, match=r"^chunk must be a whole number of bytes >= 1, got 0\.$"):
+        sha256_of(tmp_path / "x", chunk=0)
+    want = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert sha256_of(tmp_path / "x") == sha256_of(tmp_path / "x", chunk=1) == want

@@ -230,3 +230,31 @@ def test_valid_inputs_give_what_they_gave():
     assert S.predictive_indices(np.random.default_rng(0), 4, np.int64(3), 2).shape == (2, 3)
     iv, a, b = S.best_contrast_interval(X, np.array([0]), (1, 2))
     assert (a, b) == S.best_contrast_interval(X, [0], [1, 2])[1:]
+
+
+@pytest.mark.parametrize(
+    "x, y, kind, said",
+    [
+        ([[1, 2], [3, 4], [5, 7]], [[1, 2], [3, 5], [4, 6]], ValueError, r"got shapes \(3, 2\) and \(3, 2\)"),
+        ([], [], ValueError, r"got shapes \(0,\) and \(0,\)"),
+        ([1, 2, 3], [1, 2], ValueError, r"got shapes \(3,\) and \(2,\)"),
+        (masked([1.0, 2.0, 100.0, 4.0], [0, 0, 1, 0]), [1.0, 2.0, 3.0, 4.0], TypeError, "^x" + MASKED),
+        (["1", "2"], [1, 2], TypeError, r"^x must hold numbers"),
+    ],
+)
+def test_spearman_refuses_tables_empty_and_unequal_vectors(x, y, kind, said):
+    # L13: numpy's "only 0-dimensional arrays", "zero-size array" and concatenation messages; L5: 0.8 for a masked
+    # pair whose unmasked values give 1.0
+    if kind is ValueError:
+        said = r"^x and y must be one-dimensional, of one length >= 1 \(one value per item\), " + said
+    with pytest.raises(kind, match=said):
+        S.spearman(x, y)
+    assert S.spearman([1.0, 2.0, 4.0], [1.0, 2.0, 4.0]) == pytest.approx(1.0)
+
+
+def test_wilson_half_width_refuses_no_trials_and_more_successes_than_trials():
+    # L6: nan, nan
+    for k, n in ((1, 0), (5, 4), (-1, 3)):
+        with pytest.raises(ValueError, match=r"^wilson_half_width needs trials >= 1 and 0 <= successes <= trials"):
+            S.wilson_half_width(k, n, 1.96)
+    assert S.wilson_half_width(0, 10, 1.96) > 0 and S.wilson_half_width(np.array([0, 5]), 10, 1.96).shape == (2,)

@@ -97,6 +97,16 @@ def mirror_dir() -> Path | None:
 
 
 def sha256_of(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """The sha256 (hex) of the file ``path``, read ``chunk`` bytes at a time. A FIFO, socket, device or folder
+    raises :class:`robeval.core.io.NotRegularFileError` (a ValueError) naming it, before it is opened (a FIFO would
+    block for ever); ``chunk`` must be a whole number >= 1 (0 would hash nothing: the sha256 of the empty file)."""
+    from robeval.core.io import check_regular_file
+
+    if isinstance(chunk, (bool, np.bool_)) or not isinstance(chunk, (int, np.integer)):
+        raise TypeError(f"chunk must be a whole number of bytes >= 1, got {type(chunk).__name__} {chunk!r:.40}.")
+    if chunk < 1:
+        raise ValueError(f"chunk must be a whole number of bytes >= 1, got {chunk!r}.")
+    check_regular_file(path, "file", "pass the data file itself")
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while block := fh.read(chunk):

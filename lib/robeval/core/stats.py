@@ -259,9 +259,14 @@ def bootstrap_interval(
 
 
 def spearman(x, y) -> float:
-    """Spearman rank correlation (NaN when one side is constant)."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    """Spearman rank correlation (NaN when one side is constant) of two vectors of one length >= 1; TypeError /
+    ValueError naming ``x`` or ``y`` for text, a masked array, a 2-D array, an empty one or two lengths."""
+    x, y = _numeric(x, "x"), _numeric(y, "y")
+    if x.ndim != 1 or y.ndim != 1 or len(x) != len(y) or not len(x):
+        raise ValueError(
+            f"x and y must be one-dimensional, of one length >= 1 (one value per item), got shapes {x.shape} and "
+            f"{y.shape}."
+        )
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return math.nan
     return float(stats.spearmanr(x, y).statistic)
@@ -293,9 +298,17 @@ def calibration_p(observed: int, predicted: float) -> float:
 
 def wilson_half_width(successes, trials, z: float):
     """Half-width of the Wilson interval for ``successes`` of ``trials`` at normal quantile ``z``; vectorised
-    over arrays (numpy broadcasting), a float for scalars. Positive even at 0 or all successes."""
-    k = np.asarray(successes, dtype=np.float64)
-    n = np.asarray(trials, dtype=np.float64)
+    over arrays (numpy broadcasting), a float for scalars. Positive even at 0 or all successes. ValueError unless
+    every ``trials`` >= 1 and 0 <= ``successes`` <= ``trials`` (a NaN half-width would pass for an answer)."""
+    k = _numeric(successes, "successes")
+    n = _numeric(trials, "trials")
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(k) | ~np.isfinite(n) | (n < 1) | (k < 0) | (k > n)
+    if np.any(bad):
+        raise ValueError(
+            f"wilson_half_width needs trials >= 1 and 0 <= successes <= trials, finite, got successes "
+            f"{np.broadcast_to(k, bad.shape)[bad][0]:g} of trials {np.broadcast_to(n, bad.shape)[bad][0]:g}."
+        )
     p = k / n
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return float(half) if half.ndim == 0 else half
