@@ -45,6 +45,7 @@ def test_accuracy_refuses_masked_labels_and_images(net):
             r"^build\(.mlp.\) with in_features=1,000,000 and hidden=\(100000,\) holds 100,001,100,000 weights, more than 2,147,483,648",
         ),
         ("wrn40_2", {"widen": 0}, ValueError, r"^widen must be an integer >= 1, got 0"),
+        ("wrn28_10", {"widen": 101}, ValueError, r"^widen must be at most 100 \(a larger network is a typo\), got 101"),
         (
             "wrn40_2",
             {"dropout": float("nan")},

@@ -181,9 +181,9 @@ ARCHS = ("cnn_small", "resnet8", "resnet20", "resnet110", "wrn28_10", "wrn40_2",
 #: 64 million weights (256 MB); a larger count is a typo that would otherwise fail in torch's allocator.
 MAX_CLASSES = 100_000
 #: The largest ``width`` of cnn_small (4096 channels in its last layer, ~140 million weights), ``widen`` of a Wide
-#: ResNet (WRN-28-32: ~370 million) and number of weights of an mlp (2**31: 8 GiB of float32): a larger value is a
-#: typo that would otherwise fail in torch's allocator, or take all of the machine's memory.
-MAX_WIDTH, MAX_WIDEN, MAX_WEIGHTS = 1024, 32, 2**31
+#: ResNet (the settings' cap; WRN-28-100: ~3.7 billion) and number of weights of an mlp (2**31: 8 GiB of float32): a
+#: larger value is a typo that would otherwise fail in torch's allocator, or take all of the machine's memory.
+MAX_WIDTH, MAX_WIDEN, MAX_WEIGHTS = 1024, 100, 2**31
 #: The options of :func:`build` each architecture takes (resnets take none)
 _OPTIONS = {"cnn_small": ("width",), "wrn28_10": ("widen", "dropout"), "wrn40_2": ("widen", "dropout"),
             "mlp": ("in_features", "hidden")}  # fmt: skip
