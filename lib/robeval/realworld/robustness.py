@@ -596,7 +596,8 @@ def real_world_robustness(
 
 
 def rescale_distances(distances, success=None) -> np.ndarray:
-    """Adversarial robustness ``r_i = d_i / max_j d_j`` (paper Sec. 4.1).
+    """Adversarial robustness ``r_i = d_i / max_j d_j`` (paper Sec. 4.1). A numpy masked array is refused
+    (TypeError): its masked distances would count, the largest of them dividing the others.
 
     Parameters
     ----------
@@ -609,8 +610,7 @@ def rescale_distances(distances, success=None) -> np.ndarray:
 
     Returns
     -------
-    ndarray, float64, shape (n,), values in [0, 1] or NaN. A numpy masked array is refused (TypeError: its masked
-    distances would count, the largest of them dividing the others).
+    ndarray, float64, shape (n,), values in [0, 1] or NaN.
     """
     check_unmasked(distances, "distances")
     check_unmasked(success, "success")
