@@ -295,6 +295,12 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
     names = _named_once(profile, names)  # before anything is listed: a store named twice would be counted twice
     if not names:
         names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    links = [root / n for n in names if (root / n).is_symlink()]
+    if links:  # a store robeval wrote is a folder; a link may lead anywhere (/etc), listed as an empty store
+        raise ValueError(
+            f"{links[0]} is a link (to {links[0].readlink()}), not a grid store folder robeval wrote; nothing was "
+            "listed. Remove the link, or pass the folder it leads to with --from."
+        )
     missing = [n for n in names if not (root / n).is_dir()]
     if missing:
         raise ValueError(f"no grid store {', '.join(missing)} under {root}; `robeval grids` without names lists them.")
@@ -415,7 +421,7 @@ def _strip(paths, check: bool) -> int:
     from pathlib import Path
 
     from robeval.core.catalog import notebook_paths
-    from robeval.core.notebooks import check_notebook_file, strip_outputs
+    from robeval.core.notebooks import check_notebook_file, check_replaceable, strip_outputs
 
     chosen = [Path(x) for x in paths] or notebook_paths()
     missing = [
@@ -425,6 +431,8 @@ def _strip(paths, check: bool) -> int:
         raise ValueError(f"no such notebook: {', '.join(missing)}")
     for p in chosen:  # every file is checked before any is stripped
         check_notebook_file(p)
+        if not check:
+            check_replaceable(p)  # read-only, or hard-linked: refused before any is stripped
     dirty = [p for p in chosen if strip_outputs(p, dry_run=check)]
     for path in dirty:
         print(f"{'has outputs' if check else 'stripped'}: {path}")

@@ -44,7 +44,11 @@ def profile_pins(profile: str) -> dict[str, str]:
     """The CPU-kernel pins a profile's cells are computed under: all of :data:`PINNED_CPU_ENV`, but for the
     ``long`` profile only numpy's, OpenBLAS's and MKL's (its chunks train torch at the CPU's own speed:
     ``benchmarks/gpu_profile.py``). A recomputation of a stored cell (``robeval adopt``) needs the same pins, or its
-    numbers differ in the last bits (numpy's AVX-512 loops round otherwise)."""
+    numbers differ in the last bits (numpy's AVX-512 loops round otherwise). ValueError for a profile not in
+    :data:`robeval.core.paths.PROFILES`."""
+    from robeval.core.paths import check_profile
+
+    check_profile(profile)
     return {k: v for k, v in PINNED_CPU_ENV.items() if profile != "long" or k not in TORCH_PINS}
 
 
@@ -198,7 +202,16 @@ def hardware_info() -> dict:
 @contextlib.contextmanager
 def temporary_env(values: Mapping[str, str]):
     """Within the block, ``os.environ`` holds ``values`` (name -> string); on exit, also after an error, every
-    name gets its previous value back (or is removed if it had none)."""
+    name gets its previous value back (or is removed if it had none). TypeError, before anything is set, unless
+    ``values`` maps text to text."""
+    if not isinstance(values, Mapping):
+        raise TypeError(f"values must be a mapping of variable names to text, got {type(values).__name__}.")
+    for k, v in values.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            raise TypeError(
+                f"values must map variable names (text) to text, got {k!r:.40}: {v!r:.40} ({type(v).__name__}); "
+                f"environment variables hold text: pass str({v!r:.40})."
+            )
     saved = {k: os.environ.get(k) for k in values}
     try:
         os.environ.update(values)

@@ -168,10 +168,13 @@ def save_frame(df, path: str | os.PathLike) -> Path:
 def load_frame(path: str | os.PathLike):
     """A CSV results file as a DataFrame, with ``df.attrs["source"]`` = its path, so checks of its columns
     (:func:`robeval.core.frames.check_frame`) name the file. A missing file raises FileNotFoundError saying how
-    results files are made."""
+    results files are made; a FIFO, socket, device or folder raises :class:`NotRegularFileError` (a ValueError)
+    naming it, before it is opened."""
     import pandas as pd
 
     try:
+        if isinstance(path, (str, os.PathLike)):  # a FIFO would block for ever, a folder fail in pandas' words
+            check_regular_file(path, "results file", "pass the CSV file the notebook wrote")
         df = pd.read_csv(path)
     except FileNotFoundError:
         raise FileNotFoundError(

@@ -24,11 +24,24 @@ MANIFEST_KEY = "results"
 RECORD_KEYS = ("sha256", "bytes", "rows")  # what file_record writes for a result file
 
 
+def _is_plain_name(notebook) -> bool:
+    """Whether ``notebook`` is a name a ledger can carry (letters, digits, '_', '-', '.', no '..'), as
+    :class:`robeval.core.ledger.Ledger` requires: never a path."""
+    return isinstance(notebook, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", notebook) is not None and ".." not in notebook
+
+
 def experiment_folder(profile: str, notebook: str) -> Path:
-    """``results_dir(profile) / <name>`` for the notebook ``NN_<name>`` (the folder its :func:`setup` creates)."""
+    """``results_dir(profile) / <name>`` for the notebook ``NN_<name>`` (the folder its :func:`setup` creates).
+    ValueError unless ``notebook`` is a plain name (letters, digits, '_', '-', '.'), so the folder lies inside
+    the profile's results."""
     from robeval.core.paths import results_dir
 
-    return results_dir(profile) / re.sub(r"^\d+_", "", str(notebook))
+    if not _is_plain_name(notebook):
+        raise ValueError(
+            f"notebook {notebook!r:.80} must be a plain name (letters, digits, '_', '-', '.'), e.g. "
+            "'07_realworld_analytical': it names a folder inside the profile's results."
+        )
+    return results_dir(profile) / re.sub(r"^\d+_", "", notebook)
 
 
 def _rows(path: Path):
@@ -55,8 +68,12 @@ def _rows(path: Path):
 
 
 def file_record(path: str | Path) -> dict:
-    """``{"sha256", "bytes", "rows"}`` of one result file (see the module's docstring for ``rows``)."""
-    path = Path(path)
+    """``{"sha256", "bytes", "rows"}`` of one result file (see the module's docstring for ``rows``). A FIFO,
+    socket, device or folder raises :class:`robeval.core.io.NotRegularFileError` (a ValueError) naming it, before
+    it is opened (a FIFO would block for ever)."""
+    from robeval.core.io import check_regular_file
+
+    path = check_regular_file(path, "result file", "a manifest records regular files only; pass the file itself")
     data = path.read_bytes()
     return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "rows": _rows(path)}
 
@@ -92,18 +109,19 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
     differs from its manifest: missing, added, or with other bytes (with its row count now and as recorded), or
     whose recorded size or row count is not the file's (an edited ledger: the manifest is compared whole).
     A ledger without a manifest is refused too: it cannot show that its results are the ones it was built from."""
-    notebook = ledger.get("notebook", Path(ledger_path).stem)
+    stem = Path(ledger_path).stem  # the notebook the file is of; the ledger's own field is checked against it
+    notebook = ledger.get("notebook", stem)
     recorded = ledger.get(MANIFEST_KEY)
     redo = (
         f"Restore the file as committed (git checkout -- results/{profile}) or, if the change is meant, recompute the "
-        f"notebook and its ledger (robeval run --profile {profile} --only {str(notebook)[:2]})."
+        f"notebook and its ledger (robeval run --profile {profile} --only {stem[:2]})."
     )
     if not isinstance(recorded, dict):
         raise ValueError(
             f"{ledger_path} has no manifest of its result files ('{MANIFEST_KEY}'), so a result file changed since it "
             "was saved could not be told. Rebuild the ledger with `robeval run --replot --profile "
-            f"{profile} --only {str(notebook)[:2]}`, or record the manifest of the files as they are now with "
-            f"`robeval verify --profile {profile} --only {str(notebook)[:2]} --write-manifest` (only if you know "
+            f"{profile} --only {stem[:2]}`, or record the manifest of the files as they are now with "
+            f"`robeval verify --profile {profile} --only {stem[:2]} --write-manifest` (only if you know "
             "they are the ones the ledger was built from)."
         )
     bad = [rel for rel, rec in recorded.items() if not isinstance(rec, dict) or not isinstance(rec.get("sha256"), str)]
@@ -111,7 +129,7 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
         raise ValueError(
             f"{ledger_path}: its manifest entry for {bad[0]!r} has no sha256 (the ledger was edited by hand); restore "
             f"the ledger (git checkout) or rebuild it (robeval run --replot --profile {profile} --only "
-            f"{str(notebook)[:2]})."
+            f"{stem[:2]})."
         )
     odd = [(rel, sorted(set(rec) - set(RECORD_KEYS))) for rel, rec in recorded.items() if set(rec) - set(RECORD_KEYS)]
     if odd:
@@ -119,10 +137,16 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
             f"{ledger_path}: its manifest entry for {odd[0][0]!r} holds {', '.join(map(repr, odd[0][1]))}, which "
             f"robeval does not write (only {', '.join(RECORD_KEYS)}): the ledger was edited by hand; restore it (git "
             f"checkout -- {ledger_path}) or rebuild it (robeval run --replot --profile {profile} --only "
-            f"{str(notebook)[:2]})."
+            f"{stem[:2]})."
         )
-    base = experiment_folder(profile, notebook).parent
-    current = results_manifest(profile, notebook)
+    if notebook != stem or not _is_plain_name(stem):  # before any path is built from it: nothing else is read
+        raise ValueError(
+            f"{ledger_path} holds the ledger of {notebook!r:.80} (its 'notebook'), not of {stem!r}: a ledger is saved "
+            f"as <notebook>.json under results/{profile}/claims, and its result files were not read. Restore it (git "
+            f"checkout -- {ledger_path}) or rebuild it (robeval run --replot --profile {profile} --only {stem[:2]})."
+        )
+    base = experiment_folder(profile, stem).parent
+    current = results_manifest(profile, stem)
     for rel, rec in recorded.items():
         path = base / rel
         if rel not in current:
@@ -149,7 +173,7 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
                     f"{ledger_path}: its manifest records {field} {rec.get(field)!r:.60} for {rel!r}, but that file, "
                     f"unchanged since (same sha256), has {field} {now[field]!r} (the ledger was edited by hand); "
                     f"restore the ledger (git checkout) or rebuild it (robeval run --replot --profile {profile} "
-                    f"--only {str(notebook)[:2]})."
+                    f"--only {stem[:2]})."
                 )
     extra = [rel for rel in current if rel not in recorded]
     if extra:
@@ -158,5 +182,5 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
             f"({len(extra)} such file(s)): either the ledger's manifest lost its entry (an edited ledger: restore the "
             f"ledger first, git checkout -- {ledger_path}) or the file was added since (then remove it); if the file "
             f"is meant, recompute the notebook and its ledger (robeval run --profile {profile} --only "
-            f"{str(notebook)[:2]})."
+            f"{stem[:2]})."
         )

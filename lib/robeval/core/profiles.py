@@ -280,9 +280,15 @@ def defines(experiment: str, profile: str) -> bool:
 
 
 def describe(settings: Settings, file=None) -> None:
-    """Print the resolved settings, what the profile scales down, and the time estimate."""
+    """Print the resolved settings, what the profile scales down, and the time estimate, to ``file`` (an open text
+    file; None: standard output; TypeError otherwise, e.g. for a file name)."""
     import sys
 
+    if file is not None and not callable(getattr(file, "write", None)):
+        raise TypeError(
+            f"file must be an open text file (or None for standard output), got {type(file).__name__} {file!r:.60}; "
+            "to write to a file by name: with open(name, 'w') as fh: describe(settings, file=fh)."
+        )
     out = file or sys.stdout
     title = settings.meta.get("title", settings.experiment)
     dry = " — DRY RUN (every loop cut short; results in build/dry_run)" if settings.dry_run else ""
@@ -363,7 +369,9 @@ _COST = (
 
 def notebook_cost(experiment: str, profile: str) -> str:
     """The headline cost of ``experiment`` under ``profile`` read from its ``estimate``: H200-hours, else
-    core-hours, else the measured or estimated minutes or seconds ("" when it states none)."""
+    core-hours, else the measured or estimated minutes or seconds ("" when it states none). ValueError for a
+    profile not in :data:`robeval.core.paths.PROFILES`."""
+    check_profile(profile)
     text = str(load_table(experiment).get(profile, {}).get("estimate", ""))
     for pattern in _COST:
         m = pattern.search(text)

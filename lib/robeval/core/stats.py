@@ -11,12 +11,14 @@ power it had and how many runs would decide it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import stats
 
-from robeval.core.validation import check_probability, mean_std
+from robeval.core.validation import check_level, check_numbers, check_probability, mean_std, to_numpy
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,13 @@ def predictive_indices(gen: np.random.Generator, n: int, m: int | None = None, k
     with the runs, the second for a rerun from it, so a resampled mean varies about twice as much as one
     bootstrap's: the bootstrap form of the predictive distribution of a replication (the observed effect is itself
     an estimate)."""
+    if not isinstance(gen, np.random.Generator):
+        raise TypeError(
+            f"gen must be a numpy Generator (np.random.default_rng(seed)), got {type(gen).__name__} {gen!r:.40}."
+        )
+    n = _whole(n, "n", 1, "the number of independent units")
+    m = None if m is None else _whole(m, "m", 1, "the number of units drawn per resample")
+    k = _whole(k, "k", 1, "the number of resamples")
     first = gen.integers(0, n, (int(k), n))
     return np.take_along_axis(first, gen.integers(0, n, (int(k), n if m is None else int(m))), axis=1)
 
@@ -78,6 +87,43 @@ def _mean_redraw(v: np.ndarray, extra_var: float = 0.0):
     return redraw
 
 
+def _whole(value, name: str, minimum: int, what: str) -> int:
+    """``value`` as an int when it is a whole number >= ``minimum`` (an int, or a float with no fractional part);
+    TypeError / ValueError naming ``name`` and ``what`` it counts otherwise (a bool, text, 2.5, inf, NaN)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(
+            f"{name} must be {what} (a whole number >= {minimum}), got {value!r:.60} ({type(value).__name__})."
+        )
+    whole = isinstance(value, Integral) or (math.isfinite(value) and float(value).is_integer())
+    if not whole or value < minimum:
+        raise ValueError(f"{name} must be {what} (a whole number >= {minimum}), got {value!r}.")
+    return int(value)
+
+
+def _numeric(values, name: str) -> np.ndarray:
+    """``values`` as a float64 array of its own shape; a numpy masked array (its mask would be dropped), text,
+    None or complex numbers are refused naming ``name`` (booleans count as 1 and 0)."""
+    from robeval.core.frames import check_unmasked
+
+    check_unmasked(values, name)
+    arr = to_numpy(values)
+    if arr.dtype.kind not in "biuf":
+        arr = check_numbers(values, name, example="[0.91, 0.93, 0.92]")  # names the first value that is no number
+    return np.asarray(arr, dtype=np.float64)
+
+
+def _runs(values, name: str, min_n: int = 2) -> np.ndarray:
+    """``values`` checked as one number per independent run (:func:`_numeric`, one-dimensional), then finite and
+    at least ``min_n`` of them (:func:`_values`)."""
+    v = _numeric(values, name)
+    if v.ndim != 1:
+        raise ValueError(
+            f"{name} must hold one number per run (a one-dimensional array), got shape {v.shape}; pass the runs' "
+            f"values as a 1-D array (of a table of runs x columns, one column: {name}[:, j])."
+        )
+    return _values(v, name, min_n)
+
+
 def _values(values, name: str, min_n: int = 2) -> np.ndarray:
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     if not np.all(np.isfinite(v)):
@@ -91,7 +137,7 @@ def mean_interval(values, level: float = 0.95) -> Interval:
     """t-interval for the mean of independent runs (``values``: one number per run); values of any scale (see
     :func:`~robeval.core.validation.mean_std`)."""
     check_probability(level, "level")
-    v = _values(values, "values")
+    v = _runs(values, "values")
     n = len(v)
     mean, std = mean_std(v)
     se = float(std / math.sqrt(n))
@@ -112,12 +158,13 @@ def mean_vs_reference_interval(values, ref_sd: float, ref_n: int, level: float =
     the equivalence test of the two means. ``floor_se`` = ref_sd/sqrt(ref_n): what more runs of ours cannot
     remove (:func:`runs_needed` accounts for it)."""
     check_probability(level, "level")
-    v = _values(values, "values")
+    v = _runs(values, "values")
+    if isinstance(ref_sd, bool) or not isinstance(ref_sd, Real):
+        raise TypeError(f"ref_sd must be a finite standard deviation >= 0 (a number), got {ref_sd!r:.60}.")
     sd_r = float(ref_sd)
     if not (math.isfinite(sd_r) and sd_r >= 0):
         raise ValueError(f"ref_sd must be a finite standard deviation >= 0, got {ref_sd!r}")
-    if isinstance(ref_n, bool) or int(ref_n) != ref_n or ref_n < 2:
-        raise ValueError(f"ref_n must be the published number of runs (an integer >= 2), got {ref_n!r}")
+    _whole(ref_n, "ref_n", 2, "the published number of runs")
     n, mean = len(v), float(v.mean())
     a, b = float(v.var(ddof=1)) / n, sd_r**2 / int(ref_n)
     se = math.sqrt(a + b)
@@ -135,8 +182,8 @@ def mean_vs_reference_interval(values, ref_sd: float, ref_n: int, level: float =
 
 def paired_interval(a, b, level: float = 0.95) -> Interval:
     """t-interval for the mean of ``a - b`` over runs measured in pairs (same seed / split for both)."""
-    a = _values(a, "a")
-    b = _values(b, "b")
+    a = _runs(a, "a")
+    b = _runs(b, "b")
     if a.shape != b.shape:
         raise ValueError(f"paired values need the same runs: a has {len(a)}, b has {len(b)}.")
     iv = mean_interval(a - b, level)
@@ -157,11 +204,22 @@ def bootstrap_interval(
         the part of the se that more runs of ours cannot shrink (see :func:`runs_needed`).
     """
     check_probability(level, "level")
-    arrays = [np.asarray(s, dtype=np.float64) for s in samples]
+    if not samples:
+        raise TypeError(
+            "bootstrap_interval needs at least one sample after the statistic: bootstrap_interval(statistic, values)."
+        )
+    n_boot = _whole(n_boot, "n_boot", 2, "the number of bootstrap resamples")
+    if isinstance(seed, bool) or not isinstance(seed, Integral):
+        raise TypeError(f"seed must be a whole number >= 0 (the bootstrap's seed), got {seed!r:.60}.")
+    if seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0 (the bootstrap's seed), got {seed!r}.")
+    arrays = [_numeric(s, f"samples[{i}]") for i, s in enumerate(samples)]
+    if any(a.ndim == 0 for a in arrays):
+        raise ValueError("bootstrap samples need their runs along axis 0; got a single number, not an array of runs.")
     n = len(arrays[0])
     if n < 2 or any(len(a) != n for a in arrays):
         raise ValueError("bootstrap samples need the same number (>= 2) of runs along axis 0.")
-    fixed = [np.asarray(f, dtype=np.float64) for f in fixed]
+    fixed = [_numeric(f, f"fixed[{i}]") for i, f in enumerate(fixed)]
     if fixed_se is not None:
         fixed_se = [np.asarray(e, dtype=np.float64) for e in fixed_se]
         if len(fixed_se) != len(fixed) or any(e.shape != f.shape for e, f in zip(fixed_se, fixed)):
@@ -212,8 +270,8 @@ def spearman(x, y) -> float:
 def trend_interval(levels, per_run, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> Interval:
     """Spearman rank correlation between ``levels`` (k,) and the mean over runs of ``per_run`` (runs, k),
     with a bootstrap interval over runs: does the mean curve rise (> 0) or fall (< 0) with the level?"""
-    levels = np.asarray(levels, dtype=np.float64)
-    m = np.asarray(per_run, dtype=np.float64)
+    levels = _runs(levels, "levels", 1)
+    m = _numeric(per_run, "per_run")
     if m.ndim != 2 or m.shape[1] != len(levels):
         raise ValueError(f"per_run must have shape (runs, {len(levels)}), got {m.shape}.")
     return bootstrap_interval(lambda a: spearman(levels, a.mean(axis=0)), m, level=level, n_boot=n_boot, seed=seed)
@@ -224,11 +282,11 @@ def calibration_p(observed: int, predicted: float) -> float:
     agreement): the two-sided exact Poisson p-value of ``observed`` at mean ``predicted`` (the sum of many rare,
     independent changes), doubling the smaller tail, at most 1. A small p says the rows' agreement is miscalibrated:
     too many changes (overconfident) or too few (underconfident)."""
-    if isinstance(observed, bool) or int(observed) != observed or observed < 0:
-        raise ValueError(f"observed must be a count >= 0 of changed verdicts, got {observed!r}.")
-    if not (isinstance(predicted, (int, float)) and math.isfinite(predicted) and predicted > 0):
+    k = _whole(observed, "observed", 0, "a count of changed verdicts")
+    if isinstance(predicted, bool) or not isinstance(predicted, Real):
+        raise TypeError(f"predicted must be a positive expected number of changes, got {predicted!r:.60}.")
+    if not (math.isfinite(predicted) and predicted > 0):
         raise ValueError(f"predicted must be a positive expected number of changes, got {predicted!r}.")
-    k = int(observed)
     low, high = stats.poisson.cdf(k, predicted), stats.poisson.sf(k - 1, predicted)
     return float(min(1.0, 2 * min(low, high)))
 
@@ -246,6 +304,8 @@ def wilson_half_width(successes, trials, z: float):
 def proportion_interval(successes: int, trials: int, level: float = 0.95) -> Interval:
     """Wilson interval for a proportion of independent trials."""
     check_probability(level, "level")
+    _whole(trials, "trials", 1, "the number of trials")
+    _whole(successes, "successes", 0, "the number of successes")
     if trials < 1 or not 0 <= successes <= trials:
         raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {successes}/{trials}.")
     z = float(stats.norm.ppf(0.5 + level / 2))
@@ -264,6 +324,13 @@ def runs_needed(interval: Interval, target_halfwidth: float) -> int | None:
 
     With a ``floor_se`` (a published mean's own se) only our part of the se shrinks with n: None when the
     floor alone is wider than the target (no number of our runs decides it)."""
+    if not isinstance(interval, Interval):
+        raise TypeError(
+            f"interval must be an Interval (from mean_interval, paired_interval, ...), got {type(interval).__name__} "
+            f"{interval!r:.60}."
+        )
+    if isinstance(target_halfwidth, bool) or not isinstance(target_halfwidth, Real):
+        raise TypeError(f"target_halfwidth must be a half-width > 0 (a number), got {target_halfwidth!r:.60}.")
     if not (math.isfinite(interval.halfwidth) and interval.halfwidth > 0 and target_halfwidth > 0):
         return None
     floor = interval.floor_se
@@ -276,9 +343,18 @@ def runs_needed(interval: Interval, target_halfwidth: float) -> int | None:
     return int(math.ceil(interval.n * (interval.se**2 - floor**2) / room))
 
 
+def _check_reals(**values) -> None:
+    """TypeError naming the first of ``values`` (name=value) that is not a real number (text, None, a bool)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, Real):
+            raise TypeError(f"{name} must be a number, got {value!r:.60} ({type(value).__name__}).")
+
+
 def power_to_detect(effect: float, se: float, level: float = 0.95) -> float | None:
     """Probability that a two-sided test at ``level`` detects a true effect ``effect`` given the standard
     error ``se`` (normal approximation)."""
+    _check_reals(effect=effect, se=se)
+    check_level(level)
     if not (math.isfinite(effect) and math.isfinite(se)) or se <= 0:
         return None
     z = float(stats.norm.ppf(0.5 + level / 2))
@@ -288,6 +364,8 @@ def power_to_detect(effect: float, se: float, level: float = 0.95) -> float | No
 def power_to_confirm(margin: float, se: float, level: float = 0.95) -> float | None:
     """Probability that the equivalence rule (interval inside ``paper ± margin``) confirms a paper value
     that is exactly right, given the standard error ``se`` (normal approximation)."""
+    _check_reals(margin=margin, se=se)
+    check_level(level)
     if not (math.isfinite(margin) and math.isfinite(se)) or se <= 0:
         return None
     z = float(stats.norm.ppf(0.5 + level / 2))
@@ -366,8 +444,17 @@ def _corrected_se(est: np.ndarray, s: np.ndarray, p: np.ndarray, factor: np.ndar
     return np.where(ok, np.maximum(exact, s), fallback)
 
 
-def _check_groups(x: np.ndarray, group_a, group_b) -> tuple[list[int], list[int]]:
-    ga, gb = [int(i) for i in group_a], [int(i) for i in group_b]
+def _positions(group, name: str) -> list[int]:
+    """``group`` as a list of column positions: TypeError naming ``name`` unless it is a list, tuple or 1-D array of
+    whole numbers (a bare number, text, 0.7 or True is never read as a position)."""
+    ok = isinstance(group, (list, tuple)) or isinstance(group, np.ndarray) and group.ndim == 1
+    if not ok or not all(isinstance(i, Integral) and not isinstance(i, (bool, np.bool_)) for i in group):
+        raise TypeError(f"{name} must be a list of column positions (whole numbers), e.g. [0, 2]; got {group!r:.60}.")
+    return [int(i) for i in group]
+
+
+def _check_groups(x: np.ndarray, group_a, group_b, names=("group_a", "group_b")) -> tuple[list[int], list[int]]:
+    ga, gb = _positions(group_a, names[0]), _positions(group_b, names[1])
     if not ga or not gb or set(ga) & set(gb):
         raise ValueError(f"need two disjoint, non-empty groups of columns, got {ga} and {gb}.")
     if min(ga + gb) < 0 or max(ga + gb) >= x.shape[-1]:
@@ -388,10 +475,19 @@ def rows_contrast_interval(runs, groups, level: float = 0.95) -> tuple[Interval,
     the pair's own); ``redraw`` reruns every choice on predictive resamples of the runs. One run gives an
     unbounded interval."""
     check_probability(level, "level")
-    x = np.asarray(runs, dtype=np.float64)
+    x = _numeric(runs, "runs")
+    pair = "a list of pairs (positions of the columns A, of the columns B), one per row, e.g. [([0], [1, 2])]"
+    if (
+        not isinstance(groups, Sequence)
+        or isinstance(groups, str)
+        or not all(isinstance(g, Sequence) and not isinstance(g, str) and len(g) == 2 for g in groups)
+    ):
+        raise TypeError(f"groups must be {pair}; got {groups!r:.60}.")
     if x.ndim != 3 or x.shape[1] != len(groups) or not len(groups):
         raise ValueError(f"runs must have shape (runs, {len(groups)} rows, columns), got {x.shape}.")
-    groups = [_check_groups(x[:, r, :], a, b) for r, (a, b) in enumerate(groups)]
+    groups = [
+        _check_groups(x[:, r, :], a, b, (f"groups[{r}][0]", f"groups[{r}][1]")) for r, (a, b) in enumerate(groups)
+    ]
     n = len(x)
     if n < 2:
         means = x.mean(axis=0)
@@ -442,8 +538,9 @@ def best_contrast_interval(runs, group_a, group_b, level: float = 0.95) -> tuple
     ``redraw`` reruns the whole choice on predictive resamples of the runs. With |A| = 1 this is "column a is
     the best": against every other column, no correction to reproduce, Bonferroni over the others to
     contradict. Returns ``(interval, a, b)``, the chosen columns. One run gives an unbounded interval."""
-    x = np.asarray(runs, dtype=np.float64)
+    x = _numeric(runs, "runs")
     if x.ndim != 2:
         raise ValueError(f"runs must have shape (runs, columns), got {x.shape}.")
+    group_a, group_b = _positions(group_a, "group_a"), _positions(group_b, "group_b")
     iv, _, a, b = rows_contrast_interval(x[:, None, :], [(group_a, group_b)], level)
     return iv, a, b

@@ -286,7 +286,10 @@ def check_numbers(values, name: str, *, example: str = "[0.0, 0.25]") -> np.ndar
     """``values`` (a number or an array of them) as a float64 array of its own shape, or TypeError naming ``name``
     and its first value that is not a number (text, ``None``): ``np.asarray(["1"], dtype=float)`` would read a
     string as a number and an object array fails with numpy's ``could not convert string to float``. Finiteness,
-    shape and range are left to the caller."""
+    shape and range are left to the caller. A numpy masked array is refused (TypeError: its mask would be dropped)."""
+    from robeval.core.frames import check_unmasked
+
+    check_unmasked(values, name)
     check_no_bools(values, name, example=example)
     arr = to_numpy(values)
     if arr.dtype.kind not in "biuf":
@@ -886,7 +889,10 @@ def mean_std(v: np.ndarray) -> tuple[float, float]:
     ``v.mean()`` and ``v.std(ddof=1)`` as they are: the squared deviations stay normal and the sums finite. Outside
     it (values near 1e-300 would square to 0, near 1e300 to inf) both are computed on ``v`` scaled by the power of
     two of its largest magnitude and scaled back, exactly: for normal floats the answer for ``v * 2**k`` is that for ``v``
-    times ``2**k``. ValueError naming ``values`` when the std itself exceeds the largest float."""
+    times ``2**k``. ValueError naming ``values`` for fewer than two finite values or a std beyond the largest float."""
+    v = check_numbers(v, "values").reshape(-1)
+    if v.size < 2 or not np.all(np.isfinite(v)):
+        raise ValueError(f"values must hold two or more finite numbers (runs), got {v!r:.80}.")
     m = float(np.max(np.abs(v)))
     if m == 0.0 or 2.0**-250 <= m <= 2.0**250:
         return float(v.mean()), float(v.std(ddof=1))

@@ -205,8 +205,11 @@ def radial_cdf(r, d: int, norm=2, eps: float = 1.0):
     """CDF of ``||offset||_p / eps`` for uniform offsets in the ``eps``-ball: ``(r / eps)**d`` on [0, eps].
 
     Valid for every L_p ball (the ball is star-shaped and its volume scales as radius**d). Used by the KS
-    tests of the sampler.
+    tests of the sampler. A numpy masked array ``r`` is refused (TypeError: its masked radii would be read).
     """
+    from robeval.core.frames import check_unmasked
+
+    check_unmasked(r, "r")
     d = _check_count("d", d)
     check_norm(norm)
     eps = check_eps(eps)

@@ -359,6 +359,11 @@ def _accuracy(value, name: str):
                 "or a row of evaluate_levels."
             )
         value = value["acc"]
+    if np.asarray(value).dtype.kind == "O" and not isinstance(value, (str, bytes)):  # a Fraction, or text among numbers
+        try:
+            return check_numbers(value, name, example="0.85")
+        except TypeError:
+            pass
     if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind in "USO":
         raise TypeError(f"{name} must be an accuracy in [0, 1] (a number, not text), got {value!r:.60}.")
     if np.asarray(value).dtype.kind == "b":
@@ -378,7 +383,10 @@ def mscr_value(acc_clean, acc_rob):
     :func:`evaluate_levels` (their ``"acc"`` is used): a NaN, a value outside [0, 1] (e.g. a percentage mixed
     with a fraction), a clean accuracy of 0 or two arrays of different shapes raise ValueError, and so do two pandas
     Series with different indexes (runs are paired by position: :func:`robeval.core.frames.check_same_index`).
+    A numpy masked array is refused (TypeError: its masked values would be read like any other).
     """
+    check_unmasked(acc_clean, "acc_clean")
+    check_unmasked(acc_rob, "acc_rob")
     check_same_index(acc_clean, acc_rob, ("acc_clean", "acc_rob"))
     acc_clean = _accuracy(acc_clean, "acc_clean")
     acc_rob = _accuracy(acc_rob, "acc_rob")
@@ -431,6 +439,13 @@ def _check_by(by, df) -> tuple:
         raise ValueError(
             f"by names the column(s) {missing}, which df lacks (it has {list(df.columns)}); pass columns of df, "
             "e.g. by=('eps_train',)."
+        )
+    keyed = [c for c in by if c in ("seed", "eps_test", "acc")]
+    if keyed or len(set(by)) != len(by):
+        what = f"{keyed[0]!r}, which is not a grouping column" if keyed else "a column more than once"
+        raise ValueError(
+            f"by names {what}: every run is keyed by its seed, and eps_test and acc are its levels and accuracies; "
+            "group the runs by other columns of df, each once, e.g. by=('eps_train',)."
         )
     return tuple(by)
 
@@ -616,6 +631,15 @@ def row_optima(mean: pd.DataFrame) -> pd.Series:
     check_frame(mean, (), "mean", non_empty=True, hint="Pass accuracy_matrix(df)['mean'].")
     if mean.shape[1] == 0:
         raise ValueError("mean has no eps_train columns; pass accuracy_matrix(df)['mean'].")
+    cells = mean.to_numpy(dtype=object)
+    text = [(r, c) for (r, c), v in np.ndenumerate(cells) if isinstance(v, (str, bytes))]
+    if text:  # to_numeric would read "0.9" as a number, and idxmax then compare text with numbers
+        r, c = text[0]
+        raise ValueError(
+            f"mean holds the text {cells[r, c]!r} at eps_test={_plain(mean.index[r])}, eps_train="
+            f"{_plain(mean.columns[c])}; every cell needs a mean accuracy that is a number: convert the frame "
+            "(mean.apply(pd.to_numeric)) or fill that cell."
+        )
     values = mean.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
     if not np.all(np.isfinite(values)):
         r, c = np.argwhere(~np.isfinite(values))[0]

@@ -37,6 +37,7 @@ from robeval.core.validation import (
     check_exact_integers,
     check_keywords,
     check_labels,
+    check_no_bools,
     check_positive,
     check_X_y,
     to_numpy,
@@ -84,6 +85,7 @@ def _check_labelled(X, y, pixel_units: bool = False):
     check_same_index(X, y, ("X", "y"))  # a frame of points and a Series of labels: paired by position
     check_unmasked(X, "X")  # np.asarray drops a mask: masked points would count
     check_unmasked(y, "y")
+    check_no_bools(X, "X", example="[[0.1, 0.2], [0.5, 0.4]]")  # True / False coordinates would be read as 1 / 0
     try:
         X = to_numpy(X)
     except ValueError:  # numpy's "inhomogeneous shape": a list of points of different lengths

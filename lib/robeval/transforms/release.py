@@ -52,9 +52,11 @@ def parse_names(text: str) -> list[str]:
     if not isinstance(text, str) or not text.strip():
         raise ValueError("--names is empty; pass a comma list of corruptions, or C, C-bar or all.")
     names: list[str] = []
-    for token in (t.strip() for t in text.split(",")):
-        if not token:
-            continue
+    tokens = [t.strip() for t in text.split(",") if t.strip()]
+    twice = [t for i, t in enumerate(tokens) if t.lower() in [u.lower() for u in tokens[:i]]]
+    if twice:  # a name given twice is a typo for another one more often than a wish for one file
+        raise ValueError(f"--names lists {twice[0]!r} twice; name each corruption (or group) once.")
+    for token in tokens:
         group = next((g for g in GROUPS if g.lower() == token.lower()), None)
         if group is not None:
             names.extend(GROUPS[group])

@@ -136,6 +136,7 @@ from robeval.core.ledger.vocab import (
     as_interval,
     check_central,
     check_claims,
+    check_notebook,
     check_paper_value,
     comparable_span,
     decision_of,
@@ -206,15 +207,7 @@ class Ledger(ReadingsMixin, StoreMixin):
             )
         if self.paper not in PAPERS:
             raise ValueError(f"Unknown paper {self.paper!r}; use one of {', '.join(PAPERS)}.")
-        if (
-            not isinstance(self.notebook, str)
-            or not re.fullmatch(r"[A-Za-z0-9_.-]+", self.notebook)
-            or ".." in self.notebook
-        ):
-            raise ValueError(
-                f"notebook {self.notebook!r} must be a plain name (letters, digits, '_', '-', '.'), "
-                "e.g. '01_mscr_2d'; it names the ledger file."
-            )
+        check_notebook(self.paper, self.notebook)  # a plain name; a compendium notebook of this paper
         if not isinstance(self.scaling, str):
             raise TypeError(f"scaling must be a string (what the profile scales down), got {self.scaling!r}.")
 

@@ -253,8 +253,10 @@ def round_value(x):
 
 
 def finite_float(x, name: str) -> float:
-    if isinstance(x, bool):
-        raise TypeError(f"{name} must be a number, got {x!r}.")
+    if isinstance(x, (bool, np.bool_, str, bytes)):  # text is never read as the number it spells
+        raise TypeError(
+            f"{name} must be a number, got {x!r}" + ("; pass float(...)." if not isinstance(x, bool) else ".")
+        )
     check_float_range(x, name)  # an int beyond float range: named, not a bare OverflowError
     try:
         v = float(x)
@@ -294,6 +296,28 @@ def as_interval(interval):
             "with robeval.core.stats."
         )
     return interval
+
+
+def check_notebook(paper: str, notebook) -> None:
+    """ValueError unless ``notebook`` is a plain name (letters, digits, '_', '-', '.'; it names the ledger file)
+    and, when it is one of the compendium's notebooks (a settings file's ``[meta] notebook``), a notebook of
+    ``paper`` (that file's ``[meta] paper``)."""
+    import re
+
+    from robeval.core.profiles import experiments, load_table
+
+    if not isinstance(notebook, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", notebook) or ".." in notebook:
+        raise ValueError(
+            f"notebook {notebook!r} must be a plain name (letters, digits, '_', '-', '.'), e.g. '01_mscr_2d'; it "
+            "names the ledger file."
+        )
+    for exp in experiments():
+        meta = load_table(exp).get("meta", {})
+        if meta.get("notebook") == notebook and meta.get("paper") != paper:
+            raise ValueError(
+                f"notebook {notebook!r} reproduces the paper {meta.get('paper')!r} (settings/{exp}.toml), not "
+                f"{paper!r}: a ledger's paper is its notebook's; pass paper={meta.get('paper')!r}."
+            )
 
 
 def check_claims(claims) -> None:
@@ -343,7 +367,8 @@ def p_value(iv) -> float | None:
     """Two-sided p-value of "the quantity is 0" from an interval: Student t with the interval's degrees of
     freedom for t-intervals (:func:`robeval.core.ledger.decisions.df_of`), the normal approximation with the
     interval's standard error otherwise; None without an se. TypeError unless ``iv`` is a
-    robeval.core.stats.Interval."""
+    robeval.core.stats.Interval; ValueError for one :func:`as_interval` refuses (low > high, a NaN estimate, ...),
+    as :meth:`robeval.core.ledger.Ledger.value` does."""
     from robeval.core.stats import Interval
 
     if not isinstance(iv, Interval):
@@ -351,6 +376,7 @@ def p_value(iv) -> float | None:
             f"p_value takes a robeval.core.stats.Interval (estimate, low, high, se, n, level, method), got "
             f"{type(iv).__name__}; build one with robeval.core.stats (e.g. mean_interval)."
         )
+    as_interval(iv)
     if not (iv.se == iv.se and iv.se > 0 and math.isfinite(iv.se)):
         return None
     return _decisions.p_decision(_decisions.test_of(iv, kind=_decisions.DIFFERENCE), _decisions.CLAIMED)
@@ -459,8 +485,13 @@ def comparable_span(comparable_at) -> tuple[str, ...]:
 def is_scaled(profile: str, scaled_down: str) -> bool:
     """Whether a profile runs the paper's protocol scaled down: every profile but ``paper``, and ``paper`` when
     its settings' ``scaled_down`` does not start with "nothing" or "none". ValueError for a profile not in
-    :data:`robeval.core.paths.PROFILES`."""
+    :data:`robeval.core.paths.PROFILES`; TypeError unless ``scaled_down`` is text or None."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}.")
+    if scaled_down is not None and not isinstance(scaled_down, str):
+        raise TypeError(
+            f"scaled_down must be the settings' text saying what the profile scales down (or None), got "
+            f"{type(scaled_down).__name__} {scaled_down!r:.60}."
+        )
     text = (scaled_down or "").strip().lower()
     return not (profile == "paper" and (text.startswith("nothing") or text.startswith("none")))

@@ -337,9 +337,14 @@ def accuracy(model: nn.Module, x, y, batch_size: int = 500, device=None) -> floa
     whole-number class index in 0..C-1 per image (C the classes the model scores); a fraction, a label out of
     range, text, booleans or a length other than ``len(x)`` is refused (ValueError / TypeError naming ``y``), not
     counted as a miss. Labels are paired with the images by position, so a pandas Series ``y`` must carry the
-    positions 0..N-1 as its index (ValueError otherwise: pass ``y.to_numpy()`` in the order of ``x``)."""
+    positions 0..N-1 as its index (ValueError otherwise: pass ``y.to_numpy()`` in the order of ``x``). A numpy
+    masked array ``x`` or ``y`` is refused (TypeError): its masked entries would be read like any other."""
     import pandas as pd
 
+    from robeval.core.frames import check_unmasked
+
+    check_unmasked(x, "x")  # a masked array's hidden images and labels would be read like any other
+    check_unmasked(y, "y")
     if isinstance(y, pd.Series) and not y.index.equals(pd.RangeIndex(len(y))):
         shown = ", ".join(repr(v) for v in y.index[:4]) + (", ..." if len(y) > 4 else "")
         raise ValueError(

@@ -192,7 +192,8 @@ def parse_parameter_value(text: str):
     """A ``-p NAME VALUE`` value: a Python literal (``ast.literal_eval``: int, float, str, list, tuple, dict), True,
     False or None (also in lower case), or else the string itself (``"0.5"`` → 0.5, ``"iid"`` → ``"iid"``, ``"[1, 2]"``
     → [1, 2]). Numbers read as papermill's own ``-p`` reads them, except Python's other integer literals
-    (``"0x10"`` → 16, where papermill keeps the text) and the lists, tuples and dicts papermill leaves as text.
+    (``"0x10"`` → 16, where papermill keeps the text) and the lists, tuples and dicts papermill leaves as text;
+    ``"inf"``, ``"-inf"`` and ``"nan"`` are floats, as papermill reads them (and as ``"1e999"`` reads).
     Nothing is evaluated: a value that is not a literal stays a string, and the notebook's settings check it."""
     import ast
 
@@ -200,6 +201,8 @@ def parse_parameter_value(text: str):
         raise TypeError(f"a parameter value must be a str from the command line, got {type(text).__name__}.")
     if text in ("True", "False", "None", "true", "false", "none"):
         return {"true": True, "false": False, "none": None}[text.lower()]
+    if text.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):  # as papermill's -p and "1e999" read them
+        return float(text)
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
@@ -431,13 +434,37 @@ def check_notebook_file(path) -> Path:
     return path
 
 
+def check_replaceable(path) -> int:
+    """The permission bits of the notebook file ``path`` (a link followed) when stripping may write a new file in
+    its place; ValueError naming it when it is read-only (the new file would override that) or has other hard
+    links (they would keep the outputs)."""
+    st = Path(path).resolve().stat()
+    mode = st.st_mode & 0o7777
+    if not mode & 0o200:
+        raise ValueError(
+            f"{path} is read-only (mode {mode:04o}): stripping would replace it; make it writable (chmod u+w) to "
+            "strip it, or strip a copy."
+        )
+    if st.st_nlink > 1:
+        raise ValueError(
+            f"{path} has {st.st_nlink} hard links: stripping writes a new file under this name, and the other names "
+            "would keep the outputs; strip a copy, or remove the other links first."
+        )
+    return mode
+
+
 def strip_outputs(path: Path, dry_run: bool = False) -> bool:
     """Strip a notebook in place with nbstripout (outputs, execution counts, execution metadata), as the
     pre-commit hook does; True if it changed. With ``dry_run`` nothing is written (``robeval strip --check``).
-    ValueError naming ``path`` unless it is a notebook (:func:`check_notebook_file`)."""
+    ValueError naming ``path`` unless it is a notebook (:func:`check_notebook_file`), and, to strip it, one that
+    can be replaced: a read-only notebook or one with other hard links (which would keep the outputs) is
+    refused. TypeError unless ``dry_run`` is True or False."""
     import nbformat
     from nbstripout import strip_output
 
+    from robeval.core.validation import check_bool
+
+    check_bool(dry_run, "dry_run")
     path = check_notebook_file(path)
     nb = nbformat.read(path, as_version=4)
     before = nbformat.writes(nb)
@@ -450,7 +477,7 @@ def strip_outputs(path: Path, dry_run: bool = False) -> bool:
         from robeval.core.io import atomic_write_text
 
         target = path.resolve()  # through a link, which stays a link
-        mode = target.stat().st_mode & 0o7777
+        mode = check_replaceable(target)
         try:  # a temporary file beside it, then a rename: a failed write (a full disk, Ctrl-C) leaves it whole
             atomic_write_text(target, after)
             os.chmod(target, mode)

@@ -34,6 +34,7 @@ from robeval.core.profiles import RESERVED, experiments, load_table, resolve
 
 UNITS_FILE = Path(__file__).with_name("plan_units.toml")
 MEASURED_CORES = 2  # every [default] estimate was measured on 2 CPU cores
+MAX_CORES = 1024  # the most CPU cores a plan is made for: one machine (the largest have a few hundred)
 UNITS_PROFILE = "default"  # the profile whose measured minutes plan_units.toml's cost model is anchored at
 MAX_COMBINATIONS = 100_000  # run combinations tried per notebook
 _MEASURED = re.compile(r"^measured (?:[\d.]+ min \((?P<s>\d+(?:\.\d+)?) s\)|(?P<s2>\d+(?:\.\d+)?) s)")
@@ -308,6 +309,11 @@ def plan(
     slowdown = _positive(slowdown, "slowdown", "pass 1.0 for the measuring machine, 1.75 for one 1.75x slower")
     if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
         raise ValueError(f"cores must be an integer >= 1, got {cores!r}; pass the CPU cores of the machine.")
+    if cores > MAX_CORES:
+        raise ValueError(
+            f"cores must be at most {MAX_CORES} (the CPU cores of one machine), got {cores}: the plan spreads run "
+            "cells over the cores, which beyond one machine's no notebook does; pass the CPU cores of the machine."
+        )
     also = tuple((_positive(b, "also budget", "e.g. 60@1.75"), _positive(s, "also slowdown", "e.g. 60@1.75"))
                  for b, s in also)  # fmt: skip
     cap = min(b * 60 / s for b, s in ((budget_min, slowdown), *also))  # measured seconds

@@ -29,7 +29,7 @@ from robeval.core.ledger import (
 )
 from robeval.core.ledger.central import judge
 from robeval.core.paths import figures_dir, results_dir
-from robeval.core.publish.markdown import cell, code, inline, replace_block
+from robeval.core.publish.markdown import cell, code, inline, replace_block, split_block
 
 
 def format_value(v) -> str:
@@ -543,13 +543,15 @@ def update_readme(profile: str = "default", path=None) -> bool:
         index = paths.ROOT / "docs" / "index.md"
         _replace_block(index, front_block())
         # the site's home page shows the README's one line per paper and its findings, word for word
+        # (markers out of order, missing or doubled in either file are refused, naming the file: never a guess)
         text = path.read_text(encoding="utf-8")
         for start, end in ((ONELINE_START, ONELINE_END), (FINDINGS_START, FINDINGS_END)):
             home = index.read_text(encoding="utf-8") if index.is_file() else ""
-            if all(start in t and end in t for t in (text, home)):
-                block = text.split(start, 1)[1].split(end, 1)[0]
-                a, rest = home.split(start, 1)
-                new = a + start + block + end + rest.split(end, 1)[1]
+            src_head, src_tail = split_block(text, start, end, path)
+            head, tail = split_block(home, start, end, index)
+            if src_head is not None and head is not None:
+                block = text[len(src_head) + len(start) : len(text) - len(src_tail) - len(end)]
+                new = head + start + block + end + tail
                 if new != home:
                     atomic_write_text(index, new)
         if profile == "default":
@@ -576,10 +578,10 @@ def update_profile_tables() -> list:
     block, changed = profile_block(), []
     for path in (paths.ROOT / "README.md", paths.ROOT / "docs" / "running.md"):
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        if PROFILES_START not in text or PROFILES_END not in text:
+        head, tail = split_block(text, PROFILES_START, PROFILES_END, path)  # refuses markers out of order
+        if head is None:
             continue
-        head, rest = text.split(PROFILES_START, 1)
-        new = head + block + rest.split(PROFILES_END, 1)[1]
+        new = head + block + tail
         if new != text:
             atomic_write_text(path, new)
             changed.append(path)

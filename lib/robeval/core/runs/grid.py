@@ -35,21 +35,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from robeval.core.errors import IncompleteResult
-from robeval.core.io import atomic_write_json, read_json
+from robeval.core.io import atomic_write_json, check_output_folder, read_json
 from robeval.core.runs.identity import config_identity, identity_error
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     cell_key,
+    check_store_file,
     claim,
     claim_state,
     clean_leftovers,
     compute_cell,
     lock_path,
     normalise_cells,
+    read_cell_file,
     release,
+    row_clash,
     waiting_message,
     write_store_config,
 )
+from robeval.core.validation import check_bool, check_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -117,6 +121,33 @@ def _run_cell(fn: Callable, cell: dict, config: dict, path: str) -> str:
     return path
 
 
+def _check_lock_timeout(value) -> float:
+    """``lock_timeout`` as a float: a number of seconds > 0 (``inf``: a claim never goes stale by age)."""
+    import math
+    from numbers import Real
+
+    what = "lock_timeout must be a number of seconds > 0 (a claim older than that is taken over; inf: never)"
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{what}, got {value!r:.60} ({type(value).__name__}).")
+    if math.isnan(value) or value <= 0:
+        raise ValueError(f"{what}, got {value!r}.")
+    return float(value)
+
+
+def _check_n_jobs(value) -> None:
+    """``n_jobs`` as joblib takes it: None, a whole number >= 1, or a negative one (-1: all cores)."""
+    from numbers import Integral
+
+    what = (
+        "n_jobs must be None (all cores), a whole number of processes >= 1, or a negative count from all the cores "
+        "(-1: all, -2: all but one)"
+    )
+    if value is not None and (isinstance(value, bool) or not isinstance(value, Integral)):
+        raise TypeError(f"{what}, got {value!r:.60} ({type(value).__name__}).")
+    if value == 0:
+        raise ValueError(f"{what}, got 0.")
+
+
 class Grid:
     """A resumable grid of cells over one function and one configuration.
 
@@ -130,7 +161,8 @@ class Grid:
     store : directory for the cell files (see :func:`grid_store`)
     config : settings shared by all cells (JSON-serialisable); part of the store's identity, with ``fn``'s
         name and code (:func:`config_identity`).
-    lock_timeout : seconds after which another process's claim on a cell is considered dead.
+    lock_timeout : seconds (a number > 0; ``inf``: never) after which another process's claim on a cell is
+        considered dead.
     """
 
     def __init__(
@@ -156,8 +188,9 @@ class Grid:
         if len(set(keys)) != len(keys):
             raise ValueError("The grid has duplicate cells; make every cell unique (e.g. add a seed).")
         self.config = dict(config or {})
-        self.lock_timeout = float(lock_timeout)
-        self.root = Path(store) / f"config-{config_identity(self.config, fn)}"
+        self.lock_timeout = _check_lock_timeout(lock_timeout)
+        self.store = check_path(store, "store")
+        self.root = self.store / f"config-{config_identity(self.config, fn)}"
         self._paths = {k: self.root / f"{k}.json" for k in keys}
         # finished cells' (cell, seconds) by file name, read once (:meth:`finished_seconds`)
         self._seconds: dict[str, tuple | None] = {}
@@ -188,11 +221,17 @@ class Grid:
         Cells claimed by another live process are left to it; once this process has computed what it
         could, it waits for their results (taking over a cell whose claim went stale). ``resources`` (Dask
         only) are the worker resources each cell needs, e.g. ``{"GPU": 1}`` for training or certifying.
+        ``n_jobs`` (joblib) is None (all cores), a number of processes >= 1, or a negative count from all the
+        cores (-1: all, -2: all but one), as joblib takes it; ``progress`` is True or False. The store must be
+        a folder (created if missing) this user can write.
         """
         from tqdm.auto import tqdm
 
         if backend not in ("auto", "serial", "joblib", "dask"):
             raise ValueError(f"Unknown backend {backend!r}; use 'auto', 'serial', 'joblib' or 'dask'.")
+        _check_n_jobs(n_jobs)
+        check_bool(progress, "progress")
+        check_output_folder(self.store, "store")  # a file, or a folder below a file: named, before anything runs
         self.root.mkdir(parents=True, exist_ok=True)
         clean_leftovers(self.root, lock_timeout=self.lock_timeout)
         write_store_config(self.root, self.fn, self.config)
@@ -254,6 +293,7 @@ class Grid:
                 continue
             if path.name not in self._seconds:  # a finished cell's file does not change: read once
                 try:
+                    check_store_file(path)  # a FIFO or link in the store: never opened
                     payload = read_json(path)
                     cell, seconds = payload.get("cell"), payload.get("seconds")
                 except (OSError, ValueError, AttributeError):
@@ -348,6 +388,7 @@ class Grid:
         """All finished results as one DataFrame: one row per returned row, cell parameters as columns."""
         import pandas as pd
 
+        check_bool(allow_missing, "allow_missing")
         records = []
         missing = 0
         for cell in self.cells:
@@ -355,8 +396,14 @@ class Grid:
             if not path.is_file():
                 missing += 1
                 continue
-            payload = read_json(path)
+            payload = read_cell_file(path)  # a link, bad JSON or rows changed since written: refused, naming it
             for row in payload["rows"]:
+                clash = row_clash(cell, row)
+                if clash is not None:
+                    raise ValueError(
+                        f"{path}: {clash}. Fix the function (rename the row's key), delete the file and run the grid "
+                        "again."
+                    )
                 records.append({**cell, **row})
         if missing and not allow_missing:
             raise RuntimeError(

@@ -38,7 +38,7 @@ from robeval.core.runs.store import (
     write_store_config,
 )
 from robeval.core.runs.trust import cell_function, foreign_path_error, store_config
-from robeval.core.validation import check_bool
+from robeval.core.validation import check_bool, check_path
 
 
 # ------------------------------------------------------------------------------------ adopting a store
@@ -351,15 +351,35 @@ def adopt_pack(
     """
 
     archive = Path(archive)
+    if not callable(stores) and not isinstance(stores, Mapping):
+        raise TypeError(
+            "stores must be a mapping {store name in the pack: store folder here} or a function name -> store folder, "
+            f"got {type(stores).__name__} {stores!r:.60}."
+        )
     with tempfile.TemporaryDirectory(prefix="robeval-pack-") as tmp:
         manifest = unpack(archive, tmp)
         if callable(stores):
             stores = {name: stores(name) for name in manifest["stores"]}
+        for name, folder in stores.items():  # a function returning None: named, not os.fspath's words
+            check_path(folder, f"the store folder for {name!r} (from stores)")
         missing = [n for n in stores if n not in manifest["stores"]]
         if missing:
             raise ValueError(
                 f"the pack {archive} holds no store {', '.join(missing)}; it holds {', '.join(manifest['stores'])}."
             )
+        for name in stores:  # every store checked before any is adopted; a temporary folder is never named
+            subs = manifest["stores"][name]
+            lacking = [sub for sub in subs if not (Path(tmp) / name / sub / "config.json").is_file()]
+            if not subs or lacking:
+                what = (
+                    f"its sub-store {name}/{lacking[0]} has no config.json" if lacking else f"its store {name} is empty"
+                )
+                raise ValueError(
+                    f"the pack {archive}: {what} (a pack written by `robeval grids --pack` holds config-*/config.json "
+                    "for each sub-store), so it is damaged or was not written by robeval; nothing of it was adopted. "
+                    "Take the pack as it was written (e.g. `git checkout -- PACK`) or pack the stores again (`robeval "
+                    "grids --pack`)."
+                )
         subs = [m for name in stores for m in manifest["stores"][name].values()]
         with_sums = all(isinstance(m.get("sha256"), dict) for m in subs)
         if not with_sums and not recompute_all and file_digest(archive) not in LEGACY_PACKS:
@@ -816,6 +836,7 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     if not archive.exists():
         raise ValueError(f"{archive}: no such pack; make one with `robeval grids --pack FILE.tar.xz`.")
     check_regular_file(archive, "pack", "make one with `robeval grids --pack FILE.tar.xz`")
+    dest = check_output_folder(check_path(dest, "dest"), "dest", create=False)  # a file named as dest: said first
     import lzma
     import zlib
 
@@ -899,7 +920,6 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
                 f"{archive} is truncated or corrupted ({type(exc).__name__}: {exc or 'unexpected end of data'}); "
                 "nothing was extracted. Copy the pack again in full (compare its size or sha256 with the original)."
             ) from None
-        dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         root = dest.resolve()
         for m in members:

@@ -113,7 +113,30 @@ def _rows(result: Any, cell: dict) -> list[dict]:
             f"Grid function returned {type(result).__name__} for cell {cell}; return a dict, a list of dicts "
             "or a DataFrame."
         )
-    return [dict(r) for r in result]
+    rows = [dict(r) for r in result]
+    for row in rows:
+        clash = row_clash(cell, row)
+        if clash is not None:
+            raise ValueError(f"{clash}; rename the row's key.")
+    return rows
+
+
+def row_clash(cell: Mapping, row: Mapping) -> str | None:
+    """Why ``row`` (a row a grid function returned for ``cell``) contradicts its cell, or None: a key of the row
+    that names a cell parameter with another value would replace the cell's value in the collected table."""
+    for key in cell:
+        if key not in row:
+            continue
+        try:
+            same = bool(row[key] == cell[key])
+        except (TypeError, ValueError):  # an array, or values that do not compare
+            same = False
+        if not same:
+            return (
+                f"the grid function returned a row with {key}={row[key]!r:.60} for the cell with {key}={cell[key]!r:.60}; "
+                "a row key that names a cell parameter must hold the cell's value (the table shows one column)"
+            )
+    return None
 
 
 def rows_digest(rows: list) -> str:
@@ -172,6 +195,33 @@ def cell_digest_error(path: Path, payload: Mapping) -> str | None:
     if not isinstance(payload.get("rows"), list) or rows_digest(payload["rows"]) != want:
         return f"{path.name}: its rows do not match the checksum written with them"
     return None
+
+
+def read_cell_file(path: Path) -> dict:
+    """The payload of a finished cell's result file, checked before its rows are used: a regular file
+    (:func:`check_store_file`), readable JSON holding a list of rows (dicts), the rows matching the checksum written
+    with them (:func:`cell_digest_error`). ValueError naming the file and the fix otherwise: delete it, and running
+    the grid again computes that cell anew (the other finished cells are kept)."""
+    from robeval.core.io import read_json
+
+    fix = "delete it and run the grid again: that cell is computed anew, the finished ones are kept"
+    check_store_file(path)
+    try:
+        payload = read_json(path, what="the grid cell file", fix=fix)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        if str(exc).startswith("the grid cell file"):
+            raise
+        why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise ValueError(f"{path} is not a readable grid cell file ({why}); {fix}.") from None
+    rows = payload.get("rows") if isinstance(payload, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ValueError(f"{path} is not a grid cell file (a JSON object whose 'rows' is a list of objects); {fix}.")
+    if cell_digest_error(path, payload) is not None:
+        raise ValueError(
+            f"{path}: its rows do not match the checksum written with them (rows_sha256): the file was changed after "
+            f"its cell was computed, so its results cannot be trusted; {fix}."
+        )
+    return payload
 
 
 # ------------------------------------------------------------------------------------------- cell locks
