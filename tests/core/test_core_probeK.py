@@ -9,14 +9,6 @@ import torch
 from robeval.core import nn
 
 
-@pytest.fixture
-def net():
-    torch.manual_seed(0)
-    m = nn.build("cnn_small").eval()
-    x = np.random.default_rng(0).random((4, 3, 32, 32)).astype(np.float32)
-    return m, x, nn.predict(m, x)
-
-
 @pytest.mark.parametrize("device", ["mps", "meta"])
 def test_extract_features_refuses_a_device_this_machine_cannot_use(net, device):
     # K13: 'mps' stopped inside torch ("PyTorch is not linked with support for mps devices")

@@ -2,19 +2,10 @@
 
 import numpy as np
 import pytest
-import torch
 
 from robeval.core import nn
 
 MASKED = r" is a numpy masked array; its masked values would be read like any other \(the mask is dropped\)"
-
-
-@pytest.fixture
-def net():
-    torch.manual_seed(0)
-    m = nn.build("cnn_small").eval()
-    x = np.random.default_rng(0).random((4, 3, 32, 32)).astype(np.float32)
-    return m, x, nn.predict(m, x)
 
 
 def test_accuracy_refuses_masked_labels_and_images(net):

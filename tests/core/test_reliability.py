@@ -39,8 +39,8 @@ def test_calibration_p_by_hand():
     tail = 1 - sum(math.exp(-4.1) * 4.1**k / math.factorial(k) for k in range(10))
     assert calibration_p(10, 4.1) == pytest.approx(2 * tail)
     assert calibration_p(0, 4.1) == pytest.approx(2 * math.exp(-4.1))  # too few changes fails too
-    for bad in (-1, 1.5, True):
-        with pytest.raises(ValueError, match="observed"):
+    for bad, error in ((-1, ValueError), (1.5, ValueError), (True, TypeError)):  # a bool is not a count
+        with pytest.raises(error, match="^observed must be a count of changed verdicts"):
             calibration_p(bad, 1.0)
     with pytest.raises(ValueError, match="predicted"):
         calibration_p(1, 0.0)
