@@ -1,7 +1,8 @@
-"""Probe L on robeval.core.nn: masked arrays are refused where their masked entries were read (L5: accuracy)."""
+"""Probe L on robeval.core.nn: masked arrays (L5); build options, tiny images, train hooks, a dangling link (L9)."""
 
 import numpy as np
 import pytest
+import torch
 
 from robeval.core import nn
 
