@@ -23,6 +23,7 @@ __all__ = [
     "MAX_SEED",
     "check_count",
     "check_inference_images",
+    "check_milestones",
     "check_module",
     "check_seed",
     "check_seeds",
@@ -51,6 +52,35 @@ def check_count(value, name: str, *, minimum: int = 0, example: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}; pass e.g. {name}={example}.")
     return int(value)
+
+
+def check_milestones(milestones, name: str = "milestones") -> list[int]:
+    """The epochs at which the 'step' schedule multiplies the learning rate by ``gamma``, as a list of ints: None
+    (no milestone) or a list / tuple (or a 1-D numpy integer array) of whole epochs >= 1. Text, a scalar, fractional
+    or boolean epochs, 0 and negative epochs are refused (TypeError / ValueError naming ``name``): the rate would
+    never decay (a text is repeated, not multiplied, by the steps per epoch; epoch 0 or -1 never comes) or decay in
+    the middle of an epoch. A milestone after the last epoch is accepted: it never applies, so a run cut short (the
+    dry run) keeps its full schedule's milestones."""
+    example = f"pass whole epochs, e.g. {name}=[10, 20]"
+    if isinstance(milestones, np.ndarray) and milestones.ndim == 1:
+        values = milestones.tolist()
+    elif isinstance(milestones, (list, tuple)) or milestones is None:
+        values = list(milestones or ())
+    else:
+        raise TypeError(
+            f"{name} must be a list of epochs, got {type(milestones).__name__} {milestones!r:.60}; {example}."
+        )
+    for m in values:
+        if not _is_int(m):
+            raise TypeError(
+                f"{name} must hold whole epochs (integers >= 1), got {m!r:.40} in {milestones!r:.60}; {example}."
+            )
+        if m < 1:
+            raise ValueError(
+                f"{name} must hold epochs >= 1, got {m!r} in {milestones!r:.60} (epoch {m} never comes: the rate would "
+                f"never decay there); {example}."
+            )
+    return [int(m) for m in values]
 
 
 def check_seed(seed, name: str = "seed") -> int:

@@ -41,6 +41,7 @@ from robeval.core.env import torch_device
 from robeval.core.nn import models
 from robeval.core.nn.checks import (
     check_count,
+    check_milestones,
     check_seeds,
     check_sgd,
     check_train_images,
@@ -48,6 +49,7 @@ from robeval.core.nn.checks import (
     output_classes,
 )
 from robeval.core.nn.training import fixed_threads, flip_crop, lr_scheduler, to_float_tensor, train_threads
+from robeval.core.validation import check_bool
 
 __all__ = ["GroupedLinear", "FusedNet", "stack", "unstack", "build_fused", "train_fused", "calibrate"]
 
@@ -461,6 +463,8 @@ def _prepare(
     check_count(epochs, "epochs", minimum=0, example=10)
     check_count(batch_size, "batch_size", minimum=1, example=128)
     check_sgd(lr, momentum, weight_decay, gamma)
+    nesterov = check_bool(nesterov, "nesterov")
+    milestones = check_milestones(milestones)
     x = check_train_images(x)
     y = check_train_labels(y, n=len(x), num_classes=output_classes(fused._template))
     xt = to_float_tensor(x)
@@ -555,7 +559,8 @@ def train_fused(
         noise of network g's radius); called on the CPU batch (B, C, H, W) with network g's generator, as
         ``training.train`` calls ``batch_transform``; must keep the batch's shape and dtype.
     device : torch device (default: CUDA when present, else CPU); ``fused`` is moved there.
-    threads : torch intra-op threads during training (default :func:`robeval.core.nn.training.train_threads`).
+    threads : torch intra-op threads during training (default :func:`robeval.core.nn.training.train_threads`), an
+        integer in 1 .. :data:`robeval.core.nn.training.MAX_THREADS`.
     workers : threads preparing the G batches on the CPU (default: min(G, CPU count) on CUDA, 1 on a CPU); they
         change no random draw.
     channels_last : channels-last weights and activations (default: on CUDA, as ``training.train``; grouped

@@ -31,6 +31,7 @@ from robeval.core.env import torch_device, usable_device
 from robeval.core.nn.checks import (
     check_count,
     check_inference_images,
+    check_milestones,
     check_module,
     check_seed,
     check_sgd,
@@ -38,13 +39,33 @@ from robeval.core.nn.checks import (
     check_train_labels,
     output_classes,
 )
+from robeval.core.validation import check_bool
 
 PROGRESS_EVERY = 50  # steps between two loss readings of a shown progress bar (each one waits for the device)
+#: The most torch intra-op threads one training may use (``threads``, ``$ROBEVAL_TRAIN_THREADS``). A fixed number,
+#: not a multiple of this machine's cores: the thread count is part of a run's recipe (CPU gradients are summed in a
+#: thread-count-dependent order), so a count one machine accepts must be accepted on every other to reproduce the
+#: run there. 1024 is above the cores of any one CPU machine; far larger counts are typos, and torch's thread pool
+#: kills the interpreter (SIGSEGV, nothing cleaned up) at 100,000 threads.
+MAX_THREADS = 1024
+
+
+def check_threads(value, name: str = "threads") -> int:
+    """``value`` as an int in 1 .. :data:`MAX_THREADS` (TypeError / ValueError naming ``name`` otherwise)."""
+    n = check_count(value, name, minimum=1, example=2)
+    if n > MAX_THREADS:
+        raise ValueError(
+            f"{name} must be at most {MAX_THREADS} (torch threads of one training; more is a typo, and torch's thread "
+            f"pool crashes the interpreter at 100,000), got {n:,}; pass the thread count the run is made with, e.g. "
+            f"{name}=2."
+        )
+    return n
 
 
 def train_threads() -> int:
     """Intra-op threads used for training: ``$ROBEVAL_TRAIN_THREADS`` or 2 (whatever the machine has), so a
-    seed gives the same model on every machine with the same instruction set."""
+    seed gives the same model on every machine with the same instruction set. A value that is no integer in
+    1 .. :data:`MAX_THREADS` raises ValueError naming the variable."""
     import os
 
     value = os.environ.get("ROBEVAL_TRAIN_THREADS", "2")
@@ -54,14 +75,21 @@ def train_threads() -> int:
         raise ValueError(f"ROBEVAL_TRAIN_THREADS must be a positive integer, got {value!r}.") from None
     if n < 1:
         raise ValueError(f"ROBEVAL_TRAIN_THREADS must be >= 1, got {n}.")
+    if n > MAX_THREADS:
+        raise ValueError(
+            f"ROBEVAL_TRAIN_THREADS must be at most {MAX_THREADS} (torch threads of one training; more is a typo, and "
+            f"torch's thread pool crashes the interpreter at 100,000), got {n:,}; set it to the thread count the run "
+            "is made with, e.g. ROBEVAL_TRAIN_THREADS=2, or unset it (2)."
+        )
     return n
 
 
 class fixed_threads:
-    """Context manager: torch runs with ``n`` intra-op threads inside, the previous number after."""
+    """Context manager: torch runs with ``n`` intra-op threads inside, the previous number after. ``n`` must be an
+    integer in 1 .. :data:`MAX_THREADS` (TypeError / ValueError naming it ``threads``, as the trainers call it)."""
 
     def __init__(self, n: int):
-        self.n = check_count(n, "threads", minimum=1, example=2)
+        self.n = check_threads(n, "threads")
 
     def __enter__(self):
         self.old = torch.get_num_threads()
@@ -127,11 +155,15 @@ def device_generator(seed: int, device, host: torch.Generator) -> torch.Generato
 
 
 def lr_scheduler(optimizer, schedule: str, epochs: int, steps_per_epoch: int, milestones=None, gamma=0.1):
+    """The learning-rate schedule of the trainers, stepped once per batch: 'cosine' (over ``epochs``), 'step'
+    (``gamma`` at each of ``milestones``, whole epochs >= 1: :func:`~robeval.core.nn.checks.check_milestones`) or
+    'constant'."""
+    milestones = check_milestones(milestones)
     total = max(1, epochs * steps_per_epoch)
     if schedule == "cosine":
         return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 * (1 + np.cos(np.pi * min(s, total) / total)))
     if schedule == "step":
-        ms = [m * steps_per_epoch for m in (milestones or [])]
+        ms = [m * steps_per_epoch for m in milestones]
         return torch.optim.lr_scheduler.MultiStepLR(optimizer, ms, gamma=gamma)
     if schedule == "constant":
         return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
@@ -170,15 +202,19 @@ def train(
     Parameters
     ----------
     x : uint8 (N, C, H, W) or float32 in [0, 1];  y : int (N,) class labels.
-    epochs, batch_size, lr, momentum, weight_decay, nesterov : SGD settings.
+    epochs, batch_size, lr, momentum, weight_decay, nesterov : SGD settings (``nesterov`` True or False:
+        anything else is refused with TypeError).
     schedule : 'cosine' (per step), 'step' (``milestones`` in epochs, factor ``gamma``) or 'constant'.
+        ``milestones``: None or a list of whole epochs >= 1 (text, fractions, 0 or negative epochs are refused;
+        one after the last epoch never applies): :func:`~robeval.core.nn.checks.check_milestones`.
     flip_crop_aug : apply random flips and 4-px padded crops (images only).
     batch_transform : ``f(xb, gen) -> xb`` further augmentation on float batches in [0, 1].
     step_fn : ``f(model, xb, yb, epoch) -> loss`` replacing cross-entropy (custom objectives).
     epoch_callback : ``f(model, epoch)`` called after each epoch (e.g. re-weighting, logging).
     seed : seeds initial-independent randomness (shuffling, augmentation). Seed torch before building the
         model for identical initialisation.
-    threads : torch intra-op threads during training (default :func:`train_threads`). Fixed, because CPU
+    threads : torch intra-op threads during training (default :func:`train_threads`), an integer in
+        1 .. :data:`MAX_THREADS` (a larger count is refused with ValueError). Fixed, because CPU
         weight gradients are reduced in a thread-count-dependent order: the same seed gives bit-identical
         models only with the same number of threads.
     """
@@ -187,8 +223,10 @@ def train(
     epochs = check_count(epochs, "epochs", minimum=0, example=10)
     batch_size = check_count(batch_size, "batch_size", minimum=1, example=128)
     seed = check_seed(seed)
-    threads = train_threads() if threads is None else check_count(threads, "threads", minimum=1, example=2)
+    threads = train_threads() if threads is None else check_threads(threads, "threads")
     check_sgd(lr, momentum, weight_decay, gamma)
+    nesterov = check_bool(nesterov, "nesterov")
+    milestones = check_milestones(milestones)
     x = check_train_images(x, features=True)  # one pass over float data, once per call
     y = check_train_labels(y, n=len(x), num_classes=output_classes(model))
     device = torch_device() if device is None else torch.device(device)
