@@ -150,3 +150,59 @@ def test_train_fused_checks_milestones_and_nesterov():
         fused.train_fused(fz, x, y, seeds=[0, 1], epochs=1, device="cpu", schedule="step", milestones="3")
     with pytest.raises(TypeError, match=r"^nesterov must be True or False, got 'no' \(str\)"):
         fused.train_fused(fz, x, y, seeds=[0, 1], epochs=1, device="cpu", nesterov="no")
+
+
+# ------------------------------------------------------------------------- M12: from_config passes options as given
+def _params(model):
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.mark.parametrize(
+    "config, kind, said",
+    [
+        ({"arch": "cnn_small", "width": 4.9}, TypeError, r"^config\['width'\] must be an integer >= 1, got 4\.9; give e\.g\. 'width': 32\.$"),
+        ({"arch": "cnn_small", "width": True}, TypeError, r"^config\['width'\] must be an integer >= 1, got True; give"),
+        ({"arch": "cnn_small", "width": "4"}, TypeError, r"^config\['width'\] must be an integer >= 1, got '4'; give"),
+        ({"arch": "cnn_small", "width": 0}, ValueError, r"^config\['width'\] must be an integer >= 1, got 0; give e\.g\. 'width': 32\.$"),
+        ({"arch": "cnn_small", "width": float("nan")}, TypeError, r"^config\['width'\] must be an integer >= 1, got nan"),
+        ({"arch": "cnn_small", "width": 5000}, ValueError, r"^config\['width'\] must be at most 1024 \(a larger network is a typo\), got 5,000\.$"),
+        ({"arch": "wrn40_2", "widen": 1.7}, TypeError, r"^config\['widen'\] must be an integer >= 1, got 1\.7; give e\.g\. 'widen': 10\.$"),
+        ({"arch": "wrn40_2", "widen": "2"}, TypeError, r"^config\['widen'\] must be an integer >= 1, got '2'"),
+        ({"arch": "wrn40_2", "widen": True}, TypeError, r"^config\['widen'\] must be an integer >= 1, got True"),
+        ({"arch": "wrn40_2", "widen": 0.0}, TypeError, r"^config\['widen'\] must be an integer >= 1, got 0\.0"),
+        ({"arch": "wrn40_2", "dropout": "0.3"}, TypeError, r"^config\['dropout'\] must be a probability in \[0, 1\), e\.g\. 0\.3, got '0\.3'\.$"),
+        ({"arch": "wrn28_10", "dropout": 1.5}, ValueError, r"^config\['dropout'\] must be a probability in \[0, 1\), e\.g\. 0\.3, got 1\.5\.$"),
+    ],
+)  # fmt: skip
+def test_from_config_refuses_the_size_options_build_refuses(config, kind, said, tmp_path):
+    # M12: int(4.9) -> 4, True -> 1, '4' -> 4, 0 -> the default 32, nan -> "cannot convert float NaN to integer",
+    # widen 1.7 -> 1, '2' -> 2, dropout '0.3' parsed: build's checks saw only the converted value
+    with pytest.raises(kind, match=said):
+        nn.from_config(config, 2)
+    with pytest.raises(kind, match=said):
+        nn.load_from_config(config, tmp_path / "never-read.pt", 2)
+
+
+def test_from_config_builds_the_configs_the_library_writes():
+    # None is absent; widen 0 (an integer) keeps the name's factor, as documented; options of another arch ignored
+    assert _params(nn.from_config({"arch": "cnn_small", "width": 4}, 2)) == 2422
+    assert _params(nn.from_config({"arch": "cnn_small", "width": np.int64(4)}, 2)) == 2422
+    assert _params(nn.from_config({"arch": "cnn_small", "width": None}, 2)) == _params(nn.build("cnn_small", 2))
+    assert _params(nn.from_config({"arch": "wrn40_2", "widen": 0, "dropout": 0}, 2)) == _params(nn.build("wrn40_2", 2))
+    assert _params(nn.from_config({"arch": "wrn40_2", "widen": 1}, 2)) == 563410
+    assert _params(nn.from_config({"arch": "resnet8", "width": 0, "widen": "x"}, 2)) == _params(nn.build("resnet8", 2))
+
+
+def test_mscr_cifar_settings_width_0_still_means_the_default_width():
+    # the mscr_cifar10 settings document width = 0 as "the model's default": notebook 02's cells keep building it
+    from robeval.core.profiles import resolve
+    from robeval.mscr import cifar
+
+    settings = resolve("mscr_cifar10", "smoke", width=0)
+    config = cifar.config_cifar(settings, [0.0])
+    assert config["arch"] == "cnn_small" and config["width"] == 0
+    torch.manual_seed(0)
+    built = cifar._build(config)
+    torch.manual_seed(0)
+    default = nn.build("cnn_small", 10)
+    assert all(torch.equal(a, b) for a, b in zip(built.state_dict().values(), default.state_dict().values()))

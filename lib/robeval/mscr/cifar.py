@@ -154,7 +154,11 @@ def _build(config: dict):
     arch = config.get("arch", "cnn_small")
     if arch == "image_mlp":
         return image_mlp(tuple(config.get("hidden") or (512, 256)))
-    return models.from_config({**config, "arch": arch})
+    config = {**config, "arch": arch}
+    width = config.get("width")
+    if isinstance(width, (int, np.integer)) and not isinstance(width, bool) and width == 0:
+        del config["width"]  # the settings' width 0: the model's default (from_config refuses a width of 0)
+    return models.from_config(config)
 
 
 def model_file(cell: dict, config: dict):

@@ -272,7 +272,11 @@ def _checked_options(kwargs: dict, num_classes: int) -> dict:
 def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
     """Build ``config[arch_key]`` with the size options a settings file may give: ``width`` (cnn_small
     channels, default 32), ``dropout`` and ``widen`` (Wide ResNets: the widening factor instead of the name's, e.g.
-    1 makes ``wrn28_10`` a WRN-28-1; 0 or absent keeps it). Options that do not apply to the arch are ignored.
+    1 makes ``wrn28_10`` a WRN-28-1; 0 or absent keeps it). Options that do not apply to the arch are ignored; an
+    option given as None counts as absent. The values are passed to :func:`build` as they are, so its checks apply:
+    a fractional, boolean or text ``width`` / ``widen`` (4.9, True, '4'), a ``width`` of 0 (refused, not read as the
+    default) or a text ``dropout`` raise TypeError / ValueError naming the option (``config['width']``), never
+    truncated or parsed.
     A ``config`` that is no mapping raises TypeError, one without ``arch_key`` ValueError listing the keys."""
     if not isinstance(config, Mapping):
         raise TypeError(
@@ -290,13 +294,22 @@ def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> Featur
             f"config[{arch_key!r}] must be an architecture name, one of {', '.join(ARCHS)}; got {arch!r:.60}."
         )
     kwargs = {}
-    if arch == "cnn_small" and config.get("width"):
-        kwargs["width"] = int(config["width"])
+    if arch == "cnn_small" and config.get("width") is not None:
+        kwargs["width"] = config["width"]
     if arch.startswith("wrn") and config.get("dropout") is not None:
-        kwargs["dropout"] = float(config["dropout"])
-    if arch.startswith("wrn") and config.get("widen"):
-        kwargs["widen"] = int(config["widen"])
-    return build(arch, num_classes, **kwargs)
+        kwargs["dropout"] = config["dropout"]
+    widen = config.get("widen") if arch.startswith("wrn") else None
+    keeps_name = isinstance(widen, (int, np.integer)) and not isinstance(widen, bool) and widen == 0
+    if widen is not None and not keeps_name:  # the integer 0 keeps the name's factor (the settings' default)
+        kwargs["widen"] = widen
+    try:
+        return build(arch, num_classes, **kwargs)
+    except (TypeError, ValueError) as exc:  # build names the option as its keyword: here it is a key of config
+        key = next((k for k in kwargs if str(exc).startswith(f"{k} must ")), None)
+        if key is None:
+            raise
+        text = str(exc).replace(f"pass e.g. {key}=", f"give e.g. {key!r}: ")
+        raise type(exc)(f"config[{key!r}]{text[len(key) :]}") from None
 
 
 def load_from_config(config, path, num_classes: int = 10, arch_key: str = "arch") -> FeatureClassifier:
