@@ -42,17 +42,15 @@ from robeval.acr.checks import (
     huge_int,
     huge_int_message,
 )
+from robeval.core.budgets import MAX_ARRAY_BYTES, MAX_DRAWS, check_draw_budget
 from robeval.core.env import usable_device
 from robeval.core.errors import IncompleteResult
 from robeval.core.frames import check_unmasked
 from robeval.core.seeding import as_seed_sequence, keyed
 from robeval.core.validation import (
-    MAX_ARRAY_BYTES,
-    MAX_DRAWS,
     as_float_points,
     as_model,
     check_bool,
-    check_draw_budget,
     check_labels,
     read_output,
 )
@@ -428,7 +426,7 @@ class Smooth:
         that key the noise streams; the base classifier is put in eval mode (the common start of CERTIFY
         and PREDICT, whose :func:`_restores_mode` gives the caller's mode back).
 
-        A call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``len(x) * (n0 + n)``) is refused
+        A call of more than :data:`robeval.core.budgets.MAX_DRAWS` draws (``len(x) * (n0 + n)``) is refused
         with the time the classifier would take at its measured speed, unless ``allow_large``."""
         check_bool(allow_large, "allow_large")  # 'no' would be truthy
         n = check_num_samples(n, n_name, hint=COHEN_HINT if n0 and n_name == "n" else "")  # CERTIFY's n0 and n
@@ -678,7 +676,7 @@ class Smooth:
             Index of each input (default ``arange(B)``): input ``i``'s noise stream is keyed by
             ``(seed, idx[i])``, so certifying a dataset in any grouping gives the same result.
         allow_large : bool
-            Run a call of more than :data:`robeval.core.validation.MAX_DRAWS` draws (``B * (n0 + n)``), which is
+            Run a call of more than :data:`robeval.core.budgets.MAX_DRAWS` draws (``B * (n0 + n)``), which is
             otherwise refused with the time it would take.
 
         Returns

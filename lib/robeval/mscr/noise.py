@@ -25,8 +25,9 @@ import math
 
 import numpy as np
 
+from robeval.core.budgets import check_allocation
 from robeval.core.seeding import as_generator
-from robeval.core.validation import as_float_points, check_allocation, check_eps, check_float_dtype
+from robeval.core.validation import as_float_points, check_eps, check_float_dtype
 from robeval.mscr.separation import check_norm
 
 __all__ = ["unit_ball_offsets", "sample_offsets", "sample_uniform_ball", "radial_cdf"]

@@ -349,7 +349,8 @@ def transform_features(
     """
     from tqdm.auto import tqdm
 
-    from robeval.core.validation import check_allocation, check_bool, check_positive
+    from robeval.core.budgets import check_allocation
+    from robeval.core.validation import check_bool, check_positive
 
     _check_callable(feature_fn, "feature_fn", "feature_fn(images uint8 (N, H, W, C)) -> float (N, D)")
     _check_callable(transform, "transform", "transform(images, rng) -> uint8 images of the input's shape")

@@ -17,8 +17,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from robeval.core.budgets import check_allocation
 from robeval.core.frames import check_feature_labels, check_same_index
-from robeval.core.validation import check_allocation, check_bool, check_exact_integers, check_features, check_numbers
+from robeval.core.validation import check_bool, check_exact_integers, check_features, check_numbers
 from robeval.realworld import covariance, robustness
 from robeval.realworld.samplers import GaussianPerturbation, sampler_dim
 
