@@ -674,7 +674,8 @@ class Smooth:
             Root of the noise streams; equal seeds and arguments give identical results.
         idx : array_like of int, optional
             Index of each input (default ``arange(B)``): input ``i``'s noise stream is keyed by
-            ``(seed, idx[i])``, so certifying a dataset in any grouping gives the same result.
+            ``(seed, idx[i])``, so certifying a dataset in any grouping gives the same result. Whole numbers in
+            0 .. 2**32 - 1, none repeated; a numpy masked array is refused (TypeError).
         allow_large : bool
             Run a call of more than :data:`robeval.core.budgets.MAX_DRAWS` draws (``B * (n0 + n)``), which is
             otherwise refused with the time it would take.
@@ -865,7 +866,8 @@ class Smooth:
         ----------
         x : array, shape (M, *input_shape), float
         labels : array_like, list or torch tensor of int, shape (M,)
-            Class indices in ``[0, num_classes)``; float, NaN or out-of-range labels raise ValueError.
+            Class indices in ``[0, num_classes)``; float, NaN or out-of-range labels raise ValueError, a numpy
+            masked array TypeError (its masked labels would be read).
         n0, n, alpha, batch_size, allow_large : see :meth:`certify` (the draw budget applies per step)
         images_per_step : int, optional
             Inputs certified together (default: enough to fill ``batch_size`` with ``n0`` draws,

@@ -28,7 +28,9 @@ def check_array(
     dtype=None,
     min_rows: int = 1,
 ) -> np.ndarray:
-    """Return ``X`` as a numpy array after checking dimensionality, size, dtype and finiteness."""
+    """Return ``X`` as a numpy array after checking dimensionality, size, dtype and finiteness; a numpy masked array
+    is refused (TypeError: its masked values would be read)."""
+    check_unmasked(X, name)
     try:
         arr = np.asarray(X) if dtype is None else np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -58,9 +60,10 @@ def check_X_y(
     """Check features ``X`` (n, ...) and labels ``y`` (n,) together.
 
     ``X_ndim`` fixes the dimensionality (default 2); pass ``X_ndim=None, min_ndim=2`` to accept images
-    (n, *shape). ``min_classes`` requires that many distinct labels.
+    (n, *shape). ``min_classes`` requires that many distinct labels. A numpy masked array is refused (TypeError).
     """
     X = check_array(X, name="X", ndim=X_ndim, min_ndim=min_ndim, min_rows=min_rows)
+    check_unmasked(y, "y")
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one-dimensional (n,), got shape {y.shape}; use y.ravel().")
@@ -150,7 +153,9 @@ def check_images(images, *, name: str = "images", channels=(1, 3), square: bool 
 
 
 def check_features(X, name: str = "X") -> np.ndarray:
-    """Points as a finite float64 (n_points, n_features) array, n_points and n_features >= 1."""
+    """Points as a finite float64 (n_points, n_features) array, n_points and n_features >= 1; a numpy masked array
+    is refused (TypeError: its masked points would be read like any other)."""
+    check_unmasked(X, name)
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(
@@ -259,7 +264,8 @@ def check_path(value, name: str) -> Path:
 def check_indices(idx, name: str = "idx", *, n: int | None = None) -> np.ndarray:
     """Indices (keys of per-input random streams, rows of a dataset) as a 1-D int64 array: whole numbers >= 0,
     none repeated (two inputs sharing an index would share their noise: one input counted twice), ``n`` of them
-    when given; TypeError / ValueError naming ``name`` and the fix otherwise."""
+    when given; TypeError / ValueError naming ``name`` and the fix otherwise (TypeError for a numpy masked array)."""
+    check_unmasked(idx, name)
     arr = to_numpy(idx)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional (one index per input), got shape {arr.shape}.")
@@ -294,6 +300,7 @@ def check_numbers(values, name: str, *, example: str = "[0.0, 0.25]") -> np.ndar
     check_unmasked(values, name)
     check_no_bools(values, name, example=example)
     arr = to_numpy(values)
+    check_no_bools(arr, name, example=example)  # nested lists of booleans: a bool array only once converted
     if arr.dtype.kind not in "biuf":
         flat = arr.reshape(-1).tolist() if arr.dtype.kind == "O" else [arr.reshape(-1)[0]] if arr.size else []
         bad = [v for v in flat if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.number))]
@@ -402,8 +409,8 @@ def check_labels(y, *, name: str = "y", n: int | None = None, num_classes: int |
     Parameters
     ----------
     y : array_like, list or torch tensor, shape (n,)
-        Labels. NaN or None labels and fractional float labels (0.5: a probability, not a class) are always
-        rejected (a NaN would become a class of its own).
+        Labels. NaN or None labels, fractional float labels (0.5: a probability, not a class) and numpy masked
+        arrays (their masked labels would be read) are always rejected (a NaN would become a class of its own).
     name : str
         Name used in the error messages.
     n : int, optional
@@ -419,6 +426,7 @@ def check_labels(y, *, name: str = "y", n: int | None = None, num_classes: int |
     """
     if isinstance(y, (str, bytes)) or np.ndim(y) == 0 and not is_torch_tensor(y):
         raise TypeError(f"{name} must be a 1-D sequence of labels (numpy array, list or torch tensor), got {y!r}.")
+    check_unmasked(y, name)
     arr = to_numpy(y)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional (n,), got shape {arr.shape}; use {name}.ravel().")
@@ -746,7 +754,7 @@ def as_float_points(
     samplers, class separation and certification.
 
     * text, object or complex arrays are refused (ValueError naming the first row that is not a number), booleans
-      too (TypeError: True is not the number 1);
+      too (TypeError: True is not the number 1), and numpy masked arrays (TypeError: the mask would be dropped);
     * NaN or infinite values are refused, naming the first row holding one;
     * integers are converted explicitly: with ``unit_interval`` (the function works in [0, 1] intensity units) as
       pixels 0..255 divided by 255 (other integer values are refused with the fix); otherwise as numbers in their
@@ -758,6 +766,7 @@ def as_float_points(
     -------
     numpy.ndarray of ``dtype``, the shape of ``X``.
     """
+    check_unmasked(X, name)
     arr = to_numpy(X)
     if arr.dtype.kind == "b":
         raise TypeError(

@@ -153,7 +153,8 @@ def sample_uniform_ball(X, eps: float, k: int, norm, rng: np.random.Generator, *
     X : array_like, shape (n, d) or (n, *shape)
         Centres (finite numbers); images keep their shape. Integer input is converted explicitly: with a ``clip``
         box inside [0, 1], integer pixels 0..255 are divided by 255 (other integers are refused); otherwise the
-        integers are taken as floats in their own units. Text and NaN are refused, naming the row.
+        integers are taken as floats in their own units. Text and NaN are refused, naming the row; a numpy
+        masked array too (TypeError: its masked rows would get noise like any other).
     eps : float >= 0
         Ball radius in the units of ``X`` (std for ``norm="gaussian"``). ``eps = 0`` returns k copies.
     k : int >= 1

@@ -208,7 +208,9 @@ def evaluate_levels(
     noise_mode : {"iid", "shared_offsets"}
     unit_offsets : ndarray (>= k, d), required with ``noise_mode="shared_offsets"``
         Offsets in the unit ball of ``norm``; its first ``k`` rows are used (NaN, infinite or longer rows are
-        refused with ValueError).
+        refused with ValueError; text, booleans or a masked array with TypeError).
+
+    A numpy masked array ``X_test`` or ``y_test`` is refused (TypeError): its masked entries would be read.
 
     Returns
     -------
@@ -230,7 +232,8 @@ def evaluate_levels(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer (the run seed of the test noise), got {seed!r}.")
     if noise_mode == "shared_offsets":
-        unit = None if unit_offsets is None else np.asarray(unit_offsets, dtype=np.float64)
+        example = "unit_ball_offsets(1, k, d, norm, rng)[0]"
+        unit = None if unit_offsets is None else check_numbers(unit_offsets, "unit_offsets", example=example)
         if unit is None or unit.ndim != 2 or unit.shape[0] < k or unit.shape[1] != X_test.shape[1]:
             raise ValueError(
                 f"noise_mode='shared_offsets' needs unit_offsets of shape (>= {k}, {X_test.shape[1]}), got "

@@ -91,6 +91,7 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
     Parameters
     ----------
     X : array_like, shape (n, d)
+        Finite real points; a numpy masked array is refused (TypeError: its masked points would be read).
     w : array_like, shape (d,)
     b : float
     cov : array_like, shape (d, d) or (n, d, d)
@@ -230,6 +231,7 @@ def right_angle_robustness(X, a=(0.0, 0.0), cov=None) -> np.ndarray:
     Parameters
     ----------
     X : array_like, shape (n, 2)
+        Finite real points; a numpy masked array is refused (TypeError: its masked points would be read).
     a : array_like, shape (2,)
         Corner ``(a1, a2)``.
     cov : array_like, shape (2, 2) or (n, 2, 2), positive definite

@@ -457,7 +457,8 @@ def real_world_robustness(
         labels (m,), one logit column (m, 1) (binary: class = logit > 0, the same answers as the two columns
         ``(0, logit)``), scores (m, C) (argmax); with ``threshold``, values (m,) or (m, 1).
     X : array_like, shape (n, d)
-        Unperturbed points (finite reals; converted to float64).
+        Unperturbed points (finite reals; converted to float64). A numpy masked array is refused (TypeError: its
+        masked points would be read like any other).
     cov : array_like, shape (d, d) or (n, d, d), optional
         Covariance of a Gaussian perturbation, shared or one per point.
         Exactly one of ``cov`` and ``sampler`` must be given.

@@ -1,0 +1,30 @@
+"""Probe M on robeval.realworld: masked points refused (M10) and covariances of text or complex numbers refused
+(M11) by linear_robustness, right_angle_robustness, real_world_robustness and the covariance helpers."""
+
+import numpy as np
+import pytest
+
+from robeval import realworld as rw
+
+MASKED = r" is a numpy masked array; its masked values would be read like any other \(the mask is dropped\)\. "
+X = np.array([[0.2, 0.3], [0.7, 0.6], [0.4, 0.9]])
+XM = np.ma.masked_array([[0.2, 0.3], [100.0, 100.0], [0.4, 0.9]], [[0, 0], [1, 1], [0, 0]])
+W = np.array([1.0, -1.0])
+
+
+def _rule(Z):
+    return (np.asarray(Z)[:, 0] > 0.5).astype(int)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: rw.linear_robustness(XM, W),
+        lambda: rw.right_angle_robustness(XM),
+        lambda: rw.real_world_robustness(_rule, XM, cov=np.eye(2) * 0.01, n_samples=32, rng=0),
+    ],
+)
+def test_robustness_estimators_refuse_masked_points(call):
+    # M10: the masked row (100, 100) was scored like any other: [0.664, 0.638, 0.76], [0.358, 1.0, 0.535], ...
+    with pytest.raises(TypeError, match="^X" + MASKED):
+        call()
