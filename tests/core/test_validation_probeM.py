@@ -57,3 +57,40 @@ def test_check_numbers_refuses_nested_lists_of_booleans():
     with pytest.raises(TypeError, match=r"^unit_offsets must hold numbers, e\.g\. \[0\.0, 0\.25\]; got booleans"):
         V.check_numbers([[True, False]], "unit_offsets")
     assert V.check_numbers([[1, 0]], "unit_offsets").tolist() == [[1.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    "cov, said",
+    [
+        (
+            [["1", "0"], ["0", "1"]],
+            r"^cov must hold numbers, e\.g\. np\.eye\(d\); got np\.str_\('1'\) \(dtype <U1\)\.$",
+        ),
+        (
+            np.array([[1.0 + 5j, 0.0], [0.0, 1.0]]),
+            r"^cov must hold numbers, e\.g\. np\.eye\(d\); got complex values \(dtype complex128\), whose imaginary "
+            r"part would be dropped; pass the real parts \(cov\.real\) if the imaginary parts are 0\.$",
+        ),
+        (
+            np.array([[1 + 0j, 0], [0, 1]], dtype=object),
+            r"^cov must hold numbers, e\.g\. np\.eye\(d\); got complex values \(dtype object\)",
+        ),
+        ([[True, False], [False, True]], r"^cov must hold numbers, e\.g\. np\.eye\(d\); got booleans"),
+        (np.ma.masked_array(np.eye(2), [[0, 1], [0, 0]]), "^cov" + MASKED),
+    ],
+)
+def test_check_covariance_refuses_text_complex_and_booleans_before_converting(cov, said):
+    # M11: np.asarray(cov, dtype=float64) parsed the text and dropped the imaginary part with only a ComplexWarning
+    with pytest.raises(TypeError, match=said):
+        V.check_covariance(cov)
+
+
+def test_check_covariance_keeps_reading_real_matrices():
+    from fractions import Fraction
+
+    assert V.check_covariance([[Fraction(1, 2), 0], [0, 1]]).tolist() == [[0.5, 0.0], [0.0, 1.0]]
+    assert V.check_covariance(np.eye(2, dtype=int)).dtype == np.float64
+    with pytest.raises(
+        TypeError, match=r"^cov must be a numeric \(d, d\) covariance matrix, got \[\[1\.0, 0\.0\], \[1\.0\]\]"
+    ):
+        V.check_covariance([[1.0, 0.0], [1.0]])

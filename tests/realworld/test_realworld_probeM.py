@@ -28,3 +28,28 @@ def test_robustness_estimators_refuse_masked_points(call):
     # M10: the masked row (100, 100) was scored like any other: [0.664, 0.638, 0.76], [0.358, 1.0, 0.535], ...
     with pytest.raises(TypeError, match="^X" + MASKED):
         call()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda cov: rw.linear_robustness(X, W, cov=cov),
+        lambda cov: rw.right_angle_robustness(X, cov=cov),
+        lambda cov: rw.real_world_robustness(_rule, X, cov=cov, n_samples=8, rng=0),
+        lambda cov: rw.trace_normalized(cov),
+        lambda cov: rw.GaussianPerturbation(cov),
+    ],
+)
+def test_covariances_of_text_or_complex_numbers_are_refused(call):
+    # M11: cov=[[1+5j, 0], [0, 1]] and [['1', '0'], ['0', '1']] gave the answer of the identity:
+    # [0.664, 0.611, 0.76]; trace_normalized and GaussianPerturbation accepted them too
+    with pytest.raises(
+        TypeError, match=r"^cov must hold numbers, e\.g\. np\.eye\(d\); got complex values \(dtype complex128\)"
+    ):
+        call(np.array([[1.0 + 5j, 0.0], [0.0, 1.0]]))
+    with pytest.raises(TypeError, match=r"^cov must hold numbers, e\.g\. np\.eye\(d\); got np\.str_\('1'\)"):
+        call(np.array([["1", "0"], ["0", "1"]]))
+
+
+def test_linear_robustness_keeps_its_answer_for_a_real_covariance():
+    np.testing.assert_allclose(rw.linear_robustness(X, W, cov=np.eye(2)), [0.664, 0.611, 0.76], atol=5e-4)

@@ -177,12 +177,12 @@ def check_features(X, name: str = "X") -> np.ndarray:
 
 
 def check_covariance(cov, d: int | None = None, name: str = "cov", rtol: float = 1e-8) -> np.ndarray:
-    """Validate one (d, d) matrix or an (n, d, d) stack as symmetric PSD (not a masked array); return float64."""
-    check_unmasked(cov, name)
-    check_no_bools(cov, name, example="np.eye(d)")
+    """Validate one (d, d) matrix or an (n, d, d) stack as symmetric PSD; return float64. Its entries must be real
+    numbers: text, booleans, complex numbers (``float()`` would parse the text, read True as 1 or drop the imaginary
+    part with only a warning) and numpy masked arrays are refused (TypeError naming ``name``)."""
     try:
-        C = np.asarray(cov, dtype=np.float64)
-    except (TypeError, ValueError):
+        C = check_numbers(cov, name, example="np.eye(d)")
+    except ValueError:  # rows of different lengths
         raise TypeError(f"{name} must be a numeric (d, d) covariance matrix, got {cov!r:.60}.") from None
     if C.ndim not in (2, 3) or C.shape[-1] != C.shape[-2]:
         raise ValueError(f"{name} must be a square (d, d) matrix or an (n, d, d) stack of them; got shape {C.shape}.")
@@ -295,14 +295,20 @@ def check_indices(idx, name: str = "idx", *, n: int | None = None) -> np.ndarray
 
 def check_numbers(values, name: str, *, example: str = "[0.0, 0.25]") -> np.ndarray:
     """``values`` (a number or an array of them) as a float64 array of its own shape, or TypeError naming ``name``
-    and its first value that is not a number (text, ``None``, which numpy would read or fail on), or for a masked
-    array (its mask would be dropped). Finiteness, shape and range are left to the caller."""
+    and its first value that is not a real number (text, ``None``, a boolean, which numpy would read or fail on;
+    complex numbers, whose imaginary part would be dropped), or for a masked array (its mask would be dropped).
+    Finiteness, shape and range are left to the caller."""
     check_unmasked(values, name)
     check_no_bools(values, name, example=example)
     arr = to_numpy(values)
     check_no_bools(arr, name, example=example)  # nested lists of booleans: a bool array only once converted
     if arr.dtype.kind not in "biuf":
         flat = arr.reshape(-1).tolist() if arr.dtype.kind == "O" else [arr.reshape(-1)[0]] if arr.size else []
+        if arr.dtype.kind == "c" or any(isinstance(v, (complex, np.complexfloating)) for v in flat):
+            raise TypeError(
+                f"{name} must hold numbers, e.g. {example}; got complex values (dtype {arr.dtype}), whose imaginary "
+                f"part would be dropped; pass the real parts ({name}.real) if the imaginary parts are 0."
+            )
         bad = [v for v in flat if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.number))]
         if bad or arr.dtype.kind != "O":
             shown = bad[0] if bad else values

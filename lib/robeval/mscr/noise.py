@@ -27,7 +27,7 @@ import numpy as np
 
 from robeval.core.budgets import check_allocation
 from robeval.core.seeding import as_generator
-from robeval.core.validation import as_float_points, check_eps, check_float_dtype
+from robeval.core.validation import as_float_points, check_eps, check_float_dtype, check_numbers
 from robeval.mscr.separation import check_norm
 
 __all__ = ["unit_ball_offsets", "sample_offsets", "sample_uniform_ball", "radial_cdf"]
@@ -207,19 +207,17 @@ def radial_cdf(r, d: int, norm=2, eps: float = 1.0):
     """CDF of ``||offset||_p / eps`` for uniform offsets in the ``eps``-ball: ``(r / eps)**d`` on [0, eps].
 
     Valid for every L_p ball (the ball is star-shaped and its volume scales as radius**d). Used by the KS
-    tests of the sampler. A numpy masked array ``r`` is refused (TypeError: its masked radii would be read).
+    tests of the sampler. ``r`` must hold real numbers: text (which ``float()`` would parse), booleans, complex
+    numbers and numpy masked arrays (their masked radii would be read) are refused with TypeError.
     """
-    from robeval.core.frames import check_unmasked
-
-    check_unmasked(r, "r")
     d = _check_count("d", d)
     check_norm(norm)
     eps = check_eps(eps)
     if eps == 0:
         raise ValueError("eps must be > 0 for a radial CDF")
     try:
-        r = np.asarray(r, dtype=np.float64)
-    except (TypeError, ValueError):
+        r = check_numbers(r, "r", example="[0.25, 0.5] (radii)")
+    except ValueError:  # rows of different lengths
         raise TypeError(f"r must hold numbers (radii), got {r!r:.60}.") from None
     if np.any(np.isnan(r)):
         raise ValueError("r contains NaN; pass radii (numbers >= 0, inf allowed).")

@@ -362,7 +362,13 @@ def _accuracy(value, name: str):
                 "or a row of evaluate_levels."
             )
         value = value["acc"]
-    if np.asarray(value).dtype.kind == "O" and not isinstance(value, (str, bytes)):  # a Fraction, or text among numbers
+    kind = np.asarray(value).dtype.kind
+    if kind == "c" or kind == "O" and any(isinstance(v, complex) for v in np.asarray(value).reshape(-1).tolist()):
+        raise TypeError(  # float() would drop the imaginary part with only a warning
+            f"{name} must be an accuracy in [0, 1] (a real number), got the complex {value!r:.60}; pass the real "
+            f"accuracy ({name}.real if the imaginary part is 0)."
+        )
+    if kind == "O" and not isinstance(value, (str, bytes)):  # a Fraction, or text among numbers
         try:
             return check_numbers(value, name, example="0.85")
         except TypeError:
@@ -386,7 +392,8 @@ def mscr_value(acc_clean, acc_rob):
     :func:`evaluate_levels` (their ``"acc"`` is used): a NaN, a value outside [0, 1] (e.g. a percentage mixed
     with a fraction), a clean accuracy of 0 or two arrays of different shapes raise ValueError, and so do two pandas
     Series with different indexes (runs are paired by position: :func:`robeval.core.frames.check_same_index`).
-    A numpy masked array is refused (TypeError: its masked values would be read like any other).
+    A numpy masked array is refused (TypeError: its masked values would be read like any other), and so are text,
+    booleans and complex numbers (TypeError: an imaginary part would be dropped).
     """
     check_unmasked(acc_clean, "acc_clean")
     check_unmasked(acc_rob, "acc_rob")

@@ -27,7 +27,7 @@ import numpy as np
 from robeval.core.frames import check_unmasked
 from robeval.core.images import to_nchw, to_nhwc
 from robeval.core.seeding import as_generator, keyed
-from robeval.core.validation import check_exact_integers, check_images, check_no_bools
+from robeval.core.validation import check_exact_integers, check_images, check_no_bools, check_numbers
 from robeval.transforms import augmentations as aug
 from robeval.transforms.corruptions import ALL_CORRUPTIONS, VARIANTS
 from robeval.transforms.corruptions.common import check_severity
@@ -36,9 +36,11 @@ from robeval.transforms.corruptions.common import check_severity
 # distances
 def _check_feats(a, name: str) -> np.ndarray:
     """``a`` as a float64 (n_samples, D) array (a 1-D array is one sample); TypeError naming ``name`` for anything
-    numpy cannot read as numbers (not numpy's message), ValueError for complex values (their imaginary part would
-    be dropped), a wrong shape or a NaN / infinite value; TypeError for booleans."""
-    check_no_bools(a, name, example="a (n_samples, D) float array of transform features")
+    that is no real number (text, which ``float()`` would parse; ``None``; booleans; a numpy masked array) and for
+    rows numpy cannot stack (not numpy's message), ValueError for complex values (their imaginary part would be
+    dropped), a wrong shape or a NaN / infinite value."""
+    example = "a (n_samples, D) float array of transform features"
+    check_no_bools(a, name, example=example)
     check_unmasked(a, name)  # np.asarray drops a mask: masked samples would count like the others
     if np.iscomplexobj(a):
         raise ValueError(
@@ -46,8 +48,8 @@ def _check_feats(a, name: str) -> np.ndarray:
             "part would be dropped in silence. Pass the real features (e.g. np.abs or .real, as you intend)."
         )
     try:
-        arr = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
+        arr = check_numbers(a, name, example=example)
+    except ValueError:  # rows of different lengths
         raise TypeError(f"{name} must be a numeric (n_samples, D) feature array, got {a!r:.60}.") from None
     check_exact_integers(a, name)
     if arr.ndim == 1:
