@@ -39,3 +39,19 @@ def test_certify_dataset_refuses_masked_labels(smooth):
     with pytest.raises(TypeError, match="^labels" + MASKED):
         S.certify_dataset(x, labels, n0=10, n=20, alpha=0.01, progress=False)
     assert len(S.certify_dataset(x, labels.data, n0=10, n=20, alpha=0.01, progress=False)) == 4
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [[True, False, True, False], np.array([True, False, True, False]), torch.tensor([True, False, True, False])],
+)
+def test_certify_dataset_refuses_boolean_labels(smooth, labels):
+    # minor: certify_dataset(labels=[True, False]) read the booleans as the classes 1 and 0
+    S, x = smooth
+    said = r"^labels must hold numbers, e\.g\. \[0, 2, 1\] \(class indices 0\.\.num_classes-1\); got booleans"
+    with pytest.raises(TypeError, match=said):
+        S.certify_dataset(x, labels, n0=10, n=20, alpha=0.01, progress=False)
+    result = S.certify_radius(x, 0.1, n0=10, n_max=200, alpha=0.01, seed=0)
+    with pytest.raises(TypeError, match=said):
+        result.certified_correct(labels)
+    assert result.certified_correct([1, 0, 1, 0]).dtype == bool

@@ -40,7 +40,8 @@ def test_extract_features_of_valid_input_is_unchanged(net):
     with torch.no_grad():
         want = m.features(torch.from_numpy(u8).float() / 255.0).numpy()
     np.testing.assert_array_equal(nn.extract_features(m, u8, device="cpu"), want)
-    assert nn.extract_features(m, x[:0]).shape == (0,)  # an empty batch: no features, as before
+    # an empty batch: no rows, of the model's feature width (probe M: (0,) before, which no (N, D) result stacks with)
+    assert nn.extract_features(m, x[:0]).shape == (0, 128)
     mlp = nn.build("mlp", in_features=5, num_classes=2).eval()
     feats = np.random.default_rng(1).normal(size=(3, 5)).astype(np.float32) * 100  # tabular: any finite range
     assert nn.extract_features(mlp, feats).shape == (3, 256)

@@ -206,3 +206,17 @@ def test_mscr_cifar_settings_width_0_still_means_the_default_width():
     torch.manual_seed(0)
     default = nn.build("cnn_small", 10)
     assert all(torch.equal(a, b) for a, b in zip(built.state_dict().values(), default.state_dict().values()))
+
+
+# ------------------------------------------------------------------------------------------------- minors
+def test_inference_on_an_empty_batch_keeps_the_output_width(net, mlp):
+    # minor: predict_proba / extract_features of an empty batch returned shape (0,), not (0, C) / (0, D)
+    m, x, _ = net
+    empty = x[:0]
+    assert nn.predict_logits(m, empty).shape == (0, 10) and nn.predict_logits(m, empty).dtype == np.float32
+    assert nn.predict_proba(m, empty).shape == (0, 10)
+    assert nn.extract_features(m, empty).shape == (0, 128)
+    assert nn.predict(m, empty).shape == (0,) and nn.predict(m, empty).dtype == np.int64
+    model, rows, _ = mlp
+    assert nn.predict_proba(model, rows[:0]).shape == (0, 2)
+    assert nn.extract_features(model, rows[:0]).shape == (0, 8)

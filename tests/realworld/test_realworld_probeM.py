@@ -53,3 +53,24 @@ def test_covariances_of_text_or_complex_numbers_are_refused(call):
 
 def test_linear_robustness_keeps_its_answer_for_a_real_covariance():
     np.testing.assert_allclose(rw.linear_robustness(X, W, cov=np.eye(2)), [0.664, 0.611, 0.76], atol=5e-4)
+
+
+@pytest.mark.parametrize(
+    "kw, kind, said",
+    [
+        ({"se_target": -1}, ValueError, r"^se_target must be a number in \(0, 0\.5\), e\.g\. 0\.005; got -1\.$"),
+        ({"se_target": float("nan")}, ValueError, r"^se_target must be a number in \(0, 0\.5\), e\.g\. 0\.005; got nan\.$"),
+        ({"se_target": "3"}, TypeError, r"^se_target must be a number in \(0, 0\.5\), e\.g\. 0\.005; got '3'\.$"),
+        ({"se_target": 0.1j}, TypeError, r"^se_target must be a number in \(0, 0\.5\), e\.g\. 0\.005; got 0\.1j\.$"),
+        ({"n_min": -1}, ValueError, r"^n_min must be an integer in 1 \.\. 2\*\*63 - 1; got -1\.$"),
+        ({"n_max": "3"}, ValueError, r"^n_max must be an integer in 1 \.\. 2\*\*63 - 1; got '3'\.$"),
+        ({"n_min": 500, "n_max": 100}, ValueError, r"^n_min \(500\) must not exceed n_max \(100\)\.$"),
+        ({"threshold": True}, TypeError, r"^threshold must be a finite number >= 0 \(or None for classification\); got True\.$"),
+        ({"threshold": "0.1"}, TypeError, r"^threshold must be a finite number >= 0 \(or None for classification\); got '0\.1'\.$"),
+    ],
+)  # fmt: skip
+def test_real_world_robustness_checks_its_options_with_a_fixed_n_samples(kw, kind, said):
+    # minor: with a fixed n_samples, se_target / n_min / n_max were checked only for 'auto' (-1, nan, '3', complex
+    # accepted), and threshold=True was read as the threshold 1
+    with pytest.raises(kind, match=said):
+        rw.real_world_robustness(_rule, X, cov=np.eye(2) * 0.01, n_samples=16, rng=0, **kw)

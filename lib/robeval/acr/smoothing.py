@@ -52,6 +52,7 @@ from robeval.core.validation import (
     as_model,
     check_bool,
     check_labels,
+    check_no_bools,
     read_output,
 )
 
@@ -289,10 +290,10 @@ class RadiusResult:
     threshold: float
 
     def certified_correct(self, labels) -> np.ndarray:
-        """Bool (B,): certified at ``radius`` *and* predicting the label (numpy, list or torch-tensor labels).
-
-        ``certified_correct(y).mean()`` is the certified accuracy at ``radius``.
+        """Bool (B,): certified at ``radius`` *and* predicting the label (numpy, list or torch-tensor class indices;
+        booleans and masked arrays raise TypeError). ``certified_correct(y).mean()`` is the certified accuracy.
         """
+        check_no_bools(labels, "labels", example="[0, 2, 1] (class indices 0..num_classes-1)")
         y = check_labels(labels, name="labels", n=len(self.prediction), integer=True)
         return self.certified & (self.prediction == y)
 
@@ -866,8 +867,8 @@ class Smooth:
         ----------
         x : array, shape (M, *input_shape), float
         labels : array_like, list or torch tensor of int, shape (M,)
-            Class indices in ``[0, num_classes)``; float, NaN or out-of-range labels raise ValueError, a numpy
-            masked array TypeError (its masked labels would be read).
+            Class indices in ``[0, num_classes)``; float, NaN or out-of-range labels raise ValueError, booleans
+            (True is not class 1) and a numpy masked array (its masked labels would be read) TypeError.
         n0, n, alpha, batch_size, allow_large : see :meth:`certify` (the draw budget applies per step)
         images_per_step : int, optional
             Inputs certified together (default: enough to fill ``batch_size`` with ``n0`` draws,
@@ -897,6 +898,7 @@ class Smooth:
             raise TypeError(f"x must be a batch (M, *input_shape) array or tensor, got {type(x).__name__}.") from None
         check_bool(progress, "progress")
         check_bool(allow_large, "allow_large")
+        check_no_bools(labels, "labels", example="[0, 2, 1] (class indices 0..num_classes-1)")
         labels = check_labels(labels, name="labels", n=n_x, num_classes=self.num_classes)
         m = len(labels)
         idx = np.arange(m) if idx is None else check_stream_keys(idx, m)

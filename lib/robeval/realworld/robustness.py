@@ -330,7 +330,9 @@ def _check_adaptive(n_min, n_max, se_target) -> tuple[int, int, float]:
             raise ValueError(f"{name} must be an integer in 1 .. 2**63 - 1; got {v!r}.")
     if n_min > n_max:
         raise ValueError(f"n_min ({n_min}) must not exceed n_max ({n_max}).")
-    if isinstance(se_target, bool) or not np.isfinite(se_target) or not 0 < se_target < 0.5:
+    if isinstance(se_target, (bool, np.bool_)) or not isinstance(se_target, Real):
+        raise TypeError(f"se_target must be a number in (0, 0.5), e.g. 0.005; got {se_target!r}.")
+    if not np.isfinite(se_target) or not 0 < se_target < 0.5:
         raise ValueError(f"se_target must be a number in (0, 0.5), e.g. 0.005; got {se_target!r}.")
     return int(n_min), int(n_max), float(se_target)
 
@@ -489,12 +491,14 @@ def real_world_robustness(
         error at 95% coverage, divided by 1.96).
     n_min, n_max : int
         With adaptive ``n_samples``: first and largest sample count per point (``1 <= n_min <= n_max``).
+        ``se_target``, ``n_min`` and ``n_max`` are checked with a fixed ``n_samples`` too (a value outside these
+        ranges raises ValueError, a non-number TypeError), although only the adaptive rules use them.
     rng : int or numpy.random.Generator
         Seed. Point ``i`` uses the ``i``-th stream spawned from it, so results do
         not depend on ``chunk_rows``.
     threshold : float, optional
         Regression variant (Eq. 4): an output counts as changed when
-        ``|f(x + x') - f(x)| > threshold``.
+        ``|f(x + x') - f(x)| > threshold``. A finite number >= 0 (TypeError for a boolean or text).
     chunk_rows : int
         Maximum number of rows per ``predict`` call (bounds memory).
     return_se : bool
@@ -517,18 +521,21 @@ def real_world_robustness(
     X = check_features(X)
     n, d = X.shape
     adaptive = isinstance(n_samples, str)
-    if adaptive:
-        if n_samples not in ADAPTIVE_RULES:
-            raise ValueError(f"n_samples must be an integer >= 1, 'auto' or 'auto-cs'; got {n_samples!r}.")
-        n_min, n_max, se_target = _check_adaptive(n_min, n_max, se_target)
-    elif isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
-        raise ValueError(f"n_samples must be an integer >= 1 or 'auto'; got {n_samples!r}.")
-    else:
+    if adaptive and n_samples not in ADAPTIVE_RULES:
+        raise ValueError(f"n_samples must be an integer >= 1, 'auto' or 'auto-cs'; got {n_samples!r}.")
+    n_min, n_max, se_target = _check_adaptive(
+        n_min, n_max, se_target
+    )  # checked even where a fixed N leaves them unused
+    if not adaptive:
+        if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
+            raise ValueError(f"n_samples must be an integer >= 1 or 'auto'; got {n_samples!r}.")
         n_samples = int(n_samples)
     if isinstance(chunk_rows, (bool, np.bool_)):
         raise TypeError(f"chunk_rows must be an integer >= 1 (rows per predict call, e.g. 65536), not {chunk_rows!r}.")
     if int(chunk_rows) != chunk_rows or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be an integer >= 1; got {chunk_rows!r}.")
+    if threshold is not None and (isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, Real)):
+        raise TypeError(f"threshold must be a finite number >= 0 (or None for classification); got {threshold!r}.")
     if threshold is not None and (not np.isfinite(threshold) or threshold < 0):
         raise ValueError(f"threshold must be a finite number >= 0 (or None for classification); got {threshold!r}.")
     if (cov is None) == (sampler is None):

@@ -203,7 +203,8 @@ def train(
     ----------
     x : uint8 (N, C, H, W) or float32 in [0, 1];  y : int (N,) class labels.
     epochs, batch_size, lr, momentum, weight_decay, nesterov : SGD settings (``nesterov`` True or False:
-        anything else is refused with TypeError).
+        anything else is refused with TypeError). ``epochs`` is an integer >= 0: 0 trains nothing and returns
+        the model as it was built, in eval mode (the arguments are still checked).
     schedule : 'cosine' (per step), 'step' (``milestones`` in epochs, factor ``gamma``) or 'constant'.
         ``milestones``: None or a list of whole epochs >= 1 (text, fractions, 0 or negative epochs are refused;
         one after the last epoch never applies): :func:`~robeval.core.nn.checks.check_milestones`.
@@ -336,7 +337,8 @@ def _batched(model: nn.Module, x, fn: Callable, batch_size: int, device) -> np.n
     images (or feature rows) ``model`` takes (:func:`~robeval.core.nn.checks.check_inference_images`), ``device`` one
     this machine can use (:func:`~robeval.core.env.usable_device`; None: :func:`~robeval.core.env.torch_device`).
     The model runs in eval mode and stays on ``device``; the train/eval mode of each of its modules is restored
-    after the call."""
+    after the call. An empty batch runs through the model too, so that its result has the model's output width,
+    e.g. (0, C) logits, not (0,)."""
     check_module(model)
     batch_size = check_count(batch_size, "batch_size", minimum=1, example=500)
     x = check_inference_images(x, model)
@@ -345,7 +347,8 @@ def _batched(model: nn.Module, x, fn: Callable, batch_size: int, device) -> np.n
     model.eval().to(device)
     try:
         xt = to_float_tensor(x)
-        outs = [fn(model, xt[i : i + batch_size].to(device)).cpu() for i in range(0, len(xt), batch_size)]
+        starts = range(0, max(len(xt), 1), batch_size)  # an empty batch once: the output's width comes from the model
+        outs = [fn(model, xt[i : i + batch_size].to(device)).cpu() for i in starts]
     except RuntimeError as exc:  # torch's "Output size is too small" for images smaller than the model's pooling
         if x.ndim != 4 or not any(w in str(exc) for w in ("too small", "can't be greater than actual input")):
             raise
@@ -356,7 +359,7 @@ def _batched(model: nn.Module, x, fn: Callable, batch_size: int, device) -> np.n
     finally:
         for m, was_training in modes:
             m.training = was_training
-    return torch.cat(outs).numpy() if outs else np.empty((0,))
+    return torch.cat(outs).numpy()
 
 
 def predict_logits(model: nn.Module, x, batch_size: int = 500, device=None) -> np.ndarray:
