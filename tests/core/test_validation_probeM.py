@@ -34,6 +34,7 @@ X = np.array([[0.2, 0.3], [0.7, 0.6], [0.4, 0.9]])
         (lambda: V.as_float_points(_masked(X)), "X"),
         (lambda: V.as_float_points(_masked(X.astype(np.float32)), name="x"), "x"),
         (lambda: V.as_float_points(_masked((X * 255).astype(np.uint8)), unit_interval=True), "X"),
+        (lambda: V.check_sequence(_masked(np.array([0.0, 0.1])), "eps_train"), "eps_train"),
     ],
 )
 def test_the_shared_array_checkers_refuse_masked_arrays(call, name):

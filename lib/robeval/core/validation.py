@@ -240,7 +240,9 @@ def check_choice(value, name: str, choices) -> object:
 
 def check_sequence(values, name: str, *, example: str = "[0, 1, 2]") -> list:
     """``values`` as a non-empty list: TypeError for a string or a scalar (``for v in 0.5`` would fail as
-    ``'float' object is not iterable``), ValueError for a multi-dimensional array or an empty sequence."""
+    ``'float' object is not iterable``), ValueError for a multi-dimensional array or an empty sequence, TypeError
+    for a numpy masked array (its masked entries would be listed like any other)."""
+    check_unmasked(values, name)
     if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
         raise TypeError(f"{name} must be a sequence, e.g. {example}; got {values!r}.")
     if np.ndim(values) != 1:
