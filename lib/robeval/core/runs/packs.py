@@ -31,6 +31,7 @@ from robeval.core.runs.store import (
     STORE_FILE_MAX,
     STORE_NAME,
     cell_digest_error,
+    cell_name_error,
     check_store_file,
     claim_state,
     compute_cell,
@@ -220,9 +221,13 @@ def adopt(
                 "after they were written, so nothing of this sub-store is adopted. Take the cells from an intact copy "
                 "(the pack as it was written, e.g. `git checkout -- PACK`) or rerun the grid to recompute them."
             )
-        bad_cells = [f"{p.name}" for p, pl in zip(files, payloads) if not isinstance(pl.get("cell"), dict)]
-        if bad_cells:
-            raise RuntimeError(f"{sub.name}: {bad_cells[0]} is not a grid cell file (no 'cell'); rerun the grid.")
+        bad_cells = [err for p, pl in zip(files, payloads) if (err := cell_name_error(p, pl)) is not None]
+        if bad_cells:  # a renamed or swapped cell file: its rows would be read as its name's cell's
+            raise RuntimeError(
+                f"{sub.parent.name}/{sub.name}/{bad_cells[0]}: a cell file was renamed or swapped, so nothing of this "
+                "sub-store is adopted. Take the cells from an intact copy (the pack as it was written) or rerun the "
+                "grid to recompute them."
+            )
         if foreign:
             why = foreign_path_error(config, [pl["cell"] for pl in payloads], store)
             if why is not None:

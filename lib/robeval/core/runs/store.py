@@ -197,10 +197,27 @@ def cell_digest_error(path: Path, payload: Mapping) -> str | None:
     return None
 
 
+def cell_name_error(path: Path, payload: Any) -> str | None:
+    """Why the cell a cell file records (``payload["cell"]``) does not give the file's name (:func:`cell_key` +
+    ``.json``), or None when it does. A store names each cell's file by its cell, so a file whose recorded cell
+    names another file was renamed or swapped: its rows are another cell's results."""
+    cell = payload.get("cell") if isinstance(payload, Mapping) else None
+    if not isinstance(cell, Mapping):
+        return f"{path.name} records no cell (a JSON object under 'cell'), so it cannot be told which cell it holds"
+    try:
+        want = cell_key(cell) + ".json"
+    except TypeError:
+        return f"{path.name} records a cell that is not a mapping of parameter names to JSON values"
+    if want != path.name:
+        return f"{path.name} records the cell {to_json(cell, indent=None)[:120]}, whose file is {want}"
+    return None
+
+
 def read_cell_file(path: Path) -> dict:
     """The payload of a finished cell's result file, checked before its rows are used: a regular file
     (:func:`check_store_file`), readable JSON holding a list of rows (dicts), the rows matching the checksum written
-    with them (:func:`cell_digest_error`). ValueError naming the file and the fix otherwise: delete it, and running
+    with them (:func:`cell_digest_error`), the cell it records giving its name (:func:`cell_name_error`). ValueError
+    naming the file and the fix otherwise: delete it, and running
     the grid again computes that cell anew (the other finished cells are kept)."""
     from robeval.core.io import read_json
 
@@ -220,6 +237,11 @@ def read_cell_file(path: Path) -> dict:
         raise ValueError(
             f"{path}: its rows do not match the checksum written with them (rows_sha256): the file was changed after "
             f"its cell was computed, so its results cannot be trusted; {fix}."
+        )
+    name_error = cell_name_error(path, payload)
+    if name_error is not None:
+        raise ValueError(
+            f"{path.parent / name_error}: the file was renamed or swapped, so its rows are not its name's cell's; {fix}."
         )
     return payload
 
