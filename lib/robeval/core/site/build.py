@@ -583,14 +583,14 @@ def build_site(
         site_dir if site_dir is not None else project.BUILD_DIR / "site",
         "site_dir (--site-dir)",
         SITE_MARKER,
-        ours=site_dir is None,
+        ours=project.BUILD_DIR if site_dir is None else False,
         mark=False,
     )
     work = check_owned_folder(
         work_dir if work_dir is not None else project.BUILD_DIR / "site-src" / profile,
         "work_dir",
         WORK_MARKER,
-        ours=work_dir is None,
+        ours=project.BUILD_DIR if work_dir is None else False,
         mark=False,
     )
     if site_dir == work or work in site_dir.parents or site_dir in work.parents:
