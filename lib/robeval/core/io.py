@@ -265,15 +265,7 @@ def check_owned_folder(
     path = check_output_folder(Path(os.path.abspath(Path(path).expanduser())), option)
     link = None
     if ours is not False:
-        own = path.parent if ours is True else Path(os.path.abspath(Path(ours).expanduser()))
-        if own != path and own not in path.parents:
-            link = path  # not inside robeval's folder at all
-        else:
-            step = path
-            while step != own:
-                if step.is_symlink():
-                    link = step
-                step = step.parent
+        link = link_between(path, path.parent if ours is True else ours)
     marked = (path / marker).is_file() and not (path / marker).is_symlink()
     if not ((ours is not False and link is None) or marked) and any(path.iterdir()):
         through = f" (through the link {link}, to {os.path.realpath(link)})" if link is not None else ""
@@ -285,6 +277,23 @@ def check_owned_folder(
     if mark:
         mark_owned_folder(path, marker)
     return path
+
+
+def link_between(path: str | os.PathLike, own: str | os.PathLike) -> Path | None:
+    """The link that leads ``path`` out of the folder ``own`` (both made absolute, not resolved): the outermost link
+    between them, ``path`` itself included; ``path`` when it does not lie inside ``own`` at all; None when it lies
+    inside ``own`` through real folders only (what robeval may treat as its own when ``own`` is)."""
+    path = Path(os.path.abspath(Path(path).expanduser()))
+    own = Path(os.path.abspath(Path(own).expanduser()))
+    if own != path and own not in path.parents:
+        return path
+    link = None
+    step = path
+    while step != own:
+        if step.is_symlink():
+            link = step
+        step = step.parent
+    return link
 
 
 def mark_owned_folder(path: str | os.PathLike, marker: str) -> None:

@@ -426,7 +426,11 @@ def ledger_records(
 
 def _execute(profile: str, chosen: list[Path], work: Path) -> dict[str, Path]:
     """Run ``chosen`` notebooks in replot mode; ledgers and figures go to ``work`` (committed files untouched)."""
-    from robeval.core.notebooks import run_notebook, scratch_outputs
+    from robeval.core.io import mark_owned_folder
+    from robeval.core.notebooks import OUTPUT_MARKER, run_notebook, scratch_outputs
+
+    (work / "executed").mkdir(exist_ok=True)
+    mark_owned_folder(work / "executed", OUTPUT_MARKER)  # in the checked work folder: robeval's own
 
     # the kernel must display figures inline (a headless MPLBACKEND=Agg, as in the tests, would hide them)
     with scratch_outputs(work, MPLBACKEND="module://matplotlib_inline.backend_inline"):
