@@ -429,7 +429,7 @@ def _execute(profile: str, chosen: list[Path], work: Path) -> dict[str, Path]:
     from robeval.core.io import mark_owned_folder
     from robeval.core.notebooks import OUTPUT_MARKER, run_notebook, scratch_outputs
 
-    (work / "executed").mkdir(exist_ok=True)
+    (work / "executed").mkdir(parents=True, exist_ok=True)
     mark_owned_folder(work / "executed", OUTPUT_MARKER)  # in the checked work folder: robeval's own
 
     # the kernel must display figures inline (a headless MPLBACKEND=Agg, as in the tests, would hide them)
