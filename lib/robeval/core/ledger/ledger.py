@@ -136,6 +136,7 @@ from robeval.core.ledger.vocab import (
     as_interval,
     check_central,
     check_claims,
+    check_noise,
     check_notebook,
     check_paper_value,
     comparable_span,
@@ -191,6 +192,7 @@ class Ledger(ReadingsMixin, StoreMixin):
     def __post_init__(self):
         check_claims(self.claims)
         check_profile(self.profile)
+        self.cover(self.index) if self.index else None  # checked as cover() checks it, not first by save()
         if not isinstance(self.survives, bool):
             raise TypeError(f"survives must be True or False, got {self.survives!r}.")
         if self.decided_by:
@@ -208,6 +210,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         if self.paper not in PAPERS:
             raise ValueError(f"Unknown paper {self.paper!r}; use one of {', '.join(PAPERS)}.")
         check_notebook(self.paper, self.notebook)  # a plain name; a compendium notebook of this paper
+        check_claims(self.claims, self)  # the starting rows are rows of this ledger
         if not isinstance(self.scaling, str):
             raise TypeError(f"scaling must be a string (what the profile scales down), got {self.scaling!r}.")
 
@@ -658,7 +661,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         noise_basis="", discrepancy=None,
     ) -> Claim:  # fmt: skip
         id = self._check_id(id)
-        central = check_central(central, id)
+        central, noise = check_central(central, id), check_noise(noise, id)
         paper_value = check_paper_value(paper_value, id)
         for name, text in (("source", source), ("description", description), ("note", note)):
             if not isinstance(text, str) or (name != "note" and not text.strip()):

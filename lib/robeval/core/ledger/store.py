@@ -39,11 +39,18 @@ class StoreMixin:
         """Record the part of the paper's claims index that this notebook covers: entries
         ``{"source", "statement", "claims": [id patterns], "reason": why none tests it}``. On :meth:`save`,
         every pattern must match a recorded claim and every recorded claim must be matched by an entry."""
+        if not isinstance(index, (list, tuple)):
+            raise TypeError(
+                f"index must be a list of claims index entries (dicts), got {type(index).__name__} {index!r:.60}."
+            )
         for e in index:
             if not isinstance(e, dict) or not {"source", "statement"} <= set(e):
                 raise ValueError(f"claims index entries need 'source' and 'statement', got {e!r}.")
             if not e.get("claims") and not e.get("reason"):
                 raise ValueError(f"index entry {e['source']!r} names no claims and gives no reason why none tests it.")
+        why = index_error([dict(e) for e in index])
+        if why is not None:  # text where a list of claim patterns or a reason belongs
+            raise ValueError(f"claims index: {why}.")
         self.index = [dict(e) for e in index]
 
     def check_coverage(self) -> None:

@@ -320,10 +320,50 @@ def check_notebook(paper: str, notebook) -> None:
             )
 
 
-def check_claims(claims) -> None:
-    """TypeError unless ``claims`` (a Ledger's starting rows) is a list of :class:`Claim`."""
+def check_claims(claims, ledger=None) -> None:
+    """TypeError unless ``claims`` (a Ledger's starting rows) is a list of :class:`Claim`; with ``ledger`` (the
+    :class:`robeval.core.ledger.Ledger` they start), ValueError naming the row unless each is a row that ledger
+    could have recorded and saves as :func:`robeval.core.ledger.check_saved_ledger` reads it: a plain id, listed
+    once, of the ledger's paper, notebook and profile, ``central`` True or False, a finite estimate."""
+    import re
+
     if not isinstance(claims, list) or not all(isinstance(c, Claim) for c in claims):
         raise TypeError(f"claims must be a list of Claim rows (leave it out for an empty ledger), got {claims!r:.60}.")
+    seen = set()
+    for i, c in enumerate(claims if ledger is not None else ()):
+        why = None
+        if not isinstance(c.id, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", c.id):
+            why = f"its id {c.id!r:.60} is not a plain name (letters, digits, '_', '-', '.')"
+        elif c.id in seen:
+            why = f"its id {c.id!r} is listed twice"
+        elif not isinstance(c.central, (bool, np.bool_)):
+            why = f"central is {c.central!r:.40}, not True or False"
+        elif isinstance(c.estimate, float) and not math.isfinite(c.estimate):
+            why = f"its estimate is {c.estimate!r}; a failed computation is recorded as inconclusive"
+        else:
+            why = next(
+                (
+                    f"its {key} is {getattr(c, key)!r:.60}, not the ledger's {getattr(ledger, key)!r}"
+                    for key in ("paper", "notebook", "profile")
+                    if getattr(c, key) != getattr(ledger, key)
+                ),
+                None,
+            )
+        if why is not None:
+            raise ValueError(f"claims: row {i} ({str(c.id)[:60]!r}): {why}; pass rows this ledger records.")
+        seen.add(c.id)
+
+
+def check_noise(noise, what: str) -> float | None:
+    """``noise`` (the paper's own noise a row's erratum must exceed) as a float >= 0, or None; TypeError or
+    ValueError naming ``what`` (the row) for text, NaN, infinity or a negative number (a gap is never "beyond" a
+    NaN noise: the row would be an erratum against no noise at all)."""
+    if noise is None:
+        return None
+    value = finite_float(noise, f"{what}: noise")
+    if value < 0:
+        raise ValueError(f"{what}: noise must be >= 0 (the paper's own noise, in its units), got {noise!r}.")
+    return value
 
 
 def check_central(central, what: str) -> bool:
