@@ -108,3 +108,61 @@ def test_a_pack_whose_cell_files_were_swapped_is_not_adopted(finished, tmp_path,
     ):
         runs.adopt_pack(pack, {"s": dest}, progress=False, recompute_all=recompute_all)
     assert not list(dest.rglob("*.json")) if dest.exists() else True
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [{"x": 1}, {"x": 1.0}],
+        [{"x": 1}, {"x": True}],
+        [{"x": [1, 2]}, {"x": (1.0, 2)}],
+        [{"x": {"a": 0}}, {"x": {"a": False}}],
+    ],
+)
+def test_cells_equal_by_value_are_duplicates(tmp_path, cells):
+    # M13: [{'x': 1}, {'x': 1.0}] -> 2 rows {'x': [1.0, 1.0], 'y': [2.0, 2.0]}: one run counted twice
+    with pytest.raises(ValueError, match=r"^The grid has duplicate cells: .* are equal by value \(1 == 1\.0 == True\)"):
+        runs.run_grid(double, cells, store=tmp_path / "s", backend="serial", progress=False)
+    assert not (tmp_path / "s").exists()
+
+
+def test_the_key_of_a_cell_is_unchanged(tmp_path):
+    # the value check names no file anew: a stored cell keeps its file
+    assert runs.cell_key({"x": 1}) == "x=1__613fe5aa" and runs.cell_key({"x": 1.0}) != runs.cell_key({"x": 1})
+    assert _grid(tmp_path / "s")["y"].tolist() == [2, 4]
+    assert runs.run_grid(double, [{"x": 1.5}, {"x": 2}], store=tmp_path / "s", progress=False)["y"].tolist() == [3, 4]
+
+
+def test_path_of_a_cell_not_in_the_grid_is_named(tmp_path):
+    # M15: KeyError: 'x=99__b75b2d2f'
+    with pytest.raises(ValueError, match=r"^cell \{'x': 99\} is not a cell of this grid; pass one of its cells"):
+        runs.Grid(double, CELLS, store=tmp_path / "s").path({"x": 99})
+    with pytest.raises(TypeError, match=r"the parameter name 1 is int, not text"):
+        runs.cell_key({1: 2})
+
+
+@pytest.mark.parametrize(
+    "damage, said",
+    [
+        (lambda sub, cell: cell.write_text('{"rows": ['), r"{cell} is not a readable grid cell file \(Expecting value"),
+        (lambda sub, cell: (cell.unlink(), cell.symlink_to("/etc/hostname")), r"{cell} is a link or a special file"),
+        (lambda sub, cell: (sub / "config.json").write_text("not json"), r"{sub}/config\.json is not readable JSON"),
+    ],
+    ids=["cut short", "link out", "config not JSON"],
+)
+def test_pack_checks_every_file_before_reading_it_and_names_it(finished, tmp_path, damage, said):
+    # M16: pack() of these: json's bare "Expecting value: line 1 column 1 (char 0)" (the link's target read first)
+    store, one, _ = finished
+    damage(one.parent, one)
+    out = tmp_path / "p.tar.xz"
+    with pytest.raises(ValueError, match="^" + said.format(cell=re.escape(str(one)), sub=re.escape(str(one.parent)))):
+        runs.pack([store], out)
+    assert not out.exists()
+
+
+def test_pack_refuses_a_renamed_cell_file(finished, tmp_path):
+    store, one, two = finished
+    two.unlink()
+    one.rename(two)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(two))} records the cell {{\"x\": ?1}}, whose file is"):
+        runs.pack([store], tmp_path / "p.tar.xz")

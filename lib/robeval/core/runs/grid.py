@@ -40,6 +40,7 @@ from robeval.core.runs.identity import config_identity, identity_error
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     cell_key,
+    cell_value,
     check_store_file,
     claim,
     claim_state,
@@ -187,6 +188,14 @@ class Grid:
         keys = [cell_key(c) for c in self.cells]
         if len(set(keys)) != len(keys):
             raise ValueError("The grid has duplicate cells; make every cell unique (e.g. add a seed).")
+        first: dict[str, dict] = {}
+        for c in self.cells:  # 1, 1.0 and True: one cell by value, two files by key
+            other = first.setdefault(cell_value(c), c)
+            if other is not c:
+                raise ValueError(
+                    f"The grid has duplicate cells: {other} and {c} are equal by value (1 == 1.0 == True) and would "
+                    "be run and counted twice; give each value one type (e.g. all seeds as int)."
+                )
         self.config = dict(config or {})
         self.lock_timeout = _check_lock_timeout(lock_timeout)
         self.store = check_path(store, "store")
@@ -196,7 +205,11 @@ class Grid:
         self._seconds: dict[str, tuple | None] = {}
 
     def path(self, cell: Mapping) -> Path:
-        return self._paths[cell_key(cell)]
+        """The result file of ``cell``, one of the grid's cells; ValueError naming it otherwise."""
+        key = cell_key(cell)
+        if key not in self._paths:
+            raise ValueError(f"cell {dict(cell)} is not a cell of this grid; pass one of its cells (grid.cells).")
+        return self._paths[key]
 
     def pending(self) -> list[dict]:
         """Cells without a finished result file."""

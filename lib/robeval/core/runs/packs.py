@@ -36,6 +36,7 @@ from robeval.core.runs.store import (
     claim_state,
     compute_cell,
     file_digest,
+    read_cell_file,
     write_store_config,
 )
 from robeval.core.runs.trust import cell_function, foreign_path_error, store_config
@@ -771,14 +772,12 @@ def pack(
                 continue
         manifest["stores"][store.name] = {}
         for sub in subs:
-            meta = read_json(sub / "config.json")
+            meta = store_config(sub / "config.json")  # each file checked before it is opened, named if damaged
             cells = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
-            broken = [e for e in (cell_digest_error(p, read_json(p)) for p in cells) if e is not None]
-            if broken:
-                raise ValueError(
-                    f"{len(broken)} cell(s) of {store.name}/{sub.name} fail their checksum (e.g. {broken[0]}); they "
-                    "were changed after they were written. Delete them (a rerun recomputes them) and pack again."
-                )
+            for p in cells:  # a link, a FIFO, bad JSON, rows changed since written, a renamed cell: refused
+                read_cell_file(p)
+            if os.path.lexists(sub / "adopted.json"):
+                check_store_file(sub / "adopted.json")
             extra = [sub / n for n in ("config.json", "adopted.json") if (sub / n).is_file()]
             manifest["stores"][store.name][sub.name] = {
                 "fn": meta.get("fn"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 import re
 import socket
@@ -46,6 +47,9 @@ def cell_key(cell: Mapping[str, Any]) -> str:
     )
     if not isinstance(cell, Mapping):
         raise TypeError(f"{what}; got {type(cell).__name__} {str(cell)[:60]}.")
+    named = [k for k in cell if not isinstance(k, str)]
+    if named:
+        raise TypeError(f"{what}; the parameter name {named[0]!r} is {type(named[0]).__name__}, not text.")
     try:
         ident = digest(dict(cell), 8)
         parts = []
@@ -59,6 +63,29 @@ def cell_key(cell: Mapping[str, Any]) -> str:
         raise TypeError(f"{what}; {exc}.") from None
     readable = re.sub(r"[^A-Za-z0-9=._-]+", "_", "__".join(parts))[:120]
     return f"{readable}__{ident}"
+
+
+def cell_value(cell: Mapping[str, Any]) -> str:
+    """``cell`` as text that two cells share exactly when they are equal by value, as Python compares them (``1``,
+    ``1.0`` and ``True`` alike, at any depth; a tuple as its list): :func:`cell_key` names them apart (it digests
+    their JSON text), so a grid holding both would run one cell twice and count it twice."""
+
+    def by_value(v):
+        if isinstance(v, Mapping):
+            return {str(k): by_value(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [by_value(x) for x in v]
+        if isinstance(v, numbers.Number) and not isinstance(v, numbers.Integral):
+            try:
+                f = float(v)
+            except (TypeError, ValueError):  # a complex number: as it is
+                return v
+            return int(f) if f.is_integer() else f
+        if isinstance(v, numbers.Integral):  # bool and numpy integers too
+            return int(v)
+        return v
+
+    return to_json(by_value(dict(cell)), indent=None, sort_keys=True)
 
 
 def normalise_cells(cells: Iterable[Mapping[str, Any]] | Mapping[str, Iterable]) -> list[dict]:
