@@ -53,6 +53,11 @@ def notebook_paths(only: str | list[str] | None = None) -> list[Path]:
         return paths
     if not isinstance(only, (str, list, tuple)):
         raise TypeError(f"only must be a comma-separated str or a list of str, got {type(only).__name__}.")
+    odd = [w for w in ([] if isinstance(only, str) else only) if not isinstance(w, str)]
+    if odd:
+        raise TypeError(
+            f"only must name notebooks as text (e.g. '07' or ['01', '08']), got {odd[0]!r} in {only!r:.60}."
+        )
     wanted = [w.strip() for w in (only.split(",") if isinstance(only, str) else only) if w.strip()]
     if not wanted:
         raise ValueError(f"--only {only!r} selects no notebook; name numbers or names, e.g. --only 01,08.")

@@ -207,7 +207,7 @@ class Ledger(ReadingsMixin, StoreMixin):
                 "a ledger whose run is no evidence (survives=False, e.g. a dry run) needs mechanism= saying why; "
                 "set `mechanism` in the profile's settings table (e.g. [dry_run])."
             )
-        if self.paper not in PAPERS:
+        if not isinstance(self.paper, str) or self.paper not in PAPERS:
             raise ValueError(f"Unknown paper {self.paper!r}; use one of {', '.join(PAPERS)}.")
         check_notebook(self.paper, self.notebook)  # a plain name; a compendium notebook of this paper
         check_claims(self.claims, self)  # the starting rows are rows of this ledger
@@ -608,7 +608,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         if evidence not in EVIDENCE:
             raise ValueError(f"{id}: evidence {evidence!r} is not one of {EVIDENCE}.")
         unit = labels.get("unit")
-        if unit is not None and unit not in UNITS:
+        if unit is not None and (not isinstance(unit, str) or unit not in UNITS):
             raise ValueError(f"{id}: unit {unit!r} is not one of {sorted(UNITS)}.")
         if unit is None and (n_runs is not None or interval is not None):
             raise TypeError(f"{id}: unit= is required with an interval: what do its n = {n_runs} units count?")

@@ -209,6 +209,9 @@ def check_vocabulary(row) -> None:
     get = row.get if isinstance(row, dict) else lambda k, d=None: getattr(row, k, d)
     rid = get("id", "?")
     kind = get("kind")
+    for name in ("unit", "about", "noise_basis", "verdict"):  # a list would be unhashable: named, as text is
+        if not isinstance(get(name, ""), (str, type(None))):
+            raise TypeError(f"row {rid!r}: {name} must be text, got {type(get(name)).__name__} {get(name)!r:.60}.")
     if kind not in KINDS:
         raise ValueError(f"row {rid!r}: kind {kind!r} is not one of {KINDS}.")
     check_verdict(get("evidence"), get("verdict"), rid)
@@ -226,7 +229,7 @@ def check_vocabulary(row) -> None:
 def check_verdict(evidence: str, verdict: str, row: str = "") -> None:
     """ValueError unless ``verdict`` is allowed for the evidence class ``evidence`` (:data:`ALLOWED`)."""
     where = f"row {row!r}: " if row else ""
-    if evidence not in ALLOWED:
+    if not isinstance(evidence, str) or evidence not in ALLOWED:
         raise ValueError(f"{where}evidence {evidence!r} is not one of {EVIDENCE}.")
     if verdict not in ALLOWED[evidence]:
         raise ValueError(
@@ -483,6 +486,11 @@ def _check_table_cells(cells: Any) -> None:
             isinstance(pair, (tuple, list)) and len(pair) == 2 and all(hasattr(pair[1], a) for a in ("estimate", "se"))
         ):
             raise TypeError(f"{what}; cells[{name!r}] is {str(pair)[:60]!r}.")
+        pv, se = pair[0], pair[1].se
+        if isinstance(pv, (bool, np.bool_)) or not isinstance(pv, Real) or not math.isfinite(pv):
+            raise TypeError(f"{what}; the paper value of cells[{name!r}] is {pv!r:.40}, not a finite number.")
+        if isinstance(se, (bool, np.bool_)) or not isinstance(se, Real) or not (se >= 0 and math.isfinite(se)):
+            raise ValueError(f"{what}; the interval of cells[{name!r}] has se {se!r:.40}, not a finite number >= 0.")
 
 
 def decision_of(test, verdict: str) -> str:

@@ -522,8 +522,13 @@ def check_notebook_file(path) -> Path:
 def check_replaceable(path) -> int:
     """The permission bits of the notebook file ``path`` (a link followed) when stripping may write a new file in
     its place; ValueError naming it when it is read-only (the new file would override that) or has other hard
-    links (they would keep the outputs)."""
-    st = Path(path).resolve().stat()
+    links (they would keep the outputs). TypeError for a path that is not a str or Path."""
+    from robeval.core.validation import check_path
+
+    path = check_path(path, "path")
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a notebook: pass the notebooks in it ({path / '*.ipynb'}).")
+    st = path.resolve().stat()
     mode = st.st_mode & 0o7777
     if not mode & 0o200:
         raise ValueError(

@@ -41,6 +41,7 @@ from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     cell_key,
     cell_value,
+    check_lock_timeout,
     check_store_file,
     claim,
     claim_state,
@@ -122,19 +123,6 @@ def _run_cell(fn: Callable, cell: dict, config: dict, path: str) -> str:
     return path
 
 
-def _check_lock_timeout(value) -> float:
-    """``lock_timeout`` as a float: a number of seconds > 0 (``inf``: a claim never goes stale by age)."""
-    import math
-    from numbers import Real
-
-    what = "lock_timeout must be a number of seconds > 0 (a claim older than that is taken over; inf: never)"
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{what}, got {value!r:.60} ({type(value).__name__}).")
-    if math.isnan(value) or value <= 0:
-        raise ValueError(f"{what}, got {value!r}.")
-    return float(value)
-
-
 def _check_n_jobs(value) -> None:
     """``n_jobs`` as joblib takes it: None, a whole number >= 1, or a negative one (-1: all cores)."""
     from numbers import Integral
@@ -196,8 +184,13 @@ class Grid:
                     f"The grid has duplicate cells: {other} and {c} are equal by value (1 == 1.0 == True) and would "
                     "be run and counted twice; give each value one type (e.g. all seeds as int)."
                 )
+        if config is not None and not isinstance(config, Mapping):
+            raise TypeError(
+                f"config must be a mapping of setting names to JSON values (e.g. {{'epochs': 3}}) or None, got "
+                f"{type(config).__name__} {config!r:.60}."
+            )
         self.config = dict(config or {})
-        self.lock_timeout = _check_lock_timeout(lock_timeout)
+        self.lock_timeout = check_lock_timeout(lock_timeout)
         self.store = check_path(store, "store")
         self.root = self.store / f"config-{config_identity(self.config, fn)}"
         self._paths = {k: self.root / f"{k}.json" for k in keys}

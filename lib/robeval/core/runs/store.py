@@ -293,6 +293,19 @@ def _me() -> dict:
     return {"host": socket.gethostname(), "pid": os.getpid(), "start": _process_start(os.getpid()), "time": time.time()}
 
 
+def check_lock_timeout(value) -> float:
+    """``lock_timeout`` as a float: a number of seconds > 0 (``inf``: a claim never goes stale by age)."""
+    import math
+    from numbers import Real
+
+    what = "lock_timeout must be a number of seconds > 0 (a claim older than that is taken over; inf: never)"
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{what}, got {value!r:.60} ({type(value).__name__}).")
+    if math.isnan(value) or value <= 0:
+        raise ValueError(f"{what}, got {value!r}.")
+    return float(value)
+
+
 def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -> dict:
     """Who holds the claim ``lock`` on a cell, and whether they can still finish it.
 
@@ -307,7 +320,9 @@ def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -
       ``lock_timeout``) and says so, with the command that clears it if that run is gone;
     * ``"released"``: the lock is gone.
     """
-    lock = Path(lock)
+    from robeval.core.validation import check_path
+
+    lock, lock_timeout = check_path(lock, "lock"), check_lock_timeout(lock_timeout)
     out = {"lock": str(lock), "host": None, "pid": None, "age": 0.0}
     try:
         st = lock.lstat()
@@ -377,6 +392,10 @@ def format_age(seconds: float) -> str:
         raise TypeError(f"seconds must be a number of seconds (e.g. 42.0), got {type(seconds).__name__} {seconds!r}.")
     if seconds != seconds:
         raise ValueError("seconds is NaN; pass the number of seconds (e.g. time.time() - start).")
+    if seconds < 0:
+        raise ValueError(f"seconds must be a number of seconds >= 0 (e.g. time.time() - start), got {seconds!r:.40}.")
+    if seconds > 1e15:  # past float range, or ages no claim reaches: said in hours without dividing it
+        return "inf h" if seconds == float("inf") else f"{float(min(seconds, 1e300)) / 3600:.3g} h"
     return (
         f"{seconds:.0f} s"
         if seconds < 120
