@@ -64,3 +64,30 @@ def test_index_is_checked_when_the_ledger_is_made(index, kind, said):
         _ledger(index=index)
     entry = {"source": "s", "statement": "t", "claims": ["x"]}
     assert _ledger(index=[entry]).index == [entry]
+
+
+def test_minor_ledger_arguments_are_checked():
+    from robeval.core.ledger import phrase_need
+
+    with pytest.raises(TypeError, match=r"^unit must be text"):
+        phrase_need(4, 3, None, "")  # '≈4 None'
+    with pytest.raises(TypeError, match=r"^about must be text"):
+        phrase_need(4, 3, "training runs", 5)
+    assert phrase_need(-0.0, 3, "training runs", "") == "≈0 training runs (now 3)"  # was '≈-0.0 ...'
+    led = _ledger()
+    for basis in (5, "   "):
+        with pytest.raises(ValueError, match=r"^basis= must say why the statement is decided exactly"):
+            led.fact("f", "s", "d", holds=True, basis=basis, evidence="replication")
+    for check in ("", None):
+        with pytest.raises(ValueError, match=r"^k: check= must say how the artefacts were checked"):
+            led.consistency(
+                "k", "s", "d", holds=True, check=check, noise_basis="none (exact: text, counts or closed forms)"
+            )
+    with pytest.raises(ValueError, match=r"^claim id '\.\.' must be a plain name"):
+        led.fact("..", "s", "d", holds=True, basis="b", evidence="replication")
+    for mechanism in (5, ["x"]):
+        with pytest.raises(TypeError, match=r"^mechanism must be a string"):
+            _ledger(mechanism=mechanism)
+    for notebook in (".", "-rf"):
+        with pytest.raises(ValueError, match=r"must be a plain name"):
+            Ledger("mscr", notebook, "default")

@@ -95,6 +95,10 @@ def phrase_need(n, now, unit: str, about: str, available=None, evidence: str = "
     boolean or text, ValueError for NaN or a negative count)."""
     for name, count in (("n", n), ("now", now), ("available", available)):
         _check_count(count, name)
+    for name, value in (("unit", unit), ("about", about), ("evidence", evidence)):
+        if not isinstance(value, str) or (name == "unit" and not value.strip()):
+            raise TypeError(f"{name} must be text (e.g. unit {sorted(UNITS)[0]!r}), got {value!r:.60}.")
+    n = 0 if n == 0 else n  # -0.0 is said as 0
     limit = available if available is not None else UNIT_LIMITS.get(unit)
     if about == MODELS and unit not in TRAINING_UNITS:
         return (
@@ -309,7 +313,7 @@ def check_notebook(paper: str, notebook) -> None:
 
     from robeval.core.profiles import experiments, load_table
 
-    if not isinstance(notebook, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", notebook) or ".." in notebook:
+    if not isinstance(notebook, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", notebook) or ".." in notebook:
         raise ValueError(
             f"notebook {notebook!r} must be a plain name (letters, digits, '_', '-', '.'), e.g. '01_mscr_2d'; it "
             "names the ledger file."
