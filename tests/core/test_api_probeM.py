@@ -129,3 +129,26 @@ def test_short_index_checks_its_links_and_reads_central_as_a_bool():
     assert "★" in C.short_index([{"id": "a", "verdict": "reproduced", "central": True}]).to_markdown()
     with pytest.raises(TypeError, match=r"^central_only must be True or False, got 'no'"):
         NB.show_ledger(C.Ledger("mscr", "01_mscr_2d", "default"), central_only="no")
+
+
+def test_minor_helpers_outside_the_packages_init_name_their_arguments():
+    from robeval.core.catalog import notebook_paths, settings_estimate
+    from robeval.core.env import temporary_env
+    from robeval.core.manifest import check_manifest
+    from robeval.core.profiles import describe, experiments, measured_seconds, profile_table
+
+    with pytest.raises(TypeError, match=r"^settings must be resolved settings"):
+        describe(None)  # AttributeError
+    with pytest.raises(TypeError, match=r"^executed must map a profile to its notebooks"):
+        profile_table(["x"])  # AttributeError
+    with pytest.raises(ValueError, match=r"prod"):
+        measured_seconds(experiments()[0], "prod")  # None
+    with pytest.raises(ValueError, match=r"prod"):
+        settings_estimate(notebook_paths()[0], "prod")  # ''
+    with pytest.raises(ValueError, match=r"^values: '' is no environment variable name"):
+        with temporary_env({"": "x"}):  # OSError [Errno 22]
+            pass
+    with pytest.raises(TypeError, match=r"^ledger must be a saved ledger"):
+        check_manifest(None, "x.json", "default")  # AttributeError
+    with pytest.raises(ValueError, match=r"and have at most 200 characters"):
+        R.grid_store("smoke", "x" * 300)  # failed later as "File name too long"

@@ -77,7 +77,9 @@ def has_compute_cells(path: Path) -> bool:
 
 
 def settings_estimate(path: Path, profile: str) -> str:
-    """The settings' time estimate of the notebook's experiment (for the terminal), or ''."""
+    """The settings' time estimate of the notebook's experiment (for the terminal), or ''. ValueError for an unknown
+    profile."""
+    check_profile(profile)
     from robeval.core.profiles import load_table
 
     exp = notebook_experiment(path)

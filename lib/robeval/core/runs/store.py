@@ -31,10 +31,10 @@ STORE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # never "." or "..": a 
 def grid_store(profile: str, name: str, *, create: bool = True) -> Path:
     """Directory where the grid ``name`` of ``profile`` keeps its cell files (its profile's results folder is
     created unless ``create`` is False: a reader such as ``robeval grids`` creates nothing)."""
-    if not isinstance(name, str) or not STORE_NAME.fullmatch(name):
+    if not isinstance(name, str) or not STORE_NAME.fullmatch(name) or len(name) > 200:
         raise ValueError(
-            f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.', and must start with a letter, "
-            "digit or '_'."
+            f"Grid name {name!r:.80} may only contain letters, digits, '_', '-' and '.', must start with a letter, "
+            "digit or '_', and have at most 200 characters."
         )
     return results_dir(profile, create=create) / "grids" / name
 
