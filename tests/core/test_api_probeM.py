@@ -152,3 +152,18 @@ def test_minor_helpers_outside_the_packages_init_name_their_arguments():
         check_manifest(None, "x.json", "default")  # AttributeError
     with pytest.raises(ValueError, match=r"and have at most 200 characters"):
         R.grid_store("smoke", "x" * 300)  # failed later as "File name too long"
+
+
+def test_cli_minors_are_refused_in_one_line(tmp_results, tmp_path, capsys):
+    from cli_errors import one_line_error
+    from robeval.__main__ import main
+
+    (tmp_path / "etc" / "ssl").mkdir(parents=True)
+    assert main(["grids", "--profile", "smoke", "--from", str(tmp_path / "etc")]) == 2  # an empty table, rc 0
+    one_line_error(capsys, "holds no grid store (a folder with config-*/config.json)")
+    assert main(["plan", "--budget-min", "45", "--also", "45@1", "--also", "45@1"]) == 2
+    one_line_error(capsys, "--also 45@1 is given twice")
+    with pytest.raises(ValueError, match=r"^--names 'contrast,,fog' has an empty name between commas"):
+        from robeval.transforms.release import parse_names
+
+        parse_names("contrast,,fog")  # the empty name skipped
