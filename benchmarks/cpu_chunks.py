@@ -434,6 +434,8 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
         raise ValueError(f"--deadline-s {deadline_s:.0f} leaves no time to compute after packing ({RESERVE_S:.0f} s)")
     name, part = chunk["name"], chunk_state(chunk)["parts"] + 1
     out = work / f"{name}.{part}"
+    if out.is_symlink() or (out.exists() and not out.is_dir()):  # emptied below: only a folder this driver made
+        raise ValueError(f"{out} is a link or a file, not the part's work folder; remove it, or pass another --work.")
     shutil.rmtree(out, ignore_errors=True)
     argv = ["--profile", PROFILE, "--only", chunk["notebook"], "--nice", "--deadline-s", str(deadline_s)]
     argv += ["--reserve-s", str(RESERVE_S), "--out", str(out)]

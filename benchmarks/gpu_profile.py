@@ -182,6 +182,11 @@ def check_packs(packs) -> dict:
             got[str(pack)] = "holds"
         except ValueError as exc:
             got[str(pack)] = " ".join(str(exc).split())
+    if not got:  # nothing checked is no pass: said, not an empty {} and exit status 2 alone
+        raise ValueError(
+            f"no grid pack to check among {len(packs)} pack(s) (weights packs go with their grid pack); name "
+            "the grid packs with --adopt-dir or --adopt."
+        )
     print(json.dumps(got), flush=True)
     return got
 

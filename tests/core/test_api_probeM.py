@@ -167,3 +167,23 @@ def test_cli_minors_are_refused_in_one_line(tmp_results, tmp_path, capsys):
         from robeval.transforms.release import parse_names
 
         parse_names("contrast,,fog")  # the empty name skipped
+
+
+def test_more_minor_runs_and_notebook_arguments(store, tmp_path):
+    from robeval.core.profiles import resolve
+
+    claim = R.claim_state(tmp_path / "x.lock")
+    with pytest.raises(ValueError, match=r"claim 0 has the state 'bogus', which claim_state\(\) never gives"):
+        R.waiting_message([{**claim, "state": "bogus"}])
+    for rows in (None, "x"):
+        with pytest.raises(TypeError, match=r"^rows must be a list of rows \(dicts\)"):
+            R.rows_digest(rows)
+    for kw in ({"desc": 5}, {"resources": "GPU"}, {"scheduler": 5}):
+        with pytest.raises(TypeError, match=rf"^{next(iter(kw))} must be"):
+            R.run_grid(double, [{"x": 1}], store=store, backend="serial", progress=False, **kw)
+    pack = tmp_path / "p.tar.xz"
+    R.pack([store], pack)
+    with pytest.raises(TypeError, match=r"^stores must be a mapping"):
+        R.rebind_pack(pack, 5)
+    with pytest.raises(ValueError, match=r"^cfg was resolved under the profile 'smoke', not 'paper'"):
+        NB.ledger_for(resolve("realworld_analytical", "smoke"), "paper")

@@ -127,3 +127,29 @@ def test_gpu_profile_refuses_seconds_that_are_nan(option, tmp_path, capsys):
     assert exit_.value.code == 2
     assert f"{option} must be a finite number of seconds >= 0" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_next_never_empties_a_link_named_like_a_part(chunks, tmp_path):
+    # minor: `next --work DIR` ran shutil.rmtree(DIR/Mk.p) with no check of what it is
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "M91.1").symlink_to(mine)
+    with pytest.raises(ValueError, match=r"M91\.1 is a link or a file, not the part's work folder"):
+        chunks.run_next(3600.0, chunks.load_plan(), work)
+    assert (mine / "notes.txt").read_text() == "mine"
+
+
+def test_check_packs_with_no_grid_pack_says_so(tmp_path, capsys):
+    # minor: `--check-packs` with only weights packs printed {} and exited 2 with no message
+    from robeval.core.runs import weights
+
+    gpu_profile = importlib.import_module("gpu_profile")
+    (tmp_path / "cache" / "msd_models").mkdir(parents=True)
+    (tmp_path / "cache" / "msd_models" / "a.pt").write_bytes(b"W" * 10)
+    weights.pack_weights(tmp_path / "out", None, cache=tmp_path / "cache")
+    assert gpu_profile.cli(["--check-packs", "--adopt", str(tmp_path / "out" / "weights-01.tar.xz")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpu_profile.py: no grid pack to check among 1 pack(s)") and err.count("\n") == 1

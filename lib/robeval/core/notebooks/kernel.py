@@ -149,6 +149,10 @@ def ledger_for(cfg, profile: str):
             f"cfg must be a notebook's resolved settings (robeval.core.profiles.resolve(...), with meta paper and "
             f"notebook), got {type(cfg).__name__} {str(cfg)[:60]!r}."
         )
+    if getattr(cfg, "profile", profile) != profile:  # smoke's settings under the paper profile: mislabelled rows
+        raise ValueError(
+            f"cfg was resolved under the profile {cfg.profile!r}, not {profile!r}; resolve it under {profile!r}."
+        )
     scaled_down = str(getattr(cfg, "scaled_down", "") or "")
     pipeline = str(getattr(cfg, "pipeline_check", "") or "")
     return Ledger(

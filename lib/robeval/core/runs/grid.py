@@ -237,6 +237,15 @@ class Grid:
             raise ValueError(f"Unknown backend {backend!r}; use 'auto', 'serial', 'joblib' or 'dask'.")
         _check_n_jobs(n_jobs)
         check_bool(progress, "progress")
+        for name, value, kind in (
+            ("scheduler", scheduler, str),
+            ("desc", desc, str),
+            ("resources", resources, Mapping),
+        ):
+            if value is not None and not isinstance(value, kind):
+                raise TypeError(
+                    f"{name} must be {'a mapping' if kind is Mapping else 'text'} or None, got {value!r:.60}."
+                )
         check_output_folder(self.store, "store")  # a file, or a folder below a file: named, before anything runs
         self.root.mkdir(parents=True, exist_ok=True)
         clean_leftovers(self.root, lock_timeout=self.lock_timeout)

@@ -454,6 +454,8 @@ def rebind_pack(
     import shutil
 
     archive = Path(archive)
+    if not callable(stores) and not isinstance(stores, Mapping):
+        raise TypeError(f"stores must be a mapping {{store name: store folder}} or a function, got {stores!r:.60}.")
     out = Path(out) if out is not None else archive
     with tempfile.TemporaryDirectory(prefix="robeval-rebind-") as tmp:
         manifest = unpack(archive, tmp)

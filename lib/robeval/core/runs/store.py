@@ -167,7 +167,10 @@ def row_clash(cell: Mapping, row: Mapping) -> str | None:
 
 
 def rows_digest(rows: list) -> str:
-    """sha256 of a cell's rows as they read back from its JSON file (keys sorted, no whitespace)."""
+    """sha256 of a cell's rows as they read back from its JSON file (keys sorted, no whitespace); TypeError naming
+    ``rows`` unless it is a list of rows (dicts)."""
+    if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
+        raise TypeError(f"rows must be a list of rows (dicts), got {type(rows).__name__} {str(rows)[:60]!r}.")
     return hashlib.sha256(to_json(json.loads(to_json(rows)), indent=None, sort_keys=True).encode()).hexdigest()
 
 
@@ -440,6 +443,8 @@ def _checked_claims(claims: Any) -> list:
     for i, c in enumerate(claims):
         if not isinstance(c, Mapping) or any(k not in c for k in _CLAIM_KEYS):
             raise TypeError(f"{what}; claim {i} is {str(c)[:80]}.")
+        if c["state"] not in ("live", "dead", "expired", "foreign", "released"):
+            raise ValueError(f"{what}; claim {i} has the state {c['state']!r:.40}, which claim_state() never gives.")
     return claims
 
 
