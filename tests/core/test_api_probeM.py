@@ -187,3 +187,12 @@ def test_more_minor_runs_and_notebook_arguments(store, tmp_path):
         R.rebind_pack(pack, 5)
     with pytest.raises(ValueError, match=r"^cfg was resolved under the profile 'smoke', not 'paper'"):
         NB.ledger_for(resolve("realworld_analytical", "smoke"), "paper")
+
+
+def test_load_released_names_a_folder_or_fifo_as_what_it_is(tmp_path):
+    # minor: a FIFO or a folder named <name>.npy -> "... does not exist. Download and extract the release ..."
+    from robeval.transforms.release import load_released
+
+    (tmp_path / "fog.npy").mkdir()
+    with pytest.raises(ValueError, match=r"fog\.npy is a folder, not a regular file; pass the folder holding"):
+        load_released(tmp_path, "fog")

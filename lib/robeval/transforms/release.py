@@ -275,6 +275,10 @@ def load_released(directory, name: str, *, mmap: bool = False) -> tuple[np.ndarr
     directory = check_path(directory, "directory")
     path, label_path = directory / f"{name}.npy", directory / "labels.npy"
     for p in (path, label_path):
+        if p.exists() and not p.is_file():  # a FIFO or a folder of that name: said as what it is, never opened
+            from robeval.core.io import check_regular_file
+
+            check_regular_file(p, "", "pass the folder holding the release's .npy files")
         if not p.is_file():
             raise FileNotFoundError(
                 f"{p} does not exist. Download and extract the release (CIFAR-10-C: "
