@@ -28,6 +28,19 @@ hours = 1.0
 """
 
 
+@pytest.fixture(autouse=True)
+def no_real_part(monkeypatch):
+    """A refusal these tests expect that regressed must fail the test, never start a real notebook: on the code
+    before these fixes, `next --deadline-s nan` ran a part of the real plan (a long-profile notebook, for an hour)."""
+    gpu_profile = importlib.import_module("gpu_profile")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the test reached gpu_profile's notebook runner: a chunk part would have started")
+
+    monkeypatch.setattr(gpu_profile, "run_notebooks", refuse)
+    monkeypatch.setattr(gpu_profile, "calibrate", refuse)
+
+
 @pytest.fixture
 def chunks(tmp_path, monkeypatch):
     """cpu_chunks with its packs folder and plan in tmp_path."""
