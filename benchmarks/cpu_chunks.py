@@ -61,9 +61,17 @@ PACK_MEMBERS_MAX = 1 << 18  # files in one chunk pack (notebook 01's paper grids
 DAMAGED = "restore it as committed (git checkout -- FILE) or remove it if it was never committed"
 
 
+JSON_FILE_MAX = 16 << 20  # bytes of a part's summary or the calibration (each a few KB)
+
+
 def read_json_file(path: Path, what: str):
     """The JSON value of ``path`` (a part's summary, the calibration); ValueError naming it as ``what`` and the fix
-    when it cannot be read as JSON (bad UTF-8, bad JSON, nested too deeply)."""
+    when it is no regular file of at most :data:`JSON_FILE_MAX` bytes (a FIFO would block the reader for ever, a link
+    to ``/dev/zero`` never end: checked before it is opened) or cannot be read as JSON (bad UTF-8, bad JSON, nested
+    too deeply)."""
+    from robeval.core.io import check_regular_file
+
+    check_regular_file(path, what, DAMAGED.replace("FILE", str(path)), max_bytes=JSON_FILE_MAX)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -77,15 +85,38 @@ def packs_dir() -> Path:
     return ROOT / "results" / PROFILE / "packs"
 
 
+def read_plan(path: Path = PLAN) -> dict:
+    """The TOML document of the plan ``path``; ValueError naming it when it is no regular file or not TOML."""
+    from robeval.core.io import check_regular_file
+
+    fix = DAMAGED.replace("FILE", str(path))
+    check_regular_file(path, "the plan", fix, max_bytes=JSON_FILE_MAX)
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"{path}: the plan is not readable TOML ({' '.join(str(exc).split())[:120]}); {fix}."
+        ) from None
+
+
 def load_plan(path: Path = PLAN) -> list[dict]:
-    """The chunks of ``path`` in order; ValueError on a malformed plan (a name twice, a missing key)."""
-    doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    """The chunks of ``path`` in order; ValueError naming the file on a malformed plan (not TOML, a name twice, a
+    missing key, a chunk's ``params`` or ``work`` not a table, a unit that is not one)."""
+    doc = read_plan(path)
     chunks, units = doc.get("chunk", []), doc.get("units", {})
+    if not isinstance(chunks, list) or not isinstance(units, dict):
+        raise ValueError(f"{path}: [[chunk]] must be a list of tables and [units] a table")
     for name, u in units.items():
+        if not isinstance(u, dict):
+            raise ValueError(f"{path}: unit {name} must be a table (with `what`, `arch` and `steps`)")
         if not (isinstance(u.get("steps"), int) and u["steps"] > 0 and u.get("arch") and u.get("what")):
             raise ValueError(f"{path}: unit {name} needs `what`, `arch` and `steps` (an int > 0)")
+        if not _number(u.get("factor", 1.0), positive=True):
+            raise ValueError(f"{path}: unit {name} has the factor {u.get('factor')!r}, not a number > 0")
     seen = set()
     for c in chunks:
+        if not isinstance(c, dict):
+            raise ValueError(f"{path}: a chunk must be a table, got {c!r:.60}")
         missing = [k for k in ("name", "notebook", "params", "what", "rows") if k not in c]
         if "hours" not in c and "work" not in c:
             missing.append("work (or a hand estimate `hours`)")
@@ -93,7 +124,12 @@ def load_plan(path: Path = PLAN) -> list[dict]:
             raise ValueError(f"{path}: chunk {c.get('name', '?')} lacks {missing}")
         if c.get("rerun_of") and c["rerun_of"] not in seen:
             raise ValueError(f"{path}: chunk {c['name']} reruns {c['rerun_of']!r}, which must be an earlier chunk")
-        unknown = sorted(set(c.get("work", {})) - set(units))
+        if not isinstance(c["params"], dict):
+            raise ValueError(f"{path}: chunk {c['name']} has params {c['params']!r:.60}, not a table of parameters")
+        work = c.get("work", {})
+        if not isinstance(work, dict) or not all(_number(n) for n in work.values()):
+            raise ValueError(f"{path}: chunk {c['name']} has work {work!r:.60}, not a table of unit counts")
+        unknown = sorted(set(work) - set(units))
         if unknown:
             raise ValueError(f"{path}: chunk {c['name']} names units {unknown} that [units] does not define")
         if not re.fullmatch(r"M\d+", c["name"]) or c["name"] in seen:
@@ -105,7 +141,44 @@ def load_plan(path: Path = PLAN) -> list[dict]:
 def load_units(path: Path = PLAN) -> dict:
     """The ``[units]`` of the plan: per unit ``what``, ``arch``, ``steps`` (training steps of one unit), ``factor``
     (cost of a step relative to a plain one, default 1) and ``cells`` (which committed grid cells measure it)."""
-    return tomllib.loads(Path(path).read_text(encoding="utf-8")).get("units", {})
+    load_plan(path)  # checked as the chunks are
+    return read_plan(path).get("units", {})
+
+
+def _number(value, *, positive: bool = False) -> bool:
+    """Whether ``value`` is a finite real number (not a bool), >= 0 (> 0 with ``positive``)."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return False
+    return value > 0 if positive else value >= 0
+
+
+def summary_error(summary) -> str | None:
+    """Why a part's summary is not one :func:`file_part` writes (the fields ``status`` and the parts log read), or
+    None: ``wall_s`` seconds, ``notebooks`` {notebook: {"status": text}}, ``central`` {"rows", "decided"} counts,
+    ``started`` text, ``brought_back`` {"weights": {"files": count}}."""
+    if not isinstance(summary, dict):
+        return f"a part's summary is a JSON object, this is {type(summary).__name__}"
+    if "wall_s" in summary and not _number(summary["wall_s"]):
+        return f"its wall_s is {summary['wall_s']!r:.40}, not seconds (a number >= 0)"
+    nbs = summary.get("notebooks", {})
+    if not isinstance(nbs, dict) or not all(
+        isinstance(v, dict) and isinstance(v.get("status", ""), str) for v in nbs.values()
+    ):
+        return f"its notebooks is {nbs!r:.60}, not {{notebook: {{'status': text}}}}"
+    central = summary.get("central", {"rows": 0, "decided": 0})
+    if not isinstance(central, dict) or not all(
+        isinstance(central.get(k), int) and _number(central.get(k)) for k in ("rows", "decided")
+    ):
+        return f"its central is {central!r:.60}, not {{'rows': count, 'decided': count}}"
+    if not isinstance(summary.get("started", ""), str):
+        return f"its started is {summary['started']!r:.40}, not a time (text)"
+    back = summary.get("brought_back", {})
+    weights = back.get("weights", {}) if isinstance(back, dict) else None
+    if not isinstance(weights, dict) or not _number(weights.get("files", 0)):
+        return f"its brought_back is {back!r:.60}, not {{'weights': {{'files': count}}}}"
+    return None
 
 
 def parts(name: str, folder: Path | None = None) -> list[dict]:
@@ -116,11 +189,9 @@ def parts(name: str, folder: Path | None = None) -> list[dict]:
         m = re.fullmatch(rf"{name}\.(\d+)-summary\.json", f.name)
         if m:
             summary = read_json_file(f, "a part's summary")
-            if not isinstance(summary, dict):
-                raise ValueError(
-                    f"{f}: a part's summary is a JSON object, this is {type(summary).__name__}; "
-                    f"{DAMAGED.replace('FILE', str(f))}."
-                )
+            why = summary_error(summary)
+            if why is not None:
+                raise ValueError(f"{f}: {why}; {DAMAGED.replace('FILE', str(f))}.")
             out.append({"part": int(m[1]), **summary})
     return sorted(out, key=lambda p: p["part"])
 
@@ -159,8 +230,11 @@ def pack_cells(pack: Path) -> dict[str, dict]:
     import lzma
     import zlib
 
+    from robeval.core.io import check_regular_file
+
     out: dict[str, dict] = {}
     fix = DAMAGED.replace("FILE", str(pack))
+    check_regular_file(pack, "the chunk pack", fix)  # a FIFO or a link to /dev/zero: named, never opened
     try:
         tf = tarfile.open(pack)
     except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
@@ -241,7 +315,16 @@ def parts_log(plan: list[dict], folder: Path | None = None) -> str:
 def load_calibration(path: Path | None = None) -> dict | None:
     """``results/long/calibration.json`` (written by ``calibrate``), or None when this checkout has none."""
     path = path or CALIBRATION
-    return read_json_file(path, "the calibration") if path.is_file() else None
+    if not os.path.lexists(path):
+        return None
+    got = read_json_file(path, "the calibration")
+    steps = got.get("step_s", {}) if isinstance(got, dict) else None
+    if not isinstance(steps, dict) or not all(_number(v, positive=True) for v in steps.values()):
+        raise ValueError(
+            f"{path}: the calibration is a JSON object whose step_s maps units to seconds (numbers > 0), this is "
+            f"{str(got)[:60]}; {DAMAGED.replace('FILE', str(path))} (or measure again: cpu_chunks.py calibrate)."
+        )
+    return got
 
 
 def _matches(cell: dict, rule: dict) -> bool:
@@ -345,11 +428,14 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
     chunk = next_chunk(plan)
     if chunk is None:
         raise ValueError("every chunk of the plan that can run is done (python benchmarks/cpu_chunks.py status)")
+    check_deadline(deadline_s)
     deadline_s = min(float(deadline_s), MAX_CHUNK_S)
     if deadline_s < RESERVE_S + 120:
         raise ValueError(f"--deadline-s {deadline_s:.0f} leaves no time to compute after packing ({RESERVE_S:.0f} s)")
     name, part = chunk["name"], chunk_state(chunk)["parts"] + 1
     out = work / f"{name}.{part}"
+    if out.is_symlink() or (out.exists() and not out.is_dir()):  # emptied below: only a folder this driver made
+        raise ValueError(f"{out} is a link or a file, not the part's work folder; remove it, or pass another --work.")
     shutil.rmtree(out, ignore_errors=True)
     argv = ["--profile", PROFILE, "--only", chunk["notebook"], "--nice", "--deadline-s", str(deadline_s)]
     argv += ["--reserve-s", str(RESERVE_S), "--out", str(out)]
@@ -377,6 +463,17 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
         summary["rerun_of"] = chunk["rerun_of"]
     file_part(out, name, part, summary, chunk["notebook"], rerun=bool(chunk.get("rerun_of")))
     return summary
+
+
+def check_deadline(deadline_s) -> float:
+    """``deadline_s`` when it is a finite number of seconds > 0; ValueError naming ``--deadline-s`` otherwise (NaN
+    passes every comparison: it would start a chunk that fails only inside its notebook)."""
+    if not _number(deadline_s, positive=True):
+        raise ValueError(
+            f"--deadline-s must be a finite number of seconds > 0 (at most {MAX_CHUNK_S:.0f} are used), got "
+            f"{deadline_s!r}."
+        )
+    return float(deadline_s)
 
 
 def rerun_root(work: Path, name: str) -> Path:
@@ -498,7 +595,13 @@ def main(argv=None) -> int:
     ca = sub.add_parser("calibrate", help="measure the units' step seconds (results/long/calibration.json)")
     ca.add_argument("--budget-s", type=float, default=120.0, help="seconds for the measurement (default 120)")
     args = ap.parse_args(argv)
-    plan = load_plan()
+    try:
+        plan = load_plan() if args.cmd != "calibrate" else []
+        if args.cmd == "next":
+            check_deadline(args.deadline_s)
+    except (ValueError, OSError) as exc:  # a damaged plan, a bad deadline: one line naming it, exit status 2
+        print(f"cpu_chunks.py: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
     if args.cmd == "status":  # a damaged pack or summary: one line naming it, exit status 2 (as the driver's errors)
         try:
             table = status_table(plan)

@@ -182,6 +182,11 @@ def check_packs(packs) -> dict:
             got[str(pack)] = "holds"
         except ValueError as exc:
             got[str(pack)] = " ".join(str(exc).split())
+    if not got:  # nothing checked is no pass: said, not an empty {} and exit status 2 alone
+        raise ValueError(
+            f"no grid pack to check among {len(packs)} pack(s) (weights packs go with their grid pack); name "
+            "the grid packs with --adopt-dir or --adopt."
+        )
     print(json.dumps(got), flush=True)
     return got
 
@@ -433,6 +438,11 @@ def main(argv=None) -> dict:
         "at this checkout's code (a pre-lease check on any Python)",
     )
     args = ap.parse_args(argv)
+    for option, value in (("--deadline-s", args.deadline_s), ("--reserve-s", args.reserve_s)):
+        if not (value == value and 0 <= value < float("inf")):  # NaN passes every comparison
+            ap.error(f"{option} must be a finite number of seconds >= 0, got {value!r}")
+    if not (args.calibrate_s == args.calibrate_s and 0 <= args.calibrate_s < float("inf")):
+        ap.error(f"--calibrate-s must be a finite number of seconds >= 0 (0: skip), got {args.calibrate_s!r}")
     if args.check_packs:
         return check_packs(committed_packs(args.adopt_dir) + list(args.adopt))
     if args.out is None:

@@ -293,6 +293,7 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
     if source and not root.is_dir():
         raise ValueError(f"--from {source}: no such folder; pass a folder of grid stores such as results/paper/grids.")
     names = _named_once(profile, names)  # before anything is listed: a store named twice would be counted twice
+    given = bool(names)
     if not names:
         names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     links = [root / n for n in names if (root / n).is_symlink()]
@@ -304,9 +305,16 @@ def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = Fal
     missing = [n for n in names if not (root / n).is_dir()]
     if missing:
         raise ValueError(f"no grid store {', '.join(missing)} under {root}; `robeval grids` without names lists them.")
+    if not given:  # every folder listed: only those holding a grid's sub-stores (--from /etc holds none)
+        names = [n for n in names if any((root / n).glob("config-*/config.json"))]
     if not names:
         if pack_to is not None:
             raise ValueError(f"no grid stores under {root} to pack; no pack was written to {pack_to}.")
+        if source is not None:
+            raise ValueError(
+                f"--from {root} holds no grid store (a folder with config-*/config.json); pass a folder of grid stores "
+                "such as results/paper/grids."
+            )
         print(f"no grid stores under {root} (nothing of profile {profile!r} has run here).")
         return 0
     lines, stale, foreign, total_cells, total_s = [], [], [], 0, 0.0

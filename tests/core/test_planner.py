@@ -47,7 +47,9 @@ def ledgers(tmp_path):
          _row("b4.x", stable_n=6, n_runs=5, central=False, part_of="b4"),
          _row("b4.y", "reproduced", stable_n=5, n_runs=5, central=False, part_of="b4")]  # fmt: skip
     for name, rows in (("A", a), ("B", b)):
-        (folder / f"{name}.json").write_text(json.dumps({"notebook": name, "claims": rows}))
+        # a whole saved ledger: its paper and profile, which the reader checks (probe M6)
+        led = {"paper": "core", "notebook": name, "profile": "default", "claims": rows}
+        (folder / f"{name}.json").write_text(json.dumps(led))
     units = tmp_path / "units.toml"
     units.write_text(UNITS)
     return {"claims_dir": folder, "units": units}

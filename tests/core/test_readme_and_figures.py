@@ -500,3 +500,7 @@ def test_the_readme_lists_every_undecided_statement_with_what_it_needs():
     assert _need("the paper's protocol (see mechanism)", "the paper trains 512 networks; we train 1") == (
         "the paper's protocol: the paper trains 512 networks"
     )
+    # a ". " inside parentheses ends no sentence (it cut "(App. B)" open and left only "the part 'appb'")
+    appb = "the part 'appb' (batch-norm adaptation (App. B)) was not run in this run (parts = [fig2b]); a run with it"
+    assert _need(appb) == "the part 'appb' (batch-norm adaptation (App. B)) was not run in this run (parts = [fig2b])"
+    assert _need("needs 12 runs. (App. B) says more") == "needs 12 runs"

@@ -645,6 +645,8 @@ def test_adopt_refuses_a_store_from_elsewhere_naming_paths_outside_the_checkout(
     cell_file = next(p for p in cfg_file.parent.glob("*.json") if "x=1_" in p.name)
     payload = json.loads(cell_file.read_text())
     payload["cell"]["note"] = "../../victim.txt"
+    cell_file.unlink()  # the forged cell under its own name (a file under another cell's name is refused: probe M1)
+    cell_file = cell_file.with_name(runs.cell_key(payload["cell"]) + ".json")
     cell_file.write_text(json.dumps(payload))
     with pytest.raises(RuntimeError, match="a cell names '../../victim.txt' \\(note\\), a path"):
         runs.adopt(here, source=tmp_path / "elsewhere", n_check=2, progress=False)
@@ -1193,7 +1195,8 @@ def test_damaged_stores_are_named_in_one_line_and_pack_writes_only_what_unpack_t
     target = next(linked.glob(f"config-*/{cell.name}"))
     target.unlink()
     os.symlink(cell, target)
-    with pytest.raises(ValueError, match="is a link or not a regular file"):
+    # refused before it is opened, as every store file (probe M16: its target was read first)
+    with pytest.raises(ValueError, match="is a link or a special file, which no store robeval wrote holds"):
         runs.pack([linked], tmp_path / "linked.tar.xz")
     mine = tmp_path / "thesis.tar.xz"
     mine.write_text("my thesis")

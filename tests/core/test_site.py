@@ -566,7 +566,8 @@ def test_a_second_build_into_a_folder_in_use_is_refused(tmp_results, tmp_path):
     from robeval.core.paths import results_dir
 
     stored = results_dir("smoke") / "claims" / "07_realworld_analytical.json"  # a stored ledger: checks pass
-    atomic_write_json(stored, {"paper": "realworld", "notebook": "07_realworld_analytical", "claims": []})
+    led = {"paper": "realworld", "notebook": "07_realworld_analytical", "profile": "smoke", "claims": []}
+    atomic_write_json(stored, led)  # its profile too: a ledger of no profile or of another one is refused (probe M6)
     out, work = tmp_path / "site", tmp_path / "work"
     for held in (out, work):
         held.mkdir(exist_ok=True)

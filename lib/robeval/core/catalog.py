@@ -9,6 +9,40 @@ from robeval.core import paths as project
 from robeval.core.paths import check_profile
 
 COMPUTE_TAG = "compute"  # cells that compute results; every other cell must run from the result files alone
+NOTEBOOK_MAX_BYTES = 256 * 2**20  # a notebook's file (the largest executed one, with its figures, is a few MB)
+
+
+def notebook_file(path, what: str = "path") -> Path:
+    """``path`` as a Path when it names a notebook file that may be opened: a regular file (a link to one is
+    followed) of at most :data:`NOTEBOOK_MAX_BYTES`, checked before it is opened (a FIFO would block the reader for
+    ever, ``/dev/zero`` never end). TypeError naming ``what`` for anything but a str or path; ValueError naming the
+    file otherwise."""
+    import os
+
+    from robeval.core.io import check_regular_file
+
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or str(path) == "":
+        raise TypeError(f"{what} must name a notebook file (a str or Path), got {type(path).__name__} {path!r:.60}.")
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"no such notebook: {path} (from {what}); pass an .ipynb file, e.g. notebooks/07_*.ipynb.")
+    return check_regular_file(path, "the notebook", "pass an .ipynb file", max_bytes=NOTEBOOK_MAX_BYTES)
+
+
+def read_notebook_json(path, what: str = "path") -> dict:
+    """The JSON object of the notebook file ``path`` (:func:`notebook_file` checks it first); ValueError naming the
+    file when it is not a notebook's JSON (an object with a list of cells)."""
+    import json
+
+    path = notebook_file(path, what)
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:120]
+        raise ValueError(f"{path} is not a readable notebook ({why}); pass an .ipynb file.") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise ValueError(f"{path} is not a notebook (a JSON object with a list of cells); pass an .ipynb file.")
+    return nb
 
 
 def notebook_paths(only: str | list[str] | None = None) -> list[Path]:
@@ -19,6 +53,11 @@ def notebook_paths(only: str | list[str] | None = None) -> list[Path]:
         return paths
     if not isinstance(only, (str, list, tuple)):
         raise TypeError(f"only must be a comma-separated str or a list of str, got {type(only).__name__}.")
+    odd = [w for w in ([] if isinstance(only, str) else only) if not isinstance(w, str)]
+    if odd:
+        raise TypeError(
+            f"only must name notebooks as text (e.g. '07' or ['01', '08']), got {odd[0]!r} in {only!r:.60}."
+        )
     wanted = [w.strip() for w in (only.split(",") if isinstance(only, str) else only) if w.strip()]
     if not wanted:
         raise ValueError(f"--only {only!r} selects no notebook; name numbers or names, e.g. --only 01,08.")
@@ -33,14 +72,14 @@ def notebook_paths(only: str | list[str] | None = None) -> list[Path]:
 
 def has_compute_cells(path: Path) -> bool:
     """Whether the notebook at ``path`` has a cell tagged ``compute`` (one that a replot leaves out)."""
-    import json
-
-    cells = json.loads(Path(path).read_text(encoding="utf-8")).get("cells", [])
-    return any(COMPUTE_TAG in c.get("metadata", {}).get("tags", []) for c in cells)
+    cells = read_notebook_json(path)["cells"]
+    return any(COMPUTE_TAG in (c.get("metadata", {}).get("tags", []) if isinstance(c, dict) else ()) for c in cells)
 
 
 def settings_estimate(path: Path, profile: str) -> str:
-    """The settings' time estimate of the notebook's experiment (for the terminal), or ''."""
+    """The settings' time estimate of the notebook's experiment (for the terminal), or ''. ValueError for an unknown
+    profile."""
+    check_profile(profile)
     from robeval.core.profiles import load_table
 
     exp = notebook_experiment(path)

@@ -214,6 +214,9 @@ def temporary_env(values: Mapping[str, str]):
                 f"values must map variable names (text) to text, got {k!r:.40}: {v!r:.40} ({type(v).__name__}); "
                 f"environment variables hold text: pass str({v!r:.40})."
             )
+    odd = [k for k in values if not k or "=" in k or "\0" in k or "\0" in values[k]]
+    if odd:  # os.environ would refuse it with OSError [Errno 22] halfway through the update
+        raise ValueError(f"values: {odd[0]!r:.40} is no environment variable name (empty, or with '=' or NUL).")
     saved = {k: os.environ.get(k) for k in values}
     try:
         os.environ.update(values)

@@ -246,25 +246,54 @@ def check_output_file(path: str | os.PathLike, option: str, *, create: bool = Tr
 
 
 def check_owned_folder(
-    path: str | os.PathLike, option: str, marker: str, *, ours: bool = False, mark: bool = True
+    path: str | os.PathLike,
+    option: str,
+    marker: str,
+    *,
+    ours: bool | str | os.PathLike = False,
+    mark: bool = True,
 ) -> Path:
     """``path``, resolved against the working directory, as an output folder robeval may empty and refill: one
     that is missing (created here), empty, or carries the file ``marker`` that robeval wrote into it on an earlier
     build; the marker is (re)written here (with ``mark``; else by :func:`mark_owned_folder` once the caller's own
     checks passed, so a refused build leaves no marker in a folder a user may later fill), so the next build may
-    reuse the folder. ``ours=True`` marks a default
-    folder under the checkout's ``build/``, which is robeval's own. ValueError naming ``option``, the folder and
-    the fix for any other folder: robeval never deletes what it did not write."""
+    reuse the folder. ``ours`` names the folder that is robeval's own (the checkout's ``build/``; True: ``path``'s
+    parent): a default folder inside it is taken as robeval's without the marker, but only while no link lies
+    between the two (``path`` itself included): a link, e.g. ``build/site`` made to point into a served folder,
+    leads out of robeval's folder, and the folder it reaches is judged by the rule above. ValueError naming
+    ``option``, the folder and the fix for any other folder: robeval never deletes what it did not write."""
     path = check_output_folder(Path(os.path.abspath(Path(path).expanduser())), option)
+    link = None
+    if ours is not False:
+        link = link_between(path, path.parent if ours is True else ours)
     marked = (path / marker).is_file() and not (path / marker).is_symlink()
-    if not (ours or marked) and any(path.iterdir()):
+    if not ((ours is not False and link is None) or marked) and any(path.iterdir()):
+        through = f" (through the link {link}, to {os.path.realpath(link)})" if link is not None else ""
         raise ValueError(
-            f"{option} {path} holds files robeval did not write (it is not empty and has no {marker} from an "
-            "earlier robeval build), and building there would delete them; pass a new or empty folder."
+            f"{option} {path}{through} holds files robeval did not write (it is not empty and has no {marker} from "
+            "an earlier robeval build), and building there would delete them; pass a new or empty folder"
+            f"{', or remove the link' if link is not None else ''}."
         )
     if mark:
         mark_owned_folder(path, marker)
     return path
+
+
+def link_between(path: str | os.PathLike, own: str | os.PathLike) -> Path | None:
+    """The link that leads ``path`` out of the folder ``own`` (both made absolute, not resolved): the outermost link
+    between them, ``path`` itself included; ``path`` when it does not lie inside ``own`` at all; None when it lies
+    inside ``own`` through real folders only (what robeval may treat as its own when ``own`` is)."""
+    path = Path(os.path.abspath(Path(path).expanduser()))
+    own = Path(os.path.abspath(Path(own).expanduser()))
+    if own != path and own not in path.parents:
+        return path
+    link = None
+    step = path
+    while step != own:
+        if step.is_symlink():
+            link = step
+        step = step.parent
+    return link
 
 
 def mark_owned_folder(path: str | os.PathLike, marker: str) -> None:

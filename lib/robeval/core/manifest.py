@@ -109,6 +109,8 @@ def check_manifest(ledger: dict, ledger_path, profile: str) -> None:
     differs from its manifest: missing, added, or with other bytes (with its row count now and as recorded), or
     whose recorded size or row count is not the file's (an edited ledger: the manifest is compared whole).
     A ledger without a manifest is refused too: it cannot show that its results are the ones it was built from."""
+    if not isinstance(ledger, dict):
+        raise TypeError(f"ledger must be a saved ledger (the dict of its JSON file), got {type(ledger).__name__}.")
     stem = Path(ledger_path).stem  # the notebook the file is of; the ledger's own field is checked against it
     notebook = ledger.get("notebook", stem)
     recorded = ledger.get(MANIFEST_KEY)

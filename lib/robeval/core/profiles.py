@@ -286,6 +286,10 @@ def describe(settings: Settings, file=None) -> None:
     file; None: standard output; TypeError otherwise, e.g. for a file name)."""
     import sys
 
+    if not isinstance(settings, Settings):
+        raise TypeError(
+            f"settings must be resolved settings (resolve(experiment, profile)), got {type(settings).__name__}."
+        )
     if file is not None and not callable(getattr(file, "write", None)):
         raise TypeError(
             f"file must be an open text file (or None for standard output), got {type(file).__name__} {file!r:.60}; "
@@ -384,7 +388,8 @@ def notebook_cost(experiment: str, profile: str) -> str:
 
 def measured_seconds(experiment: str, profile: str = "default") -> int | None:
     """The measured seconds of ``experiment``'s notebook under ``profile`` (its ``estimate``: "measured 6.1 min
-    (367 s)" or "measured 14 s"), or None when it states no measurement."""
+    (367 s)" or "measured 14 s"), or None when it states no measurement. ValueError for an unknown profile."""
+    check_profile(profile)
     m = _SECONDS.search(str(load_table(experiment).get(profile, {}).get("estimate", "")))
     return int(m.group(1) or m.group(2)) if m else None
 
@@ -399,6 +404,8 @@ def profile_table(executed: Mapping[str, list[str]] | None = None) -> str:
     ``results/<profile>/claims``)."""
     from robeval.core.paths import RESULTS_DIR
 
+    if executed is not None and not isinstance(executed, Mapping):
+        raise TypeError(f"executed must map a profile to its notebooks (or be None), got {type(executed).__name__}.")
     by_nb = {str(load_table(e).get("meta", {}).get("notebook", e)): e for e in experiments()}
     order = sorted(by_nb)
     if executed is None:

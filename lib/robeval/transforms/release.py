@@ -52,7 +52,9 @@ def parse_names(text: str) -> list[str]:
     if not isinstance(text, str) or not text.strip():
         raise ValueError("--names is empty; pass a comma list of corruptions, or C, C-bar or all.")
     names: list[str] = []
-    tokens = [t.strip() for t in text.split(",") if t.strip()]
+    tokens = [t.strip() for t in text.split(",")]
+    if "" in tokens:  # 'contrast,,fog': a name left out by mistake, not nothing asked for
+        raise ValueError(f"--names {text!r:.80} has an empty name between commas; name each corruption once.")
     twice = [t for i, t in enumerate(tokens) if t.lower() in [u.lower() for u in tokens[:i]]]
     if twice:  # a name given twice is a typo for another one more often than a wish for one file
         raise ValueError(f"--names lists {twice[0]!r} twice; name each corruption (or group) once.")
@@ -273,6 +275,10 @@ def load_released(directory, name: str, *, mmap: bool = False) -> tuple[np.ndarr
     directory = check_path(directory, "directory")
     path, label_path = directory / f"{name}.npy", directory / "labels.npy"
     for p in (path, label_path):
+        if p.exists() and not p.is_file():  # a FIFO or a folder of that name: said as what it is, never opened
+            from robeval.core.io import check_regular_file
+
+            check_regular_file(p, "", "pass the folder holding the release's .npy files")
         if not p.is_file():
             raise FileNotFoundError(
                 f"{p} does not exist. Download and extract the release (CIFAR-10-C: "

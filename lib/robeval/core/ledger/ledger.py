@@ -136,6 +136,7 @@ from robeval.core.ledger.vocab import (
     as_interval,
     check_central,
     check_claims,
+    check_noise,
     check_notebook,
     check_paper_value,
     comparable_span,
@@ -189,8 +190,8 @@ class Ledger(ReadingsMixin, StoreMixin):
     decided_by: str = ""
 
     def __post_init__(self):
-        check_claims(self.claims)
         check_profile(self.profile)
+        self.cover(self.index) if self.index else None  # checked as cover() checks it, not first by save()
         if not isinstance(self.survives, bool):
             raise TypeError(f"survives must be True or False, got {self.survives!r}.")
         if self.decided_by:
@@ -205,9 +206,12 @@ class Ledger(ReadingsMixin, StoreMixin):
                 "a ledger whose run is no evidence (survives=False, e.g. a dry run) needs mechanism= saying why; "
                 "set `mechanism` in the profile's settings table (e.g. [dry_run])."
             )
-        if self.paper not in PAPERS:
+        if not isinstance(self.paper, str) or self.paper not in PAPERS:
             raise ValueError(f"Unknown paper {self.paper!r}; use one of {', '.join(PAPERS)}.")
         check_notebook(self.paper, self.notebook)  # a plain name; a compendium notebook of this paper
+        check_claims(self.claims, self)  # the starting rows are rows of this ledger
+        if not isinstance(self.mechanism, str):
+            raise TypeError(f"mechanism must be a string (why the mechanisms survive), got {self.mechanism!r:.60}.")
         if not isinstance(self.scaling, str):
             raise TypeError(f"scaling must be a string (what the profile scales down), got {self.scaling!r}.")
 
@@ -464,7 +468,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         for environment checks."""
         _check_types(f"fact {id!r}", holds=holds)
         holds = bool(holds)
-        if not basis:
+        if not isinstance(basis, str) or not basis.strip():
             raise ValueError("basis= must say why the statement is decided exactly (no sampling error).")
         return self._record(
             id, source, description, "fact", paper, estimate if estimate is not None else holds, None, None,
@@ -520,6 +524,8 @@ class Ledger(ReadingsMixin, StoreMixin):
         only beyond the noise on the claimed side, an erratum only beyond it on the other, and inconclusive between
         (with :data:`RUN_SPREAD`: one difference test for both, gated alike) — never confirmed because nothing
         went the wrong way."""
+        if not isinstance(check, str) or not check.strip():
+            raise ValueError(f"{id}: check= must say how the artefacts were checked (text), got {check!r:.60}.")
         if claimed is not None:
             if discrepancy is not None or holds is not None or margin is not None:
                 raise ValueError(f"{id}: pass claimed= (a statement of direction) or discrepancy=/holds=, not both.")
@@ -581,7 +587,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         raise KeyError(f"{self.notebook} has no claim {id!r}; recorded: {[c.id for c in self.claims][:20]}")
 
     def _check_id(self, id) -> str:
-        if not isinstance(id, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+", id):
+        if not isinstance(id, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*", id):
             raise ValueError(f"claim id {id!r} must be a plain name (letters, digits, '_', '-', '.').")
         id = id + getattr(self, "_suffix", "")
         if any(c.id == id for c in self.claims):
@@ -605,7 +611,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         if evidence not in EVIDENCE:
             raise ValueError(f"{id}: evidence {evidence!r} is not one of {EVIDENCE}.")
         unit = labels.get("unit")
-        if unit is not None and unit not in UNITS:
+        if unit is not None and (not isinstance(unit, str) or unit not in UNITS):
             raise ValueError(f"{id}: unit {unit!r} is not one of {sorted(UNITS)}.")
         if unit is None and (n_runs is not None or interval is not None):
             raise TypeError(f"{id}: unit= is required with an interval: what do its n = {n_runs} units count?")
@@ -658,7 +664,7 @@ class Ledger(ReadingsMixin, StoreMixin):
         noise_basis="", discrepancy=None,
     ) -> Claim:  # fmt: skip
         id = self._check_id(id)
-        central = check_central(central, id)
+        central, noise = check_central(central, id), check_noise(noise, id)
         paper_value = check_paper_value(paper_value, id)
         for name, text in (("source", source), ("description", description), ("note", note)):
             if not isinstance(text, str) or (name != "note" and not text.strip()):

@@ -4,10 +4,11 @@ The writing half is a mixin of :class:`robeval.core.ledger.Ledger`."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 
 from robeval.core.io import NotRegularFileError, atomic_write_json, read_json
-from robeval.core.ledger.vocab import Claim, check_vocabulary
+from robeval.core.ledger.vocab import PAPERS, Claim, check_vocabulary
 from robeval.core.manifest import MANIFEST_KEY, results_manifest
 from robeval.core.paths import results_dir
 
@@ -38,11 +39,18 @@ class StoreMixin:
         """Record the part of the paper's claims index that this notebook covers: entries
         ``{"source", "statement", "claims": [id patterns], "reason": why none tests it}``. On :meth:`save`,
         every pattern must match a recorded claim and every recorded claim must be matched by an entry."""
+        if not isinstance(index, (list, tuple)):
+            raise TypeError(
+                f"index must be a list of claims index entries (dicts), got {type(index).__name__} {index!r:.60}."
+            )
         for e in index:
             if not isinstance(e, dict) or not {"source", "statement"} <= set(e):
                 raise ValueError(f"claims index entries need 'source' and 'statement', got {e!r}.")
             if not e.get("claims") and not e.get("reason"):
                 raise ValueError(f"index entry {e['source']!r} names no claims and gives no reason why none tests it.")
+        why = index_error([dict(e) for e in index])
+        if why is not None:  # text where a list of claim patterns or a reason belongs
+            raise ValueError(f"claims index: {why}.")
         self.index = [dict(e) for e in index]
 
     def check_coverage(self) -> None:
@@ -115,7 +123,8 @@ def load_claims(profile: str):
 
 
 def load_ledgers(profile: str) -> list[dict]:
-    """Every saved ledger of ``profile`` (dicts with paper, notebook, profile, claims, index), by notebook."""
+    """Every saved ledger of ``profile`` (dicts with paper, notebook, profile, claims, index), by notebook, each
+    checked by :func:`check_saved_ledger` (a ledger of another profile in the folder is refused)."""
     folder = results_dir(profile) / "claims"
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
@@ -128,23 +137,107 @@ def load_ledgers(profile: str) -> list[dict]:
                 f"{path}: not readable JSON ({exc}); rebuild the ledger with `robeval run --replot` (or restore it "
                 "from git)."
             ) from None
-        out.append(check_saved_ledger(data, path))
+        out.append(check_saved_ledger(data, path, profile=profile))
     return out
 
 
-def check_saved_ledger(d, path) -> dict:
-    """A saved ledger (the dict of one JSON file) checked against the ledger's vocabulary: ValueError naming the
-    file and the row for an unknown verdict, evidence class, kind, unit, ``about`` or noise basis, or a verdict
-    its evidence class cannot carry (a hand-edited or misspelled ledger is refused, never miscounted)."""
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,200}")  # an id or notebook name as robeval writes them
+
+
+def check_saved_ledger(d, path, *, profile: str | None = None) -> dict:
+    """A saved ledger (the dict of one JSON file) checked as ``robeval compare`` and ``verify`` check it, so that a
+    report counts only what they accept: ValueError naming the file and the row for a ``notebook`` that is not the
+    file's name, a ``paper`` or ``profile`` of no ledger robeval writes (``profile``: the one its folder is of), a
+    row of another paper, notebook or profile than its ledger, a row whose id is no plain name or is listed twice,
+    an unknown verdict, evidence class, kind, unit, ``about`` or noise basis, a verdict its evidence class cannot
+    carry, ``central`` that is not true or false, an estimate that is NaN or infinite, or an ``index`` that is not
+    a list of entries ``{"source": text, "statement": text, "claims": [text], "reason": text}`` (a hand-edited or
+    misspelled ledger is refused, never miscounted)."""
+    from pathlib import Path
+
+    fix = "the ledger is damaged. Restore it (git checkout) or rebuild it with `robeval run --replot`."
     if not isinstance(d, dict) or not isinstance(d.get("claims"), list):
         raise ValueError(f"{path}: not a claims ledger (a JSON object with a 'claims' list); rebuild it with "
                          "`robeval run --replot`.")  # fmt: skip
+    why = _ledger_level_error(d, Path(path).stem, profile)
+    if why is not None:
+        raise ValueError(f"{path}: {why}; {fix}")
+    seen = set()
     for i, row in enumerate(d["claims"]):
         if not isinstance(row, dict):
             raise ValueError(f"{path}: claim {i} is not an object; rebuild the ledger with `robeval run --replot`.")
+        why = _row_error(row, i, d, seen)
+        if why is not None:
+            raise ValueError(f"{path}: {why}; {fix}")
+        seen.add(row["id"])
         try:
             check_vocabulary(row)
         except ValueError as e:
             raise ValueError(f"{path}: {e} Fix the row or rebuild the ledger with `robeval run --replot`.") from None
     d.setdefault("index", [])
+    why = index_error(d["index"])
+    if why is not None:
+        raise ValueError(f"{path}: {why}; {fix}")
     return d
+
+
+def _ledger_level_error(d: dict, stem: str, profile: str | None) -> str | None:
+    """Why a saved ledger's own fields are not those of the ledger robeval writes as ``<stem>.json`` of
+    ``profile``, or None."""
+    from robeval.core.paths import PROFILES
+
+    notebook, paper, prof = d.get("notebook"), d.get("paper"), d.get("profile")
+    if not isinstance(notebook, str) or not _PLAIN_NAME.fullmatch(notebook):
+        return f"its 'notebook' is {notebook!r:.60}, not a plain notebook name"
+    if notebook != stem:
+        return (
+            f"it holds the ledger of {notebook} (its 'notebook'), not of {stem}: a ledger is saved as <notebook>.json"
+        )
+    if paper not in PAPERS:
+        return f"its 'paper' is {paper!r:.60}, not one of {', '.join(PAPERS)}"
+    if prof not in PROFILES or (profile is not None and prof != profile):
+        want = repr(profile) if profile is not None else f"one of {', '.join(PROFILES)}"
+        return f"its 'profile' is {prof!r:.60}, not {want} (the profile of its folder)"
+    return None
+
+
+def _row_error(row: dict, i: int, d: dict, seen: set) -> str | None:
+    """Why the row ``i`` of the saved ledger ``d`` is not one robeval writes there (``seen``: the ids before it)."""
+    import math
+
+    rid = row.get("id")
+    if not isinstance(rid, str) or not _PLAIN_NAME.fullmatch(rid):
+        return f"claim {i} has the id {rid!r:.80}, not a plain name (letters, digits, '_', '-', '.')"
+    if rid in seen:
+        return f"the id {rid!r} is listed twice"
+    for key in ("paper", "notebook", "profile"):
+        if key in row and row[key] != d.get(key):
+            return f"claim {rid!r} has the {key} {row[key]!r:.60}, not its ledger's {d.get(key)!r}"
+    if "central" in row and not isinstance(row["central"], bool):
+        return f"claim {rid!r} has central {row['central']!r:.40}, not true or false"
+    est = row.get("estimate")
+    if isinstance(est, float) and not math.isfinite(est):
+        return f"claim {rid!r} has the estimate {est!r}, which no saved ledger holds"
+    return None
+
+
+def index_error(index) -> str | None:
+    """Why ``index`` is not a claims index (:meth:`StoreMixin.cover`): a list of entries ``{"source": text,
+    "statement": text, "claims": [id patterns], "reason": text}``, each naming claims or giving a reason; None when
+    it is one."""
+    if not isinstance(index, list):
+        return f"its index is {type(index).__name__} {str(index)[:60]!r}, not a list of entries"
+    for i, e in enumerate(index):
+        what = f"index entry {i}"
+        if not isinstance(e, dict):
+            return f"{what} is {type(e).__name__} {str(e)[:60]!r}, not an object"
+        if not isinstance(e.get("source"), str) or not isinstance(e.get("statement"), str):
+            return f"{what} has no 'source' and 'statement' (text)"
+        claims, reason = e.get("claims", []), e.get("reason", "")
+        if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
+            return f"{what} ({e['source']!r:.60}) has 'claims' {claims!r:.60}, not a list of id patterns (text)"
+        if not isinstance(reason, str):
+            return f"{what} ({e['source']!r:.60}) has 'reason' {reason!r:.60}, not text"
+        if not claims and not reason:
+            return f"{what} ({e['source']!r:.60}) names no claims and gives no reason why none tests it"
+    return None

@@ -95,6 +95,10 @@ def phrase_need(n, now, unit: str, about: str, available=None, evidence: str = "
     boolean or text, ValueError for NaN or a negative count)."""
     for name, count in (("n", n), ("now", now), ("available", available)):
         _check_count(count, name)
+    for name, value in (("unit", unit), ("about", about), ("evidence", evidence)):
+        if not isinstance(value, str) or (name == "unit" and not value.strip()):
+            raise TypeError(f"{name} must be text (e.g. unit {sorted(UNITS)[0]!r}), got {value!r:.60}.")
+    n = 0 if n == 0 else n  # -0.0 is said as 0
     limit = available if available is not None else UNIT_LIMITS.get(unit)
     if about == MODELS and unit not in TRAINING_UNITS:
         return (
@@ -209,6 +213,9 @@ def check_vocabulary(row) -> None:
     get = row.get if isinstance(row, dict) else lambda k, d=None: getattr(row, k, d)
     rid = get("id", "?")
     kind = get("kind")
+    for name in ("unit", "about", "noise_basis", "verdict"):  # a list would be unhashable: named, as text is
+        if not isinstance(get(name, ""), (str, type(None))):
+            raise TypeError(f"row {rid!r}: {name} must be text, got {type(get(name)).__name__} {get(name)!r:.60}.")
     if kind not in KINDS:
         raise ValueError(f"row {rid!r}: kind {kind!r} is not one of {KINDS}.")
     check_verdict(get("evidence"), get("verdict"), rid)
@@ -226,7 +233,7 @@ def check_vocabulary(row) -> None:
 def check_verdict(evidence: str, verdict: str, row: str = "") -> None:
     """ValueError unless ``verdict`` is allowed for the evidence class ``evidence`` (:data:`ALLOWED`)."""
     where = f"row {row!r}: " if row else ""
-    if evidence not in ALLOWED:
+    if not isinstance(evidence, str) or evidence not in ALLOWED:
         raise ValueError(f"{where}evidence {evidence!r} is not one of {EVIDENCE}.")
     if verdict not in ALLOWED[evidence]:
         raise ValueError(
@@ -306,7 +313,7 @@ def check_notebook(paper: str, notebook) -> None:
 
     from robeval.core.profiles import experiments, load_table
 
-    if not isinstance(notebook, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", notebook) or ".." in notebook:
+    if not isinstance(notebook, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", notebook) or ".." in notebook:
         raise ValueError(
             f"notebook {notebook!r} must be a plain name (letters, digits, '_', '-', '.'), e.g. '01_mscr_2d'; it "
             "names the ledger file."
@@ -320,10 +327,50 @@ def check_notebook(paper: str, notebook) -> None:
             )
 
 
-def check_claims(claims) -> None:
-    """TypeError unless ``claims`` (a Ledger's starting rows) is a list of :class:`Claim`."""
+def check_claims(claims, ledger=None) -> None:
+    """TypeError unless ``claims`` (a Ledger's starting rows) is a list of :class:`Claim`; with ``ledger`` (the
+    :class:`robeval.core.ledger.Ledger` they start), ValueError naming the row unless each is a row that ledger
+    could have recorded and saves as :func:`robeval.core.ledger.check_saved_ledger` reads it: a plain id, listed
+    once, of the ledger's paper, notebook and profile, ``central`` True or False, a finite estimate."""
+    import re
+
     if not isinstance(claims, list) or not all(isinstance(c, Claim) for c in claims):
         raise TypeError(f"claims must be a list of Claim rows (leave it out for an empty ledger), got {claims!r:.60}.")
+    seen = set()
+    for i, c in enumerate(claims if ledger is not None else ()):
+        why = None
+        if not isinstance(c.id, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", c.id):
+            why = f"its id {c.id!r:.60} is not a plain name (letters, digits, '_', '-', '.')"
+        elif c.id in seen:
+            why = f"its id {c.id!r} is listed twice"
+        elif not isinstance(c.central, (bool, np.bool_)):
+            why = f"central is {c.central!r:.40}, not True or False"
+        elif isinstance(c.estimate, float) and not math.isfinite(c.estimate):
+            why = f"its estimate is {c.estimate!r}; a failed computation is recorded as inconclusive"
+        else:
+            why = next(
+                (
+                    f"its {key} is {getattr(c, key)!r:.60}, not the ledger's {getattr(ledger, key)!r}"
+                    for key in ("paper", "notebook", "profile")
+                    if getattr(c, key) != getattr(ledger, key)
+                ),
+                None,
+            )
+        if why is not None:
+            raise ValueError(f"claims: row {i} ({str(c.id)[:60]!r}): {why}; pass rows this ledger records.")
+        seen.add(c.id)
+
+
+def check_noise(noise, what: str) -> float | None:
+    """``noise`` (the paper's own noise a row's erratum must exceed) as a float >= 0, or None; TypeError or
+    ValueError naming ``what`` (the row) for text, NaN, infinity or a negative number (a gap is never "beyond" a
+    NaN noise: the row would be an erratum against no noise at all)."""
+    if noise is None:
+        return None
+    value = finite_float(noise, f"{what}: noise")
+    if value < 0:
+        raise ValueError(f"{what}: noise must be >= 0 (the paper's own noise, in its units), got {noise!r}.")
+    return value
 
 
 def check_central(central, what: str) -> bool:
@@ -443,6 +490,11 @@ def _check_table_cells(cells: Any) -> None:
             isinstance(pair, (tuple, list)) and len(pair) == 2 and all(hasattr(pair[1], a) for a in ("estimate", "se"))
         ):
             raise TypeError(f"{what}; cells[{name!r}] is {str(pair)[:60]!r}.")
+        pv, se = pair[0], pair[1].se
+        if isinstance(pv, (bool, np.bool_)) or not isinstance(pv, Real) or not math.isfinite(pv):
+            raise TypeError(f"{what}; the paper value of cells[{name!r}] is {pv!r:.40}, not a finite number.")
+        if isinstance(se, (bool, np.bool_)) or not isinstance(se, Real) or not (se >= 0 and math.isfinite(se)):
+            raise ValueError(f"{what}; the interval of cells[{name!r}] has se {se!r:.40}, not a finite number >= 0.")
 
 
 def decision_of(test, verdict: str) -> str:

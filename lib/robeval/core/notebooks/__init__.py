@@ -12,6 +12,7 @@ from robeval.core.notebooks.kernel import PAPERMILL_MARKER, check_injected_param
 from robeval.core.notebooks.runner import (
     COMPUTE_TAG,
     KERNEL,
+    OUTPUT_MARKER,
     NotebookFailed,
     check_notebook_file,
     check_parameters,
@@ -30,6 +31,7 @@ from robeval.core.notebooks.runner import (
 __all__ = [
     "COMPUTE_TAG",
     "KERNEL",
+    "OUTPUT_MARKER",
     "NotebookFailed",
     "PAPERMILL_MARKER",
     "check_injected_parameters",

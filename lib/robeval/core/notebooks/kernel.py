@@ -33,6 +33,8 @@ def check_injected_parameters(history, declared=()) -> None:
     """
     if isinstance(history, str) or not isinstance(history, (list, tuple)):
         raise TypeError(f"history must be a list of cell sources (IPython's In), got {type(history).__name__}.")
+    if isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__"):  # a list, set or dict of names
+        raise TypeError(f"declared must be a list of parameter names, got {type(declared).__name__} {declared!r:.60}.")
     cells = [c for c in history if isinstance(c, str) and c.strip()]
     injected = [i for i, c in enumerate(cells) if c.lstrip().startswith(PAPERMILL_MARKER)]
     if not injected:
@@ -80,6 +82,8 @@ def show_ledger(ledger, central_only: bool = False, max_width_em: int = 40):
         raise TypeError(f"ledger must be a Ledger or its table() DataFrame, got {type(ledger).__name__}.")
     if isinstance(max_width_em, bool) or not isinstance(max_width_em, int) or max_width_em < 5:
         raise ValueError(f"max_width_em must be an int >= 5 (em), got {max_width_em!r}.")
+    if not isinstance(central_only, bool):
+        raise TypeError(f"central_only must be True or False, got {central_only!r:.40}.")
     if central_only and "central" in table:
         table = table[table["central"].astype(bool)]
     wide = {"description": max_width_em, "decides": max_width_em, "note": max_width_em, "rule": max_width_em // 2}
@@ -139,7 +143,16 @@ def ledger_for(cfg, profile: str):
     theirs here too)."""
     from robeval.core.ledger import Ledger, is_scaled
 
-    meta = cfg.meta
+    meta = getattr(cfg, "meta", None)
+    if not isinstance(meta, dict) or not {"paper", "notebook"} <= set(meta):
+        raise TypeError(
+            f"cfg must be a notebook's resolved settings (robeval.core.profiles.resolve(...), with meta paper and "
+            f"notebook), got {type(cfg).__name__} {str(cfg)[:60]!r}."
+        )
+    if getattr(cfg, "profile", profile) != profile:  # smoke's settings under the paper profile: mislabelled rows
+        raise ValueError(
+            f"cfg was resolved under the profile {cfg.profile!r}, not {profile!r}; resolve it under {profile!r}."
+        )
     scaled_down = str(getattr(cfg, "scaled_down", "") or "")
     pipeline = str(getattr(cfg, "pipeline_check", "") or "")
     return Ledger(

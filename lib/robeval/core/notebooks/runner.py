@@ -8,7 +8,14 @@ import time
 from pathlib import Path
 
 from robeval.core import paths as project
-from robeval.core.catalog import COMPUTE_TAG, has_compute_cells, notebooks_for_profile, settings_estimate
+from robeval.core.catalog import (
+    COMPUTE_TAG,
+    has_compute_cells,
+    notebook_file,
+    notebooks_for_profile,
+    settings_estimate,
+)
+from robeval.core.io import mark_owned_folder
 from robeval.core.paths import check_profile, executed_notebooks_dir
 
 KERNEL = "robeval"
@@ -34,15 +41,24 @@ def _failing_cell(nb_path: Path) -> str:
 def replot_copy(path: Path, out_dir: Path) -> Path:
     """A copy of notebook ``path`` without its cells tagged ``compute``: it re-plots the figures and rebuilds
     the claims from the result files only (``make figures``, ``make verify``). ValueError when the copy would
-    replace ``path`` itself (``out_dir`` its own folder): its compute cells would be lost."""
+    replace ``path`` itself (``out_dir`` its own folder): its compute cells would be lost; or a file robeval did not
+    write (:func:`check_output_notebook`)."""
     import nbformat
 
-    path = Path(path)
-    out = Path(out_dir) / path.name
+    path = notebook_file(path, "path")
+    out_dir = _output_folder(out_dir, "out_dir")
+    out = out_dir / path.name
     _check_not_the_source(path, out, "out_dir")
-    nb = nbformat.read(path, as_version=4)
+    check_output_notebook(out_dir, [path.name], "out_dir")
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception as exc:  # nbformat raises NotJSONError, jsonschema's ValidationError, KeyError ...
+        why = " ".join(str(exc).split())[:160]
+        raise ValueError(
+            f"{path} is not a readable notebook ({type(exc).__name__}: {why}); pass an .ipynb file."
+        ) from None
     nb.cells = [c for c in nb.cells if COMPUTE_TAG not in c.get("metadata", {}).get("tags", [])]
-    out.parent.mkdir(parents=True, exist_ok=True)
+    mark_owned_folder(out_dir, OUTPUT_MARKER)
     nbformat.write(nb, out)
     return out
 
@@ -54,6 +70,57 @@ def _check_not_the_source(path: Path, out: Path, what: str) -> None:
             f"{what} {str(out.parent)!r} is the folder of {path.name} itself: its copy would replace the notebook. "
             "Pass another folder (by default robeval writes under build/)."
         )
+
+
+OUTPUT_MARKER = ".robeval-notebooks"  # in a folder robeval wrote notebooks into: it may replace them on a later run
+
+
+def _output_folder(folder, what: str) -> Path:
+    """``folder`` as a folder robeval may write notebooks into (created when missing); TypeError or ValueError
+    naming ``what`` for anything else (a file, text that is no path)."""
+    from robeval.core.io import check_output_folder
+
+    if isinstance(folder, bool) or not isinstance(folder, (str, os.PathLike)) or str(folder) == "":
+        raise TypeError(f"{what} must be a folder (a str or Path), got {type(folder).__name__} {folder!r:.60}.")
+    return check_output_folder(Path(os.path.abspath(Path(folder).expanduser())), what)
+
+
+def owns_folder(folder: Path) -> bool:
+    """Whether robeval may replace the notebooks it writes in ``folder``: it carries :data:`OUTPUT_MARKER` (robeval
+    wrote into it before), or it lies in the checkout's ``build/``, reached through no link."""
+    from robeval.core.io import link_between
+
+    marker = Path(folder) / OUTPUT_MARKER
+    if marker.is_file() and not marker.is_symlink():
+        return True
+    try:
+        return link_between(folder, project.BUILD_DIR) is None
+    except RuntimeError:  # outside a checkout: no build/ of robeval's
+        return False
+
+
+def check_output_notebook(folder: Path, names: list[str], what: str, *, owned: bool | None = None) -> None:
+    """ValueError naming ``what`` unless robeval may write each of ``names`` in ``folder``: a new file; or a regular
+    file in a folder robeval owns (``owned``, else :func:`owns_folder`). Never a link (a write would land in the
+    file it points to) nor a file robeval did not write there, such as a user's own notes of the notebook's name:
+    those are left as they are."""
+    folder = Path(folder)
+    ours = owns_folder(folder) if owned is None else owned
+    for name in names:
+        target = folder / name
+        if target.is_symlink():
+            raise ValueError(
+                f"{what} {folder} holds {name} as a link (to {os.readlink(target)}): robeval writes no file through a "
+                "link; pass another folder, or remove the link."
+            )
+        if target.exists() and not target.is_file():
+            raise ValueError(f"{what} {folder} holds {name}, which is not a regular file; pass another folder.")
+        if target.exists() and not ours:
+            raise ValueError(
+                f"{what} {folder} holds {name}, a file robeval did not write there (the folder has no "
+                f"{OUTPUT_MARKER} from an earlier run), and the run would replace it; pass another folder, or move "
+                "the file."
+            )
 
 
 def run_notebook(
@@ -73,16 +140,26 @@ def run_notebook(
     """
     pm = require_papermill()
     check_profile(profile)
-    out_dir = Path(output_dir) if output_dir is not None else executed_notebooks_dir(profile)
+    path = notebook_file(path, "path")
+    out_dir = _output_folder(output_dir, "output_dir") if output_dir is not None else executed_notebooks_dir(profile)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / path.name
     _check_not_the_source(Path(path), out, "output_dir")
+    owned = owns_folder(out_dir)
+    check_output_notebook(out_dir, [out.name, kernel_log(out).name], "output_dir", owned=owned)
+    sources = out_dir / "replot-sources"  # replot_copy's folder: robeval's own when out_dir is
+    if replot:
+        check_output_notebook(sources, [path.name], "output_dir", owned=owned or owns_folder(sources))
     params = {"profile": profile, **(parameters or {})}
     declared = set(pm.inspect_notebook(str(path)))
     unknown = sorted(set(params) - declared)
     if unknown:  # papermill itself only warns, and the run would silently ignore them
         raise ValueError(f"{path.name} has no parameter(s) {unknown}; its parameters cell declares {sorted(declared)}.")
-    source = replot_copy(path, out_dir / "replot-sources") if replot else path
+    mark_owned_folder(out_dir, OUTPUT_MARKER)
+    if replot:
+        sources.mkdir(exist_ok=True)
+        mark_owned_folder(sources, OUTPUT_MARKER)
+    source = replot_copy(path, sources) if replot else path
     try:
         with _kernel_environment(), _quiet_interrupt():
             pm.execute_notebook(
@@ -218,7 +295,7 @@ def check_parameters(paths: list[Path], profile: str, parameters: dict) -> None:
 
     pm = require_papermill()
     by_notebook = {load_table(e).get("meta", {}).get("notebook"): e for e in experiments()}
-    for path in paths:
+    for path in _notebook_list(paths):
         declared = set(pm.inspect_notebook(str(path))) - {"profile"}
         unknown = sorted(set(parameters) - declared)
         if unknown:
@@ -234,6 +311,14 @@ def check_parameters(paths: list[Path], profile: str, parameters: dict) -> None:
                 raise ValueError(f"{path.stem}: {exc}") from None
 
 
+def _notebook_list(paths) -> list[Path]:
+    """``paths`` as a list of checked notebook files (:func:`notebook_file`); TypeError naming ``paths`` unless it is
+    a list of them."""
+    if isinstance(paths, (str, bytes, os.PathLike)) or not hasattr(paths, "__iter__"):
+        raise TypeError(f"paths must be a list of notebook files, got {type(paths).__name__} {paths!r:.60}.")
+    return [notebook_file(p, "paths") for p in paths]
+
+
 def check_stored_results(paths: list[Path], profile: str) -> None:
     """Before a replot: ValueError naming the notebooks of ``paths`` whose result folder under ``profile`` is missing
     or empty (a replot rebuilds figures and claims from those files only, and would fail deep inside a cell)."""
@@ -241,7 +326,7 @@ def check_stored_results(paths: list[Path], profile: str) -> None:
 
     by_notebook = {load_table(e).get("meta", {}).get("notebook"): e for e in experiments()}
     missing = []
-    for path in paths:
+    for path in _notebook_list(paths):
         exp = by_notebook.get(path.stem)
         if exp is None or not has_compute_cells(path):
             continue  # a notebook without compute cells (00) stores no results: its replot reads none
@@ -437,8 +522,13 @@ def check_notebook_file(path) -> Path:
 def check_replaceable(path) -> int:
     """The permission bits of the notebook file ``path`` (a link followed) when stripping may write a new file in
     its place; ValueError naming it when it is read-only (the new file would override that) or has other hard
-    links (they would keep the outputs)."""
-    st = Path(path).resolve().stat()
+    links (they would keep the outputs). TypeError for a path that is not a str or Path."""
+    from robeval.core.validation import check_path
+
+    path = check_path(path, "path")
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a notebook: pass the notebooks in it ({path / '*.ipynb'}).")
+    st = path.resolve().stat()
     mode = st.st_mode & 0o7777
     if not mode & 0o200:
         raise ValueError(

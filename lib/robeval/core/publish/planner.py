@@ -400,6 +400,9 @@ def parse_also(items) -> tuple:
             raise ValueError(
                 f"--also {item!r} is not MIN@SLOWDOWN; write e.g. --also 60@1.75 (60 minutes on a 1.75x slower machine)."
             ) from None
+    twice = [b for i, b in enumerate(out) if b in out[:i]]
+    if twice:  # the same budget twice is a typo for another one more often than a wish
+        raise ValueError(f"--also {twice[0][0]:g}@{twice[0][1]:g} is given twice; name each budget once.")
     return tuple(out)
 
 

@@ -25,9 +25,12 @@ def _need(text: str, mechanism: str = "", limit: int = 110) -> str:
     """What a row's ``decides`` asks for, in a phrase: its first clause (a readings row's part names dropped; for
     a decision that failed Holm or its stability gate, the n that would make it stable; for a row whose mechanism
     the profile loses, the mechanism's first clause), cut at an unclosed parenthesis and shortened to ``limit``
-    characters at a word boundary."""
+    characters at a word boundary. Its first sentence ends at a ". " outside parentheses."""
     text = re.sub(r"^((?!Holm:|fragile:)[\w.\-]+: )+", "", (text or "").strip())  # readings rows name their parts
-    text = text.split(". ", 1)[0]
+    ends = [
+        m.start() for m in re.finditer(r"\. ", text) if text[: m.start()].count("(") <= text[: m.start()].count(")")
+    ]
+    text = text[: ends[0]] if ends else text  # the first sentence: a ". " inside parentheses (App. B) ends none
     if text.startswith(("Holm:", "fragile:")):
         text = text.rsplit("; ", 1)[-1]
     elif text.startswith("the paper's protocol") and mechanism:

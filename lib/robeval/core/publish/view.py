@@ -82,8 +82,9 @@ def _rows(rows) -> list[dict]:
 
 
 def _central(row: dict) -> bool:
+    """Whether ``row`` is central: its ``central`` True (a text "no" is not)."""
     v = row.get("central")
-    return not _missing(v) and bool(v)
+    return not _missing(v) and type(v).__name__ in ("bool", "bool_") and bool(v)
 
 
 def _ci(v) -> str:
@@ -160,8 +161,14 @@ class ShortIndex:
     def __init__(self, rows, *, anchor=None, links=None, open_rows: int = OPEN_ROWS):
         if anchor is not None and not callable(anchor):
             raise TypeError("anchor must be a function of a row id (the HTML id of its table row), or None.")
+        what = "links must map a row id to a list of (label, href) pairs of text, or be None"
         if links is not None and not isinstance(links, dict):
-            raise TypeError("links must map a row id to a list of (label, href), or be None.")
+            raise TypeError(f"{what}; got {type(links).__name__}.")
+        for ident, pairs in (links or {}).items():
+            if not isinstance(pairs, (list, tuple)) or not all(
+                isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs
+            ):
+                raise TypeError(f"{what}; links[{ident!r}] is {pairs!r:.60}.")
         if isinstance(open_rows, bool) or not isinstance(open_rows, int) or open_rows < 0:
             raise ValueError(f"open_rows must be an int >= 0, got {open_rows!r}.")
         self.rows = _rows(rows)

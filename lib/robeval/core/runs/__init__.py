@@ -6,6 +6,7 @@
 * :mod:`.identity` — what names a grid's results: the config and the code its cell function can reach;
 * :mod:`.packs` — adopting a store across a code change, packing finished cells for another machine, and
   rebinding a pack to code its cells were adopted over;
+* :mod:`.status` — how far a grid store got, read without running anything;
 * :mod:`.trust` — what a store from elsewhere may make this checkout do: call a registered cell function, with
   paths inside the data cache and the profile's results;
 * :mod:`.weights` — trained networks packed and taken over like cells;
@@ -27,9 +28,9 @@ from robeval.core.runs.packs import (
     machine_kind,
     pack,
     rebind_pack,
-    store_status,
     unpack,
 )
+from robeval.core.runs.status import store_status
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     cell_key,

@@ -40,6 +40,8 @@ from robeval.core.runs.identity import config_identity, identity_error
 from robeval.core.runs.store import (
     LOCK_TIMEOUT_S,
     cell_key,
+    cell_value,
+    check_lock_timeout,
     check_store_file,
     claim,
     claim_state,
@@ -121,19 +123,6 @@ def _run_cell(fn: Callable, cell: dict, config: dict, path: str) -> str:
     return path
 
 
-def _check_lock_timeout(value) -> float:
-    """``lock_timeout`` as a float: a number of seconds > 0 (``inf``: a claim never goes stale by age)."""
-    import math
-    from numbers import Real
-
-    what = "lock_timeout must be a number of seconds > 0 (a claim older than that is taken over; inf: never)"
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{what}, got {value!r:.60} ({type(value).__name__}).")
-    if math.isnan(value) or value <= 0:
-        raise ValueError(f"{what}, got {value!r}.")
-    return float(value)
-
-
 def _check_n_jobs(value) -> None:
     """``n_jobs`` as joblib takes it: None, a whole number >= 1, or a negative one (-1: all cores)."""
     from numbers import Integral
@@ -187,8 +176,21 @@ class Grid:
         keys = [cell_key(c) for c in self.cells]
         if len(set(keys)) != len(keys):
             raise ValueError("The grid has duplicate cells; make every cell unique (e.g. add a seed).")
+        first: dict[str, dict] = {}
+        for c in self.cells:  # 1, 1.0 and True: one cell by value, two files by key
+            other = first.setdefault(cell_value(c), c)
+            if other is not c:
+                raise ValueError(
+                    f"The grid has duplicate cells: {other} and {c} are equal by value (1 == 1.0 == True) and would "
+                    "be run and counted twice; give each value one type (e.g. all seeds as int)."
+                )
+        if config is not None and not isinstance(config, Mapping):
+            raise TypeError(
+                f"config must be a mapping of setting names to JSON values (e.g. {{'epochs': 3}}) or None, got "
+                f"{type(config).__name__} {config!r:.60}."
+            )
         self.config = dict(config or {})
-        self.lock_timeout = _check_lock_timeout(lock_timeout)
+        self.lock_timeout = check_lock_timeout(lock_timeout)
         self.store = check_path(store, "store")
         self.root = self.store / f"config-{config_identity(self.config, fn)}"
         self._paths = {k: self.root / f"{k}.json" for k in keys}
@@ -196,7 +198,11 @@ class Grid:
         self._seconds: dict[str, tuple | None] = {}
 
     def path(self, cell: Mapping) -> Path:
-        return self._paths[cell_key(cell)]
+        """The result file of ``cell``, one of the grid's cells; ValueError naming it otherwise."""
+        key = cell_key(cell)
+        if key not in self._paths:
+            raise ValueError(f"cell {dict(cell)} is not a cell of this grid; pass one of its cells (grid.cells).")
+        return self._paths[key]
 
     def pending(self) -> list[dict]:
         """Cells without a finished result file."""
@@ -231,6 +237,15 @@ class Grid:
             raise ValueError(f"Unknown backend {backend!r}; use 'auto', 'serial', 'joblib' or 'dask'.")
         _check_n_jobs(n_jobs)
         check_bool(progress, "progress")
+        for name, value, kind in (
+            ("scheduler", scheduler, str),
+            ("desc", desc, str),
+            ("resources", resources, Mapping),
+        ):
+            if value is not None and not isinstance(value, kind):
+                raise TypeError(
+                    f"{name} must be {'a mapping' if kind is Mapping else 'text'} or None, got {value!r:.60}."
+                )
         check_output_folder(self.store, "store")  # a file, or a folder below a file: named, before anything runs
         self.root.mkdir(parents=True, exist_ok=True)
         clean_leftovers(self.root, lock_timeout=self.lock_timeout)

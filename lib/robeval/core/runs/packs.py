@@ -1,6 +1,5 @@
 """Moving finished grid cells between stores, machines and code versions: adopting a store across a code change
-that leaves its cells unchanged (:func:`adopt`, :func:`adopt_pack`), how far each store got (:func:`store_status`),
-packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`), and carrying a
+that leaves its cells unchanged (:func:`adopt`, :func:`adopt_pack`), packing finished cells into one small file for another machine (:func:`pack`, :func:`unpack`), and carrying a
 pack across a code change its cells were adopted over (:func:`rebind_pack`)."""
 
 from __future__ import annotations
@@ -26,15 +25,16 @@ from robeval.core.io import (
 )
 from robeval.core.runs.identity import code_identity, config_identity
 from robeval.core.runs.parallel import imap, resolve_jobs
+from robeval.core.runs.status import adoption_log
 from robeval.core.runs.store import (
-    LOCK_TIMEOUT_S,
     STORE_FILE_MAX,
     STORE_NAME,
     cell_digest_error,
+    cell_name_error,
     check_store_file,
-    claim_state,
     compute_cell,
     file_digest,
+    read_cell_file,
     write_store_config,
 )
 from robeval.core.runs.trust import cell_function, foreign_path_error, store_config
@@ -146,6 +146,17 @@ def adopt(
     if not isinstance(n_check, int) or isinstance(n_check, bool) or n_check < 1:
         raise ValueError(f"n_check must be an integer >= 1 (cells to recompute), got {n_check!r}.")
     check_bool(on_this_machine, "on_this_machine")
+    check_bool(recompute_all, "recompute_all")
+    check_bool(progress, "progress")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise TypeError(f"seed must be a whole number >= 0 (of the sample's draw), got {seed!r:.40}.")
+    if checksums is not None and not (
+        isinstance(checksums, Mapping) and all(isinstance(v, Mapping) for v in checksums.values())
+    ):
+        raise TypeError(
+            "checksums must be {sub-store: {file name: sha256}} (a pack's manifest, as adopt_pack passes it) or None, "
+            f"got {type(checksums).__name__} {checksums!r:.60}."
+        )
     n_jobs = resolve_jobs(n_jobs)
     if on_this_machine and recompute_all:
         raise ValueError("on_this_machine draws a sample and recompute_all recomputes every cell: pass one of them.")
@@ -220,9 +231,13 @@ def adopt(
                 "after they were written, so nothing of this sub-store is adopted. Take the cells from an intact copy "
                 "(the pack as it was written, e.g. `git checkout -- PACK`) or rerun the grid to recompute them."
             )
-        bad_cells = [f"{p.name}" for p, pl in zip(files, payloads) if not isinstance(pl.get("cell"), dict)]
-        if bad_cells:
-            raise RuntimeError(f"{sub.name}: {bad_cells[0]} is not a grid cell file (no 'cell'); rerun the grid.")
+        bad_cells = [err for p, pl in zip(files, payloads) if (err := cell_name_error(p, pl)) is not None]
+        if bad_cells:  # a renamed or swapped cell file: its rows would be read as its name's cell's
+            raise RuntimeError(
+                f"{sub.parent.name}/{sub.name}/{bad_cells[0]}: a cell file was renamed or swapped, so nothing of this "
+                "sub-store is adopted. Take the cells from an intact copy (the pack as it was written) or rerun the "
+                "grid to recompute them."
+            )
         if foreign:
             why = foreign_path_error(config, [pl["cell"] for pl in payloads], store)
             if why is not None:
@@ -289,7 +304,7 @@ def adopt(
                 finally:
                     Path(name).unlink(missing_ok=True)
         log_path = target / "adopted.json"
-        log = _adoption_log(log_path)
+        log = adoption_log(log_path)
         log.append(
             {
                 "from": str(sub),
@@ -361,7 +376,9 @@ def adopt_pack(
         if callable(stores):
             stores = {name: stores(name) for name in manifest["stores"]}
         for name, folder in stores.items():  # a function returning None: named, not os.fspath's words
-            check_path(folder, f"the store folder for {name!r} (from stores)")
+            folder = check_path(folder, f"the store folder for {name!r} (from stores)")
+            if folder.exists() and not folder.is_dir():
+                raise ValueError(f"the store folder for {name!r} (from stores) {folder} is a file, not a folder.")
         missing = [n for n in stores if n not in manifest["stores"]]
         if missing:
             raise ValueError(
@@ -437,6 +454,8 @@ def rebind_pack(
     import shutil
 
     archive = Path(archive)
+    if not callable(stores) and not isinstance(stores, Mapping):
+        raise TypeError(f"stores must be a mapping {{store name: store folder}} or a function, got {stores!r:.60}.")
     out = Path(out) if out is not None else archive
     with tempfile.TemporaryDirectory(prefix="robeval-rebind-") as tmp:
         manifest = unpack(archive, tmp)
@@ -465,7 +484,7 @@ def rebind_pack(
                         f"{name}; pass stores={{{name!r}: its folder}} (or a function of the name)."
                     )
                 target = Path(stores(name) if callable(stores) else stores[name]) / current
-                log = _adoption_log(target / "adopted.json")
+                log = adoption_log(target / "adopted.json")
                 checks = [
                     e
                     for e in log
@@ -494,116 +513,6 @@ def rebind_pack(
         if not (holds and out.resolve() == archive.resolve()):  # a pack that holds is left byte for byte
             pack([Path(tmp) / name for name in manifest["stores"]], out, overwrite=True)
     return moves
-
-
-def store_status(store: str | os.PathLike, *, lock_timeout: float = LOCK_TIMEOUT_S) -> list[dict]:
-    """How far a grid store got, and whether this checkout's code can use it: one dict per sub-store.
-
-    For long grids spread over days (the paper profile), this answers what a rerun will find without running
-    anything: ``sub`` (the ``config-*`` folder), ``fn`` (the cell function), ``current`` (True when the
-    sub-store's identity is the one this checkout's code and config give, so a rerun continues it; False
-    when the code changed since — ``robeval adopt`` checks and keeps its cells; None when the function cannot
-    be imported here), ``cells`` (finished), ``running`` (claims of live processes of this host on unfinished
-    cells), ``abandoned`` (claims of dead or expired holders on unfinished cells: a rerun takes them over; claims a
-    killed batch left on finished cells are not counted, a rerun removes them), ``foreign`` (claims of processes of
-    other hosts, which this host cannot check) and ``foreign_claims`` (their :func:`claim_state`, oldest first),
-    ``compute_s`` (the sum
-    of the cells' own timings, in seconds: the grid's measured cost, on however many cores it ran),
-    ``adopted`` (cells brought in by :func:`adopt`), ``first`` and ``last`` (when the earliest and latest
-    finished cell was written, ISO 8601 UTC). Sub-stores are listed by name; an empty list when ``store``
-    does not exist.
-    """
-    store = Path(store)
-    out = []
-    subs = sorted(p for p in store.glob("config-*") if p.is_dir()) if store.is_dir() else []
-    for sub in subs:
-        meta = store_config(sub / "config.json") if (sub / "config.json").is_file() else {}
-        try:
-            fn = cell_function(meta["fn"])
-            current = sub.name == f"config-{config_identity(meta['config'], fn)}"
-        except (KeyError, ValueError):
-            current = None
-        files = [p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json")]
-        seconds, stamps = 0.0, []
-        for p in files:
-            check_store_file(p)
-            seconds += _cell_seconds(p)
-            stamps.append(p.stat().st_mtime)
-        running = abandoned = 0
-        foreign = []
-        for lock in sub.glob("*.lock"):
-            if lock.with_suffix(".json").is_file():
-                continue  # a claim left on a finished cell (a killed batch): nothing to compute, a rerun removes it
-            claim = claim_state(lock, lock_timeout)
-            if claim["state"] == "foreign":
-                foreign.append(claim)
-            elif claim["state"] == "live":
-                running += 1
-            elif claim["state"] != "released":
-                abandoned += 1
-        log = _adoption_log(sub / "adopted.json")
-
-        def iso(t):
-            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t is not None else None
-
-        out.append(
-            {
-                "sub": sub.name,
-                "fn": meta.get("fn"),
-                "current": current,
-                "cells": len(files),
-                "running": running,
-                "abandoned": abandoned,
-                "foreign": len(foreign),
-                "foreign_claims": sorted(foreign, key=lambda c: -c["age"]),
-                "compute_s": round(seconds, 1),
-                "adopted": int(sum(entry.get("cells", 0) for entry in log)),
-                "first": iso(min(stamps) if stamps else None),
-                "last": iso(max(stamps) if stamps else None),
-            }
-        )
-    return out
-
-
-def _damaged(path: Path, what: str) -> ValueError:
-    return ValueError(
-        f"{path} is not {what}; the store is damaged (or was not written by robeval): delete the file, and a rerun of "
-        "its grid recomputes what it held."
-    )
-
-
-def _cell_seconds(path: Path) -> float:
-    """The measured seconds a cell file records (0 when it records none); ValueError naming a damaged file."""
-    try:
-        payload = read_json(path)
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested too deep
-        raise _damaged(path, "readable JSON") from None
-    if not isinstance(payload, dict):
-        raise _damaged(path, "a grid cell file (a JSON object with 'cell' and 'rows')")
-    seconds = payload.get("seconds", 0.0)
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e12:
-        raise _damaged(path, f"a grid cell file: its 'seconds' is {seconds!r}, not a number of seconds >= 0")
-    return float(seconds)
-
-
-def _adoption_log(path: Path) -> list[dict]:
-    """A sub-store's ``adopted.json`` (a list of checks, each with a count of ``cells``); [] when there is none."""
-    if not os.path.lexists(path):
-        return []
-    check_store_file(path)
-    try:
-        log = read_json(path)
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-        raise _damaged(path, "readable JSON") from None
-    if not isinstance(log, list) or not all(
-        isinstance(e, dict)
-        and isinstance(e.get("cells", 0), int)
-        and not isinstance(e.get("cells", 0), bool)
-        and e.get("cells", 0) >= 0
-        for e in log
-    ):
-        raise _damaged(path, "an adoption log (a list of checks, each with a whole number of cells)")
-    return log
 
 
 # ------------------------------------------------------------------------------------ packing stores
@@ -658,7 +567,9 @@ def is_current_substore(sub: str | os.PathLike) -> bool:
     for its config: ``config-<config_identity(config, fn)>`` with ``fn`` its cell function as this checkout has it.
     False for one an earlier code computed (which :func:`adopt` leaves beside the new one after a code change).
     ValueError for a folder without a readable store config or naming no registered cell function."""
-    sub = Path(sub)
+    sub = check_path(sub, "sub")
+    if not os.path.lexists(sub / "config.json"):
+        raise ValueError(f"{sub} is not a grid sub-store (it has no config.json); pass a config-* folder of a store.")
     meta = store_config(sub / "config.json")
     try:
         fn = cell_function(meta["fn"])
@@ -766,14 +677,12 @@ def pack(
                 continue
         manifest["stores"][store.name] = {}
         for sub in subs:
-            meta = read_json(sub / "config.json")
+            meta = store_config(sub / "config.json")  # each file checked before it is opened, named if damaged
             cells = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
-            broken = [e for e in (cell_digest_error(p, read_json(p)) for p in cells) if e is not None]
-            if broken:
-                raise ValueError(
-                    f"{len(broken)} cell(s) of {store.name}/{sub.name} fail their checksum (e.g. {broken[0]}); they "
-                    "were changed after they were written. Delete them (a rerun recomputes them) and pack again."
-                )
+            for p in cells:  # a link, a FIFO, bad JSON, rows changed since written, a renamed cell: refused
+                read_cell_file(p)
+            if os.path.lexists(sub / "adopted.json"):
+                check_store_file(sub / "adopted.json")
             extra = [sub / n for n in ("config.json", "adopted.json") if (sub / n).is_file()]
             manifest["stores"][store.name][sub.name] = {
                 "fn": meta.get("fn"),
@@ -920,6 +829,12 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
                 f"{archive} is truncated or corrupted ({type(exc).__name__}: {exc or 'unexpected end of data'}); "
                 "nothing was extracted. Copy the pack again in full (compare its size or sha256 with the original)."
             ) from None
+        folders = [m.name for m in members if m.name != "MANIFEST.json" and dest.joinpath(*m.name.split("/")).is_dir()]
+        if folders:  # checked before anything is written
+            raise ValueError(
+                f"dest {dest} holds a folder where the pack's file {folders[0]} goes; nothing was extracted. Unpack "
+                "into a new folder."
+            )
         dest.mkdir(parents=True, exist_ok=True)
         root = dest.resolve()
         for m in members:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 import re
 import socket
@@ -30,10 +31,10 @@ STORE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # never "." or "..": a 
 def grid_store(profile: str, name: str, *, create: bool = True) -> Path:
     """Directory where the grid ``name`` of ``profile`` keeps its cell files (its profile's results folder is
     created unless ``create`` is False: a reader such as ``robeval grids`` creates nothing)."""
-    if not isinstance(name, str) or not STORE_NAME.fullmatch(name):
+    if not isinstance(name, str) or not STORE_NAME.fullmatch(name) or len(name) > 200:
         raise ValueError(
-            f"Grid name {name!r} may only contain letters, digits, '_', '-' and '.', and must start with a letter, "
-            "digit or '_'."
+            f"Grid name {name!r:.80} may only contain letters, digits, '_', '-' and '.', must start with a letter, "
+            "digit or '_', and have at most 200 characters."
         )
     return results_dir(profile, create=create) / "grids" / name
 
@@ -46,6 +47,9 @@ def cell_key(cell: Mapping[str, Any]) -> str:
     )
     if not isinstance(cell, Mapping):
         raise TypeError(f"{what}; got {type(cell).__name__} {str(cell)[:60]}.")
+    named = [k for k in cell if not isinstance(k, str)]
+    if named:
+        raise TypeError(f"{what}; the parameter name {named[0]!r} is {type(named[0]).__name__}, not text.")
     try:
         ident = digest(dict(cell), 8)
         parts = []
@@ -59,6 +63,29 @@ def cell_key(cell: Mapping[str, Any]) -> str:
         raise TypeError(f"{what}; {exc}.") from None
     readable = re.sub(r"[^A-Za-z0-9=._-]+", "_", "__".join(parts))[:120]
     return f"{readable}__{ident}"
+
+
+def cell_value(cell: Mapping[str, Any]) -> str:
+    """``cell`` as text that two cells share exactly when they are equal by value, as Python compares them (``1``,
+    ``1.0`` and ``True`` alike, at any depth; a tuple as its list): :func:`cell_key` names them apart (it digests
+    their JSON text), so a grid holding both would run one cell twice and count it twice."""
+
+    def by_value(v):
+        if isinstance(v, Mapping):
+            return {str(k): by_value(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [by_value(x) for x in v]
+        if isinstance(v, numbers.Number) and not isinstance(v, numbers.Integral):
+            try:
+                f = float(v)
+            except (TypeError, ValueError):  # a complex number: as it is
+                return v
+            return int(f) if f.is_integer() else f
+        if isinstance(v, numbers.Integral):  # bool and numpy integers too
+            return int(v)
+        return v
+
+    return to_json(by_value(dict(cell)), indent=None, sort_keys=True)
 
 
 def normalise_cells(cells: Iterable[Mapping[str, Any]] | Mapping[str, Iterable]) -> list[dict]:
@@ -140,7 +167,10 @@ def row_clash(cell: Mapping, row: Mapping) -> str | None:
 
 
 def rows_digest(rows: list) -> str:
-    """sha256 of a cell's rows as they read back from its JSON file (keys sorted, no whitespace)."""
+    """sha256 of a cell's rows as they read back from its JSON file (keys sorted, no whitespace); TypeError naming
+    ``rows`` unless it is a list of rows (dicts)."""
+    if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
+        raise TypeError(f"rows must be a list of rows (dicts), got {type(rows).__name__} {str(rows)[:60]!r}.")
     return hashlib.sha256(to_json(json.loads(to_json(rows)), indent=None, sort_keys=True).encode()).hexdigest()
 
 
@@ -197,10 +227,27 @@ def cell_digest_error(path: Path, payload: Mapping) -> str | None:
     return None
 
 
+def cell_name_error(path: Path, payload: Any) -> str | None:
+    """Why the cell a cell file records (``payload["cell"]``) does not give the file's name (:func:`cell_key` +
+    ``.json``), or None when it does. A store names each cell's file by its cell, so a file whose recorded cell
+    names another file was renamed or swapped: its rows are another cell's results."""
+    cell = payload.get("cell") if isinstance(payload, Mapping) else None
+    if not isinstance(cell, Mapping):
+        return f"{path.name} records no cell (a JSON object under 'cell'), so it cannot be told which cell it holds"
+    try:
+        want = cell_key(cell) + ".json"
+    except TypeError:
+        return f"{path.name} records a cell that is not a mapping of parameter names to JSON values"
+    if want != path.name:
+        return f"{path.name} records the cell {to_json(cell, indent=None)[:120]}, whose file is {want}"
+    return None
+
+
 def read_cell_file(path: Path) -> dict:
     """The payload of a finished cell's result file, checked before its rows are used: a regular file
     (:func:`check_store_file`), readable JSON holding a list of rows (dicts), the rows matching the checksum written
-    with them (:func:`cell_digest_error`). ValueError naming the file and the fix otherwise: delete it, and running
+    with them (:func:`cell_digest_error`), the cell it records giving its name (:func:`cell_name_error`). ValueError
+    naming the file and the fix otherwise: delete it, and running
     the grid again computes that cell anew (the other finished cells are kept)."""
     from robeval.core.io import read_json
 
@@ -220,6 +267,11 @@ def read_cell_file(path: Path) -> dict:
         raise ValueError(
             f"{path}: its rows do not match the checksum written with them (rows_sha256): the file was changed after "
             f"its cell was computed, so its results cannot be trusted; {fix}."
+        )
+    name_error = cell_name_error(path, payload)
+    if name_error is not None:
+        raise ValueError(
+            f"{path.parent / name_error}: the file was renamed or swapped, so its rows are not its name's cell's; {fix}."
         )
     return payload
 
@@ -244,6 +296,19 @@ def _me() -> dict:
     return {"host": socket.gethostname(), "pid": os.getpid(), "start": _process_start(os.getpid()), "time": time.time()}
 
 
+def check_lock_timeout(value) -> float:
+    """``lock_timeout`` as a float: a number of seconds > 0 (``inf``: a claim never goes stale by age)."""
+    import math
+    from numbers import Real
+
+    what = "lock_timeout must be a number of seconds > 0 (a claim older than that is taken over; inf: never)"
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{what}, got {value!r:.60} ({type(value).__name__}).")
+    if math.isnan(value) or value <= 0:
+        raise ValueError(f"{what}, got {value!r}.")
+    return float(value)
+
+
 def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -> dict:
     """Who holds the claim ``lock`` on a cell, and whether they can still finish it.
 
@@ -258,7 +323,9 @@ def claim_state(lock: str | os.PathLike, lock_timeout: float = LOCK_TIMEOUT_S) -
       ``lock_timeout``) and says so, with the command that clears it if that run is gone;
     * ``"released"``: the lock is gone.
     """
-    lock = Path(lock)
+    from robeval.core.validation import check_path
+
+    lock, lock_timeout = check_path(lock, "lock"), check_lock_timeout(lock_timeout)
     out = {"lock": str(lock), "host": None, "pid": None, "age": 0.0}
     try:
         st = lock.lstat()
@@ -328,6 +395,10 @@ def format_age(seconds: float) -> str:
         raise TypeError(f"seconds must be a number of seconds (e.g. 42.0), got {type(seconds).__name__} {seconds!r}.")
     if seconds != seconds:
         raise ValueError("seconds is NaN; pass the number of seconds (e.g. time.time() - start).")
+    if seconds < 0:
+        raise ValueError(f"seconds must be a number of seconds >= 0 (e.g. time.time() - start), got {seconds!r:.40}.")
+    if seconds > 1e15:  # past float range, or ages no claim reaches: said in hours without dividing it
+        return "inf h" if seconds == float("inf") else f"{float(min(seconds, 1e300)) / 3600:.3g} h"
     return (
         f"{seconds:.0f} s"
         if seconds < 120
@@ -372,6 +443,8 @@ def _checked_claims(claims: Any) -> list:
     for i, c in enumerate(claims):
         if not isinstance(c, Mapping) or any(k not in c for k in _CLAIM_KEYS):
             raise TypeError(f"{what}; claim {i} is {str(c)[:80]}.")
+        if c["state"] not in ("live", "dead", "expired", "foreign", "released"):
+            raise ValueError(f"{what}; claim {i} has the state {c['state']!r:.40}, which claim_state() never gives.")
     return claims
 
 

@@ -27,6 +27,7 @@ import os
 import re
 import stat
 import tarfile
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
@@ -125,6 +126,13 @@ def pack_weights(
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValueError(f"limit must be a positive number of bytes, got {limit!r}.")
+    if not isinstance(prefix, str) or len(prefix) > 100 or not _NAME_PART.fullmatch(prefix):
+        raise ValueError(
+            f"prefix must be a plain file name (letters, digits and _.=+-, not starting with '.', at most 100 "
+            f"characters), got {prefix!r:.80}; the packs are named <prefix>-01.tar.xz inside out_dir."
+        )
+    if before is not None and not isinstance(before, Mapping):
+        raise TypeError(f"before must be a snapshot() of the cache (a dict) or None, got {type(before).__name__}.")
     root = _root(cache)
     before = dict(before or {})
     folders = _check_folders(folders)
@@ -151,27 +159,56 @@ def pack_weights(
             size = 0
         groups[-1].append(rel)
         size += n
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    from robeval.core.io import check_output_folder
+
+    out_dir = check_output_folder(Path(out_dir), "out_dir")
+    for i in range(1, len(groups) + 1):  # every file to be replaced checked before anything is written
+        _check_replaceable_pack(out_dir / f"{prefix}-{i:02d}.tar.xz")
+    mask = os.umask(0)  # a pack gets the permissions of a new file of this process (mkstemp's are 0600)
+    os.umask(mask)
     names = []
     for i, group in enumerate(groups, 1):
         entries = [{"path": rel, "bytes": now[rel][0], "sha256": _sha256(root / rel)} for rel in group]
         name = f"{prefix}-{i:02d}.tar.xz"
-        tmp = out_dir / f".{name}.{os.getpid()}.tmp"
-        with tarfile.open(tmp, "w:xz") as tf:
-            blob = json.dumps({"format": 1, "files": entries}, indent=1).encode()
-            info = tarfile.TarInfo(MANIFEST)
-            info.size = len(blob)
-            tf.addfile(info, io.BytesIO(blob))
-            for rel in group:  # the entry written is the regular file checked above (lstat), never a link
-                info = tf.gettarinfo(root / rel, arcname=rel)
-                if not info.isfile():
-                    raise ValueError(f"{root / rel} changed into a link or a special file while packing; pack again.")
-                with open(root / rel, "rb") as fh:
-                    tf.addfile(info, fh)
-        tmp.replace(out_dir / name)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)  # a name of its own
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            os.chmod(tmp, 0o666 & ~mask)
+            _write_pack(tmp, root, group, entries)
+            tmp.replace(out_dir / name)
+        finally:
+            tmp.unlink(missing_ok=True)
         names.append(name)
     return {"files": len(new), "bytes": sum(now[r][0] for r in new), "packs": names}
+
+
+def _check_replaceable_pack(path: Path) -> None:
+    """ValueError naming ``path`` unless :func:`pack_weights` may write it: a new name, or a weights pack (an
+    earlier one of robeval's, replaced). A link, a special file or any other file (a user's archive of that name)
+    is left as it is."""
+    if not os.path.lexists(path):
+        return
+    fix = "it is left as it is; pass another out_dir (or prefix), or move that file"
+    if path.is_symlink() or not path.is_file():
+        raise ValueError(f"{path} exists and is a link or not a regular file, not a weights pack; {fix}.")
+    if not is_weights_pack(path):
+        raise ValueError(f"{path} exists and is not a weights pack robeval wrote (no {MANIFEST} first); {fix}.")
+
+
+def _write_pack(tmp: Path, root: Path, group: list[str], entries: list[dict]) -> None:
+    """The weights pack of the files ``group`` (their ``entries`` in the manifest) into ``tmp``."""
+    with tarfile.open(tmp, "w:xz") as tf:
+        blob = json.dumps({"format": 1, "files": entries}, indent=1).encode()
+        info = tarfile.TarInfo(MANIFEST)
+        info.size = len(blob)
+        tf.addfile(info, io.BytesIO(blob))
+        for rel in group:  # the entry written is the regular file checked above (lstat), never a link
+            info = tf.gettarinfo(root / rel, arcname=rel)
+            if not info.isfile():
+                raise ValueError(f"{root / rel} changed into a link or a special file while packing; pack again.")
+            with open(root / rel, "rb") as fh:
+                tf.addfile(info, fh)
 
 
 def is_weights_pack(path: str | os.PathLike) -> bool:

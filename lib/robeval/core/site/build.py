@@ -426,7 +426,11 @@ def ledger_records(
 
 def _execute(profile: str, chosen: list[Path], work: Path) -> dict[str, Path]:
     """Run ``chosen`` notebooks in replot mode; ledgers and figures go to ``work`` (committed files untouched)."""
-    from robeval.core.notebooks import run_notebook, scratch_outputs
+    from robeval.core.io import mark_owned_folder
+    from robeval.core.notebooks import OUTPUT_MARKER, run_notebook, scratch_outputs
+
+    (work / "executed").mkdir(parents=True, exist_ok=True)
+    mark_owned_folder(work / "executed", OUTPUT_MARKER)  # in the checked work folder: robeval's own
 
     # the kernel must display figures inline (a headless MPLBACKEND=Agg, as in the tests, would hide them)
     with scratch_outputs(work, MPLBACKEND="module://matplotlib_inline.backend_inline"):
@@ -583,14 +587,14 @@ def build_site(
         site_dir if site_dir is not None else project.BUILD_DIR / "site",
         "site_dir (--site-dir)",
         SITE_MARKER,
-        ours=site_dir is None,
+        ours=project.BUILD_DIR if site_dir is None else False,
         mark=False,
     )
     work = check_owned_folder(
         work_dir if work_dir is not None else project.BUILD_DIR / "site-src" / profile,
         "work_dir",
         WORK_MARKER,
-        ours=work_dir is None,
+        ours=project.BUILD_DIR if work_dir is None else False,
         mark=False,
     )
     if site_dir == work or work in site_dir.parents or site_dir in work.parents:
