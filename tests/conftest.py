@@ -85,6 +85,12 @@ def trust_cells(monkeypatch):
     return trust
 
 
+@pytest.fixture(autouse=True)
+def _double_grid_trusted(trust_cells):
+    """tests/double_grid.py's cell function may run in any test's grid (its module is one of this suite's)."""
+    trust_cells(double_grid=Path(__file__).parent)
+
+
 @pytest.fixture
 def write_tar_xz():
     """A writer of xz tarballs from ``{member name: bytes}`` (stand-in packs, truncated or forged ones)."""

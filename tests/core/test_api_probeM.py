@@ -10,21 +10,9 @@ import robeval.core as C
 import robeval.core.ledger as LG
 import robeval.core.notebooks as NB
 import robeval.core.runs as R
+from double_grid import double
 from robeval.core.catalog import notebook_paths
 from robeval.core.stats import mean_interval
-
-GRID_CELLS = ("double",)
-
-
-@pytest.fixture(autouse=True)
-def _cells_of_this_file(trust_cells):
-    from pathlib import Path
-
-    trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
-
-
-def double(cell, config):
-    return {"y": cell["x"] * 2}
 
 
 @pytest.fixture

@@ -9,11 +9,12 @@ import re
 
 import pytest
 
+from double_grid import CELLS, double
+from double_grid import run_double as _grid
 from robeval.core import runs
 from robeval.core.runs.packs import PACK_FORMAT
 
-GRID_CELLS = ("double", "clashing")  # the cells of this file
-CELLS = [{"x": 1}, {"x": 2}]
+GRID_CELLS = ("clashing",)  # the cells of this file (double: tests/double_grid.py)
 
 
 @pytest.fixture(autouse=True)
@@ -23,16 +24,8 @@ def _cells_of_this_file(trust_cells):
     trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
 
 
-def double(cell, config):
-    return {"y": cell["x"] * 2}
-
-
 def clashing(cell, config):
     return {"x": 999, "y": 0}
-
-
-def _grid(store):
-    return runs.run_grid(double, CELLS, store=store, backend="serial", progress=False)
 
 
 @pytest.fixture

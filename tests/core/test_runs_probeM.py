@@ -8,25 +8,9 @@ import tarfile
 
 import pytest
 
+from double_grid import CELLS, double
+from double_grid import run_double as _grid
 from robeval.core import runs
-
-GRID_CELLS = ("double",)  # the cells of this file
-CELLS = [{"x": 1}, {"x": 2}]
-
-
-@pytest.fixture(autouse=True)
-def _cells_of_this_file(trust_cells):
-    from pathlib import Path
-
-    trust_cells(**{__name__.split(".")[0]: Path(__file__).parents[__name__.count(".")]})
-
-
-def double(cell, config):
-    return {"y": cell["x"] * 2}
-
-
-def _grid(store):
-    return runs.run_grid(double, CELLS, store=store, backend="serial", progress=False)
 
 
 @pytest.fixture
