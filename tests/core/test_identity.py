@@ -237,8 +237,14 @@ def test_a_training_grid_keeps_its_identity_across_an_edit_of_the_ledger_rules(m
     assert ids() == base  # a new helper nothing calls
     tree = ast.parse(src)
     reached = set(identity.code_reach(training.train_rs)["robeval.core.nn.training"])
-    name = next(n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in reached)
-    edits["robeval.core.nn.training"] = src.replace(f"def {name}(", f"def {name}(_unused=None, ", 1)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in reached)
+    name, first = fn.name, fn.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and len(fn.body) > 1:
+        first = fn.body[1]  # after the docstring, which identities strip
+    lines = src.splitlines(keepends=True)
+    lines.insert(first.lineno - 1, " " * first.col_offset + "_unused = None\n")
+    edits["robeval.core.nn.training"] = "".join(lines)
+    ast.parse(edits["robeval.core.nn.training"])  # the edit is code, not a syntax error
     new = ids()
     assert new[0] != base[0] and new[1] != base[1], name
 

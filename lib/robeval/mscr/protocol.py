@@ -182,7 +182,8 @@ def evaluate_levels(
     """Accuracy of a classifier on clean and on every eps_test-augmented copy of the test set.
 
     All noisy test sets go through the classifier in ONE call (cheap per-call overhead), and the clean
-    test set is predicted once however often ``0`` appears.
+    test set is predicted once however often ``0`` appears. A numpy masked array ``X_test`` or ``y_test`` is
+    refused (TypeError): its masked entries would be read.
 
     Parameters
     ----------
@@ -209,8 +210,6 @@ def evaluate_levels(
     unit_offsets : ndarray (>= k, d), required with ``noise_mode="shared_offsets"``
         Offsets in the unit ball of ``norm``; its first ``k`` rows are used (NaN, infinite or longer rows are
         refused with ValueError; text, booleans or a masked array with TypeError).
-
-    A numpy masked array ``X_test`` or ``y_test`` is refused (TypeError): its masked entries would be read.
 
     Returns
     -------
