@@ -90,7 +90,7 @@ def _mean_redraw(v: np.ndarray, extra_var: float = 0.0):
 def _whole(value, name: str, minimum: int, what: str) -> int:
     """``value`` as an int when it is a whole number >= ``minimum`` (an int, or a float with no fractional part);
     TypeError / ValueError naming ``name`` and ``what`` it counts otherwise (a bool, text, 2.5, inf, NaN)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
         raise TypeError(
             f"{name} must be {what} (a whole number >= {minimum}), got {value!r:.60} ({type(value).__name__})."
         )
@@ -159,7 +159,7 @@ def mean_vs_reference_interval(values, ref_sd: float, ref_n: int, level: float =
     remove (:func:`runs_needed` accounts for it)."""
     check_probability(level, "level")
     v = _runs(values, "values")
-    if isinstance(ref_sd, bool) or not isinstance(ref_sd, Real):
+    if isinstance(ref_sd, (bool, np.bool_)) or not isinstance(ref_sd, Real):
         raise TypeError(f"ref_sd must be a finite standard deviation >= 0 (a number), got {ref_sd!r:.60}.")
     sd_r = float(ref_sd)
     if not (math.isfinite(sd_r) and sd_r >= 0):
@@ -209,7 +209,7 @@ def bootstrap_interval(
             "bootstrap_interval needs at least one sample after the statistic: bootstrap_interval(statistic, values)."
         )
     n_boot = _whole(n_boot, "n_boot", 2, "the number of bootstrap resamples")
-    if isinstance(seed, bool) or not isinstance(seed, Integral):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, Integral):
         raise TypeError(f"seed must be a whole number >= 0 (the bootstrap's seed), got {seed!r:.60}.")
     if seed < 0:
         raise ValueError(f"seed must be a whole number >= 0 (the bootstrap's seed), got {seed!r}.")
@@ -288,7 +288,7 @@ def calibration_p(observed: int, predicted: float) -> float:
     independent changes), doubling the smaller tail, at most 1. A small p says the rows' agreement is miscalibrated:
     too many changes (overconfident) or too few (underconfident)."""
     k = _whole(observed, "observed", 0, "a count of changed verdicts")
-    if isinstance(predicted, bool) or not isinstance(predicted, Real):
+    if isinstance(predicted, (bool, np.bool_)) or not isinstance(predicted, Real):
         raise TypeError(f"predicted must be a positive expected number of changes, got {predicted!r:.60}.")
     if not (math.isfinite(predicted) and predicted > 0):
         raise ValueError(f"predicted must be a positive expected number of changes, got {predicted!r}.")
@@ -342,7 +342,7 @@ def runs_needed(interval: Interval, target_halfwidth: float) -> int | None:
             f"interval must be an Interval (from mean_interval, paired_interval, ...), got {type(interval).__name__} "
             f"{interval!r:.60}."
         )
-    if isinstance(target_halfwidth, bool) or not isinstance(target_halfwidth, Real):
+    if isinstance(target_halfwidth, (bool, np.bool_)) or not isinstance(target_halfwidth, Real):
         raise TypeError(f"target_halfwidth must be a half-width > 0 (a number), got {target_halfwidth!r:.60}.")
     if not (math.isfinite(interval.halfwidth) and interval.halfwidth > 0 and target_halfwidth > 0):
         return None
@@ -359,7 +359,7 @@ def runs_needed(interval: Interval, target_halfwidth: float) -> int | None:
 def _check_reals(**values) -> None:
     """TypeError naming the first of ``values`` (name=value) that is not a real number (text, None, a bool)."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, Real):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
             raise TypeError(f"{name} must be a number, got {value!r:.60} ({type(value).__name__}).")
 
 

@@ -104,7 +104,7 @@ def check_positive(value, name: str, *, strict: bool = True, integer: bool = Fal
 def check_probability(value, name: str, *, open_interval: bool = True) -> float:
     """Check ``value`` is a fraction in (0, 1) (or [0, 1] with ``open_interval=False``)."""
     interval = "(0, 1)" if open_interval else "[0, 1]"
-    if isinstance(value, bool) or not isinstance(value, Real):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a number in {interval}, got {value!r}.")
     if not np.isfinite(value):
         raise ValueError(f"{name} must be a finite number in {interval}, got {value!r}.")
@@ -724,7 +724,7 @@ def as_model(model, *, name: str = "model", batch_size: int = 4096) -> ModelAdap
 
 def check_level(level, name: str = "level") -> float:
     """A confidence level as a fraction in (0, 1) (0.95, not 95); TypeError / ValueError naming the fix."""
-    if isinstance(level, bool) or not isinstance(level, (Real, np.floating, np.integer)):
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a confidence level in (0, 1), e.g. 0.95; got {level!r}.")
     value = float(level)
     if not math.isfinite(value) or not 0 < value < 1:

@@ -111,7 +111,7 @@ def bounded_interval(estimate: float, gradient, sds, n: int, level: float = 0.95
         raise ValueError(f"gradient and sds need the same non-empty shape, got {g.shape} and {s.shape}")
     if not (np.all(np.isfinite(g)) and np.all(np.isfinite(s)) and np.all(s >= 0)):
         raise ValueError("gradient must be finite and sds finite and >= 0")
-    if isinstance(n, bool) or int(n) != n or n < 2:
+    if isinstance(n, (bool, np.bool_)) or int(n) != n or n < 2:
         raise ValueError(f"n must be an integer number of runs >= 2, got {n!r}")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")

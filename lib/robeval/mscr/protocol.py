@@ -88,11 +88,18 @@ def run_seeds(seed: int, n_runs: int) -> list[int]:
     with the run index): run i has the same seed in every grid (noise modes, models, eps levels, profiles), so
     grids are paired by run, and a grid with fewer runs uses the first seeds of a larger one. ``seed`` must be
     below 2**63 and ``n_runs`` at most :data:`MAX_RUNS` (ValueError otherwise)."""
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 2**63:
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 2**63:
         raise ValueError(f"seed must be an integer in 0 .. 2**63 - 1 (a 64-bit seed), got {seed!r}.")
     check_positive(seed, "seed", strict=False, integer=True)
-    if isinstance(n_runs, (bool, str, bytes)) or not np.isfinite(n_runs) or int(n_runs) != n_runs or n_runs < 0:
-        raise ValueError(f"n_runs must be an integer >= 0, got {n_runs!r}")
+    if (
+        isinstance(n_runs, (bool, np.bool_, str, bytes))
+        or not np.isfinite(n_runs)
+        or int(n_runs) != n_runs
+        or n_runs < 0
+    ):
+        raise ValueError(
+            f"n_runs must be an integer >= 0 (a count of runs, not True/False), got {n_runs!r}; pass e.g. 24."
+        )
     if n_runs > MAX_RUNS:
         raise ValueError(f"n_runs must be at most {MAX_RUNS:,} (one seed per run of a grid), got {n_runs!r}.")
     return [int(keyed(int(seed), "mscr run", i).generate_state(1)[0]) for i in range(int(n_runs))]
@@ -372,6 +379,11 @@ def _accuracy(value, name: str):
             return check_numbers(value, name, example="0.85")
         except TypeError:
             pass
+    if np.asarray(value).dtype.kind in "mMV":  # dates, durations, records: float() would read them as numbers
+        raise TypeError(
+            f"{name} must be an accuracy in [0, 1] (a real number), got values of dtype {np.asarray(value).dtype}; "
+            f"pass the accuracies as floats, e.g. {name}=[0.85, 0.9]."
+        )
     if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind in "USO":
         raise TypeError(f"{name} must be an accuracy in [0, 1] (a number, not text), got {value!r:.60}.")
     if np.asarray(value).dtype.kind == "b":
@@ -392,7 +404,8 @@ def mscr_value(acc_clean, acc_rob):
     with a fraction), a clean accuracy of 0 or two arrays of different shapes raise ValueError, and so do two pandas
     Series with different indexes (runs are paired by position: :func:`robeval.core.frames.check_same_index`).
     A numpy masked array is refused (TypeError: its masked values would be read like any other), and so are text,
-    booleans and complex numbers (TypeError: an imaginary part would be dropped).
+    booleans, dates, durations, structured records and complex numbers (TypeError: an imaginary part would be
+    dropped), for either argument.
     """
     check_unmasked(acc_clean, "acc_clean")
     check_unmasked(acc_rob, "acc_rob")

@@ -66,7 +66,7 @@ def run_waves(profile: str = "paper", size: int = 50, *, n_jobs: int | None = No
 
     Returns ``{store name: finished cells}`` after the last wave.
     """
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, int) or size < 1:
         raise ValueError(f"size must be an int >= 1 (runs per wave), got {size!r}.")
     cfg = resolve("mscr_2d", profile)
     plan = grids(cfg, eps_levels_of(cfg))

@@ -597,14 +597,14 @@ def corruption_features(
     check_bool(progress, "progress")
     if chunk is not None:
         check_positive(chunk, "chunk", integer=True)
-    if isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs == 0:
+    if isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, (bool, np.bool_)) and n_jobs == 0:
         raise ValueError("n_jobs must be >= 1 (worker processes), -1 (all cores) or None; got 0.")
     severities = _severity_list(severities)
     pairs = [(c, s) for c in corruptions for s in severities]
     n_jobs = resolve_jobs(n_jobs)
     if n_jobs > 1 or chunk is not None:
         images = check_images(images)
-        if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
             raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
         rngs = [np.random.default_rng(keyed(seed, c, int(s))) for c, s in pairs]
         # the seeds corruption_transform draws, one scalar draw per realisation as in the serial loop

@@ -57,7 +57,7 @@ def sample_powerset_schemes(n: int, seed: int) -> list[frozenset]:
     the ops of Fig. 4, first) and the full nine-op scheme (AugMix's ops) lead; the rest is a seeded uniform
     draw without replacement from the other schemes."""
     schemes = aug.powerset_schemes()
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= len(schemes):
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= len(schemes):
         raise ValueError(f"n must be an integer in 1..{len(schemes)}, got {n!r}.")
     lead = ("solarize", "translate_x")
     singles = [frozenset({o}) for o in lead] + [frozenset({o}) for o in aug.BASE_OPS if o not in lead]
@@ -404,7 +404,7 @@ def toy_distance_runs(config: dict, fractions, n_samples: int, runs: int):
 
 # ------------------------------------------------------------------------------------------------- cells
 def _check_seed(seed, name: str = "seed") -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {seed!r}.")
     return int(seed)
 
@@ -439,7 +439,7 @@ def toy_cells(fractions, runs: int, seed: int) -> list[dict]:
     bad = [p for p in fractions if not 0.0 <= p <= 1.0]
     if bad:
         raise ValueError(f"fractions must lie in [0, 1], got {bad}.")
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
+    if isinstance(runs, (bool, np.bool_)) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise ValueError(f"runs must be a positive integer, got {runs!r}.")
     return [
         {"fraction": p, "run": r, "seed": nets.run_seed(seed, "toy", r)} for r in range(int(runs)) for p in fractions
@@ -555,7 +555,7 @@ def retrain_cut(names, limit: int, seed: int) -> list[str]:
     ``keyed(seed, "retrain order")``), returned in the order of ``names``: every cut is a uniform draw from the
     list and a larger cut holds every smaller one, so a chunk's retrained cells are found again by the next."""
     names = list(names)
-    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 0:
+    if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, (int, np.integer)) or limit < 0:
         raise ValueError(f"retrain_limit must be an integer >= 0, got {limit!r}.")
     if limit == 0 or limit >= len(names):
         return names
@@ -570,7 +570,7 @@ def powerset_base_cells(schemes, n_bases: int, seed: int, n_runs: int) -> list[d
     ``run_seed(seed, "base", base, "scheme", name)``: each base network adapts with draws of its own. The base
     networks are the default-augmentation networks run0..run{n_runs-1}, so ``n_bases <= n_runs``."""
     seed = _check_seed(seed)
-    if isinstance(n_bases, bool) or not isinstance(n_bases, (int, np.integer)) or n_bases < 1:
+    if isinstance(n_bases, (bool, np.bool_)) or not isinstance(n_bases, (int, np.integer)) or n_bases < 1:
         raise ValueError(f"n_bases must be a positive integer, got {n_bases!r}.")
     if n_bases > int(n_runs):
         raise ValueError(

@@ -215,7 +215,7 @@ def corrupt_command(
         raise ValueError("--out is required: the folder to write the .npy files into.")
     name_list = parse_names(names)
     sev = parse_severities(severities)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {seed!r}.")
     out = Path(out)
     if out.exists() and not out.is_dir():

@@ -121,7 +121,7 @@ def _check_count(count, name: str) -> None:
     """None or a finite number >= 0 (a count of units), else TypeError / ValueError naming ``name``."""
     if count is None:
         return
-    if isinstance(count, bool) or not isinstance(count, Real):
+    if isinstance(count, (bool, np.bool_)) or not isinstance(count, Real):
         raise TypeError(f"{name} must be a count of units (a number >= 0, or None), got {count!r}.")
     if not math.isfinite(count) or count < 0:
         raise ValueError(f"{name} must be a finite count of units >= 0 (or None), got {count!r}.")
@@ -262,7 +262,8 @@ def round_value(x):
 def finite_float(x, name: str) -> float:
     if isinstance(x, (bool, np.bool_, str, bytes)):  # text is never read as the number it spells
         raise TypeError(
-            f"{name} must be a number, got {x!r}" + ("; pass float(...)." if not isinstance(x, bool) else ".")
+            f"{name} must be a number, got {x!r}"
+            + ("; pass float(...)." if not isinstance(x, (bool, np.bool_)) else ".")
         )
     check_float_range(x, name)  # an int beyond float range: named, not a bare OverflowError
     try:

@@ -353,7 +353,7 @@ def build_fused(arch: str, G: int, *, seeds: Sequence[int] | None = None, num_cl
 
 
 def _check_groups(G) -> int:
-    if isinstance(G, bool) or not isinstance(G, (int, np.integer)) or G < 1:
+    if isinstance(G, (bool, np.bool_)) or not isinstance(G, (int, np.integer)) or G < 1:
         raise ValueError(f"G (networks per group) must be an integer >= 1, got {G!r}.")
     return int(G)
 
@@ -648,7 +648,7 @@ def calibrate(
     Gs = [_check_groups(G) for G in (G_values if not isinstance(G_values, (int, np.integer)) else [G_values])]
     if not Gs:
         raise ValueError("G_values must name at least one group size.")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}.")
     if not np.isfinite(seconds_budget) or seconds_budget <= 0:
         raise ValueError(f"seconds_budget must be a positive number of seconds, got {seconds_budget!r}.")

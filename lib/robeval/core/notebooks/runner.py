@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from numbers import Integral
 from pathlib import Path
 
 from robeval.core import paths as project
@@ -123,6 +124,45 @@ def check_output_notebook(folder: Path, names: list[str], what: str, *, owned: b
             )
 
 
+def check_run_parameters(parameters, profile: str) -> dict:
+    """``parameters`` of :func:`run_notebook` / :func:`run_all` as a new dict of notebook parameters (``profile``
+    left out): None for none, or a dict {name: value} whose names are text, e.g. {'seed': 1}. TypeError naming
+    ``parameters`` otherwise (text, a list, a number would fail inside ``dict()`` or papermill with no name); a
+    ``'profile'`` entry other than the ``profile`` argument is refused (ValueError) before any run, as the two would
+    contradict each other (the notebook would run under the one given in ``parameters``)."""
+    if parameters is None:
+        return {}
+    example = "a dict {name: value}, e.g. {'seed': 1}"
+    if not isinstance(parameters, dict):
+        raise TypeError(f"parameters must be {example}, got {type(parameters).__name__} {parameters!r:.60}.")
+    names = [k for k in parameters if not isinstance(k, str)]
+    if names:
+        raise TypeError(f"parameters must be {example} with names as text, got the name {names[0]!r:.60}.")
+    params = dict(parameters)
+    if "profile" in params:
+        given = params.pop("profile")
+        if not isinstance(given, str) or given != profile:
+            raise ValueError(
+                f"parameters sets 'profile' to {given!r:.60}, but the profile argument is {profile!r}; pass the "
+                "profile as the profile argument only, and leave 'profile' out of parameters."
+            )
+    return params
+
+
+def check_timeout(timeout):
+    """``timeout`` of :func:`run_notebook` (seconds each cell may run) as an int, or None for no limit: whole seconds
+    > 0. TypeError / ValueError naming ``timeout`` otherwise; ``-1`` (jupyter's own "no limit") is refused too: pass
+    None for no limit."""
+    if timeout is None:
+        return None
+    fix = "timeout must be whole seconds > 0, or None (no limit)"
+    if isinstance(timeout, bool) or not isinstance(timeout, Integral):  # numpy booleans are not Integral
+        raise TypeError(f"{fix}, got {type(timeout).__name__} {timeout!r:.60}; pass e.g. timeout=600.")
+    if timeout <= 0:
+        raise ValueError(f"{fix}, got {int(timeout)}; pass e.g. timeout=600, or timeout=None for no limit.")
+    return int(timeout)
+
+
 def run_notebook(
     path: Path,
     profile: str,
@@ -134,12 +174,19 @@ def run_notebook(
 ) -> Path:
     """Execute one notebook with papermill under ``profile``; returns the executed notebook's path.
 
+    ``parameters`` is None or a dict {name: value} of the notebook's parameters, e.g. {'seed': 1} (a ``'profile'``
+    entry must equal ``profile``); ``timeout`` is the whole seconds > 0 each cell may run, or None for no limit
+    (``-1``, jupyter's spelling of no limit, is refused: pass None). Both are checked before any folder is written
+    or kernel started (TypeError / ValueError naming the argument).
+
     With ``replot`` the cells tagged ``compute`` are left out: figures and claims are rebuilt from the
     stored result files without recomputing. With ``progress`` the cells' progress and outputs are shown in
     the terminal as they run.
     """
-    pm = require_papermill()
     check_profile(profile)
+    parameters = check_run_parameters(parameters, profile)
+    timeout = check_timeout(timeout)
+    pm = require_papermill()
     path = notebook_file(path, "path")
     out_dir = _output_folder(output_dir, "output_dir") if output_dir is not None else executed_notebooks_dir(profile)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -150,7 +197,7 @@ def run_notebook(
     sources = out_dir / "replot-sources"  # replot_copy's folder: robeval's own when out_dir is
     if replot:
         check_output_notebook(sources, [path.name], "output_dir", owned=owned or owns_folder(sources))
-    params = {"profile": profile, **(parameters or {})}
+    params = {"profile": profile, **parameters}
     declared = set(pm.inspect_notebook(str(path)))
     unknown = sorted(set(params) - declared)
     if unknown:  # papermill itself only warns, and the run would silently ignore them
@@ -352,13 +399,15 @@ def run_all(
     progress: bool = True,
 ) -> list[dict]:
     """Run the selected notebooks in order, then write the claims and figures reports. Returns per-notebook
-    timings. ``replot`` rebuilds figures and claims from stored results (see :func:`run_notebook`)."""
+    timings. ``replot`` rebuilds figures and claims from stored results (see :func:`run_notebook`). ``parameters`` is
+    None or a dict {name: value}, e.g. {'seed': 1}, checked (TypeError / ValueError naming it) before any run."""
     from robeval.core.publish.report import figures_report, report, update_readme
 
     check_profile(profile)
+    parameters = check_run_parameters(parameters, profile)
     results, failures = [], []
     chosen = notebooks_for_profile(profile, only)
-    check_parameters(chosen, profile, dict(parameters or {}))
+    check_parameters(chosen, profile, parameters)
     if replot:
         check_stored_results(chosen, profile)
     for k, path in enumerate(chosen, 1):

@@ -34,7 +34,7 @@ def resolve_jobs(n_jobs) -> int:
         if n_jobs.strip().lower() != ALL:
             raise ValueError(f"n_jobs must be an int or {ALL!r}, got {n_jobs!r}.")
         return max(1, os.cpu_count() or 1)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, Integral):
         raise TypeError(f"n_jobs must be an int or {ALL!r}, got {type(n_jobs).__name__}.")
     n_jobs = int(n_jobs)
     return n_jobs if n_jobs >= 1 else max(1, os.cpu_count() or 1)
@@ -51,9 +51,9 @@ def default_chunk(n: int, n_jobs: int, *, per_job: int = 8, minimum: int = 8, ma
 
 def chunk_ranges(n: int, chunk: int) -> list[tuple[int, int]]:
     """``[(0, chunk), (chunk, 2 chunk), ..., (., n)]``: ``range(n)`` cut into consecutive pieces of ``chunk``."""
-    if isinstance(chunk, bool) or not isinstance(chunk, Integral) or chunk < 1:
+    if isinstance(chunk, (bool, np.bool_)) or not isinstance(chunk, Integral) or chunk < 1:
         raise ValueError(f"chunk must be a positive int, got {chunk!r}.")
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 0:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, Integral) or n < 0:
         raise ValueError(f"n must be a non-negative int, got {n!r}.")
     return [(a, min(a + int(chunk), int(n))) for a in range(0, int(n), int(chunk))]
 

@@ -434,8 +434,12 @@ def _own_files(out_dir: Path) -> list[Path]:
 
 def folder_inputs(images, labels, severities) -> dict:
     """What a generated folder is made from: sha256 of the uint8 images (N, 32, 32, 3) and of the labels as
-    uint8 (N,), N, and the severities (``labels.npy`` repeats the labels once per severity)."""
+    uint8 (N,), N, and the severities (``labels.npy`` repeats the labels once per severity). A numpy masked array of
+    labels is refused (TypeError naming ``labels``)."""
+    from robeval.core.frames import check_unmasked
+
     images = check_images(images)
+    check_unmasked(labels, "labels")
     return {
         "images_sha256": _digest(images),
         "labels_sha256": _digest(np.asarray(labels).astype(np.uint8)),
@@ -539,7 +543,7 @@ def generate_dataset(
     Parameters
     ----------
     images : uint8 array (N, 32, 32, 3)
-    labels : int array (N,), values 0..255
+    labels : int array (N,), values 0..255 (not a numpy masked array)
     names : str or iterable of str (corruption names with published severities), at least one
     out_dir : path
     seed : int
@@ -552,11 +556,13 @@ def generate_dataset(
     -------
     dict name → path of the written (or existing) file, plus ``"labels"``.
     """
+    from robeval.core.frames import check_unmasked
     from robeval.core.io import atomic_write_bytes, folder_lock
     from robeval.core.validation import check_bool
 
     images = check_images(images)
     check_bool(progress, "progress")
+    check_unmasked(labels, "labels")  # np.asarray would write the masked labels like any other
     labels = np.asarray(labels)
     if labels.ndim != 1 or len(labels) != len(images):
         raise ValueError(f"labels must have shape ({len(images)},), one per image, got {labels.shape}.")
@@ -567,9 +573,9 @@ def generate_dataset(
         raise ValueError("names is empty; pass at least one corruption name, e.g. ['fog'] (or ALL_CORRUPTIONS).")
     for name in names:
         severity_params(name)  # validates the name and that it has published severities
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, Integral) or chunk_size < 1:
+    if isinstance(chunk_size, (bool, np.bool_)) or not isinstance(chunk_size, Integral) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}.")
     severities = _check_severities(severities)
     if not isinstance(overwrite, bool):
