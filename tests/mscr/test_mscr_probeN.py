@@ -36,3 +36,13 @@ def test_mscr_value_refuses_dates_durations_and_records_on_either_side(kind, sid
     ):
         mscr.mscr_value(**args)
     assert np.allclose(mscr.mscr_value([0.9, 0.8], [0.45, 0.8]), [-50.0, 0.0])
+
+
+def test_mscr_value_reads_tensors_that_require_grad_detached():
+    # minor 1: torch's "Can't call numpy() on Tensor that requires grad" named no argument
+    import torch
+
+    clean = torch.tensor([0.9, 0.8], dtype=torch.float64, requires_grad=True)
+    rob = torch.tensor([0.45, 0.8], dtype=torch.float64, requires_grad=True)
+    assert np.allclose(mscr.mscr_value(clean, rob), [-50.0, 0.0])
+    assert np.allclose(mscr.mscr_value({"acc": clean[0]}, 0.45), -50.0)

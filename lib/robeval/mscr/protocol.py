@@ -368,6 +368,10 @@ def _accuracy(value, name: str):
                 "or a row of evaluate_levels."
             )
         value = value["acc"]
+    from robeval.core.validation import is_torch_tensor, to_numpy
+
+    if is_torch_tensor(value):  # detached (one requiring grad would fail in np.asarray), as to_numpy does elsewhere
+        value = to_numpy(value)
     kind = np.asarray(value).dtype.kind
     if kind == "c" or kind == "O" and any(isinstance(v, complex) for v in np.asarray(value).reshape(-1).tolist()):
         raise TypeError(  # float() would drop the imaginary part with only a warning
@@ -405,7 +409,7 @@ def mscr_value(acc_clean, acc_rob):
     Series with different indexes (runs are paired by position: :func:`robeval.core.frames.check_same_index`).
     A numpy masked array is refused (TypeError: its masked values would be read like any other), and so are text,
     booleans, dates, durations, structured records and complex numbers (TypeError: an imaginary part would be
-    dropped), for either argument.
+    dropped), for either argument. A torch tensor is read detached (one that requires grad too).
     """
     check_unmasked(acc_clean, "acc_clean")
     check_unmasked(acc_rob, "acc_rob")
