@@ -358,7 +358,7 @@ def transform_features(
     _check_callable(transform, "transform", "transform(images, rng) -> uint8 images of the input's shape")
     images = check_images(images)
     rng = as_generator(rng, "rng")
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
     check_positive(n_samples, "n_samples", integer=True)
     check_positive(batch_size, "batch_size", integer=True)
