@@ -102,3 +102,16 @@ def test_run_cell_cifar_takes_a_whole_thread_count_or_zero(fine, no_training):
         assert torch.get_num_threads() == (before if not fine else int(fine))
     finally:
         torch.set_num_threads(before)
+
+
+def test_evaluate_levels_reads_points_that_require_grad_detached():
+    import torch
+    from sklearn.neighbors import KNeighborsClassifier
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.1, 0.0], [0.9, 1.0]])
+    y = np.array([0, 1, 0, 1])
+    clf = KNeighborsClassifier(1).fit(X, y)
+    grad = torch.tensor(X, requires_grad=True)
+    assert mscr.evaluate_levels(clf, grad, y, [0.0, 0.2], 2, 2, seed=0) == mscr.evaluate_levels(
+        clf, X, y, [0.0, 0.2], 2, 2, seed=0
+    )

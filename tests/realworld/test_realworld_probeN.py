@@ -54,3 +54,22 @@ def test_fit_mlp_refuses_fractional_threads_instead_of_truncating():
     )
     with pytest.raises(TypeError, match=r"^threads must be an integer >= 1, got 2\.7; pass e\.g\. threads=2\.$"):
         experiments.fit_mlp(split, epochs=1, threads=2.7)
+
+
+def _grad(a):
+    import torch
+
+    return torch.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: rw.linear_robustness(x, np.array([1.0, -1.0]), 0.0, cov=np.eye(2) * 0.01),
+        lambda x: rw.right_angle_robustness(x, cov=np.eye(2) * 0.01),
+        lambda x: rw.real_world_robustness(_rule, x, cov=np.eye(2) * 0.01, n_samples=50, rng=0),
+    ],
+)
+def test_points_that_require_grad_are_read_detached(call):
+    # minor 1: torch's "Can't call numpy() on Tensor that requires grad" named no argument
+    assert np.array_equal(call(_grad(X)), call(X))

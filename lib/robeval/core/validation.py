@@ -154,9 +154,10 @@ def check_images(images, *, name: str = "images", channels=(1, 3), square: bool 
 
 def check_features(X, name: str = "X") -> np.ndarray:
     """Points as a finite float64 (n_points, n_features) array, n_points and n_features >= 1; a numpy masked array
-    is refused (TypeError: its masked points would be read like any other)."""
+    is refused (TypeError: its masked points would be read like any other); a torch tensor is read detached (one that
+    requires grad too), as :func:`to_numpy` does."""
     check_unmasked(X, name)
-    X = np.asarray(X)
+    X = to_numpy(X)
     if X.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_points, n_features); got shape {X.shape}. "
