@@ -55,7 +55,7 @@ def check_alpha(alpha, name: str = "alpha") -> float:
 
 def _whole_number(n) -> bool:
     """True for an int (not a bool), a numpy integer or a float holding a whole number."""
-    return not isinstance(n, bool) and (
+    return not isinstance(n, (bool, np.bool_)) and (
         isinstance(n, (int, np.integer)) or (isinstance(n, float) and float(n).is_integer())
     )
 
@@ -122,7 +122,7 @@ def huge_int(values, *, beyond_float: bool = False):
     if arr.dtype.kind != "O":
         return None
     for v in arr.reshape(-1).tolist():
-        if isinstance(v, int) and not isinstance(v, bool):
+        if isinstance(v, int) and not isinstance(v, (bool, np.bool_)):
             if abs(v) > FLOAT_MAX if beyond_float else not (-(2**63) <= v < 2**64):
                 return v
     return None

@@ -365,7 +365,7 @@ class Smooth:
 
     def __init__(self, base_classifier, num_classes: int, sigma: float, device=None):
         self._model = as_model(base_classifier, name="base_classifier")
-        if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
+        if isinstance(num_classes, (bool, np.bool_)) or not isinstance(num_classes, (int, np.integer)):
             raise TypeError(f"num_classes must be an integer >= 2, got {num_classes!r}.")
         if num_classes < 2:
             raise ValueError(f"num_classes must be an integer >= 2, got {num_classes!r}.")
@@ -752,7 +752,7 @@ class Smooth:
         RadiusResult
         """
         n0 = check_num_samples(n0, "n0")
-        if isinstance(radius, bool) or not isinstance(radius, (int, float, np.integer, np.floating)):
+        if isinstance(radius, (bool, np.bool_)) or not isinstance(radius, (int, float, np.integer, np.floating)):
             raise TypeError(
                 f"radius must be one number (an L2 radius), got {type(radius).__name__} {radius!r}; call "
                 "certify_radius once per radius, or call certify once and compare its radius column with each radius."

@@ -652,6 +652,7 @@ def run_variant(cell: dict, config: dict) -> list:
     config : dict
         Resolved ``acr_rs_training`` settings; per-sigma hyper-parameters are lists aligned with
         ``config["sigmas"]``. ``tsv_dir`` (optional) receives the certification in the published TSV format.
+        ``threads``: torch threads (0 or absent: torch's count; else an integer 1 .. 1024).
 
     Returns
     -------
@@ -662,12 +663,13 @@ def run_variant(cell: dict, config: dict) -> list:
 
     from robeval.core import data
     from robeval.core.env import torch_device
-    from robeval.core.nn.training import to_float_tensor
+    from robeval.core.nn.training import check_config_threads, to_float_tensor
 
+    threads = check_config_threads(config, "threads")  # before anything is computed
     rs_cfg = rs_config(cell, config)
     sigma, seed = rs_cfg.sigma, rs_cfg.seed
-    if config.get("threads"):
-        torch.set_num_threads(int(config["threads"]))
+    if threads is not None:
+        torch.set_num_threads(threads)
     xtr, ytr, xte, yte = data.load_cifar10_any(bool(config.get("full_cifar10", False)))
     tr, rng = train_subset(seed, len(ytr), int(config["n_train"]))
     te = certified_test_indices(len(yte), int(config["n_test"]))

@@ -27,7 +27,7 @@ def as_generator(seed, name: str = "seed") -> np.random.Generator:
         )
     if isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, (Integral, np.random.SeedSequence)):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (Integral, np.random.SeedSequence)):
         raise TypeError(
             f"{name} must be an int, a numpy.random.SeedSequence or a numpy.random.Generator, "
             f"got {type(seed).__name__}."

@@ -83,7 +83,7 @@ def check_positive(value, name: str, *, strict: bool = True, integer: bool = Fal
     """Check a scalar is (strictly) positive, optionally an integer; an integer beyond int64 (numpy cannot hold it:
     no count or size is that large) is refused by name, not with numpy's error."""
     kind = Integral if integer else Real
-    if isinstance(value, bool) or not isinstance(value, kind):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, kind):
         raise TypeError(f"{name} must be {'an integer' if integer else 'a number'}, got {value!r}.")
     if isinstance(value, Integral):  # compared as Python ints: np.isfinite fails beyond int64
         if value <= 0 if strict else value < 0:
@@ -116,7 +116,7 @@ def check_probability(value, name: str, *, open_interval: bool = True) -> float:
 
 def check_eps(eps, name: str = "eps") -> float:
     """A noise radius: a finite real number >= 0."""
-    if isinstance(eps, bool) or not isinstance(eps, (Real, np.floating, np.integer)):
+    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, (Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number >= 0 (a noise radius), got {eps!r}.")
     try:
         eps = float(eps)
@@ -154,9 +154,10 @@ def check_images(images, *, name: str = "images", channels=(1, 3), square: bool 
 
 def check_features(X, name: str = "X") -> np.ndarray:
     """Points as a finite float64 (n_points, n_features) array, n_points and n_features >= 1; a numpy masked array
-    is refused (TypeError: its masked points would be read like any other)."""
+    is refused (TypeError: its masked points would be read like any other); a torch tensor is read detached (one that
+    requires grad too), as :func:`to_numpy` does."""
     check_unmasked(X, name)
-    X = np.asarray(X)
+    X = to_numpy(X)
     if X.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_points, n_features); got shape {X.shape}. "
@@ -374,7 +375,9 @@ def check_exact_integers(values, name: str) -> None:
         bad = hi if hi > 2**53 else lo if lo < -(2**53) else None
     elif arr.dtype.kind == "O":
         ints = (
-            int(v) for v in arr.reshape(-1).tolist() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+            int(v)
+            for v in arr.reshape(-1).tolist()
+            if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
         )
         bad = next((v for v in ints if abs(v) > 2**53), None)
     else:

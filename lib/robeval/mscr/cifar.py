@@ -81,7 +81,7 @@ def uniform_linf_box(x, eps: float, gen, lo: float = 0.0, hi: float = 1.0):
         raise TypeError(f"gen must be a torch.Generator (e.g. torch.Generator().manual_seed(0)), got {gen!r}.")
     largest = float(torch.finfo(x.dtype).max)
     for name, value in (("lo", lo), ("hi", hi)):
-        if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating, np.integer)):
             raise TypeError(f"{name} must be a finite real number (a bound of the pixel box), got {value!r}.")
         try:
             as_float = float(value)
@@ -156,7 +156,7 @@ def _build(config: dict):
         return image_mlp(tuple(config.get("hidden") or (512, 256)))
     config = {**config, "arch": arch}
     width = config.get("width")
-    if isinstance(width, (int, np.integer)) and not isinstance(width, bool) and width == 0:
+    if isinstance(width, (int, np.integer)) and not isinstance(width, (bool, np.bool_)) and width == 0:
         del config["width"]  # the settings' width 0: the model's default (from_config refuses a width of 0)
     return models.from_config(config)
 
@@ -187,7 +187,7 @@ def _threads(config: dict) -> int:
 def _fused_group(config: dict) -> int:
     """``config["fused_group"]``: networks trained together by :func:`train_cifar_models_fused` (0 or absent: off)."""
     G = config.get("fused_group") or 0
-    if isinstance(G, bool) or not isinstance(G, (int, np.integer)) or G < 0:
+    if isinstance(G, (bool, np.bool_)) or not isinstance(G, (int, np.integer)) or G < 0:
         raise ValueError(f"fused_group must be an integer >= 0 (0: train each network alone), got {G!r}.")
     return int(G)
 
@@ -340,7 +340,7 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
     config : ``arch``, ``epochs``, ``batch_size``, ``lr``, ``momentum``, ``weight_decay``, ``schedule``,
         ``milestones``, ``n_train``, ``n_test`` (prefixes of the shipped subset / full set; 0 = all),
         ``full_data``, ``eps_test`` (list), ``train_threads`` (training; fixed, results depend on it),
-        ``torch_threads`` (evaluation), ``eval_batch_size`` (default 50), ``width`` (cnn_small), ``dropout`` and ``widen`` (WRN),
+        ``torch_threads`` (evaluation; 0 or absent: torch's count; else an integer 1 .. 1024), ``eval_batch_size`` (default 50), ``width`` (cnn_small), ``dropout`` and ``widen`` (WRN),
         ``fused_group`` (opt-in: networks trained together, :func:`train_cifar_models_fused`; 0 or absent = off).
 
     Returns one row per eps_test: ``eps_test``, ``acc`` (fraction), ``n_eval``, and ``train_acc``: the network's
@@ -351,9 +351,10 @@ def run_cell_cifar(cell: dict, config: dict) -> list[dict]:
 
     from robeval.core.nn import training
 
+    threads = training.check_config_threads(config, "torch_threads")  # before anything is computed
     seed = int(cell["seed"])
-    if config.get("torch_threads"):
-        torch.set_num_threads(int(config["torch_threads"]))
+    if threads is not None:
+        torch.set_num_threads(threads)
     net, _ = train_cifar_model(cell, config)
     x_tr, y_tr, x_te, y_te = _load_cifar(bool(config.get("full_data", False)))
     n_te = int(config.get("n_test") or len(x_te))

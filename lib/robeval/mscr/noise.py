@@ -34,7 +34,7 @@ __all__ = ["unit_ball_offsets", "sample_offsets", "sample_uniform_ball", "radial
 
 
 def _check_count(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 

@@ -235,7 +235,7 @@ def evaluate_levels(
     check_levels_once(eps_test, "eps_test", why="one test level would be evaluated twice")
     k = check_positive(k, "k", integer=True)
     norm = check_norm(norm)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer (the run seed of the test noise), got {seed!r}.")
     if noise_mode == "shared_offsets":
         example = "unit_ball_offsets(1, k, d, norm, rng)[0]"

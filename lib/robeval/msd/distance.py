@@ -27,7 +27,14 @@ import numpy as np
 from robeval.core.frames import check_unmasked
 from robeval.core.images import to_nchw, to_nhwc
 from robeval.core.seeding import as_generator, keyed
-from robeval.core.validation import check_exact_integers, check_images, check_no_bools, check_numbers
+from robeval.core.validation import (
+    check_exact_integers,
+    check_images,
+    check_no_bools,
+    check_numbers,
+    is_torch_tensor,
+    to_numpy,
+)
 from robeval.transforms import augmentations as aug
 from robeval.transforms.corruptions import ALL_CORRUPTIONS, VARIANTS
 from robeval.transforms.corruptions.common import check_severity
@@ -42,6 +49,8 @@ def _check_feats(a, name: str) -> np.ndarray:
     example = "a (n_samples, D) float array of transform features"
     check_no_bools(a, name, example=example)
     check_unmasked(a, name)  # np.asarray drops a mask: masked samples would count like the others
+    if is_torch_tensor(a):  # read detached (one requiring grad would fail in np.asarray), as to_numpy does elsewhere
+        a = to_numpy(a)
     if np.iscomplexobj(a):
         raise ValueError(
             f"{name} must be real-valued features, got complex values (dtype {np.asarray(a).dtype}); their imaginary "
@@ -358,7 +367,7 @@ def transform_features(
     _check_callable(transform, "transform", "transform(images, rng) -> uint8 images of the input's shape")
     images = check_images(images)
     rng = as_generator(rng, "rng")
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
     check_positive(n_samples, "n_samples", integer=True)
     check_positive(batch_size, "batch_size", integer=True)

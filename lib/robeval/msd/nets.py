@@ -144,7 +144,7 @@ def trained_model(
     from robeval.core.io import atomic_write_bytes
     from robeval.core.nn import models, training
 
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
     key = model_key(tcfg, augmentation, seed, init=init, epochs=epochs, lr=lr)
     path = models_dir() / f"{key}.pt"

@@ -151,20 +151,24 @@ def fit_iris_forest(split: Split, seed: int = 0, n_estimators: int = 10, max_dep
 
 
 class torch_threads:
-    """Context manager: run torch with ``n`` intra-op threads, then restore.
+    """Context manager: run torch with ``n`` intra-op threads (an integer 1 .. 1024; None or 0: unchanged), then
+    restore.
 
     Small tabular models train and attack several times faster single-threaded (thread start-up and
     spin-waiting dominate tiny matrix products, badly so on a busy machine)."""
 
     def __init__(self, n: int | None):
-        self.n = n
+        from robeval.core.nn.training import check_threads
+
+        zero = isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) and n == 0
+        self.n = None if n is None or zero else check_threads(n, "n")
 
     def __enter__(self):
         import torch
 
         self.old = torch.get_num_threads()
-        if self.n:
-            torch.set_num_threads(int(self.n))
+        if self.n is not None:
+            torch.set_num_threads(self.n)
 
     def __exit__(self, *exc):
         import torch
@@ -209,7 +213,7 @@ def fit_mlp(
         device="cpu",
         progress=progress,
         desc="MLP",
-        threads=int(threads),
+        threads=threads,  # checked by train (an integer 1 .. 1024; int() would truncate 2.7)
     )
     return model.eval()
 
@@ -278,7 +282,7 @@ def scale_sweep(
 
     if isinstance(scales, (str, bytes)) or np.ndim(scales) != 1:
         raise TypeError(f"scales must be a sequence of numbers (total variances), e.g. [0.5, 1.0]; got {scales!r}.")
-    bad = [s for s in scales if isinstance(s, (bool, str, bytes)) or not np.isscalar(s) or not np.isreal(s)]
+    bad = [s for s in scales if isinstance(s, (bool, np.bool_, str, bytes)) or not np.isscalar(s) or not np.isreal(s)]
     if bad:
         raise TypeError(f"scales must hold numbers, got {bad[0]!r}; convert strings with float(...).")
     scales = [float(s) for s in scales]

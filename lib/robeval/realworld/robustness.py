@@ -324,7 +324,9 @@ def _check_budget(predict, X: np.ndarray, draws: int, allow_large: bool) -> None
 def _check_adaptive(n_min, n_max, se_target) -> tuple[int, int, float]:
     for name, v in (("n_min", n_min), ("n_max", n_max)):
         whole = (
-            isinstance(v, Real) and not isinstance(v, bool) and (isinstance(v, int) or np.isfinite(v) and int(v) == v)
+            isinstance(v, Real)
+            and not isinstance(v, (bool, np.bool_))
+            and (isinstance(v, int) or np.isfinite(v) and int(v) == v)
         )
         if not whole or not 1 <= v < 2**63:
             raise ValueError(f"{name} must be an integer in 1 .. 2**63 - 1; got {v!r}.")
@@ -527,7 +529,7 @@ def real_world_robustness(
         n_min, n_max, se_target
     )  # checked even where a fixed N leaves them unused
     if not adaptive:
-        if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
+        if isinstance(n_samples, (bool, np.bool_)) or int(n_samples) != n_samples or n_samples < 1:
             raise ValueError(f"n_samples must be an integer >= 1 or 'auto'; got {n_samples!r}.")
         n_samples = int(n_samples)
     if isinstance(chunk_rows, (bool, np.bool_)):

@@ -574,7 +574,7 @@ def sample_scheme(
         raise ValueError(f"Unknown mode {mode!r}; valid modes are: {', '.join(_MODES)}.")
     rng = as_generator(rng, "rng")
     severity = _check_severity(severity)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}.")
     check_positive(alpha, "alpha")  # a number > 0, not a bool
     cfg = dict(_MODES[mode])
@@ -827,7 +827,7 @@ def patch_gaussian_images(
     rng = as_generator(rng, "rng")
     if isinstance(patch_width, bool) or not isinstance(patch_width, (int, np.integer)) or not 1 <= patch_width <= 2**62:
         raise ValueError(f"patch_width must be an integer in 1..2**62 (pixels; paper: 25), got {patch_width!r}.")
-    if isinstance(max_sigma, (bool, str, bytes)) or not np.isfinite(np.float64(max_sigma)) or max_sigma < 0:
+    if isinstance(max_sigma, (bool, np.bool_, str, bytes)) or not np.isfinite(np.float64(max_sigma)) or max_sigma < 0:
         raise ValueError(f"max_sigma must be a finite number >= 0 (noise std in [0, 1] units), got {max_sigma!r}.")
     check_bool(same_instance, "same_instance")
     n, h, w, c = images.shape

@@ -504,7 +504,7 @@ def _workers(workers, device, G: int) -> int:
         import os
 
         return min(G, os.cpu_count() or 1) if device.type == "cuda" else 1
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+    if isinstance(workers, (bool, np.bool_)) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1 or None, got {workers!r}.")
     return int(workers)
 

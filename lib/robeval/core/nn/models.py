@@ -255,7 +255,7 @@ def _checked_options(kwargs: dict, num_classes: int) -> dict:
         hidden = out["hidden"]
         if isinstance(hidden, (str, bytes)) or not isinstance(hidden, (list, tuple)):
             raise TypeError(f"hidden must be a list of layer widths, e.g. (256, 256), got {hidden!r:.40}.")
-        if not all(isinstance(h, (int, np.integer)) and not isinstance(h, bool) and h >= 1 for h in hidden):
+        if not all(isinstance(h, (int, np.integer)) and not isinstance(h, (bool, np.bool_)) and h >= 1 for h in hidden):
             raise ValueError(f"hidden must list whole-number layer widths >= 1, e.g. (256, 256), got {hidden!r:.60}.")
         out["hidden"] = type(hidden)(int(h) for h in hidden)
     if "in_features" in out:
@@ -299,7 +299,7 @@ def from_config(config, num_classes: int = 10, arch_key: str = "arch") -> Featur
     if arch.startswith("wrn") and config.get("dropout") is not None:
         kwargs["dropout"] = config["dropout"]
     widen = config.get("widen") if arch.startswith("wrn") else None
-    keeps_name = isinstance(widen, (int, np.integer)) and not isinstance(widen, bool) and widen == 0
+    keeps_name = isinstance(widen, (int, np.integer)) and not isinstance(widen, (bool, np.bool_)) and widen == 0
     if widen is not None and not keeps_name:  # the integer 0 keeps the name's factor (the settings' default)
         kwargs["widen"] = widen
     try:

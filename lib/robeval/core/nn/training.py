@@ -62,6 +62,19 @@ def check_threads(value, name: str = "threads") -> int:
     return n
 
 
+def check_config_threads(config: dict, key: str) -> int | None:
+    """``config[key]`` (a grid cell's torch thread count, e.g. ``torch_threads``) as an int in 1 .. :data:`MAX_THREADS`,
+    or None when it is absent, None or 0 (torch's count is left as it is). Anything else (2.7, '3', -1, True,
+    10**6) raises TypeError / ValueError naming ``config['<key>']`` (:func:`check_threads`), before the cell computes
+    anything: ``torch.set_num_threads`` would truncate 2.7, read '3', and crash the interpreter on 10**6."""
+    value = config.get(key)
+    if value is None or (
+        isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value == 0
+    ):
+        return None
+    return check_threads(value, f"config[{key!r}]")
+
+
 def train_threads() -> int:
     """Intra-op threads used for training: ``$ROBEVAL_TRAIN_THREADS`` or 2 (whatever the machine has), so a
     seed gives the same model on every machine with the same instruction set. A value that is no integer in

@@ -78,6 +78,11 @@ GENERATOR_VERSION = 2  # 2: per-image streams keyed by dataset index; glass blur
 
 
 def _check_name(name) -> str:
+    if not isinstance(name, str):  # a list would fail as "unhashable type"
+        raise TypeError(
+            f"name must be one corruption name as text, e.g. 'fog', got {type(name).__name__} {name!r:.60}; call "
+            "once per name (generate_dataset takes several names)."
+        )
     if name not in _FUNCTIONS:
         raise ValueError(
             f"Unknown corruption name {name!r}. Valid names: CIFAR-10-C: {', '.join(C_CORRUPTIONS)}; "
@@ -191,12 +196,12 @@ def _check_param(name: str, param):
             _check_divisors(name, param)
             _check_bound(name, param)
             return param
-        if isinstance(param, bool) or not isinstance(param, Real) or not np.isfinite(param) or param < 0:
+        if isinstance(param, (bool, np.bool_)) or not isinstance(param, Real) or not np.isfinite(param) or param < 0:
             raise ValueError(f"param of {name} must be one finite non-negative number like {ref}; got {param!r}.")
         _check_domain(name, param)
         _check_bound(name, (param,))
         return param
-    if isinstance(param, bool) or not isinstance(param, Real) or not 0 <= float(param) <= 10:
+    if isinstance(param, (bool, np.bool_)) or not isinstance(param, Real) or not 0 <= float(param) <= 10:
         raise ValueError(
             f"param of {name} must be a magnitude level in [0, 10] (published: {_PARAMS.get(name)}); got {param!r}."
         )

@@ -40,10 +40,14 @@ def check_images(images, *, name: str = "images") -> np.ndarray:
 
 
 def check_idx(idx, n: int) -> np.ndarray:
-    """Per-image stream keys: ``None`` → ``arange(n)``; else n distinct non-negative integers (below 2**32)."""
+    """Per-image stream keys: ``None`` → ``arange(n)``; else n distinct non-negative integers (below 2**32), not a
+    numpy masked array (TypeError naming ``idx``: its masked keys would be read like any other)."""
+    from robeval.core.frames import check_unmasked
+
     if idx is None:
         return np.arange(n, dtype=np.int64)
-    whole = lambda v: isinstance(v, Integral) and not isinstance(v, bool)
+    check_unmasked(idx, "idx")
+    whole = lambda v: isinstance(v, Integral) and not isinstance(v, (bool, np.bool_))
     # a list of Python ints stays ints (numpy reads [2**63, 1] as float64 and 10**30 as an object)
     arr = np.asarray(idx, dtype=object) if isinstance(idx, (list, tuple)) and all(map(whole, idx)) else np.asarray(idx)
     if arr.dtype == bool or arr.dtype.kind not in "iu":
