@@ -402,6 +402,32 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
     del sys.modules["cellmod_for_adopt"]
 
 
+def test_adopt_names_a_cache_file_the_config_names_that_is_missing_here(tmp_path, monkeypatch, trust_cells):
+    """A store whose config names a cache file (a corrupted test set the notebook's preparation writes) and a
+    machine without it (a fresh checkout): the recomputation's FileNotFoundError becomes a refusal naming the file and
+    how to make it, not "a damaged or forged store"; once the file is there again the same adopt goes through."""
+    import sys
+
+    v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    return {'v': c['x'] * float(open(cfg['data']).read())}\n"
+    m, mod = _cell_module("cellmod_for_missing_cache", v1, tmp_path, monkeypatch, trust_cells)
+    data = tmp_path / "cache" / "testset.txt"
+    data.parent.mkdir()
+    data.write_text("2.5")
+    cells, config, store = {"x": [0, 1, 2]}, {"data": str(data)}, tmp_path / "g"
+    runs.run_grid(m.cell, cells, store=store, config=config, progress=False)
+    m = _edit(mod, v1.replace("c['x'] *", "float(c['x']) *"), m)
+    new_root = runs.Grid(m.cell, cells, store=store, config=config).root
+    data.unlink()
+    with pytest.raises(RuntimeError, match=r"needs .*testset\.txt, which is not on this machine.*Make them here") as e:
+        runs.adopt(store, n_check=1, progress=False)
+    assert "damaged or forged" not in str(e.value)
+    assert not new_root.is_dir()
+    data.write_text("2.5")
+    (report,) = runs.adopt(store, n_check=1, progress=False)
+    assert report["status"] == "adopted" and report["cells"] == 3
+    del sys.modules["cellmod_for_missing_cache"]
+
+
 def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(
     tmp_path, monkeypatch, trust_cells, cache_in_tmp
 ):

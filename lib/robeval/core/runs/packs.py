@@ -274,6 +274,14 @@ def adopt(
         for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
             try:
                 new = next(results)
+            except FileNotFoundError as exc:  # a file the config names (a cache the notebook's preparation writes)
+                raise RuntimeError(
+                    f"recomputing {files[i].name} of {sub.parent.name}/{sub.name} needs {exc.filename or exc}, which "
+                    "is not on this machine, so nothing of this sub-store is adopted: the store's config names files "
+                    "its notebook's preparation writes into the data cache (corrupted test sets, features), which a "
+                    "fresh checkout has none of. Make them here (the notebook's cells before its grid, at this "
+                    "profile and this code), then adopt again."
+                ) from exc
             except Exception as exc:  # a store whose config or cells its cell function cannot take
                 raise RuntimeError(
                     f"recomputing {files[i].name} of {sub.parent.name}/{sub.name} failed ({type(exc).__name__}: "
