@@ -433,10 +433,7 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
     if deadline_s < RESERVE_S + 120:
         raise ValueError(f"--deadline-s {deadline_s:.0f} leaves no time to compute after packing ({RESERVE_S:.0f} s)")
     name, part = chunk["name"], chunk_state(chunk)["parts"] + 1
-    out = work / f"{name}.{part}"
-    if out.is_symlink() or (out.exists() and not out.is_dir()):  # emptied below: only a folder this driver made
-        raise ValueError(f"{out} is a link or a file, not the part's work folder; remove it, or pass another --work.")
-    shutil.rmtree(out, ignore_errors=True)
+    out = part_folder(work / f"{name}.{part}")
     argv = ["--profile", PROFILE, "--only", chunk["notebook"], "--nice", "--deadline-s", str(deadline_s)]
     argv += ["--reserve-s", str(RESERVE_S), "--out", str(out)]
     for k, v in chunk["params"].items():
@@ -463,6 +460,30 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
         summary["rerun_of"] = chunk["rerun_of"]
     file_part(out, name, part, summary, chunk["notebook"], rerun=bool(chunk.get("rerun_of")))
     return summary
+
+
+PART_MARKER = ".cpu_chunks-part"  # written into each part's work folder this driver makes: it may empty it again
+
+
+def part_folder(out: Path) -> Path:
+    """``out`` (``--work``/``Mk.p``) as an empty folder for a part, made here with :data:`PART_MARKER` in it. An
+    existing folder is emptied only when it is empty or carries that marker (a folder this driver made for an
+    earlier try of the part); ValueError naming it, nothing deleted, for a link, a file, or any other folder: the
+    driver never deletes what it did not make."""
+    marker = out / PART_MARKER
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ValueError(f"{out} is a link or a file, not the part's work folder; remove it, or pass another --work.")
+    if out.exists():
+        ours = marker.is_file() and not marker.is_symlink()
+        if not ours and any(out.iterdir()):
+            raise ValueError(
+                f"{out} is a folder this driver did not make (it is not empty and has no {PART_MARKER}); it is left "
+                "as it is: move it away, or pass another --work."
+            )
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    marker.write_text("made by benchmarks/cpu_chunks.py: emptied when this part is run again\n")
+    return out
 
 
 def check_deadline(deadline_s) -> float:

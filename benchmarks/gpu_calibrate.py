@@ -229,8 +229,11 @@ def main(argv=None) -> dict:
         cert_arch=args.cert_arch,
         cert_batches=[int(b) for b in args.cert_batches.split(",")],
     )
+    from robeval.core.io import atomic_write_text
+
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "calibration.json").write_text(json.dumps(got, indent=2, default=str))
+    # a temporary file renamed into place: a link named calibration.json is replaced, its target never written
+    atomic_write_text(args.out / "calibration.json", json.dumps(got, indent=2, default=str))
     print(json.dumps({k: got[k] for k in ("device", "choice", "wall_s")} | {"parts": _brief(got["parts"])}))
     return got
 

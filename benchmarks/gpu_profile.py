@@ -15,7 +15,11 @@ seaborn but no papermill, gives one session 15 minutes and one command 10. So th
    reads (:mod:`robeval.core.runs.weights`: 09's models, 03's networks for 04; each file under 16 MiB),
    ``results_gpu.tar.gz``, the gpu profile's result files, ledgers and figures (small files only), and
    ``<stem>.log`` per notebook. The last line printed is the JSON summary: per notebook
-   its status (``ok``, ``timed out``, ``failed (rc N)``, ``skipped: out of time``) and seconds.
+   its status (``ok``, ``timed out``, ``failed (rc N)``, ``skipped: out of time``) and seconds. Each of these
+   names is checked before anything runs (:func:`check_out_files`): a link there, or a file no earlier run of this
+   script wrote (``.gpu_profile-files.json`` lists those it wrote), is refused and left as it is; the files are
+   written atomically, the logs created anew and never through a link. ``--param`` values are checked against
+   each notebook's parameters cell and settings before anything runs, as ``robeval run -p`` checks them.
 
 On the GPU machine, from the repository root (``shared/`` or a carried folder holding the CIFAR-10 subset)::
 
@@ -85,8 +89,71 @@ def parse_params(items) -> dict:
             raise ValueError(f"--param {item!r}: write KEY=VALUE, e.g. --param n_runs=5")
         if key.strip() in out:
             raise ValueError(f"--param {key.strip()} given twice; give each parameter once")
-        out[key.strip()] = parse_parameter_value(value)
+        parsed = parse_parameter_value(value)
+        if not _finite(parsed):
+            raise ValueError(
+                f"--param {item!r}: {value.strip()!r} is not a finite number (NaN, inf or beyond float64); give a "
+                "finite value, e.g. --param n_runs=5"
+            )
+        out[key.strip()] = parsed
     return out
+
+
+def _finite(value) -> bool:
+    """Whether every number in ``value`` (a parsed parameter: a number, text, or lists, tuples and dicts of them)
+    is finite."""
+    if isinstance(value, float):
+        return value == value and abs(value) != float("inf")
+    if isinstance(value, (list, tuple)):
+        return all(_finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    return True
+
+
+def notebook_parameters(stem: str) -> set[str]:
+    """The names the parameters cell (the code cell tagged ``parameters``) of ``notebooks/<stem>.ipynb`` assigns,
+    ``profile`` left out: what papermill's ``inspect_notebook`` reads, without papermill (the lent GPU machine has
+    none). ValueError naming the notebook when it has no such cell."""
+    import ast
+
+    nb = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
+            tree = ast.parse("".join(cell.get("source", [])))
+            names = set()
+            for node in tree.body:
+                targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+                names |= {t.id for t in targets if isinstance(t, ast.Name)}
+            return names - {"profile"}
+    raise ValueError(f"notebooks/{stem}.ipynb has no parameters cell; --param cannot be given to it")
+
+
+def check_params(stems, profile: str, params: dict) -> None:
+    """Check ``params`` (:func:`parse_params`) for each notebook of ``stems`` before anything runs, as ``robeval
+    run -p`` checks them (:func:`robeval.core.notebooks.check_parameters`): every name must be one its parameters
+    cell declares (:func:`notebook_parameters`), every value must pass its settings' checks under ``profile``.
+    ValueError naming the notebook, the parameter and the accepted names otherwise (the notebook would otherwise
+    run with the parameter ignored, or fail only inside its cells)."""
+    from robeval.core.profiles import experiments, load_table, resolve
+
+    if not params:
+        return
+    by_notebook = {load_table(e).get("meta", {}).get("notebook"): e for e in experiments()}
+    for stem in stems:
+        declared = notebook_parameters(stem)
+        unknown = sorted(set(params) - declared)
+        if unknown:
+            raise ValueError(
+                f"--param: {stem} has no parameter {', '.join(map(repr, unknown))}; its parameters are "
+                f"{', '.join(sorted(declared))}. Fix the name, or select notebooks with --only."
+            )
+        exp = by_notebook.get(stem)
+        if exp is not None:
+            try:
+                resolve(exp, profile, **params)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"--param: {stem}: {exc}") from None
 
 
 def calibrate(budget_s: float, out: Path) -> dict:
@@ -95,8 +162,10 @@ def calibrate(budget_s: float, out: Path) -> dict:
     cmd = [sys.executable, str(ROOT / "benchmarks" / "gpu_calibrate.py"), "--budget-s", str(budget_s)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")]))}
     t0 = time.perf_counter()
+    check_out_file(out, "calibration.json")  # gpu_calibrate.py writes it (atomically): a link or foreign file refused
+    _record(out, "calibration.json")
     proc = subprocess.run(cmd + ["--out", str(out)], env=env, cwd=ROOT, capture_output=True, text=True)
-    (out / "calibration.log").write_text(proc.stdout + proc.stderr)
+    write_out(out, "calibration.log", proc.stdout + proc.stderr)
     got = {"rc": proc.returncode, "seconds": round(time.perf_counter() - t0, 1)}
     if proc.returncode == 0:
         got.update({k: v for k, v in json.loads(proc.stdout.strip().splitlines()[-1]).items() if k != "parts"})
@@ -257,7 +326,7 @@ def run_notebooks(
             profile,
         ]
         t0 = time.perf_counter()
-        with open(logs / f"{stem}.log", "w") as log:
+        with open_log(logs, f"{stem}.log") as log:
             # a session of its own: at the deadline the notebook and its grid's worker processes stop together
             if nice:  # the same session of its own, at the idle end of the scheduler
                 proc = subprocess.Popen(
@@ -306,6 +375,100 @@ def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
         pass
     group(signal.SIGKILL)  # workers that outlived their parent, or ignored SIGTERM
     proc.wait()
+
+
+WRITTEN = ".gpu_profile-files.json"  # the names of the files this script wrote under --out (a JSON list)
+
+
+def written_files(out: Path) -> list[str]:
+    """The names :data:`WRITTEN` under ``out`` lists ([] when there is none); ValueError naming it when it is a
+    link, not a regular file, or not a JSON list of names (it was not written by this script)."""
+    from robeval.core.io import check_regular_file
+
+    path = out / WRITTEN
+    if not path.is_symlink() and not path.exists():
+        return []
+    fix = "it is left as it is; move it away, or pass another --out"
+    if path.is_symlink():
+        raise ValueError(f"{path} is a link, not the record this script keeps of its files; {fix}.")
+    check_regular_file(path, "", fix, max_bytes=1 << 20)
+    try:
+        names = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        names = None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{path} is not the record this script keeps of its files (a JSON list of names); {fix}.")
+    return names
+
+
+def check_out_file(out: Path, name: str) -> Path:
+    """``out / name``, a file this script is about to write, checked before anything is written: missing, or a
+    regular file that an earlier run of this script wrote (listed in :data:`WRITTEN`). ValueError naming it, the
+    file left as it is, for a link (writing through it would overwrite its target), a FIFO, device or folder, or
+    a file this script did not write."""
+    from robeval.core.io import check_regular_file
+
+    path = out / name
+    if not path.is_symlink() and not path.exists():
+        return path
+    fix = "it is left as it is; move it away, or pass another --out"
+    if path.is_symlink():
+        raise ValueError(f"{path} is a link (writing there would overwrite its target); {fix}.")
+    check_regular_file(path, "", fix)
+    if name not in written_files(out):
+        raise ValueError(f"{path} exists and was not written by gpu_profile.py (it is not listed in {WRITTEN}); {fix}.")
+    return path
+
+
+def _record(out: Path, name: str) -> None:
+    """Add ``name`` to :data:`WRITTEN` under ``out`` (written atomically), before the file is written."""
+    from robeval.core.io import atomic_write_text
+
+    names = written_files(out)
+    if name not in names:
+        atomic_write_text(out / WRITTEN, json.dumps(sorted([*names, name])) + "\n")
+
+
+def check_out_files(out: Path, stems, profile: str = "gpu", calibrating: bool = False) -> None:
+    """Check every file a run writes under ``out`` before anything runs (:func:`check_out_file`): the summary
+    ``<profile>_profile.json``, ``<stem>.log`` of each notebook, ``calibration.log`` and ``calibration.json`` when
+    ``calibrating``, ``grids.tar.xz`` (a link; :func:`robeval.core.runs.pack` judges the file itself) and the
+    results archive (:func:`results_archive`)."""
+    written_files(out)
+    names = [f"{profile}_profile.json", *(f"{s}.log" for s in stems)]
+    if calibrating:
+        names += ["calibration.log", "calibration.json"]
+    for name in names:
+        check_out_file(out, name)
+    if (out / "grids.tar.xz").is_symlink():
+        raise ValueError(
+            f"{out / 'grids.tar.xz'} is a link (the grid pack would replace it); it is left as it is; move it away, "
+            "or pass another --out."
+        )
+    results_archive(out, profile)
+
+
+def write_out(out: Path, name: str, text: str) -> Path:
+    """Write ``text`` to ``out / name`` atomically (a temporary file in ``out``, then ``os.replace``: never through
+    a link), after :func:`check_out_file`; the name is recorded in :data:`WRITTEN`."""
+    from robeval.core.io import atomic_write_text
+
+    check_out_file(out, name)
+    _record(out, name)
+    return atomic_write_text(out / name, text)
+
+
+def open_log(out: Path, name: str):
+    """``out / name`` opened to write a notebook's log, after :func:`check_out_file`: an earlier run's log is
+    removed and the file is created anew, exclusively and never through a link (``O_EXCL | O_NOFOLLOW``: a file or
+    link that appears there meanwhile is refused by the system, not written through). Not a temporary file renamed
+    at the end: the log grows while its notebook runs, and is read under its name then (``tail -f``), and after a
+    kill."""
+    path = check_out_file(out, name)
+    _record(out, name)
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    return os.fdopen(fd, "w")
 
 
 def _is_results_archive(path: Path) -> bool:
@@ -452,8 +615,10 @@ def main(argv=None) -> dict:
     start = time.time()
     stems = stems_for(args.only, args.profile)
     params = parse_params(args.param)
+    check_params(stems, args.profile, params)  # an unknown name or a bad value: refused before anything runs
     args.out.mkdir(parents=True, exist_ok=True)
-    results_archive(args.out, args.profile)  # a link or a foreign file where the results go: refused before the run
+    # a link or a foreign file where the summary, a log or the results go: refused before anything runs
+    check_out_files(args.out, stems, args.profile, args.calibrate_s > 0)
     summary = {"profile": args.profile, "params": params, "dry_run": os.environ.get("ROBEVAL_DRY_RUN") == "1"}
     if args.calibrate_s > 0:  # the lease's first minute: what this GPU does, written beside the packs
         summary["calibration"] = calibrate(args.calibrate_s, args.out)
@@ -463,7 +628,7 @@ def main(argv=None) -> dict:
     summary["notebooks"] = run_notebooks(stems, deadline, args.out, args.profile, params, args.nice)
     summary["brought_back"] = bring_back(args.out, before, args.profile)
     summary["wall_s"] = round(time.time() - start, 1)
-    (args.out / f"{args.profile}_profile.json").write_text(json.dumps(summary, indent=2))
+    write_out(args.out, f"{args.profile}_profile.json", json.dumps(summary, indent=2))
     print(json.dumps(summary), flush=True)
     return summary
 

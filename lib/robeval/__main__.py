@@ -143,7 +143,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--overwrite",
         action="store_true",
-        help="empty --out first when it holds files made from other images or labels (otherwise refused)",
+        help="empty --out first when it holds files made from other images or labels (otherwise refused); only "
+        "files its corruptions.json records robeval writing are deleted: others with robeval's names (e.g. a "
+        "downloaded release's fog.npy) are refused by name",
     )
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
     a = sub.add_parser(
@@ -454,13 +456,54 @@ def _needs_checkout(args) -> bool:
     return args.cmd in CHECKOUT_COMMANDS and not (args.cmd == "strip" and args.paths)
 
 
-def main(argv=None) -> int:
-    """Run one command; returns its exit status (0 ok, 1 a failed check, 2 a user error, 130 interrupted).
+class Terminated(KeyboardInterrupt):
+    """A SIGTERM (``kill``, ``timeout``, a service manager's stop), raised in the main thread while a command runs
+    (:func:`main`). A KeyboardInterrupt, so every clean-up a Ctrl-C runs runs for it too: joblib ends the worker
+    processes of a parallel map (``adopt --jobs``), temporary files are removed where they are written."""
 
-    User errors print one line ``robeval: ...`` on stderr, never a traceback."""
+
+def _terminated(signum, frame):
+    raise Terminated
+
+
+def _sigterm_as_interrupt():
+    """Context manager: SIGTERM raises :class:`Terminated` in the main thread while it is open (Python's default
+    for SIGTERM ends the process at once, and the worker processes of a parallel map would keep running, orphaned).
+    Elsewhere than the main thread, or where SIGTERM is ignored, nothing changes."""
+    import contextlib
+    import signal
+    import threading
+
+    @contextlib.contextmanager
+    def handled():
+        previous = signal.getsignal(signal.SIGTERM)
+        if threading.current_thread() is not threading.main_thread() or previous is signal.SIG_IGN:
+            yield
+            return
+        signal.signal(signal.SIGTERM, _terminated)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    return handled()
+
+
+def main(argv=None) -> int:
+    """Run one command; returns its exit status (0 ok, 1 a failed check, 2 a user error, 130 interrupted by Ctrl-C,
+    143 stopped by SIGTERM).
+
+    User errors print one line ``robeval: ...`` on stderr, never a traceback. A SIGTERM is handled as a Ctrl-C is
+    (:class:`Terminated`): the command's worker processes are ended and one line is printed; the exit status is the
+    shell's for a process ended by that signal, 128 + 15 = 143 (130 = 128 + 2 for SIGINT), so a caller (``timeout``,
+    a script testing ``$?``) sees which signal stopped it."""
     args = _parser().parse_args(argv)
     try:
-        return _main(args)
+        with _sigterm_as_interrupt():
+            return _main(args)
+    except Terminated:
+        print(f"robeval {args.cmd}: terminated (SIGTERM); finished files are kept, a rerun resumes.", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         # temporary files are removed where they are written (core.io, the corrupt command)
         print(f"robeval {args.cmd}: interrupted (Ctrl-C); finished files are kept, a rerun resumes.", file=sys.stderr)

@@ -16,13 +16,16 @@ FLOAT_MAX = sys.float_info.max
 
 
 def check_sigma(sigma) -> float:
-    """Return ``sigma`` as float; raise ValueError unless it is a finite number > 0."""
+    """Return ``sigma`` as float; raise ValueError unless it is a finite number > 0 (a Python int beyond float64,
+    e.g. 10**400, is refused naming ``sigma``)."""
+    if isinstance(sigma, int) and not isinstance(sigma, (bool, np.bool_)) and abs(sigma) > FLOAT_MAX:
+        raise ValueError(huge_int_message("sigma", sigma, "a noise standard deviation"))
     try:
         if isinstance(sigma, (str, bytes, bool, np.bool_)):
             raise TypeError
         s = float(sigma)
-    except (TypeError, ValueError):
-        raise ValueError(f"sigma must be a positive number (noise std in input units), got {sigma!r}.") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"sigma must be a positive number (noise std in input units), got {sigma!r:.60}.") from None
     if not math.isfinite(s) or s <= 0:
         raise ValueError(f"sigma must be > 0 (noise standard deviation), got {sigma!r}; pass e.g. sigma=0.25.")
     return s
@@ -41,10 +44,12 @@ def check_alpha(alpha, name: str = "alpha") -> float:
     """Return ``alpha`` as float; TypeError for text or a boolean (``"0.001"`` is not read as a number, True not
     as 1), ValueError unless ``0 < alpha < 1``. ``name``: the argument's name in the messages."""
     refuse_text(alpha, name, "a number in (0, 1) (failure probability), e.g. 0.001")
+    if isinstance(alpha, int) and abs(alpha) > FLOAT_MAX:
+        raise ValueError(f"{name} must lie strictly between 0 and 1 (failure probability), got {show_int(alpha)}.")
     try:
         a = float(alpha)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a failure probability in (0, 1), got {alpha!r}.") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a failure probability in (0, 1), got {alpha!r:.60}.") from None
     if not (0.0 < a < 1.0):
         raise ValueError(
             f"{name} must lie strictly between 0 and 1 (failure probability), got {alpha!r}"
@@ -85,6 +90,34 @@ def check_count(n, name: str, meaning: str) -> int:
     if not _whole_number(n) or int(n) < 1:
         raise ValueError(f"{name} must be an integer >= 1 ({meaning}), got {n!r}.")
     return int(n)
+
+
+def check_counts(values, name: str, what: str) -> np.ndarray:
+    """``values`` as a float64 array of counts; TypeError naming ``name`` for text, objects or booleans, ValueError
+    for Python ints no numpy integer holds (they are to be passed as floats); a masked array is refused (TypeError).
+    A torch tensor is read detached and copied to the host (one that requires grad, or lives on a GPU, is read as
+    its values); one on the 'meta' device holds no values and is refused (TypeError naming ``name``)."""
+    from robeval.core.frames import check_unmasked
+    from robeval.core.validation import is_torch_tensor
+
+    check_unmasked(values, name)
+    if is_torch_tensor(values):
+        if values.device.type == "meta":
+            raise TypeError(
+                f"{name} is a torch tensor on the 'meta' device, which holds no values; pass the {what} counted, as "
+                "an int, an array or a tensor on the CPU or a GPU."
+            )
+        values = values.detach().cpu().numpy()
+    arr = np.asarray(values)
+    big = huge_int(arr) if arr.dtype.kind == "O" else None
+    if big is not None:
+        raise ValueError(huge_int_message(name, big, f"a number of {what}"))
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must be integer numbers of {what} (an int or an array of them), got {arr.dtype} values; "
+            "convert with np.asarray(..., dtype=int)."
+        )
+    return arr.astype(np.float64)
 
 
 def check_stream_keys(idx, n: int) -> np.ndarray:

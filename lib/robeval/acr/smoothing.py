@@ -36,11 +36,10 @@ from robeval.acr.checks import (
     COHEN_HINT,
     check_alpha,
     check_count,
+    check_counts,
     check_num_samples,
     check_sigma,
     check_stream_keys,
-    huge_int,
-    huge_int_message,
 )
 from robeval.core.budgets import MAX_ARRAY_BYTES, MAX_DRAWS, check_draw_budget
 from robeval.core.env import usable_device
@@ -58,22 +57,6 @@ from robeval.core.validation import (
 
 ABSTAIN = -1
 _INT_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
-
-
-def _counts(values, name: str, what: str) -> np.ndarray:
-    """``values`` as a float64 array of counts; TypeError naming ``name`` for text, objects or booleans, ValueError
-    for Python ints no numpy integer holds (they are to be passed as floats); a masked array is refused (TypeError)."""
-    check_unmasked(values, name)
-    arr = np.asarray(values)
-    big = huge_int(arr) if arr.dtype.kind == "O" else None
-    if big is not None:
-        raise ValueError(huge_int_message(name, big, f"a number of {what}"))
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must be integer numbers of {what} (an int or an array of them), got {arr.dtype} values; "
-            "convert with np.asarray(..., dtype=int)."
-        )
-    return arr.astype(np.float64)
 
 
 def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
@@ -100,8 +83,8 @@ def clopper_pearson_lower(n_a, n, alpha) -> np.ndarray:
         from :func:`full_hit_gap` instead, so their radii stay finite.
     """
     alpha = check_alpha(alpha)
-    n_a = _counts(n_a, "n_a", "successes")
-    n = _counts(n, "n", "trials")
+    n_a = check_counts(n_a, "n_a", "successes")
+    n = check_counts(n, "n", "trials")
     try:
         np.broadcast_shapes(np.shape(n_a), np.shape(n))
     except ValueError:
@@ -247,6 +230,8 @@ def certified_radius(n_a, n, alpha, sigma):
         :data:`STABLE_FULL_HIT_FROM` draws hit, computed from ``1 - p_A_lower`` (:func:`full_hit_gap`, as
         :func:`robeval.acr.theory.max_certified_radius`), finite for any budget.
     """
+    alpha = check_alpha(alpha)
+    n_a, n = check_counts(n_a, "n_a", "successes"), check_counts(n, "n", "trials")  # a tensor read once, as its values
     p_lower = np.asarray(clopper_pearson_lower(n_a, n, alpha))
     abstain = p_lower < 0.5
     r = np.asarray(radius_from_p_lower(np.where(abstain, 0.5, p_lower), sigma))

@@ -86,7 +86,9 @@ def check_unique_runs(df, keys, name: str = "rows", *, hint: str = ""):
 
 def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = True, hint: str = ""):
     """Column ``column`` of the DataFrame ``df`` as a float64 Series (same index): ValueError naming the first row
-    whose value is text (e.g. a CSV column read as strings, even "0.5") or, with ``finite``, NaN / infinite."""
+    whose value is text (e.g. a CSV column read as strings, even "0.5") or, with ``finite``, NaN / infinite;
+    TypeError naming the column and the first row for complex numbers (a cast to float64 would keep their real
+    part with no more than numpy's ComplexWarning)."""
     import pandas as pd
 
     col = df[column]
@@ -94,6 +96,19 @@ def check_numeric_column(df, column: str, name: str = "df", *, finite: bool = Tr
     source = df.attrs.get("source") if isinstance(getattr(df, "attrs", None), dict) else None
     if source:
         where = f"{name} (read from {source})"
+    if col.dtype.kind == "c":
+        complex_rows = col.notna()
+    elif col.dtype.kind == "O":
+        complex_rows = col.map(lambda v: isinstance(v, (complex, np.complexfloating))).astype(bool)
+    else:
+        complex_rows = None
+    if complex_rows is not None and complex_rows.any():
+        i = complex_rows.to_numpy().argmax()
+        raise TypeError(
+            f"{where}: column {column!r} must hold real numbers, but row {col.index[i]!r} holds the complex number "
+            f"{complex(col.iloc[i])!r} (dtype {col.dtype}); pass real values (e.g. the .real part, if that is what is meant)."
+            + (f" {hint}" if hint else "")
+        )
     values = pd.to_numeric(col, errors="coerce")
     text = values.isna() & col.notna()
     if col.dtype.kind == "b":

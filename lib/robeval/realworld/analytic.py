@@ -24,13 +24,12 @@ projection ``x_cf = x - (w.x + b - 1/2) w / |w|^2``).
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 from scipy import special
 
 from robeval.core.frames import check_feature_labels
 from robeval.core.validation import check_covariance, check_features, check_numbers
+from robeval.realworld.covariance import REAL_SCALAR, beyond_float
 
 __all__ = [
     "linear_classifier",
@@ -54,8 +53,10 @@ def _norm_cdf(z):
 
 def _check_linear(w, b, d=None):
     w = check_numbers(w, "w", example="[1.0, -1.0]")
-    if isinstance(b, (bool, np.bool_)) or not isinstance(b, (Real, np.number)) or np.ndim(b) != 0:
-        raise TypeError(f"b must be a number (the classifier's offset), got {b!r}; e.g. b=0.0.")
+    if isinstance(b, (bool, np.bool_)) or not isinstance(b, REAL_SCALAR) or np.ndim(b) != 0:
+        raise TypeError(f"b must be a number (the classifier's offset), got {b!r:.60}; e.g. b=0.0.")
+    if beyond_float(b):
+        raise ValueError("b must be a finite number; got an integer beyond float64's range (1.8e308).")
     if w.ndim != 1 or not np.all(np.isfinite(w)) or not np.any(w != 0):
         raise ValueError(f"w must be a finite, non-zero 1-D weight vector; got {w!r}.")
     if d is not None and w.shape[0] != d:
@@ -94,6 +95,8 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
         Finite real points; a numpy masked array is refused (TypeError: its masked points would be read).
     w : array_like, shape (d,)
     b : float
+        An int, float or numpy number; anything else (a Fraction, a complex number, an array) is refused
+        (TypeError naming ``b``), and so are NaN, infinity and a Python int beyond float64 (ValueError).
     cov : array_like, shape (d, d) or (n, d, d)
         Gaussian uncertainty, shared or per point. Default: identity.
     threshold : float
@@ -110,10 +113,10 @@ def linear_robustness(X, w, b: float = 0.0, cov=None, threshold: float = 0.5) ->
     X = check_features(X)
     n, d = X.shape
     w, b = _check_linear(w, b, d)
-    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (Real, np.number)):
-        raise TypeError(f"threshold must be a number (the decision threshold on w.x + b), got {threshold!r}.")
-    if not np.isfinite(threshold):
-        raise ValueError(f"threshold must be a finite number (1/2 in the paper), got {threshold!r}.")
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, REAL_SCALAR):
+        raise TypeError(f"threshold must be a number (the decision threshold on w.x + b), got {threshold!r:.60}.")
+    if beyond_float(threshold) or not np.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number (1/2 in the paper), got {threshold!r:.60}.")
     C = np.eye(d) if cov is None else check_covariance(cov, d=d)
     if C.ndim == 3 and C.shape[0] != n:
         raise ValueError(f"cov stack has {C.shape[0]} matrices but X has {n} points.")

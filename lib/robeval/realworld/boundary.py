@@ -115,8 +115,12 @@ def rescale_distances(distances, success=None) -> np.ndarray:
 
 
 def _check_size(d, name: str = "d") -> None:
-    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.integer, np.floating)):
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, covariance.REAL_SCALAR):
         raise TypeError(f"{name} must be a positive integer number of features, got {d!r:.60}.")
+    if covariance.beyond_float(d):
+        raise ValueError(
+            f"{name} must be a positive integer number of features, got an integer beyond float64's range (1.8e308)."
+        )
     if not np.isfinite(d) or d < 1 or d != int(d):
         raise ValueError(f"{name} must be a positive integer number of features, got {d!r}; e.g. {name}=4.")
     check_allocation(
@@ -127,7 +131,9 @@ def _check_size(d, name: str = "d") -> None:
 
 def identity_covariance(d: int) -> np.ndarray:
     """Identity covariance normalised to trace 1: ``eye(d) / d`` (paper Sec. 4.1;
-    :func:`.covariance.identity_covariance`). ``d``: a positive integer; a (d, d) matrix over 8 GiB is refused."""
+    :func:`.covariance.identity_covariance`). ``d``: a positive integer; a (d, d) matrix over 8 GiB is refused, and
+    so is anything but an int, float or numpy number (TypeError naming ``d``: a Fraction, a complex number, an array,
+    a tensor) or a Python int beyond float64 (ValueError)."""
     _check_size(d)
     return covariance.identity_covariance(d)
 

@@ -5,7 +5,7 @@ and the matrix square root the sampler draws with.
 
 from __future__ import annotations
 
-from numbers import Real
+import sys
 
 import numpy as np
 
@@ -33,6 +33,17 @@ def covariance_factor(cov) -> np.ndarray:
     return V * np.sqrt(np.clip(lam, 0.0, None))[..., None, :]
 
 
+def beyond_float(value) -> bool:
+    """Whether ``value`` is a Python int (not a bool) larger in magnitude than any float64 (e.g. ``10**400``):
+    numpy's checks of a scalar argument would fail on it in words that name no argument."""
+    return isinstance(value, int) and not isinstance(value, (bool, np.bool_)) and abs(value) > sys.float_info.max
+
+
+#: The types a real scalar argument may have: a Fraction or Decimal (numbers.Real or not) is refused, as numpy's
+#: checks would fail on it in words that name no argument, and so is a complex number, an array or a tensor.
+REAL_SCALAR = (int, float, np.integer, np.floating)
+
+
 def trace_normalized(cov, scale: float = 1.0) -> np.ndarray:
     """Return ``scale * cov / trace(cov)`` (paper Sec. 4.1: trace-1 covariance times a scale).
 
@@ -44,18 +55,22 @@ def trace_normalized(cov, scale: float = 1.0) -> np.ndarray:
     cov : array_like, shape (d, d) or (n, d, d)
         Symmetric PSD matrix (or stack) with positive trace.
     scale : float >= 0
-        Perturbation scale (units: squared feature units).
+        Perturbation scale (units: squared feature units): an int, float or numpy number. Text, a bool, None, a
+        complex number, a Fraction or Decimal, an array or a tensor are refused (TypeError naming ``scale``), and so
+        are NaN, infinity, a negative number and a Python int beyond float64 (ValueError).
 
     Returns
     -------
     ndarray, float64, same shape as ``cov``.
     """
     C = check_covariance(cov)
-    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (Real, np.integer, np.floating)):
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, REAL_SCALAR):
         raise TypeError(
-            f"scale must be a number (the total variance of the perturbation), got {type(scale).__name__} {scale!r}; "
-            "pass e.g. scale=2.0 (convert strings from a settings file with float(...))."
+            f"scale must be a number (the total variance of the perturbation), got {type(scale).__name__} "
+            f"{scale!r:.60}; pass e.g. scale=2.0 (convert strings from a settings file with float(...))."
         )
+    if beyond_float(scale):
+        raise ValueError("scale must be a finite number >= 0; got an integer beyond float64's range (1.8e308).")
     if not np.isfinite(scale) or scale < 0:
         raise ValueError(f"scale must be a finite number >= 0; got {scale!r}.")
     with np.errstate(over="ignore"):

@@ -92,6 +92,9 @@ def resolve_reference(ref: str):
     raise ValueError(f"{ref!r} does not name an existing robeval module, function or class.")
 
 
+MAX_FIGURE_NAME = 200  # characters of a figure's name: its files and their temporaries stay within a file name's 255
+
+
 def savefig(
     fig,
     name: str,
@@ -106,7 +109,8 @@ def savefig(
 
     Parameters
     ----------
-    name : file stem saying which paper figure it is, e.g. ``"mscr_fig5_rf_vs_1nn"``.
+    name : file stem saying which paper figure it is, e.g. ``"mscr_fig5_rf_vs_1nn"``: letters, digits, ``_``,
+        ``-`` and ``.``, at most :data:`MAX_FIGURE_NAME` characters, not starting with ``.`` (ValueError otherwise).
     reproduces : the paper figure or table, e.g. ``"MSCR Fig. 5"``.
     data_from : dotted reference to the library function that computed the plotted data, e.g.
         ``"robeval.mscr.protocol.run_cell_2d"`` (checked to exist).
@@ -127,7 +131,13 @@ def savefig(
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure (e.g. fig, ax = plt.subplots()), got {type(fig).__name__}.")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-        raise ValueError(f"Figure name {name!r} must be text of letters, digits, '_', '-' and '.'.")
+        raise ValueError(f"Figure name {name!r:.80} must be text of letters, digits, '_', '-' and '.'.")
+    if name.startswith(".") or len(name) > MAX_FIGURE_NAME:
+        why = "starts with '.' (a hidden file)" if name.startswith(".") else f"has {len(name)} characters"
+        raise ValueError(
+            f"Figure name {name!r:.80} {why}; name the figure with at most {MAX_FIGURE_NAME} letters, digits, '_', "
+            "'-' and '.', not starting with '.', e.g. 'mscr_fig5_rf_vs_1nn'."
+        )
     if isinstance(formats, str) or not isinstance(formats, (tuple, list)) or not formats:
         raise TypeError(f"formats must be a non-empty tuple of file formats, e.g. ('png', 'pdf'), got {formats!r}.")
     unknown = [f for f in formats if f not in fig.canvas.get_supported_filetypes()]

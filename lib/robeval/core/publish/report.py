@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 
 from robeval.core.io import atomic_write_text
@@ -208,7 +209,8 @@ def _summary_chart(df, profile: str) -> None:
 def report(profile: str, path=None) -> str:
     """Aggregate all ledgers of ``profile`` into Markdown (``results/CLAIMS.md`` for default, else
     ``<results_dir>/CLAIMS.md``) and return the text: per paper the verdict counts, the central claims, the
-    coverage of the paper's claims index, then every row with its test."""
+    coverage of the paper's claims index, then every row with its test. With no ledger of ``profile`` and no
+    earlier file, nothing is written (a profile never run gets no CLAIMS.md saying it has no claims)."""
     from fnmatch import fnmatchcase
 
     from robeval.core.catalog import notebooks_for_profile
@@ -308,8 +310,9 @@ def report(profile: str, path=None) -> str:
     if path is None:
         from robeval.core.paths import RESULTS_DIR
 
-        path = RESULTS_DIR / "CLAIMS.md" if profile == "default" else results_dir(profile) / "CLAIMS.md"
-    atomic_write_text(path, text)
+        path = RESULTS_DIR / "CLAIMS.md" if profile == "default" else results_dir(profile, create=False) / "CLAIMS.md"
+    if ledgers or os.path.lexists(path):
+        atomic_write_text(path, text)
     return text
 
 
@@ -317,7 +320,8 @@ def figures_report(profile: str, path=None) -> str:
     """The figure manifest of ``profile`` as Markdown (``results/FIGURES.md`` for default, else
     ``<results_dir>/FIGURES.md``): every figure with what it shows at ``profile``, judged from its ledger rows
     (:func:`robeval.core.publish.labels.figure_label`: "reproduces" only where they are decided), its notebook,
-    the function that computed its data and the one that drew it. Returns the text."""
+    the function that computed its data and the one that drew it. Returns the text. With no figure, no ledger of
+    ``profile`` and no earlier file, nothing is written."""
     from robeval.core.paths import RESULTS_DIR
     from robeval.core.publish.labels import figure_label
     from robeval.core.publish.plotting import load_manifest
@@ -350,8 +354,9 @@ def figures_report(profile: str, path=None) -> str:
         lines.append("| — | no figures saved yet under this profile | | | |")
     text = "\n".join(lines) + "\n"
     if path is None:
-        path = RESULTS_DIR / "FIGURES.md" if profile == "default" else results_dir(profile) / "FIGURES.md"
-    atomic_write_text(path, text)
+        path = RESULTS_DIR / "FIGURES.md" if profile == "default" else results_dir(profile, create=False) / "FIGURES.md"
+    if entries or ledgers or os.path.lexists(path):
+        atomic_write_text(path, text)
     return text
 
 
@@ -595,13 +600,24 @@ def _ledger_folder(folder) -> dict:
 
 def _compared_row_error(claim: dict) -> str | None:
     """Why a row of a ledger to compare is malformed beyond :func:`rows_by_id`'s checks, or None: a ledger robeval
-    writes holds a finite number (or text, or nothing) as ``estimate`` and a whole count (or nothing)
-    as ``n_runs``."""
-    est, n = claim.get("estimate"), claim.get("n_runs")
+    writes holds a finite number (or a boolean, text, or nothing) as ``estimate``, a list of two numbers low <=
+    high (or nothing) as ``ci``, True or False as ``central`` and a whole count (or nothing) as ``n_runs``; a row
+    that holds anything else would drop out of the rerun statistics in silence (:func:`rerun_counts`)."""
+    est, n, ci = claim.get("estimate"), claim.get("n_runs"), claim.get("ci")
+    cid = claim["id"]
     if isinstance(est, float) and not math.isfinite(est):
-        return f"claim {claim['id']!r} has the estimate {est!r}, which no saved ledger holds"
+        return f"claim {cid!r} has the estimate {est!r}, which no saved ledger holds"
+    if est is not None and not isinstance(est, (bool, int, float, str)):
+        return f"claim {cid!r} has the estimate {est!r:.40} ({type(est).__name__}), not a number, text or null"
+    if ci is not None:
+        nums = isinstance(ci, list) and len(ci) == 2
+        nums = nums and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x == x for x in ci)
+        if not nums or ci[0] > ci[1]:
+            return f"claim {cid!r} has the ci {ci!r:.60}, not a list [low, high] of two numbers with low <= high"
+    if "central" in claim and not isinstance(claim["central"], bool):
+        return f"claim {cid!r} has central {claim['central']!r:.40}, not true or false"
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
-        return f"claim {claim['id']!r} has n_runs {n!r:.40}, not a whole number of runs"
+        return f"claim {cid!r} has n_runs {n!r:.40}, not a whole number of runs"
     return None
 
 

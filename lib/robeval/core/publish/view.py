@@ -59,13 +59,14 @@ def _text(v) -> str:
 
 
 def _rows(rows) -> list[dict]:
-    """The rows as dicts (field name -> value), whatever container they came in."""
+    """The rows as dicts (field name -> value), whatever container they came in; ValueError naming the id when two
+    rows share one (``robeval compare`` and ``verify`` refuse such a ledger: the second row would hide the first)."""
     import pandas as pd
 
     if isinstance(rows, Ledger):
         rows = rows.table()
     if isinstance(rows, pd.DataFrame):
-        return rows.to_dict(orient="records")
+        return _distinct_ids(rows.to_dict(orient="records"))
     if isinstance(rows, (list, tuple)):
         out = []
         for r in rows:
@@ -75,10 +76,28 @@ def _rows(rows) -> list[dict]:
                 out.append(dict(r))
             else:
                 raise TypeError(f"a ledger row must be a dataclass (Claim) or a dict, got {type(r).__name__}.")
-        return out
+        return _distinct_ids(out)
     raise TypeError(
         f"rows must be a Ledger, its table() DataFrame or a list of rows (Claim or dict), got {type(rows).__name__}."
     )
+
+
+def _distinct_ids(rows: list[dict]) -> list[dict]:
+    """``rows`` unchanged unless two of them have the same ``id`` (rows without one are not compared): ValueError
+    naming it and the rows."""
+    seen: dict = {}
+    for i, row in enumerate(rows):
+        ident = row.get("id")
+        if _missing(ident):
+            continue
+        ident = str(ident)  # as the index shows it
+        if ident in seen:
+            raise ValueError(
+                f"rows list the id {ident!r:.80} twice (rows {seen[ident]} and {i}); a ledger lists each claim once, "
+                "and the second row would hide the first. Drop or rename the repeated row (or rebuild the ledger)."
+            )
+        seen[ident] = i
+    return rows
 
 
 def _central(row: dict) -> bool:

@@ -124,11 +124,23 @@ def store_config(path: Path) -> dict:
         meta = read_json(path)
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
         raise ValueError(f"{path} is not readable JSON ({exc}); the store is damaged: rerun its grid.") from None
-    if not isinstance(meta, dict) or not isinstance(meta.get("fn"), str) or not isinstance(meta.get("config"), dict):
-        keys = sorted(meta) if isinstance(meta, dict) else type(meta).__name__
+    why = None
+    if not isinstance(meta, dict):
+        why = f"it is a JSON {type(meta).__name__}, not an object"
+    elif not isinstance(meta.get("fn"), str) or not isinstance(meta.get("config"), dict):
+        wrong = [
+            f"its {key!r} is {type(meta[key]).__name__} {meta[key]!r:.40}, not {kind}"
+            for key, kind, ok in (("fn", "text", str), ("config", "an object", dict))
+            if key in meta and not isinstance(meta[key], ok)
+        ]
+        missing = [key for key in ("fn", "config") if key not in meta]
+        why = "; ".join(
+            wrong + ([f"it has no {' or '.join(map(repr, missing))} (it has {sorted(meta)})"] if missing else [])
+        )
+    if why is not None:
         raise ValueError(
-            f"{path} is not a grid store's config (it needs 'fn', the cell function's name, and 'config'; it has "
-            f"{keys}); the store was not written by robeval.core.runs or was altered: rerun its grid."
+            f"{path} is not a grid store's config (it needs 'fn', the cell function's name as text, and 'config', an "
+            f"object; {why}); the store was not written by robeval.core.runs or was altered: rerun its grid."
         )
     return {**meta, "config": local_config(meta["config"])}
 

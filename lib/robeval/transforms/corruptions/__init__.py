@@ -453,17 +453,75 @@ def folder_inputs(images, labels, severities) -> dict:
     }
 
 
+def _folder_manifest(out_dir: Path) -> dict:
+    """``corruptions.json`` of ``out_dir`` as :func:`_check_folder` judges it ({} when missing): ValueError naming it
+    as damaged or not robeval's when it is not readable JSON, not an object, or holds ``inputs``, ``labels`` or
+    ``corruptions`` that are not objects (generate_dataset writes none such; nothing is deleted or written)."""
+    from robeval.core.io import read_json
+
+    path = out_dir / MANIFEST
+    if not path.exists():
+        return {}
+    _read_manifest_full(out_dir)  # a FIFO, device or folder there, or a file too large: refused by name
+    fix = (
+        "nothing is deleted or written. Restore it, or move it away if it is not robeval's (or write to another "
+        "folder, --out)"
+    )
+    try:
+        data = read_json(path)
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        raise ValueError(
+            f"{path} is damaged or not robeval's: it is not a JSON object as generate_dataset writes; {fix}."
+        )
+    for key in ("inputs", "labels", "corruptions"):
+        if key in data and not isinstance(data[key], dict):
+            raise ValueError(
+                f"{path} is damaged or not robeval's: its {key!r} is {type(data[key]).__name__} "
+                f"{data[key]!r:.40}, not a JSON object as generate_dataset writes; {fix}."
+            )
+    return data
+
+
+def _recorded_files(out_dir: Path, manifest: dict) -> set[Path]:
+    """The files of ``out_dir`` that its ``manifest`` (:func:`_folder_manifest`) records robeval writing: the
+    manifest itself, ``labels.npy`` where it records the labels, and the ``<name>.npy`` of each corruption robeval
+    knows that it records (a key naming no corruption makes no file robeval's)."""
+    if not manifest:
+        return set()
+    out = {out_dir / MANIFEST}
+    labels = manifest.get("labels")
+    if isinstance(labels, dict) and labels.get("file") == "labels.npy":
+        out.add(out_dir / "labels.npy")
+    known = set(C_CORRUPTIONS) | set(CBAR_CORRUPTIONS) | set(VARIANTS) | set(_PARAMS)
+    entries = manifest.get("corruptions")
+    out |= {out_dir / f"{k}.npy" for k in (entries if isinstance(entries, dict) else ()) if k in known}
+    return out
+
+
 def _check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
-    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``: the
-    manifest, labels and known corruption files (:func:`_own_files`), no other file. A manifest that is not a
-    regular file, or records a corruption under a key that is not a plain file name, is refused (ValueError)
-    before anything is deleted."""
-    manifest = _read_manifest_full(out_dir)
+    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``: the files its
+    ``corruptions.json`` records robeval writing (:func:`_recorded_files`), no other file. A file with one of
+    robeval's output names that no manifest records (e.g. a downloaded CIFAR-10-C release: ``fog.npy``,
+    ``labels.npy``) is refused by name even with ``overwrite``, and so is a manifest that is damaged or not
+    robeval's (:func:`_folder_manifest`), that is not a regular file, or records a corruption under a key that is
+    not a plain file name (ValueError), before anything is deleted."""
+    manifest = _folder_manifest(out_dir)
     _check_manifest_keys(out_dir, manifest)
     own = _own_files(out_dir)
     recorded = manifest.get("inputs")
     if not own or recorded == inputs:
         return
+    ours = _recorded_files(out_dir, manifest)
+    unrecorded = [p.name for p in own if p not in ours]
+    if unrecorded:
+        raise ValueError(
+            f"{out_dir} holds {', '.join(unrecorded)}, which robeval did not record writing (no corruptions.json "
+            f"there records {'it' if len(unrecorded) == 1 else 'them'}); robeval never deletes such files, not even "
+            "with --overwrite (overwrite=True), and mixing them would pair images with the wrong labels. Write to "
+            "another folder (--out), or remove them yourself if you no longer need them."
+        )
     if overwrite:
         for p in own:
             p.unlink()
@@ -538,10 +596,13 @@ def generate_dataset(
     existing file (other generator or seed, truncated) is regenerated. The manifest also records the folder's
     inputs (sha256 of the images and of the uint8 labels, N, severities) and the sha256 of ``labels.npy``,
     which is written once. A folder holding files of other inputs is refused (ValueError) unless
-    ``overwrite``, which deletes them first: ``corruptions.json``, ``labels.npy`` and the ``<name>.npy`` of the
-    corruptions robeval knows, never another file. A ``corruptions.json`` that is a FIFO, device or link to one, or
-    records a corruption under a key that is not a plain file name (``"../x"``, ``"/any/x"``), is refused
-    (ValueError) before anything is deleted; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
+    ``overwrite``, which deletes them first: ``corruptions.json``, and the ``labels.npy`` and ``<name>.npy`` (of
+    the corruptions robeval knows) that it records, never another file. A file with one of those names that no
+    ``corruptions.json`` records (e.g. a downloaded release's ``fog.npy``) is refused by name, with or without
+    ``overwrite``. A ``corruptions.json`` that is a FIFO, device or link to one, is damaged or not robeval's (not
+    a JSON object, or its ``inputs``, ``labels`` or ``corruptions`` not objects), or records a corruption under a
+    key that is not a plain file name (``"../x"``, ``"/any/x"``), is refused (ValueError) before anything is
+    deleted; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
     of the files named above) are removed at the start, and no other file.
     One writer per folder.
 
@@ -555,7 +616,8 @@ def generate_dataset(
     severities : iterable of int in 1..5 (default all five)
     chunk_size : int, images corrupted per step
     progress : bool, show a progress bar (True or False)
-    overwrite : bool, start the folder afresh when it holds files of other inputs
+    overwrite : bool, start the folder afresh when it holds files of other inputs (only files its
+        corruptions.json records robeval writing are deleted)
 
     Returns
     -------
