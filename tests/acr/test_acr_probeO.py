@@ -92,3 +92,18 @@ def test_ints_beyond_float64_are_refused_naming_the_argument(call, name):
     # O3: OverflowError: int too large to convert to float
     with pytest.raises(ValueError, match=rf"^{name} must .*1\.000e\+400"):
         call()
+
+
+@pytest.mark.parametrize("method", ["certify", "predict"])
+def test_smooth_refuses_meta_inputs_naming_x(method):
+    """Probe O, O2 (acr part): a 'meta' tensor holds no values; Smooth names ``x`` instead of torch's
+    ``Tensor.item() cannot be called on meta tensors``, and a CPU tensor of the same shape is certified."""
+    from robeval.acr import Smooth
+
+    sm = Smooth(torch.nn.Flatten(), 3, 0.25)
+    meta = torch.zeros(2, 3, device="meta")
+    kwargs = {"n0": 10, "n": 20} if method == "certify" else {"n": 20}
+    with pytest.raises(ValueError, match=r"x is a torch tensor on the 'meta' device"):
+        getattr(sm, method)(meta, alpha=0.1, seed=0, **kwargs)
+    got = getattr(sm, method)(torch.zeros(2, 3), alpha=0.1, seed=0, **kwargs)
+    assert len(got.prediction if method == "certify" else got) == 2

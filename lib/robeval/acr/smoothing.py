@@ -399,6 +399,10 @@ class Smooth:
             x = torch.from_numpy(np.ascontiguousarray(x))
         if not isinstance(x, torch.Tensor):
             raise ValueError(f"x must be a numpy array or torch tensor, got {type(x).__name__}.")
+        if x.device.type == "meta":  # no values to certify (torch would fail in Tensor.item(), naming no argument)
+            raise ValueError(
+                "x is a torch tensor on the 'meta' device, which holds no values; pass the inputs on the CPU or a GPU."
+            )
         if not torch.is_floating_point(x):
             raise ValueError("x must be a floating point array (inputs in the classifier's units).")
         if not torch.isfinite(x).all():
