@@ -470,19 +470,19 @@ def part_folder(out: Path) -> Path:
     existing folder is emptied only when it is empty or carries that marker (a folder this driver made for an
     earlier try of the part); ValueError naming it, nothing deleted, for a link, a file, or any other folder: the
     driver never deletes what it did not make."""
-    marker = out / PART_MARKER
+    from robeval.core.io import mark_owned_folder, owned_folder
+
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise ValueError(f"{out} is a link or a file, not the part's work folder; remove it, or pass another --work.")
     if out.exists():
-        ours = marker.is_file() and not marker.is_symlink()
-        if not ours and any(out.iterdir()):
+        if not owned_folder(out, PART_MARKER):
             raise ValueError(
                 f"{out} is a folder this driver did not make (it is not empty and has no {PART_MARKER}); it is left "
                 "as it is: move it away, or pass another --work."
             )
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    marker.write_text("made by benchmarks/cpu_chunks.py: emptied when this part is run again\n")
+    mark_owned_folder(out, PART_MARKER, "made by benchmarks/cpu_chunks.py: emptied when this part is run again\n")
     return out
 
 

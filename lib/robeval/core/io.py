@@ -266,8 +266,7 @@ def check_owned_folder(
     link = None
     if ours is not False:
         link = link_between(path, path.parent if ours is True else ours)
-    marked = (path / marker).is_file() and not (path / marker).is_symlink()
-    if not ((ours is not False and link is None) or marked) and any(path.iterdir()):
+    if not ((ours is not False and link is None) or owned_folder(path, marker)):
         through = f" (through the link {link}, to {os.path.realpath(link)})" if link is not None else ""
         raise ValueError(
             f"{option} {path}{through} holds files robeval did not write (it is not empty and has no {marker} from "
@@ -296,9 +295,22 @@ def link_between(path: str | os.PathLike, own: str | os.PathLike) -> Path | None
     return link
 
 
-def mark_owned_folder(path: str | os.PathLike, marker: str) -> None:
-    """Write ``marker`` into the folder ``path`` (checked by :func:`check_owned_folder`): robeval's own from now on."""
-    atomic_write_text(Path(path) / marker, "written by robeval: this folder's contents are replaced on every build\n")
+def owned_folder(path: str | os.PathLike, marker: str) -> bool:
+    """Whether the existing folder ``path`` may be emptied and refilled: it is empty, or it carries ``marker`` as a
+    regular file (not a link), written by :func:`mark_owned_folder` into a folder made earlier."""
+    path = Path(path)
+    marked = (path / marker).is_file() and not (path / marker).is_symlink()
+    return marked or not any(path.iterdir())
+
+
+def mark_owned_folder(
+    path: str | os.PathLike,
+    marker: str,
+    text: str = "written by robeval: this folder's contents are replaced on every build\n",
+) -> None:
+    """Write ``marker`` (holding ``text``, for whoever opens it) into the folder ``path`` (checked by
+    :func:`check_owned_folder`, :func:`owned_folder`): robeval's own from now on."""
+    atomic_write_text(Path(path) / marker, text)
 
 
 @contextlib.contextmanager
