@@ -235,7 +235,7 @@ def corrupt_command(
         raise ValueError(f"cannot create --out folder {str(out)!r} ({exc.strerror}).") from None
     if not os.access(out, os.W_OK):
         raise ValueError(f"--out folder {str(out)!r} is not writable.")
-    C._check_folder(out, C.folder_inputs(x, y, sev), overwrite)  # before reporting anything as skipped
+    C.check_folder(out, C.folder_inputs(x, y, sev), overwrite)  # before reporting anything as skipped
     done = [n for n in name_list if C.is_generated(out, n, x, seed, sev)]
     todo = [n for n in name_list if n not in done]
     for n in done:

@@ -454,7 +454,7 @@ def folder_inputs(images, labels, severities) -> dict:
 
 
 def _folder_manifest(out_dir: Path) -> dict:
-    """``corruptions.json`` of ``out_dir`` as :func:`_check_folder` judges it ({} when missing): ValueError naming it
+    """``corruptions.json`` of ``out_dir`` as :func:`check_folder` judges it ({} when missing): ValueError naming it
     as damaged or not robeval's when it is not readable JSON, not an object, or holds ``inputs``, ``labels`` or
     ``corruptions`` that are not objects (generate_dataset writes none such; nothing is deleted or written)."""
     from robeval.core.io import read_json
@@ -500,13 +500,14 @@ def _recorded_files(out_dir: Path, manifest: dict) -> set[Path]:
     return out
 
 
-def _check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
-    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``: the files its
-    ``corruptions.json`` records robeval writing (:func:`_recorded_files`), no other file. A file with one of
-    robeval's output names that no manifest records (e.g. a downloaded CIFAR-10-C release: ``fog.npy``,
-    ``labels.npy``) is refused by name even with ``overwrite``, and so is a manifest that is damaged or not
-    robeval's (:func:`_folder_manifest`), that is not a regular file, or records a corruption under a key that is
-    not a plain file name (ValueError), before anything is deleted."""
+def check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
+    """Refuse the folder ``out_dir`` when it holds files made from other ``inputs`` (:func:`folder_inputs`), or empty it
+    of them with ``overwrite``: the files its ``corruptions.json`` records robeval writing (:func:`_recorded_files`), no
+    other file; :func:`generate_dataset` and ``robeval corrupt`` call it before they skip or write anything. A file with
+    one of robeval's output names that no manifest records (e.g. a downloaded CIFAR-10-C release: ``fog.npy``,
+    ``labels.npy``) is refused by name even with ``overwrite``, and so is a manifest that is damaged or not robeval's
+    (:func:`_folder_manifest`), that is not a regular file, or records a corruption under a key that is not a plain file
+    name (ValueError), before anything is deleted."""
     manifest = _folder_manifest(out_dir)
     _check_manifest_keys(out_dir, manifest)
     own = _own_files(out_dir)
@@ -668,7 +669,7 @@ def generate_dataset(
     # one run at a time checks the folder and records its inputs: between another run's labels.npy and its
     # manifest, the folder would look like files of unrecorded inputs
     with folder_lock(out_dir):
-        _check_folder(out_dir, inputs, overwrite)
+        check_folder(out_dir, inputs, overwrite)
         if not label_path.is_file() or _file_digest(label_path) != label_digest:
             atomic_write_bytes(label_path, label_bytes)
         _update_manifest(out_dir, inputs=inputs, labels={"file": "labels.npy", "sha256": label_digest})
