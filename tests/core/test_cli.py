@@ -148,6 +148,13 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 0
     assert ": adopted, 3 cells, 0 checked" in capsys.readouterr().out  # the same code: its checksums suffice
     assert [r["cells"] for r in runs.store_status(store)] == [3]
+    # the same pack again: its cells are there already, and the line says so (was "empty, 0 cells")
+    assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert ": unchanged, already held, 3 cells" in out and "empty" not in out and "0 cells" not in out
+    # the store adopted into itself: its current sub-store holds them
+    assert main(["adopt", "--profile", "smoke", "toy", "--no-progress"]) == 0
+    assert ": current, already held, 3 cells" in capsys.readouterr().out
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "other", "--no-progress"]) == 2
     one_line_error(capsys, "holds no store other", "it holds toy")
     # --rebind: a pack whose identities hold is kept as it is; a file that is not a pack is one line
