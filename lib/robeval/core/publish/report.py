@@ -25,6 +25,7 @@ from robeval.core.ledger import (
     SCALED,
     VERDICTS,
     VERIFIED,
+    claim_id_error,
     load_claims,
     load_ledgers,
 )
@@ -813,23 +814,18 @@ def _same_value(a, b) -> bool:
 
 def rows_by_id(ledger, where) -> dict:
     """``{id: row}`` of a saved ledger's claims; ValueError naming ``where`` (the file) and the fix when a row is no
-    JSON object, has no ``id`` or ``verdict`` (each text), or an id is listed twice (a second row would hide the first)."""
+    JSON object, has no ``id`` or ``verdict`` (each text), or an id is listed twice (a second row would hide the first):
+    the id checks of :func:`robeval.core.ledger.check_saved_ledger` (:func:`robeval.core.ledger.claim_id_error`)."""
     claims = ledger.get("claims") if isinstance(ledger, dict) else None
     if not isinstance(claims, list):
         raise ValueError(f"{where} is not a ledger (no list of 'claims'); restore it (git checkout) or rebuild it.")
     out: dict = {}
     for i, c in enumerate(claims):
-        why = None
-        if not isinstance(c, dict) or "id" not in c:
-            why = f"claim {i} has no 'id'"
-        elif not isinstance(c["id"], str) or not re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", c["id"]):
-            why = f"claim {i} has the id {c['id']!r:.80}, not a plain name (letters, digits, '_', '-', '.')"
-        elif "verdict" not in c:
+        why = claim_id_error(c, i, out)
+        if why is None and "verdict" not in c:
             why = f"claim {c['id']!r} has no 'verdict'"
-        elif c["verdict"] not in VERDICTS:
+        elif why is None and c["verdict"] not in VERDICTS:
             why = f"claim {c['id']!r} has the verdict {c['verdict']!r:.60}, not one of {', '.join(VERDICTS)}"
-        elif c["id"] in out:
-            why = f"the id {c['id']!r} is listed twice"
         if why is not None:
             raise ValueError(
                 f"{where}: {why}; the ledger is damaged. Restore it (git checkout) or rebuild it with `robeval run`."
