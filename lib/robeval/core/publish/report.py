@@ -812,6 +812,17 @@ def _same_value(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _alike(value, other):
+    """``value`` with a float that is a whole number made an int where ``other`` holds an int at the same place (a
+    count saved as 24 and rebuilt as 24.0 is one number, :func:`_same_value`; a real change prints as
+    ``saved 24, rebuilt 25``, not ``25.0``), lists element by element; anything else as it is."""
+    if isinstance(value, float) and isinstance(other, int) and not isinstance(other, bool) and value.is_integer():
+        return int(value)
+    if isinstance(value, list) and isinstance(other, list) and len(value) == len(other):
+        return [_alike(v, o) for v, o in zip(value, other)]
+    return value
+
+
 def rows_by_id(ledger, where) -> dict:
     """``{id: row}`` of a saved ledger's claims; ValueError naming ``where`` (the file) and the fix when a row is no
     JSON object, has no ``id`` or ``verdict`` (each text), or an id is listed twice (a second row would hide the first):
@@ -843,7 +854,8 @@ def ledger_differences(
     field: estimate, ci, paper_value, rule, central, n_runs ...). A row on one side only is field ``row``. ``where``
     names the two ledgers (their files) in the error of a damaged one (:func:`rows_by_id`).
 
-    Returns dicts ``notebook``, ``id``, ``field``, ``saved``, ``rebuilt`` (the two values)."""
+    Returns dicts ``notebook``, ``id``, ``field``, ``saved``, ``rebuilt`` (the two values, a whole float as the
+    integer where the other side holds one: :func:`_alike`)."""
     out = []
     for key in [*saved, *(k for k in rebuilt if k not in saved)]:
         if key in ("claims", *skip):
@@ -854,8 +866,8 @@ def ledger_differences(
                     "notebook": notebook,
                     "id": LEDGER_LEVEL,
                     "field": key,
-                    "saved": saved.get(key),
-                    "rebuilt": rebuilt.get(key),
+                    "saved": _alike(saved.get(key), rebuilt.get(key)),
+                    "rebuilt": _alike(rebuilt.get(key), saved.get(key)),
                 }
             )
     a = rows_by_id(saved, where[0])
@@ -882,8 +894,8 @@ def ledger_differences(
                         "notebook": notebook,
                         "id": cid,
                         "field": field,
-                        "saved": a[cid].get(field),
-                        "rebuilt": b[cid].get(field),
+                        "saved": _alike(a[cid].get(field), b[cid].get(field)),
+                        "rebuilt": _alike(b[cid].get(field), a[cid].get(field)),
                     }
                 )
                 break
@@ -922,5 +934,6 @@ def rerun_sources(profile: str, notebook: str, row_id: str, n_runs) -> list[str]
     for other, row in larger_reruns(profile, notebook).get(row_id, []):
         theirs = row.get("n_runs")
         if isinstance(theirs, (int, float)) and not isinstance(theirs, bool) and theirs > mine:
-            out.append(f"{stored_ledger(other, notebook)} ({other}: n_runs {theirs}, verdict {row.get('verdict')!r})")
+            runs = _alike(theirs, 0)  # a count: 24.0 (a ledger of a notebook that passed a float) as 24
+            out.append(f"{stored_ledger(other, notebook)} ({other}: n_runs {runs}, verdict {row.get('verdict')!r})")
     return out
