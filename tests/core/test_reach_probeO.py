@@ -1,13 +1,16 @@
 """Probe O on the shared input checks (robeval.core), redone: a number beyond float64 range is named with its bound
 and the fix (O3: FloatRangeError, a ValueError and an OverflowError, instead of a bare OverflowError or numpy's
-ufunc error)."""
+ufunc error); a FIFO, socket, device or folder where a file is to be written is named, never replaced (L4)."""
 
+import os
 import re
 
 import pytest
 
+from robeval.core import io
 from robeval.core import validation as V
 from robeval.core.errors import FloatRangeError
+from robeval.core.io import NotRegularFileError
 
 HUGE = 10**400  # a Python int beyond float64 range (float(HUGE) raises OverflowError)
 BOUND = re.escape("(float range: ±1.8e+308); rescale it to lie within that range.")
@@ -39,3 +42,31 @@ def test_scalar_checks_name_an_int_beyond_float_range(call, name):
         call(HUGE)
     with pytest.raises(ValueError):  # still out of (0, 1) within range, as before
         call(2)
+
+
+# ------------------------------------------------------------------ L4: a FIFO, device or folder is never written
+
+
+def _special_paths(tmp_path):
+    """A FIFO, a folder, a link to a character device and a link to a FIFO, with the kind each is named as."""
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "null").symlink_to("/dev/null")
+    (tmp_path / "to-fifo").symlink_to(tmp_path / "fifo")
+    return [
+        (tmp_path / "fifo", "a FIFO (named pipe)"),
+        (tmp_path / "folder", "a folder"),
+        (tmp_path / "null", "a device (through a link)"),
+        (tmp_path / "to-fifo", "a FIFO (named pipe) (through a link)"),
+    ]
+
+
+def test_check_write_target_names_what_is_there(tmp_path):
+    for path, kind in _special_paths(tmp_path):
+        said = f"out {str(path)!r} is {kind}, not a regular file: a file is to be written there, and robeval never "
+        with pytest.raises(NotRegularFileError, match="^" + re.escape(said) + ".*; pick another file.$"):
+            io.check_write_target(path, "out", "pick another file")
+    (tmp_path / "file").write_bytes(b"x")
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    for ok in ("file", "new", "dangling"):
+        assert io.check_write_target(tmp_path / ok) == tmp_path / ok
