@@ -1,6 +1,7 @@
 """Probe O on the shared input checks (robeval.core), redone: a number beyond float64 range is named with its bound
 and the fix (O3: FloatRangeError, a ValueError and an OverflowError, instead of a bare OverflowError or numpy's
-ufunc error); a FIFO, socket, device or folder where a file is to be written is named, never replaced (L4)."""
+ufunc error); a FIFO, socket, device or folder where a file is to be written is named, never replaced (L4); a torch
+tensor on the 'meta' device is named with the fix (O2: it holds no values, and torch's error named no argument)."""
 
 import os
 import re
@@ -10,6 +11,7 @@ import pytest
 from robeval.core import io
 from robeval.core import validation as V
 from robeval.core.errors import FloatRangeError
+from robeval.core.frames import check_not_meta
 from robeval.core.io import NotRegularFileError
 
 HUGE = 10**400  # a Python int beyond float64 range (float(HUGE) raises OverflowError)
@@ -70,3 +72,28 @@ def test_check_write_target_names_what_is_there(tmp_path):
     (tmp_path / "dangling").symlink_to(tmp_path / "gone")
     for ok in ("file", "new", "dangling"):
         assert io.check_write_target(tmp_path / ok) == tmp_path / ok
+
+
+# ------------------------------------------------------------------ O2: a tensor on the 'meta' device holds no values
+
+
+def _meta(*shape):
+    import torch
+
+    return torch.zeros(shape, device="meta")
+
+
+def test_check_not_meta_names_the_argument_and_the_fix():
+    import torch
+
+    said = "x is a tensor on the 'meta' device, which holds no values (only a shape (2, 3) and a dtype); pass a CPU "
+    with pytest.raises(ValueError, match="^" + re.escape(said + "tensor or array.") + "$"):
+        check_not_meta(_meta(2, 3), "x")
+    for fine in (torch.zeros(2), [1.0], None, "text"):
+        assert check_not_meta(fine, "x") is None
+
+
+def test_check_array_refuses_a_meta_tensor_by_name():
+    # O2: TypeError "X could not be converted to a numeric array (can't convert meta device type tensor ...)"
+    with pytest.raises(ValueError, match=r"^features is a tensor on the 'meta' device, which holds no values"):
+        V.check_array(_meta(4, 2), name="features")

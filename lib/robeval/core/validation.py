@@ -30,8 +30,12 @@ def check_array(
     min_rows: int = 1,
 ) -> np.ndarray:
     """Return ``X`` as a numpy array after checking dimensionality, size, dtype and finiteness; a numpy masked array
-    is refused (TypeError: its masked values would be read)."""
+    is refused (TypeError: its masked values would be read), and a torch tensor on the 'meta' device (ValueError: it
+    holds no values)."""
+    from robeval.core.frames import check_not_meta  # here: the top-level import line is in packed grids' identities
+
     check_unmasked(X, name)
+    check_not_meta(X, name)
     try:
         arr = np.asarray(X) if dtype is None else np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:
