@@ -206,7 +206,8 @@ def corrupt_command(
     A corruption whose file is already there, recorded for the same images, seed and severities and intact
     (sha256), is skipped; the others are (re)generated and written atomically, so an interrupted run
     resumes. ``corruptions.json`` records the sha256 of the input images and labels and of every output; a
-    folder of other inputs is refused unless ``overwrite`` (which empties it of them); a killed run's
+    folder of other inputs is refused unless ``overwrite`` (which empties it of them), and a FIFO, socket, device or
+    folder where an output file goes (``labels.npy``, ``<corruption>.npy``) always, by name; a killed run's
     temporary files are removed first (see :func:`robeval.transforms.corruptions.generate_dataset`).
     ``layout`` of ``images``: see :func:`to_nhwc`. Bad input raises ValueError (or FileNotFoundError for missing registered data) with a
     one-line message; the command line turns it into exit code 2. Returns 0.

@@ -428,13 +428,17 @@ def _check_manifest_keys(out_dir: Path, manifest: dict) -> None:
             )
 
 
-def _own_files(out_dir: Path) -> list[Path]:
-    """Files of a generated folder that exist: the manifest, labels and the file of every corruption robeval
+def _output_paths(out_dir: Path) -> list[Path]:
+    """The paths robeval writes in a generated folder: the manifest, labels and the file of every corruption robeval
     knows, directly in ``out_dir``; never a file that a key of ``corruptions.json`` names (the manifest is data: a
     key ``"notes"`` or ``"../x"`` must not make a user's file robeval's)."""
     names = set(C_CORRUPTIONS) | set(CBAR_CORRUPTIONS) | set(VARIANTS) | set(_PARAMS)
-    files = [out_dir / MANIFEST, out_dir / "labels.npy"] + [out_dir / f"{n}.npy" for n in sorted(names)]
-    return [p for p in files if p.is_file()]
+    return [out_dir / MANIFEST, out_dir / "labels.npy"] + [out_dir / f"{n}.npy" for n in sorted(names)]
+
+
+def _own_files(out_dir: Path) -> list[Path]:
+    """Files of a generated folder that exist (regular files at :func:`_output_paths`)."""
+    return [p for p in _output_paths(out_dir) if p.is_file()]
 
 
 def folder_inputs(images, labels, severities) -> dict:
@@ -507,8 +511,14 @@ def check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
     one of robeval's output names that no manifest records (e.g. a downloaded CIFAR-10-C release: ``fog.npy``,
     ``labels.npy``) is refused by name even with ``overwrite``, and so is a manifest that is damaged or not robeval's
     (:func:`_folder_manifest`), that is not a regular file, or records a corruption under a key that is not a plain file
-    name (ValueError), before anything is deleted."""
+    name (ValueError), before anything is deleted; so is a FIFO, socket, device or folder at any path robeval writes
+    (``labels.npy``, ``<corruption>.npy``), by name, checked with ``os.stat`` (never opened, and never replaced with a
+    regular file)."""
+    from robeval.core.io import check_write_target
+
     manifest = _folder_manifest(out_dir)
+    for path in _output_paths(out_dir)[1:]:  # the manifest: refused above, as a file to read
+        check_write_target(path, "", "remove it, or write to another folder (--out)")
     _check_manifest_keys(out_dir, manifest)
     own = _own_files(out_dir)
     recorded = manifest.get("inputs")
@@ -603,7 +613,8 @@ def generate_dataset(
     ``overwrite``. A ``corruptions.json`` that is a FIFO, device or link to one, is damaged or not robeval's (not
     a JSON object, or its ``inputs``, ``labels`` or ``corruptions`` not objects), or records a corruption under a
     key that is not a plain file name (``"../x"``, ``"/any/x"``), is refused (ValueError) before anything is
-    deleted; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
+    deleted, and so is a FIFO, socket, device or folder at ``labels.npy`` or a ``<name>.npy`` (never opened, never
+    replaced with a regular file); temporary files a killed run of robeval left (``.<file>.<random>.tmp``
     of the files named above) are removed at the start, and no other file.
     One writer per folder.
 
