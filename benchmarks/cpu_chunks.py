@@ -174,6 +174,9 @@ def summary_error(summary) -> str | None:
         return f"its central is {central!r:.60}, not {{'rows': count, 'decided': count}}"
     if not isinstance(summary.get("started", ""), str):
         return f"its started is {summary['started']!r:.40}, not a time (text)"
+    base = summary.get("baseline", {"status": "ok"})
+    if not isinstance(base, dict) or not isinstance(base.get("status"), str) or not _number(base.get("wall_s", 0)):
+        return f"its baseline is {base!r:.60}, not {{'status': text, 'wall_s': seconds, ...}}"
     back = summary.get("brought_back", {})
     weights = back.get("weights", {}) if isinstance(back, dict) else None
     if not isinstance(weights, dict) or not _number(weights.get("files", 0)):
@@ -199,8 +202,8 @@ def parts(name: str, folder: Path | None = None) -> list[dict]:
 def chunk_state(chunk: dict, folder: Path | None = None) -> dict:
     """``{"state": "done" | "started" | "ready" | "waits", "parts", "seconds"}`` of one chunk."""
     done = parts(chunk["name"], folder)
-    seconds = round(sum(p.get("wall_s", 0.0) for p in done), 1)
-    if any(finished(p, chunk["notebook"]) for p in done):
+    seconds = round(sum(p.get("wall_s", 0.0) + p.get("baseline", {}).get("wall_s", 0.0) for p in done), 1)
+    if any(part_done(p, chunk["notebook"]) for p in done):
         state = "done"
     elif chunk.get("waits"):
         state = "waits"
@@ -303,11 +306,14 @@ def parts_log(plan: list[dict], folder: Path | None = None) -> str:
             new = [v["seconds"] for k, v in cells.items() if k not in seen]
             seen.update(cells)
             status = p.get("notebooks", {}).get(c["notebook"], {}).get("status", "not run")
+            base = p.get("baseline")
+            if base:  # a rerun's part that built the ledger of the chunk it reruns again
+                status += f"; {base.get('of', '?')}'s ledger again: {base['status']}"
+            wall = p.get("wall_s", 0.0) + (base.get("wall_s", 0.0) if base else 0.0)
             started = str(p.get("started", "")).replace("T", " ").removesuffix("Z") or "—"
             nets = p.get("brought_back", {}).get("weights", {}).get("files", 0)
             rows.append(
-                f"| {name} | {started} | {p.get('wall_s', 0.0) / 3600:.2f} | {status} | {len(new)} | "
-                f"{sum(new) / 3600:.2f} | {nets} |"
+                f"| {name} | {started} | {wall / 3600:.2f} | {status} | {len(new)} | {sum(new) / 3600:.2f} | {nets} |"
             )
     return "\n".join(rows) + "\n"
 
@@ -369,7 +375,7 @@ def chunk_hours(chunk: dict, costs: dict) -> tuple[float | None, str]:
             return None, f"{name} neither measured nor calibrated"
         total += n * cost
         bases.add("measured" if costs[name]["basis"].startswith("median") else "calibrated")
-    return total / CORES / 3600, " + ".join(sorted(bases))
+    return total / CORES / 3600, " + ".join(sorted(bases)) or "estimated: no cell to train"
 
 
 def status_table(plan: list[dict], folder: Path | None = None, units: dict | None = None) -> str:
@@ -432,6 +438,7 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
     deadline_s = min(float(deadline_s), MAX_CHUNK_S)
     if deadline_s < RESERVE_S + 120:
         raise ValueError(f"--deadline-s {deadline_s:.0f} leaves no time to compute after packing ({RESERVE_S:.0f} s)")
+    began = time.monotonic()
     name, part = chunk["name"], chunk_state(chunk)["parts"] + 1
     out = part_folder(work / f"{name}.{part}")
     argv = ["--profile", PROFILE, "--only", chunk["notebook"], "--nice", "--deadline-s", str(deadline_s)]
@@ -458,8 +465,60 @@ def run_next(deadline_s: float, plan: list[dict], work: Path) -> dict:
     )
     if chunk.get("rerun_of"):
         summary["rerun_of"] = chunk["rerun_of"]
+        params = baseline_of(chunk, plan)
+        if params is not None and finished(summary, chunk["notebook"]):
+            left = deadline_s - (time.monotonic() - began)
+            summary["baseline"] = run_baseline(chunk, params, out / "baseline", work, left)
     file_part(out, name, part, summary, chunk["notebook"], rerun=bool(chunk.get("rerun_of")))
     return summary
+
+
+def baseline_of(chunk: dict, plan: list[dict], folder: Path | None = None) -> dict | None:
+    """The notebook parameters of the ledger a rerun chunk is compared with, when ``results/long/claims`` does not
+    hold that ledger; None when it does (or the chunk is no rerun).
+
+    A rerun is compared with the ledger of the chunk it reruns (``rerun_of``). ``results/long/claims`` holds the
+    ledger of the notebook's last finished chunk (plan order, reruns aside): the chunk it reruns when no later
+    chunk of the notebook has finished (02's M15, a rerun of M2), another ledger otherwise (04's M18 reruns M1,
+    runs 0-4, after M3 and M16 took 04 to 15 runs). Then the driver builds the ledger of the chunk it reruns
+    again, from the cells the packs hold and by this checkout's rules (:func:`run_baseline`), so that both sides
+    of the comparison are judged alike."""
+    if not chunk.get("rerun_of"):
+        return None
+    own = [c for c in plan if c["notebook"] == chunk["notebook"] and not c.get("rerun_of")]
+    done = [c["name"] for c in own if chunk_state(c, folder)["state"] == "done"]
+    if done and done[-1] == chunk["rerun_of"]:
+        return None
+    return dict(next(c for c in plan if c["name"] == chunk["rerun_of"])["params"])
+
+
+def run_baseline(chunk: dict, params: dict, out: Path, work: Path, left_s: float) -> dict:
+    """Build the ledger a rerun chunk is compared with (:func:`baseline_of`): its notebook at ``params`` in a root of
+    its own (``work/<name>-baseline-root``, as :func:`rerun_root`), every pack adopted first so that its cells are
+    found, within ``left_s`` seconds, its results under ``out``. Returns ``{"of", "params", "status", "wall_s"}``
+    (status ``ok`` when the notebook finished; a part whose baseline did not finish leaves the chunk started)."""
+    import gpu_profile
+    from robeval.core import paths
+    from robeval.core.env import temporary_env
+
+    record = {"of": chunk["rerun_of"], "params": params}
+    if left_s < RESERVE_S + 120:
+        return {**record, "status": "not started: no time left in the part", "wall_s": 0.0}
+    argv = ["--profile", PROFILE, "--only", chunk["notebook"], "--nice", "--deadline-s", str(left_s)]
+    argv += ["--reserve-s", str(RESERVE_S), "--out", str(out), "--adopt-dir", str(packs_dir())]
+    for k, v in params.items():
+        argv += ["--param", f"{k}={json.dumps(v)}"]
+    print(
+        f"chunk {chunk['name']}, the ledger of {chunk['rerun_of']} again: gpu_profile.py {' '.join(argv)}", flush=True
+    )
+    env = {
+        "ROBEVAL_CACHE_DIR": str(paths.cache_dir()),
+        "ROBEVAL_ROOT": str(rerun_root(work, f"{chunk['name']}-baseline")),
+    }
+    with temporary_env(env):
+        got = gpu_profile.main(argv)
+    status = got.get("notebooks", {}).get(chunk["notebook"], {}).get("status", "not run")
+    return {**record, "status": str(status), "wall_s": float(got.get("wall_s", 0.0))}
 
 
 PART_MARKER = ".cpu_chunks-part"  # written into each part's work folder this driver makes: it may empty it again
@@ -470,19 +529,19 @@ def part_folder(out: Path) -> Path:
     existing folder is emptied only when it is empty or carries that marker (a folder this driver made for an
     earlier try of the part); ValueError naming it, nothing deleted, for a link, a file, or any other folder: the
     driver never deletes what it did not make."""
-    marker = out / PART_MARKER
+    from robeval.core.io import mark_owned_folder, owned_folder
+
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise ValueError(f"{out} is a link or a file, not the part's work folder; remove it, or pass another --work.")
     if out.exists():
-        ours = marker.is_file() and not marker.is_symlink()
-        if not ours and any(out.iterdir()):
+        if not owned_folder(out, PART_MARKER):
             raise ValueError(
                 f"{out} is a folder this driver did not make (it is not empty and has no {PART_MARKER}); it is left "
                 "as it is: move it away, or pass another --work."
             )
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    marker.write_text("made by benchmarks/cpu_chunks.py: emptied when this part is run again\n")
+    mark_owned_folder(out, PART_MARKER, "made by benchmarks/cpu_chunks.py: emptied when this part is run again\n")
     return out
 
 
@@ -518,12 +577,15 @@ def rerun_dir(name: str) -> Path:
 
 
 def compare_rerun(name: str, notebook: str) -> list[dict]:
-    """What the rerun chunk ``name`` changed of ``notebook``'s ledger in ``results/long/claims`` (the chunk it
-    reruns and those after it), counted as docs/reliability.md counts a rerun
-    (:func:`robeval.core.publish.report.rerun_counts`, restricted to the notebook)."""
+    """What the rerun chunk ``name`` changed of the ledger of the chunk it reruns, counted as docs/reliability.md
+    counts a rerun (:func:`robeval.core.publish.report.rerun_counts`, restricted to the notebook). That ledger is
+    ``results/long/reruns/<name>/baseline/claims`` when the driver built it again (:func:`baseline_of`), else
+    ``results/long/claims``."""
     from robeval.core.publish.report import rerun_counts
 
-    ours, other = ROOT / "results" / PROFILE / "claims", rerun_dir(name) / "claims"
+    baseline = rerun_dir(name) / "baseline" / "claims"
+    ours = baseline if baseline.is_dir() else ROOT / "results" / PROFILE / "claims"
+    other = rerun_dir(name) / "claims"
     if not (ours / f"{notebook}.json").is_file() or not (other / f"{notebook}.json").is_file():
         return []
     return rerun_counts(ours, other, notebooks=[notebook])
@@ -543,10 +605,27 @@ def finished(summary: dict, notebook: str) -> bool:
     return summary.get("notebooks", {}).get(notebook, {}).get("status") == "ok"
 
 
+def part_done(summary: dict, notebook: str) -> bool:
+    """Whether a part finished its chunk: its ``notebook`` ran to its end and, for a rerun whose comparison needed
+    the earlier ledger built again (``baseline``), that run did too."""
+    return finished(summary, notebook) and summary.get("baseline", {"status": "ok"}).get("status") == "ok"
+
+
+def unpack_results(archive: Path, base: Path) -> None:
+    """Write the ``results/...`` files of a part's ``results_long.tar.gz`` under ``base`` (regular files only)."""
+    with tarfile.open(archive) as tf:
+        for m in tf.getmembers():
+            if m.isfile() and m.name.startswith("results/"):
+                target = base / m.name[len("results/") :]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(tf.extractfile(m).read())
+
+
 def file_part(out: Path, name: str, part: int, summary: dict, notebook: str, *, rerun: bool = False) -> None:
     """Copy a part's packs into ``results/long/packs`` (``Mk.p.tar.xz``, ``Mk.p-weights-NN.tar.xz``,
     ``Mk.p-summary.json``) and, when its notebook finished, its result files into ``results/long`` (a rerun
-    chunk's into :func:`rerun_dir`, with what it changed, :func:`compare_rerun`, in its summary)."""
+    chunk's into :func:`rerun_dir`, the ledger it is compared with into its ``baseline`` folder when the driver
+    built that again, and what it changed, :func:`compare_rerun`, in its summary)."""
     dest = packs_dir()
     dest.mkdir(parents=True, exist_ok=True)
     if (out / "grids.tar.xz").is_file():
@@ -555,13 +634,10 @@ def file_part(out: Path, name: str, part: int, summary: dict, notebook: str, *, 
         shutil.copyfile(w, dest / f"{name}.{part}-{w.name}")
     if finished(summary, notebook):
         base = rerun_dir(name) if rerun else ROOT / "results" / PROFILE
-        with tarfile.open(out / f"results_{PROFILE}.tar.gz") as tf:
-            for m in tf.getmembers():
-                if m.isfile() and m.name.startswith("results/"):
-                    target = base / m.name[len("results/") :]
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(tf.extractfile(m).read())
-        if rerun:
+        unpack_results(out / f"results_{PROFILE}.tar.gz", base)
+        if rerun and summary.get("baseline", {}).get("status") == "ok":
+            unpack_results(out / "baseline" / f"results_{PROFILE}.tar.gz", base / "baseline")
+        if rerun and part_done(summary, notebook):
             summary["rerun_changes"] = compare_rerun(name, notebook)
         elif (base / "claims" / f"{notebook}.json").is_file():
             summary["central"] = central_outcome(base / "claims" / f"{notebook}.json")
@@ -651,7 +727,7 @@ def main(argv=None) -> int:
             summary = run_next(end - time.monotonic(), plan, args.work)
             print(json.dumps(summary), flush=True)
             if (
-                not finished(summary, summary["notebook"])
+                not part_done(summary, summary["notebook"])
                 or end - time.monotonic() < MIN_NEXT_S
                 or next_chunk(plan) is None
             ):

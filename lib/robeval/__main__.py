@@ -265,6 +265,15 @@ def _named_once(profile: str, names) -> list[str]:
     return names
 
 
+def _adopted(r: dict) -> str:
+    """What :func:`robeval.core.runs.adopt` did with one sub-store (a row of its report), in words: the cells it
+    adopted, or the cells the target already held ("unchanged, already held, 120 cells"), not "0 cells"."""
+    if not r["cells"]:
+        return f"{r['status']}, " + (f"already held, {r['held']} cells" if r["held"] else "no cells")
+    held = f", {r['held']} already held" if r["held"] else ""
+    return f"{r['status']}, {r['cells']} cells{held}, {r['checked']} checked, {r['verified']} checksums verified"
+
+
 def _grids(profile: str, names, source=None, pack_to=None, overwrite: bool = False) -> int:
     from pathlib import Path
 
@@ -694,10 +703,7 @@ def _main(args) -> int:
             return 1
         for name, report in done.items():
             for r in report:
-                print(
-                    f"{name}: {r['from']} -> {r['to']}: {r['status']}, {r['cells']} cells, {r['checked']} checked, "
-                    f"{r['verified']} checksums verified"
-                )
+                print(f"{name}: {r['from']} -> {r['to']}: {_adopted(r)}")
         for archive in args.rebind:
             from robeval.core.runs import rebind_pack
 

@@ -384,6 +384,8 @@ def test_a_rerun_chunk_writes_under_a_root_of_its_own_and_is_compared_with_the_c
     row = {"id": "r1", "verdict": "reproduced", "central": True}
     ledger = {"profile": "long", "notebook": nb, "claims": [row, {"id": "r2", "verdict": "inconclusive"}]}
     (root / "results/long/claims" / f"{nb}.json").write_text(json.dumps(ledger))
+    done = {"notebooks": {nb: {"status": "ok"}}, "wall_s": 10.0}  # M2 finished: results/long/claims is its ledger
+    (root / "results/long/packs/M2.1-summary.json").write_text(json.dumps(done))
     text = PLAN.replace('waits = "its [long] table"\n', "")
     text += '\n[[chunk]]\nname = "M4"\nnotebook = "02_mscr_cifar10"\nparams = { seed = 1 }\nhours = 1.0\n'
     text += 'what = "rerun"\nrows = "none"\nrerun_of = "M2"\n'
@@ -420,6 +422,117 @@ def test_a_rerun_chunk_writes_under_a_root_of_its_own_and_is_compared_with_the_c
     assert summary["rerun_changes"] == got  # kept in the part's summary beside its packs
     filed = json.loads((root / "results/long/packs/M4.1-summary.json").read_text())
     assert filed["rerun_changes"][0]["changed_ids"] == ["r1"]
+    assert "baseline" not in summary and chunks.baseline_of(rerun, plan) is None  # M2's ledger is in results/long
+
+
+RERUN_PLAN = """
+[[chunk]]
+name = "M1"
+notebook = "04_msd_cifar10_c_bar"
+params = { n_runs = 5 }
+hours = 2.0
+what = "runs 0-4"
+rows = "Table 1"
+
+[[chunk]]
+name = "M3"
+notebook = "04_msd_cifar10_c_bar"
+params = { n_runs = 10 }
+hours = 1.9
+what = "runs 5-9"
+rows = "Table 1"
+
+[[chunk]]
+name = "M18"
+notebook = "04_msd_cifar10_c_bar"
+params = { n_runs = 5, first_run = 10 }
+work = {}
+extra_core_s = 3000
+what = "runs 10-14 against runs 0-4"
+rows = "none"
+rerun_of = "M1"
+"""
+
+
+@pytest.fixture
+def rerun_checkout(chunks, tmp_path, monkeypatch):
+    """A checkout whose 04 ledger in results/long/claims is M3's (10 runs) while M18 reruns M1 (5 runs), with a fake
+    gpu_profile whose ledger depends on the parameters it is given: runs 0-4 decide r1 and r2 ``reproduced``; runs
+    10-14 flip r1; runs 0-9 (M3's, in results/long/claims) leave r2 inconclusive. ``ran`` lists each call's root
+    and parameters; ``finish`` says which calls finish (by root name)."""
+    import os
+    import tarfile
+
+    root = tmp_path / "checkout"
+    for d in ("notebooks", "results/long/claims", "results/paper", "results/long/packs"):
+        (root / d).mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    monkeypatch.setattr(chunks, "ROOT", root)
+    nb = "04_msd_cifar10_c_bar"
+
+    def ledger(r1, r2):
+        rows = [{"id": "r1", "verdict": r1, "central": True}, {"id": "r2", "verdict": r2, "central": False}]
+        return {"profile": "long", "notebook": nb, "claims": rows}
+
+    m3 = ledger("reproduced", "inconclusive")
+    (root / "results/long/claims" / f"{nb}.json").write_text(json.dumps(m3))
+    for name in ("M1", "M3"):
+        done = {"notebooks": {nb: {"status": "ok"}}, "wall_s": 10.0}
+        (root / "results/long/packs" / f"{name}.1-summary.json").write_text(json.dumps(done))
+    plan = chunks.load_plan(_plan(tmp_path, RERUN_PLAN))
+    state = {"ran": [], "finish": {"M18-root", "M18-baseline-root"}}
+
+    def fake_main(argv):
+        where = Path(os.environ["ROBEVAL_ROOT"]).name
+        params = [argv[i + 1] for i, a in enumerate(argv) if a == "--param"]
+        state["ran"].append((where, params))
+        out = Path(argv[argv.index("--out") + 1])
+        out.mkdir(parents=True, exist_ok=True)
+        if where not in state["finish"]:
+            return {"notebooks": {nb: {"status": "stopped at the deadline"}}, "wall_s": 5.0}
+        got = ledger("inconclusive", "reproduced") if "first_run=10" in params else ledger("reproduced", "reproduced")
+        f = out / "ledger.json"
+        f.write_text(json.dumps(got))
+        with tarfile.open(out / "results_long.tar.gz", "w:gz") as tf:
+            tf.add(f, arcname=f"results/claims/{nb}.json")
+        return {"notebooks": {nb: {"status": "ok"}}, "wall_s": 7.0}
+
+    monkeypatch.setitem(sys.modules, "gpu_profile", type(sys)("gpu_profile"))
+    sys.modules["gpu_profile"].main = fake_main
+    monkeypatch.setattr(chunks, "next_chunk", lambda plan_, folder=None: plan[-1])
+    return {"root": root, "nb": nb, "plan": plan, "state": state, "m3": m3}
+
+
+def test_a_rerun_of_an_earlier_chunk_is_compared_with_that_chunks_ledger_built_again(chunks, rerun_checkout, tmp_path):
+    """M18 reruns M1 (runs 0-4) with runs 10-14 after M3 took 04 to 10 runs: results/long/claims holds M3's ledger,
+    not M1's, so the driver builds M1's again (its parameters, a root of its own, the packs adopted) and compares
+    the rerun with that: r1 flipped, r2 held (against M3's ledger r2 would count as undecided and r1 alone)."""
+    root, nb, plan, state = (rerun_checkout[k] for k in ("root", "nb", "plan", "state"))
+    assert chunks.baseline_of(plan[-1], plan) == {"n_runs": 5}
+    summary = chunks.run_next(3600, plan, tmp_path / "work")
+    assert state["ran"] == [("M18-root", ["n_runs=5", "first_run=10"]), ("M18-baseline-root", ["n_runs=5"])]
+    assert summary["baseline"]["of"] == "M1" and summary["baseline"]["status"] == "ok"
+    assert summary["baseline"]["params"] == {"n_runs": 5} and summary["baseline"]["wall_s"] == 7.0
+    assert json.loads((root / "results/long/claims" / f"{nb}.json").read_text()) == rerun_checkout["m3"]  # untouched
+    base = json.loads((root / "results/long/reruns/M18/baseline/claims" / f"{nb}.json").read_text())
+    assert [r["verdict"] for r in base["claims"]] == ["reproduced", "reproduced"]
+    changes = summary["rerun_changes"]
+    assert [(r["decided"], r["changed"], r["changed_ids"]) for r in changes] == [(2, 1, ["r1"])]
+    assert chunks.chunk_state(plan[-1])["state"] == "done" and chunks.chunk_state(plan[-1])["seconds"] == 14.0
+    assert "M1's ledger again: ok" in chunks.parts_log(plan)
+
+
+def test_a_rerun_whose_baseline_did_not_finish_stays_started(chunks, rerun_checkout, tmp_path):
+    """The rerun finished but the ledger it is compared with did not (the deadline): nothing is compared, the chunk
+    is started (the next part runs both again), and a part with no time left for the baseline says so."""
+    plan, state = rerun_checkout["plan"], rerun_checkout["state"]
+    state["finish"] = {"M18-root"}
+    summary = chunks.run_next(3600, plan, tmp_path / "work")
+    assert summary["baseline"]["status"] == "stopped at the deadline" and "rerun_changes" not in summary
+    assert not (rerun_checkout["root"] / "results/long/reruns/M18/baseline").exists()
+    assert chunks.chunk_state(plan[-1])["state"] == "started"
+    got = chunks.run_baseline(plan[-1], {"n_runs": 5}, tmp_path / "b", tmp_path / "work", chunks.RESERVE_S)
+    assert got["status"].startswith("not started") and len(state["ran"]) == 2  # nothing run without the time
 
 
 def test_a_rerun_of_a_later_or_unknown_chunk_is_refused(chunks, tmp_path):

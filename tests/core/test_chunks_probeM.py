@@ -6,26 +6,10 @@ import importlib
 import json
 import os
 import stat
-import sys
 
 import pytest
 
 from fifos import fifo
-from robeval.core import paths
-
-ROOT = paths.find_root()
-if str(ROOT / "benchmarks") not in sys.path:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-
-PLAN = """
-[[chunk]]
-name = "M91"
-notebook = "04_msd_cifar10_c_bar"
-params = { n_runs = 5 }
-what = "x"
-rows = "y"
-hours = 1.0
-"""
 
 
 @pytest.fixture(autouse=True)
@@ -42,19 +26,10 @@ def no_real_part(monkeypatch):
 
 
 @pytest.fixture
-def chunks(tmp_path, monkeypatch):
-    """cpu_chunks with its packs folder and plan in tmp_path."""
-    mod = importlib.import_module("cpu_chunks")
-    packs = tmp_path / "packs"
-    packs.mkdir()
-    plan = tmp_path / "plan.toml"
-    plan.write_text(PLAN)
-    monkeypatch.setattr(mod, "packs_dir", lambda: packs)
-    monkeypatch.setattr(mod, "PLAN", plan)
-    monkeypatch.setattr(mod, "CALIBRATION", tmp_path / "calibration.json")
-    monkeypatch.setattr(mod.load_plan, "__defaults__", (plan,))
-    monkeypatch.setattr(mod.load_units, "__defaults__", (plan,))
-    return mod
+def chunks(one_chunk_driver, tmp_path, monkeypatch):
+    """cpu_chunks with its packs folder, plan (conftest's one_chunk_driver) and calibration in tmp_path."""
+    monkeypatch.setattr(one_chunk_driver, "CALIBRATION", tmp_path / "calibration.json")
+    return one_chunk_driver
 
 
 def _one_line(capsys, start):
@@ -106,16 +81,20 @@ def test_status_names_a_damaged_calibration(chunks, tmp_path, capsys, calibratio
 
 
 @pytest.mark.parametrize(
-    "plan, said",
+    "damage, said",
     [
-        ("not = toml = at all", "the plan is not readable TOML"),
-        (PLAN.replace("params = { n_runs = 5 }", 'params = "n_runs"'), "chunk M91 has params 'n_runs', not a table"),
-        (PLAN + '\n[units]\nu = "x"\n', "unit u must be a table"),
+        (lambda plan: "not = toml = at all", "the plan is not readable TOML"),
+        (
+            lambda plan: plan.replace("params = { n_runs = 5 }", 'params = "n_runs"'),
+            "chunk M91 has params 'n_runs', not a table",
+        ),
+        (lambda plan: plan + '\n[units]\nu = "x"\n', "unit u must be a table"),
     ],
 )
-def test_status_and_next_name_a_damaged_plan(chunks, tmp_path, capsys, plan, said):
+def test_status_and_next_name_a_damaged_plan(chunks, tmp_path, capsys, damage, said):
     # M7: tomllib.TOMLDecodeError traceback (load_plan outside main's try); a chunk's params text -> AttributeError
-    (tmp_path / "plan.toml").write_text(plan)
+    plan = tmp_path / "plan.toml"  # the fixture's plan of one chunk, M91
+    plan.write_text(damage(plan.read_text()))
     for argv in (["status"], ["next", "--deadline-s", "3600", "--work", str(tmp_path / "w")]):
         assert chunks.main(argv) == 2
         _one_line(capsys, f"cpu_chunks.py: {tmp_path / 'plan.toml'}: {said}")

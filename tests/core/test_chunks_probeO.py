@@ -6,26 +6,9 @@ names and values are checked against each notebook's parameters cell and setting
 import importlib
 import json
 import os
-import sys
 import time
 
 import pytest
-
-from robeval.core import paths
-
-ROOT = paths.find_root()
-if str(ROOT / "benchmarks") not in sys.path:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-
-PLAN = """
-[[chunk]]
-name = "M91"
-notebook = "04_msd_cifar10_c_bar"
-params = { n_runs = 5 }
-what = "x"
-rows = "y"
-hours = 1.0
-"""
 
 
 class Stop(Exception):
@@ -45,23 +28,15 @@ def no_real_part(monkeypatch):
 
 
 @pytest.fixture
-def chunks(tmp_path, monkeypatch):
-    """cpu_chunks with its packs folder and plan in tmp_path, and gpu_profile.main a stand-in that stops."""
-    mod = importlib.import_module("cpu_chunks")
-    packs = tmp_path / "packs"
-    packs.mkdir()
-    plan = tmp_path / "plan.toml"
-    plan.write_text(PLAN)
-    monkeypatch.setattr(mod, "packs_dir", lambda: packs)
-    monkeypatch.setattr(mod, "PLAN", plan)
-    monkeypatch.setattr(mod.load_plan, "__defaults__", (plan,))
-    monkeypatch.setattr(mod.load_units, "__defaults__", (plan,))
+def chunks(one_chunk_driver, monkeypatch):
+    """cpu_chunks with its packs folder and plan in tmp_path (conftest's one_chunk_driver), and gpu_profile.main a
+    stand-in that stops."""
 
     def stop(argv):
         raise Stop(argv[argv.index("--out") + 1])
 
     monkeypatch.setattr(importlib.import_module("gpu_profile"), "main", stop)
-    return mod
+    return one_chunk_driver
 
 
 def test_next_never_empties_a_folder_it_did_not_make(chunks, tmp_path):

@@ -148,6 +148,13 @@ def test_grids_pack_and_adopt_from_the_pack(tmp_results, tmp_path, capsys):
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 0
     assert ": adopted, 3 cells, 0 checked" in capsys.readouterr().out  # the same code: its checksums suffice
     assert [r["cells"] for r in runs.store_status(store)] == [3]
+    # the same pack again: its cells are there already, and the line says so (was "empty, 0 cells")
+    assert main(["adopt", "--profile", "smoke", "--from", str(pack), "toy", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert ": unchanged, already held, 3 cells" in out and "empty" not in out and "0 cells" not in out
+    # the store adopted into itself: its current sub-store holds them
+    assert main(["adopt", "--profile", "smoke", "toy", "--no-progress"]) == 0
+    assert ": current, already held, 3 cells" in capsys.readouterr().out
     assert main(["adopt", "--profile", "smoke", "--from", str(pack), "other", "--no-progress"]) == 2
     one_line_error(capsys, "holds no store other", "it holds toy")
     # --rebind: a pack whose identities hold is kept as it is; a file that is not a pack is one line
@@ -614,22 +621,8 @@ def test_adopt_of_a_pack_naming_other_code_is_one_line(tmp_results, tmp_path, ca
     one_line_error(capsys, str(pack), "'builtins.print'", "rerun its grid")
 
 
-def _kernel_children(pid: int) -> list[int]:
-    """The ipykernel processes started by the process ``pid`` (read from /proc)."""
-    out = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            ppid = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("PPid:"))
-            cmdline = (status.parent / "cmdline").read_bytes()
-        except (OSError, StopIteration, ValueError):
-            continue
-        if ppid == pid and b"ipykernel" in cmdline:
-            out.append(int(status.parent.name))
-    return out
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
-def test_ctrl_c_during_verify_is_one_line_without_the_kernels_traceback():
+def test_ctrl_c_during_verify_is_one_line_without_the_kernels_traceback(child_processes):
     """Issue 62, item 5: a Ctrl-C while verify's kernel executes a cell printed the kernel's 20-line traceback of
     a reply it could no longer send before robeval's own line; the kernel now logs to a file beside the executed
     notebook (runner.kernel_log)."""
@@ -642,7 +635,7 @@ def test_ctrl_c_during_verify_is_one_line_without_the_kernels_traceback():
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
-    while not _kernel_children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+    while not child_processes(proc.pid, b"ipykernel") and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(4)  # the kernel is executing notebook 07's cells (about 15 s of them)
     assert proc.poll() is None, "verify ended before the signal"

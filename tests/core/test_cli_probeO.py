@@ -75,20 +75,6 @@ def test_compare_accepts_every_committed_ledger(tmp_results, capsys):
             assert compare_ledgers(folder, folder) == []
 
 
-def _workers(pid: int) -> list[int]:
-    """The loky worker processes the process ``pid`` started (read from /proc)."""
-    out = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            ppid = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("PPid:"))
-            cmdline = (status.parent / "cmdline").read_bytes()
-        except (OSError, StopIteration, ValueError):
-            continue
-        if ppid == pid and b"popen_loky" in cmdline:
-            out.append(int(status.parent.name))
-    return out
-
-
 def _alive(pid: int) -> bool:
     try:
         state = next(
@@ -118,7 +104,7 @@ sys.exit(cli.main(["adopt", "x"]))
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
-def test_sigterm_ends_the_worker_processes_and_is_one_line():
+def test_sigterm_ends_the_worker_processes_and_is_one_line(child_processes):
     # X1: SIGTERM to `robeval adopt --jobs 2` left its loky workers running, re-parented to PID 1, for minutes
     env = {
         **os.environ,
@@ -132,7 +118,7 @@ def test_sigterm_ends_the_worker_processes_and_is_one_line():
         assert proc.stdout.readline().strip() == "started"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # the executor's two workers
-            workers = _workers(proc.pid)
+            workers = child_processes(proc.pid, b"popen_loky")  # the loky workers
             if len(workers) >= 2:
                 break
             time.sleep(0.2)

@@ -204,6 +204,33 @@ def test_verify_names_the_first_edited_field_of_a_saved_row(tmp_results, monkeyp
     assert "1 row(s) differ" in out
 
 
+def test_verify_takes_a_count_rebuilt_as_a_float_as_the_same_number_and_prints_a_change_as_counts(
+    tmp_results, monkeypatch, capsys
+):
+    # was: n_runs saved 24 and rebuilt 24.0 shown as two numbers ("24 -> 24.0"); a change "saved 24, rebuilt 25.0"
+    from robeval.core.io import read_json
+
+    monkeypatch.setattr(project, "RESULTS_DIR", tmp_results / "results_dir")
+    ledger, _ = _copy_committed(tmp_results)
+    i, n = next((i, r["n_runs"]) for i, r in enumerate(read_json(ledger)["claims"]) if r.get("n_runs"))
+    assert isinstance(n, int)
+
+    def as_float(by):
+        def edit(d):
+            d["claims"][i]["n_runs"] = float(n + by)
+
+        return edit
+
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger, as_float(0)))
+    assert notebooks.verify("default", only="07") == []
+    monkeypatch.setattr(runner, "run_notebook", _rebuild_as_saved(ledger, as_float(1)))
+    (d,) = notebooks.verify("default", only="07")
+    assert (d["field"], d["saved"], d["rebuilt"]) == ("n_runs", n, n + 1) and type(d["rebuilt"]) is int
+    assert main(["verify", "--profile", "default", "--only", "07"]) == 1
+    out = capsys.readouterr().out
+    assert f": n_runs: saved {n}, rebuilt {n + 1}\n" in out and f"{n + 1}.0" not in out
+
+
 def test_verify_names_the_other_profiles_ledger_rule_7_read(tmp_results, monkeypatch, capsys):
     """A verdict that changes with another profile's ledger (rule 7: a larger rerun overrules) is reported with
     that ledger named; a saved row id listed twice is refused, naming it."""
@@ -281,3 +308,18 @@ def test_verify_names_reordered_rows(tmp_results, monkeypatch):
 def _swap(ledger: dict, i: int, j: int) -> None:
     """Swap rows ``i`` and ``j`` of ``ledger`` back (the rebuild keeps the notebook's order)."""
     ledger["claims"][i], ledger["claims"][j] = ledger["claims"][j], ledger["claims"][i]
+
+
+def test_ledger_differences_show_a_whole_float_as_the_other_sides_integer():
+    from robeval.core.publish.report import ledger_differences
+
+    def led(**row):
+        return {"notebook": "x", "claims": [{"id": "a", "verdict": "reproduced", **row}]}
+
+    assert ledger_differences(led(n_runs=24, ci=[1, 2]), led(n_runs=24.0, ci=[1.0, 2.0]), "x") == []
+    (d,) = ledger_differences(led(ci=[1, 2]), led(ci=[1.0, 3.0]), "x")
+    assert (d["saved"], d["rebuilt"]) == ([1, 2], [1, 3]) and all(type(v) is int for v in d["rebuilt"])
+    (d,) = ledger_differences(led(n_runs=24.0, estimate=0.5), led(n_runs=24, estimate=0.25), "x")
+    assert (d["field"], d["saved"], d["rebuilt"]) == ("estimate", 0.5, 0.25)  # floats that are no count stay
+    (d,) = ledger_differences(led(n_runs=24), led(n_runs=24.5), "x")
+    assert repr(d["rebuilt"]) == "24.5"

@@ -261,3 +261,29 @@ def test_a_store_config_names_checkout_paths_relatively_and_reads_back_as_this_c
     assert raw["config"] == {"tsv_dir": "<root>/results/gpu/acr_rs_training", "n": 2}
     assert store_config(grid.root / "config.json")["config"] == {"tsv_dir": inside, "n": 2}
     assert identity.config_identity({"tsv_dir": inside, "n": 2}) == identity.config_identity(raw["config"])
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ({}, "65d03bbad65e"),
+        ({"epochs": 3, "lr": 0.1, "name": "x"}, "155edbe0a5d0"),
+        (
+            {
+                "nested": {"b": [1, 2, (3, 4)], "a": {"z": None, "y": True}},
+                "f": __import__("numpy").float32(0.5),
+                "p": __import__("pathlib").Path("/elsewhere/x"),
+            },
+            "ea2e4748f356",
+        ),
+        ({"ü": "é", "nan": float("nan")}, "b66ce1b19c2b"),
+    ],
+)
+def test_config_identity_is_the_one_recorded_before_it_serialised_the_config_once(config, expected):
+    # the values config_identity gave before it serialised the config once instead of twice (sub-store names)
+    assert identity.config_identity(config) == expected
+    fn = test_config_identity_is_the_one_recorded_before_it_serialised_the_config_once
+    name = f"{fn.__module__}.{fn.__qualname__}"
+    assert identity.config_identity(config, fn) == identity.digest(
+        {"config": identity.portable_config(config), "fn": name, "code": identity.code_identity(fn)}
+    )

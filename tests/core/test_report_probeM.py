@@ -96,3 +96,26 @@ def test_a_damaged_ledger_is_refused_naming_it_not_counted(ledger, case, capsys)
 
 def test_the_committed_ledgers_pass(ledger):
     assert [d["notebook"] for d in load_ledgers("default")] == ["07_realworld_analytical"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (lambda d: d["claims"].insert(0, ["a row"]), "claim 0 is not an object"),
+        (lambda d: d["claims"][0].pop("id"), "claim 0 has no 'id'"),
+        (_row("id", "../../x"), "claim 0 has the id '../../x', not a plain name (letters, digits, '_', '-', '.')"),
+        (_dup, "the id '{id}' is listed twice"),
+    ],
+)
+def test_report_verify_and_compare_refuse_a_faulty_id_in_the_same_words(edit, why):
+    # check_saved_ledger (report) and rows_by_id (verify, compare) share claim_id_error
+    from robeval.core.ledger import check_saved_ledger
+    from robeval.core.publish.report import rows_by_id
+
+    d = json.loads(COMMITTED.read_text())
+    why = f"{COMMITTED.name}: " + why.format(id=d["claims"][0]["id"]) + "; the ledger is damaged"
+    edit(d)
+    with pytest.raises(ValueError, match=re.escape(why)):
+        check_saved_ledger(json.loads(json.dumps(d)), COMMITTED.name)
+    with pytest.raises(ValueError, match=re.escape(why)):
+        rows_by_id(d, COMMITTED.name)

@@ -391,8 +391,11 @@ def test_adopt_keeps_cells_across_a_refactor_and_refuses_a_change_of_results(tmp
     assert status[new_root.name]["compute_s"] == status[report["from"]]["compute_s"]  # the cells' own timings
     entry = json.loads((new_root / "adopted.json").read_text())[0]
     assert entry["identical"] and entry["cells"] == 120 and entry["from_code"] != entry["to_code"]
-    # adopting again finds nothing to do; the current store reports itself
-    assert {r["status"] for r in runs.adopt(store, progress=False)} == {"current", "empty"}
+    # adopting again finds nothing to do: the cells are held already ('unchanged', was 'empty'); the current store
+    # reports itself
+    again = {r["status"]: r for r in runs.adopt(store, progress=False)}
+    assert set(again) == {"current", "unchanged"} and again["unchanged"]["cells"] == 0
+    assert again["unchanged"]["held"] == again["current"]["held"] == 120
     # a change of results: refused, nothing adopted
     m = _edit(mod, v1.replace("c['x'] * 1.5", "c['x'] * 1.5 + 1e-12"), m)
     changed = runs.Grid(m.cell, cells, store=store, config=config).root
@@ -492,13 +495,13 @@ def test_rebind_pack_carries_an_adopted_check_into_the_pack_and_nothing_else(
     with pytest.raises(ValueError, match="no adopted store folder is given for toy"):
         runs.rebind_pack(packed, {})
     # a second harmless edit: the store is adopted again (one check, from whichever older sub-store comes first;
-    # the other is then 'empty'), and both the original pack and the rebound one follow it to the third code
+    # the other is then 'unchanged'), and both the original pack and the rebound one follow it to the third code
     m = _edit(
         mod, (tmp_path / "cellmod_for_rebind.py").read_text().replace("'x must be >= 0'", "'x must be 0 or more'"), m
     )
     third = runs.Grid(m.cell, cells, store=store, config=config).root.name
     reports = runs.adopt(store, n_check=3, progress=False)
-    assert sorted(r["status"] for r in reports if r["to"] == third and r["from"] != third) == ["adopted", "empty"]
+    assert sorted(r["status"] for r in reports if r["to"] == third and r["from"] != third) == ["adopted", "unchanged"]
     assert runs.rebind_pack(packed, {"toy": store}, tmp_path / "P3.tar.xz") == {"toy": {old_sub: third}}
     assert runs.rebind_pack(tmp_path / "R.tar.xz", {"toy": store}) == {"toy": {new_sub: third}}
     del sys.modules["cellmod_for_rebind"]
@@ -585,6 +588,23 @@ def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path, cache_in_tmp
         runs.adopt(tmp_path / "nothing")
     with pytest.raises(ValueError, match="n_check"):
         runs.adopt(tmp_path / "here", n_check=0)
+
+
+def test_adopt_again_says_the_cells_are_held_already_and_a_bare_sub_store_is_empty(tmp_path, cache_in_tmp):
+    # was: 'empty' (0 cells) for a source whose every cell the store held already
+    cells = {"x": [1, 2, 3], "seed": [0, 1]}
+    config = {"log": str(tmp_path / "log.txt")}
+    runs.run_grid(square, cells, store=tmp_path / "elsewhere", config=config, progress=False)
+    (first,) = runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
+    assert (first["status"], first["cells"], first["held"]) == ("adopted", 6, 0)
+    (again,) = runs.adopt(tmp_path / "here", source=tmp_path / "elsewhere", n_check=2, progress=False)
+    assert (again["status"], again["cells"], again["held"], again["checked"]) == ("unchanged", 0, 6, 0)
+    (sub,) = (tmp_path / "elsewhere").glob("config-*")
+    bare = tmp_path / "bare" / "config-0"
+    bare.mkdir(parents=True)
+    (bare / "config.json").write_bytes((sub / "config.json").read_bytes())
+    (r,) = runs.adopt(tmp_path / "here", source=tmp_path / "bare", progress=False)
+    assert (r["status"], r["cells"], r["held"]) == ("empty", 0, 0)
 
 
 def test_a_pack_carries_finished_cells_and_is_adopted_only_after_a_check(tmp_path, cache_in_tmp):

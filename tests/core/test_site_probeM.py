@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from robeval.core.io import check_owned_folder
+from robeval.core.io import check_owned_folder, mark_owned_folder, owned_folder
 
 
 def _user_folder(path):
@@ -71,3 +71,17 @@ def test_a_link_anywhere_below_build_is_followed_only_into_a_marked_or_empty_fol
     # a folder outside the folder named as robeval's own is not taken as robeval's
     with pytest.raises(ValueError, match="holds files robeval did not write"):
         check_owned_folder(web, "--x", ".m", ours=build)
+
+
+def test_owned_folder_is_an_empty_folder_or_one_carrying_its_marker_as_a_regular_file(tmp_path):
+    # the rule check_owned_folder and benchmarks/cpu_chunks.py's part_folder share
+    folder = tmp_path / "f"
+    folder.mkdir()
+    assert owned_folder(folder, ".m")
+    (folder / "user.txt").write_text("mine")
+    assert not owned_folder(folder, ".m")
+    (folder / ".m").symlink_to(tmp_path / "elsewhere")
+    assert not owned_folder(folder, ".m")  # a link named like the marker is not the marker
+    (folder / ".m").unlink()
+    mark_owned_folder(folder, ".m", "made by a test\n")
+    assert owned_folder(folder, ".m") and (folder / ".m").read_text() == "made by a test\n"

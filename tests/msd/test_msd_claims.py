@@ -659,6 +659,13 @@ def test_table1_cells_and_paper_table():
     assert cells[0]["seed"] == cells[1]["seed"] == run_seed(5, "finetune", 0) != cells[2]["seed"]  # paired by run
     with pytest.raises(ValueError, match="unknown augmentation"):
         X.table1_cells(["cutout"], 1, 0)
+    # runs 10-14 judged alone (a rerun of runs 0-4 with other seeds) are the very cells of runs 0-14
+    later = X.table1_cells(["none", "augmix"], 5, 5, first_run=10)
+    assert later == X.table1_cells(["none", "augmix"], 15, 5)[20:]
+    assert [c["run"] for c in later][::2] == [10, 11, 12, 13, 14]
+    for bad, err in ((-1, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(err, match="first_run"):
+            X.table1_cells(["none"], 1, 0, first_run=bad)
     paper = X.paper_cbar_table()
     assert paper.shape == (4, 10) and paper.columns.tolist() == list(CBAR_CORRUPTIONS)
     assert paper.loc["AugMix", "blue_noise_sample"] == 9.8

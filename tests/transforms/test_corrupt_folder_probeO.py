@@ -93,3 +93,14 @@ def test_a_manifest_robeval_wrote_still_resumes(tmp_path, inputs):
     data = json.loads((out / C.MANIFEST).read_text())
     assert isinstance(data["inputs"], dict) and isinstance(data["labels"], dict)
     assert _corrupt(out, inputs) == 0  # the same inputs: nothing refused
+
+
+def test_check_folder_is_public_and_refuses_unrecorded_files_even_with_overwrite(tmp_path):
+    # robeval.transforms.release calls it across the module boundary (it was the private _check_folder)
+    inputs = C.folder_inputs(IMAGES, LABELS, (1,))
+    C.check_folder(tmp_path, inputs, False)  # an empty folder: nothing to refuse
+    np.save(tmp_path / "fog.npy", np.zeros((1, 32, 32, 3), np.uint8))
+    for overwrite in (False, True):
+        with pytest.raises(ValueError, match="fog.npy, which robeval did not record writing"):
+            C.check_folder(tmp_path, inputs, overwrite)
+    assert (tmp_path / "fog.npy").is_file()

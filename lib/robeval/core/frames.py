@@ -5,7 +5,8 @@ Every error names the frame (and the file it was read from) and says how to fix 
 Also the checks of what a container says about its values beyond the values themselves, which a function reading
 them as a plain array would drop in silence: the index of a pandas object paired with another by position
 (:func:`check_same_index`), the feature labels of a weight Series or a covariance DataFrame paired with the
-columns of ``X`` (:func:`check_feature_labels`) and the mask of a numpy masked array (:func:`check_unmasked`).
+columns of ``X`` (:func:`check_feature_labels`), the mask of a numpy masked array (:func:`check_unmasked`) and a
+torch tensor on the 'meta' device, which holds no values at all (:func:`check_not_meta`).
 """
 
 from __future__ import annotations
@@ -201,4 +202,18 @@ def check_unmasked(values, name: str) -> None:
             f"{name} is a numpy masked array; its masked values would be read like any other (the mask is dropped). "
             f"Pass the values that count: {name}.compressed() for one-dimensional values (for points, the rows "
             f"without a masked entry, and their labels), or {name}.filled(v) if the masked entries stand for v."
+        )
+
+
+def check_not_meta(values, name: str) -> None:
+    """ValueError naming ``name`` when ``values`` is a torch tensor on the 'meta' device: it has a shape and a dtype
+    but holds no values, so reading it fails inside torch with words that name no argument ("Cannot copy out of
+    meta tensor"). Torch is never imported here (a caller holding a tensor has imported it)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(values, torch.Tensor) and values.device.type == "meta":
+        raise ValueError(
+            f"{name} is a tensor on the 'meta' device, which holds no values (only a shape {tuple(values.shape)} and "
+            f"a dtype); pass a CPU tensor or array."
         )

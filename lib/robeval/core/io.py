@@ -122,6 +122,31 @@ def check_regular_file(path: str | os.PathLike, what: str, fix: str, *, max_byte
     raise NotRegularFileError(f"{name} {why}; {fix}.")
 
 
+def check_write_target(path: str | os.PathLike, what: str = "", fix: str = "remove it, or write elsewhere") -> Path:
+    """``path`` as a :class:`~pathlib.Path` when a file may be written there (:func:`atomic_write_bytes` replaces
+    what is there): nothing yet, or a regular file (or a link to one). :class:`NotRegularFileError` (a ValueError,
+    one line) naming it as ``what`` (``what`` empty: the path alone) with ``fix`` when it is a FIFO, socket, device
+    or folder, or a link to one, checked with ``os.stat`` before anything is opened or created: a user's pipe or
+    device (``/dev/null``) is never swapped for a regular file, and a FIFO is never opened (that would block)."""
+    import stat
+
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (a dangling link is replaced like a file)
+        return path
+    if stat.S_ISREG(st.st_mode):
+        return path
+    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+    kind = next((k for test, k in kinds if test(st.st_mode)), "a device")
+    link = " (through a link)" if path.is_symlink() else ""
+    name = f"{what} {str(path)!r}" if what else str(path)
+    raise NotRegularFileError(
+        f"{name} is {kind}{link}, not a regular file: a file is to be written there, and robeval never replaces "
+        f"{kind} with one; {fix}."
+    )
+
+
 def _size_text(nbytes: float) -> str:
     """``nbytes`` in the largest binary unit that keeps it >= 1 (``2.8 TiB``, ``228 bytes``)."""
     for unit, power in (("EiB", 60), ("PiB", 50), ("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
@@ -266,8 +291,7 @@ def check_owned_folder(
     link = None
     if ours is not False:
         link = link_between(path, path.parent if ours is True else ours)
-    marked = (path / marker).is_file() and not (path / marker).is_symlink()
-    if not ((ours is not False and link is None) or marked) and any(path.iterdir()):
+    if not ((ours is not False and link is None) or owned_folder(path, marker)):
         through = f" (through the link {link}, to {os.path.realpath(link)})" if link is not None else ""
         raise ValueError(
             f"{option} {path}{through} holds files robeval did not write (it is not empty and has no {marker} from "
@@ -296,9 +320,22 @@ def link_between(path: str | os.PathLike, own: str | os.PathLike) -> Path | None
     return link
 
 
-def mark_owned_folder(path: str | os.PathLike, marker: str) -> None:
-    """Write ``marker`` into the folder ``path`` (checked by :func:`check_owned_folder`): robeval's own from now on."""
-    atomic_write_text(Path(path) / marker, "written by robeval: this folder's contents are replaced on every build\n")
+def owned_folder(path: str | os.PathLike, marker: str) -> bool:
+    """Whether the existing folder ``path`` may be emptied and refilled: it is empty, or it carries ``marker`` as a
+    regular file (not a link), written by :func:`mark_owned_folder` into a folder made earlier."""
+    path = Path(path)
+    marked = (path / marker).is_file() and not (path / marker).is_symlink()
+    return marked or not any(path.iterdir())
+
+
+def mark_owned_folder(
+    path: str | os.PathLike,
+    marker: str,
+    text: str = "written by robeval: this folder's contents are replaced on every build\n",
+) -> None:
+    """Write ``marker`` (holding ``text``, for whoever opens it) into the folder ``path`` (checked by
+    :func:`check_owned_folder`, :func:`owned_folder`): robeval's own from now on."""
+    atomic_write_text(Path(path) / marker, text)
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from robeval.core.errors import FloatRangeError
 from robeval.core.frames import check_unmasked
 
 
@@ -29,8 +30,12 @@ def check_array(
     min_rows: int = 1,
 ) -> np.ndarray:
     """Return ``X`` as a numpy array after checking dimensionality, size, dtype and finiteness; a numpy masked array
-    is refused (TypeError: its masked values would be read)."""
+    is refused (TypeError: its masked values would be read), and a torch tensor on the 'meta' device (ValueError: it
+    holds no values)."""
+    from robeval.core.frames import check_not_meta  # here: the top-level import line is in packed grids' identities
+
     check_unmasked(X, name)
+    check_not_meta(X, name)
     try:
         arr = np.asarray(X) if dtype is None else np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -102,10 +107,12 @@ def check_positive(value, name: str, *, strict: bool = True, integer: bool = Fal
 
 
 def check_probability(value, name: str, *, open_interval: bool = True) -> float:
-    """Check ``value`` is a fraction in (0, 1) (or [0, 1] with ``open_interval=False``)."""
+    """Check ``value`` is a fraction in (0, 1) (or [0, 1] with ``open_interval=False``); a number beyond float range
+    raises :class:`~robeval.core.errors.FloatRangeError` naming ``name`` (:func:`check_float_range`)."""
     interval = "(0, 1)" if open_interval else "[0, 1]"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a number in {interval}, got {value!r}.")
+    check_float_range(value, name)
     if not np.isfinite(value):
         raise ValueError(f"{name} must be a finite number in {interval}, got {value!r}.")
     ok = 0 < value < 1 if open_interval else 0 <= value <= 1
@@ -726,9 +733,11 @@ def as_model(model, *, name: str = "model", batch_size: int = 4096) -> ModelAdap
 
 
 def check_level(level, name: str = "level") -> float:
-    """A confidence level as a fraction in (0, 1) (0.95, not 95); TypeError / ValueError naming the fix."""
+    """A confidence level as a fraction in (0, 1) (0.95, not 95); TypeError / ValueError naming the fix
+    (:class:`~robeval.core.errors.FloatRangeError` for a number beyond float range)."""
     if isinstance(level, (bool, np.bool_)) or not isinstance(level, (Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a confidence level in (0, 1), e.g. 0.95; got {level!r}.")
+    check_float_range(level, name)
     value = float(level)
     if not math.isfinite(value) or not 0 < value < 1:
         hint = f" (a percentage? pass {value / 100:g})" if 1 < value < 100 else ""
@@ -842,6 +851,7 @@ def check_fact_types(row: str, *, holds=_UNSET, p_value=None, estimate=None, cou
     if p_value is not None:
         if isinstance(p_value, (bool, np.bool_)) or not isinstance(p_value, (Real, np.floating, np.integer)):
             raise TypeError(f"{row}: the p-value must be a number in [0, 1], got {p_value!r}.")
+        check_float_range(p_value, f"{row}: the p-value")
         if not math.isfinite(float(p_value)) or not 0 <= float(p_value) <= 1:
             raise ValueError(f"{row}: the p-value must be a finite number in [0, 1], got {p_value!r}.")
     if estimate is not None:
@@ -880,9 +890,10 @@ def mean_std(v: np.ndarray) -> tuple[float, float]:
 
 
 def check_float_range(value, name: str) -> None:
-    """ValueError naming ``name`` when ``value`` is a number beyond float range (a Python int or fraction beyond
-    ±1.8e308, which ``float()`` and ``math.isfinite`` refuse with a bare OverflowError naming nothing); nothing for
-    any other value (the caller's own checks name a value that is no number)."""
+    """:class:`~robeval.core.errors.FloatRangeError` (a ValueError and an OverflowError) naming ``name``, the bound
+    and the fix when ``value`` is a number beyond float range (a Python int or fraction beyond ±1.8e308, which
+    ``float()`` and ``math.isfinite`` refuse with a bare OverflowError naming nothing); nothing for any other value
+    (the caller's own checks name a value that is no number)."""
     try:
         float(value)
     except OverflowError:
@@ -892,8 +903,9 @@ def check_float_range(value, name: str) -> None:
             got = f"an int of {digits} digits"
         else:
             got = f"a {type(value).__name__} beyond it"
-        raise ValueError(
-            f"{name} must be a finite number, got {got} (float range: ±{np.finfo(np.float64).max:.3g})."
+        raise FloatRangeError(
+            f"{name} must be a finite number, got {got} (float range: ±{np.finfo(np.float64).max:.3g}); rescale it "
+            "to lie within that range."
         ) from None
     except (TypeError, ValueError):
         pass

@@ -27,7 +27,7 @@ import numpy as np
 
 from robeval.core.budgets import check_allocation
 from robeval.core.seeding import as_generator
-from robeval.core.validation import as_float_points, check_eps, check_float_dtype, check_numbers
+from robeval.core.validation import as_float_points, check_eps, check_float_dtype, check_float_range, check_numbers
 from robeval.mscr.separation import check_norm
 
 __all__ = ["unit_ball_offsets", "sample_offsets", "sample_uniform_ball", "radial_cdf"]
@@ -208,10 +208,12 @@ def radial_cdf(r, d: int, norm=2, eps: float = 1.0):
 
     Valid for every L_p ball (the ball is star-shaped and its volume scales as radius**d). Used by the KS
     tests of the sampler. ``r`` must hold real numbers: text (which ``float()`` would parse), booleans, complex
-    numbers and numpy masked arrays (their masked radii would be read) are refused with TypeError.
+    numbers and numpy masked arrays (their masked radii would be read) are refused with TypeError; an ``eps`` beyond
+    float range (a Python int such as 10**400) with :class:`~robeval.core.errors.FloatRangeError` naming it.
     """
     d = _check_count("d", d)
     check_norm(norm)
+    check_float_range(eps, "eps")  # named with float's bound, not read as inf
     eps = check_eps(eps)
     if eps == 0:
         raise ValueError("eps must be > 0 for a radial CDF")

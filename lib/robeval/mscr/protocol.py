@@ -87,22 +87,36 @@ def run_seeds(seed: int, n_runs: int) -> list[int]:
     """The seeds of runs 0 .. n_runs-1 derived from the settings' ``seed`` (:func:`robeval.core.seeding.keyed`
     with the run index): run i has the same seed in every grid (noise modes, models, eps levels, profiles), so
     grids are paired by run, and a grid with fewer runs uses the first seeds of a larger one. ``seed`` must be
-    below 2**63 and ``n_runs`` at most :data:`MAX_RUNS` (ValueError otherwise)."""
+    below 2**63 (ValueError otherwise) and ``n_runs`` a whole number from 0 to :data:`MAX_RUNS`: an int, a numpy
+    integer, a float without a fractional part (24.0) or a 0-d array of one; anything else (a bool, text, None, a
+    fraction, a negative or non-finite number, a count above MAX_RUNS such as 10**400) raises ValueError naming
+    ``n_runs``."""
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 2**63:
         raise ValueError(f"seed must be an integer in 0 .. 2**63 - 1 (a 64-bit seed), got {seed!r}.")
     check_positive(seed, "seed", strict=False, integer=True)
+    n_runs = _check_n_runs(n_runs)
+    return [int(keyed(int(seed), "mscr run", i).generate_state(1)[0]) for i in range(n_runs)]
+
+
+def _check_n_runs(n_runs) -> int:
+    """``n_runs`` as an int in 0 .. :data:`MAX_RUNS` (see :func:`run_seeds`); ValueError naming it otherwise,
+    before numpy or ``int()`` reads it (10**400 made np.isfinite fail with numpy's words, None and Fractions too)."""
+    value = n_runs.item() if isinstance(n_runs, np.ndarray) and n_runs.ndim == 0 else n_runs
+    kinds = (int, float, np.integer, np.floating)
     if (
-        isinstance(n_runs, (bool, np.bool_, str, bytes))
-        or not np.isfinite(n_runs)
-        or int(n_runs) != n_runs
-        or n_runs < 0
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, kinds)
+        or (isinstance(value, (float, np.floating)) and not (math.isfinite(value) and float(value).is_integer()))
+        or value < 0
     ):
         raise ValueError(
-            f"n_runs must be an integer >= 0 (a count of runs, not True/False), got {n_runs!r}; pass e.g. 24."
+            f"n_runs must be an integer >= 0 (a count of runs, not True/False), got {n_runs!r:.60}; pass e.g. 24."
         )
-    if n_runs > MAX_RUNS:
-        raise ValueError(f"n_runs must be at most {MAX_RUNS:,} (one seed per run of a grid), got {n_runs!r}.")
-    return [int(keyed(int(seed), "mscr run", i).generate_state(1)[0]) for i in range(int(n_runs))]
+    if value > MAX_RUNS:
+        big = isinstance(value, int) and value > 10**20  # 10**5000 has too many digits for str()
+        shown = f"an int of about {int(value.bit_length() * math.log10(2)) + 1} digits" if big else repr(n_runs)
+        raise ValueError(f"n_runs must be at most {MAX_RUNS:,} (one seed per run of a grid), got {shown}.")
+    return int(value)
 
 
 def split_indices(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -461,19 +461,22 @@ def calibrate_cbar(cfg, calibration_key: str, c_test_path, *, n_jobs=1) -> dict:
     }
 
 
-def table1_cells(augmentations, n_runs: int, seed: int) -> list[dict]:
-    """Grid cells of Table 1: every augmentation for runs 0..n_runs-1 (run-major), ``{"augmentation", "run",
-    "seed"}``; the seed ``run_seed(seed, "finetune", run)`` is shared by the methods of a run (paired design)."""
+def table1_cells(augmentations, n_runs: int, seed: int, first_run: int = 0) -> list[dict]:
+    """Grid cells of Table 1: every augmentation for runs ``first_run .. first_run + n_runs - 1`` (run-major),
+    ``{"augmentation", "run", "seed"}``; the seed ``run_seed(seed, "finetune", run)`` is shared by the methods of a
+    run (paired design). A cell depends on its run index, never on ``n_runs`` or ``first_run``: runs 10-14 judged
+    alone (``first_run=10, n_runs=5``, a rerun of runs 0-4 with other seeds) are the cells runs 0-14 hold."""
     from robeval.msd.nets import run_seed
 
     n_runs = int(check_positive(n_runs, "n_runs", strict=True, integer=True))
+    first_run = int(check_positive(first_run, "first_run", strict=False, integer=True))
     seed = int(check_positive(seed, "seed", strict=False, integer=True))
     unknown = [a for a in augmentations if a not in AUG_LABELS]
     if unknown:
         raise ValueError(f"unknown augmentation(s) {unknown}; valid: {', '.join(AUG_LABELS)}.")
     return [
         {"augmentation": a, "run": k, "seed": run_seed(seed, "finetune", k)}
-        for k in range(n_runs)
+        for k in range(first_run, first_run + n_runs)
         for a in augmentations
     ]
 

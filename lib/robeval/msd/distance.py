@@ -451,6 +451,36 @@ def _check_corruption_name(name, arg: str) -> str:
     return name
 
 
+def _corruption_list(corruptions) -> list:
+    """``corruptions`` as a list of distinct names: TypeError naming the first entry that cannot be a name because
+    it is unhashable (a list or a dict: numpy or the seeding failed on it deep inside), ValueError naming the names
+    listed more than once (each would be computed twice and fill two slices of the result)."""
+    from collections import Counter
+
+    from robeval.core.validation import check_sequence
+
+    def check_hashable(values):
+        for i, c in enumerate(values):
+            try:
+                hash(c)
+            except TypeError:
+                raise TypeError(
+                    f"corruptions[{i}] is {type(c).__name__} {c!r:.40}, not a corruption name; pass a flat sequence "
+                    "of names, e.g. ['fog', 'snow']."
+                ) from None
+
+    check_hashable(corruptions if isinstance(corruptions, (list, tuple)) else ())  # before numpy reads them
+    out = check_sequence(corruptions, "corruptions", example="['fog', 'snow']")
+    check_hashable(out)  # another container (an object array) holding a list
+    repeated = [c for c, k in Counter(out).items() if k > 1]
+    if repeated:
+        raise ValueError(
+            f"corruptions lists {', '.join(repr(c) for c in repeated)} more than once; pass each corruption once (a "
+            "repeat would be computed twice and stand twice in the result)."
+        )
+    return out
+
+
 def _severity_list(severities, arg: str = "severities") -> list[int]:
     """``severities`` (one level or a sequence of them) as a list of ints in 1..5; else ValueError naming ``arg``."""
     values = np.atleast_1d(np.asarray(severities, dtype=object)).ravel().tolist()
@@ -579,8 +609,9 @@ def corruption_features(
     serial loop draws it, and ``feature_fn`` runs here (on the GPU when it is there) on the same batches, so the
     result is bit-identical for every ``n_jobs`` and ``chunk``. ``corrupt_fn`` must then be picklable.
 
-    ``corruptions`` is a non-empty sequence of corruption names (checked against
-    :func:`robeval.transforms.corruptions.corrupt`'s when ``corrupt_fn`` is None); ``batch_size`` and ``chunk`` are
+    ``corruptions`` is a non-empty sequence of distinct corruption names (checked against
+    :func:`robeval.transforms.corruptions.corrupt`'s when ``corrupt_fn`` is None; a name listed twice raises
+    ValueError naming the repeats, an unhashable entry such as a list TypeError); ``batch_size`` and ``chunk`` are
     integers >= 1, ``n_jobs`` is not 0 (a negative value means all cores, as in joblib) and ``progress`` a bool.
     A ``feature_fn`` or ``corrupt_fn`` that is not callable is refused on entry (TypeError naming it); a
     ``corrupt_fn`` that returns another shape or dtype than its input's raises ValueError naming ``corrupt_fn``.
@@ -592,10 +623,10 @@ def corruption_features(
     from tqdm.auto import tqdm
 
     from robeval.core.runs.parallel import chunk_ranges, default_chunk, imap, resolve_jobs
-    from robeval.core.validation import check_bool, check_positive, check_sequence
+    from robeval.core.validation import check_bool, check_positive
 
     out = None
-    corruptions = check_sequence(corruptions, "corruptions", example="['fog', 'snow']")
+    corruptions = _corruption_list(corruptions)
     if corrupt_fn is None:
         for c in corruptions:
             _check_corruption_name(c, "corruptions")

@@ -206,7 +206,8 @@ def corrupt_command(
     A corruption whose file is already there, recorded for the same images, seed and severities and intact
     (sha256), is skipped; the others are (re)generated and written atomically, so an interrupted run
     resumes. ``corruptions.json`` records the sha256 of the input images and labels and of every output; a
-    folder of other inputs is refused unless ``overwrite`` (which empties it of them); a killed run's
+    folder of other inputs is refused unless ``overwrite`` (which empties it of them), and a FIFO, socket, device or
+    folder where an output file goes (``labels.npy``, ``<corruption>.npy``) always, by name; a killed run's
     temporary files are removed first (see :func:`robeval.transforms.corruptions.generate_dataset`).
     ``layout`` of ``images``: see :func:`to_nhwc`. Bad input raises ValueError (or FileNotFoundError for missing registered data) with a
     one-line message; the command line turns it into exit code 2. Returns 0.
@@ -235,7 +236,7 @@ def corrupt_command(
         raise ValueError(f"cannot create --out folder {str(out)!r} ({exc.strerror}).") from None
     if not os.access(out, os.W_OK):
         raise ValueError(f"--out folder {str(out)!r} is not writable.")
-    C._check_folder(out, C.folder_inputs(x, y, sev), overwrite)  # before reporting anything as skipped
+    C.check_folder(out, C.folder_inputs(x, y, sev), overwrite)  # before reporting anything as skipped
     done = [n for n in name_list if C.is_generated(out, n, x, seed, sev)]
     todo = [n for n in name_list if n not in done]
     for n in done:

@@ -15,7 +15,7 @@ Imports the base modules of :mod:`robeval.core` only (``paths``, ``profiles``, `
 """
 
 from robeval.core.ledger.ledger import Ledger, check_ledger
-from robeval.core.ledger.store import check_saved_ledger, load_claims, load_ledgers
+from robeval.core.ledger.store import check_saved_ledger, claim_id_error, load_claims, load_ledgers
 from robeval.core.ledger.vocab import (
     ABOUT,
     ALLOWED,
@@ -97,6 +97,7 @@ __all__ = [
     "check_saved_ledger",
     "check_verdict",
     "check_vocabulary",
+    "claim_id_error",
     "comparable_span",
     "holm",
     "is_scaled",

@@ -164,8 +164,6 @@ def check_saved_ledger(d, path, *, profile: str | None = None) -> dict:
         raise ValueError(f"{path}: {why}; {fix}")
     seen = set()
     for i, row in enumerate(d["claims"]):
-        if not isinstance(row, dict):
-            raise ValueError(f"{path}: claim {i} is not an object; rebuild the ledger with `robeval run --replot`.")
         why = _row_error(row, i, d, seen)
         if why is not None:
             raise ValueError(f"{path}: {why}; {fix}")
@@ -201,15 +199,30 @@ def _ledger_level_error(d: dict, stem: str, profile: str | None) -> str | None:
     return None
 
 
-def _row_error(row: dict, i: int, d: dict, seen: set) -> str | None:
-    """Why the row ``i`` of the saved ledger ``d`` is not one robeval writes there (``seen``: the ids before it)."""
-    import math
-
-    rid = row.get("id")
+def claim_id_error(row, i: int, seen) -> str | None:
+    """Why the row ``i`` of a saved ledger's claims holds no id robeval writes there, or None: it is no JSON object,
+    has no ``id``, one that is no plain name, or one of ``seen`` (the ids before it: listed twice, a second row would
+    hide the first). The check :func:`check_saved_ledger` and ``robeval.core.publish.report.rows_by_id`` share."""
+    if not isinstance(row, dict):
+        return f"claim {i} is not an object"
+    if "id" not in row:
+        return f"claim {i} has no 'id'"
+    rid = row["id"]
     if not isinstance(rid, str) or not _PLAIN_NAME.fullmatch(rid):
         return f"claim {i} has the id {rid!r:.80}, not a plain name (letters, digits, '_', '-', '.')"
     if rid in seen:
         return f"the id {rid!r} is listed twice"
+    return None
+
+
+def _row_error(row, i: int, d: dict, seen: set) -> str | None:
+    """Why the row ``i`` of the saved ledger ``d`` is not one robeval writes there (``seen``: the ids before it)."""
+    import math
+
+    why = claim_id_error(row, i, seen)
+    if why is not None:
+        return why
+    rid = row["id"]
     for key in ("paper", "notebook", "profile"):
         if key in row and row[key] != d.get(key):
             return f"claim {rid!r} has the {key} {row[key]!r:.60}, not its ledger's {d.get(key)!r}"

@@ -25,6 +25,7 @@ from robeval.core.ledger import (
     SCALED,
     VERDICTS,
     VERIFIED,
+    claim_id_error,
     load_claims,
     load_ledgers,
 )
@@ -811,25 +812,31 @@ def _same_value(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _alike(value, other):
+    """``value`` with a float that is a whole number made an int where ``other`` holds an int at the same place (a
+    count saved as 24 and rebuilt as 24.0 is one number, :func:`_same_value`; a real change prints as
+    ``saved 24, rebuilt 25``, not ``25.0``), lists element by element; anything else as it is."""
+    if isinstance(value, float) and isinstance(other, int) and not isinstance(other, bool) and value.is_integer():
+        return int(value)
+    if isinstance(value, list) and isinstance(other, list) and len(value) == len(other):
+        return [_alike(v, o) for v, o in zip(value, other)]
+    return value
+
+
 def rows_by_id(ledger, where) -> dict:
     """``{id: row}`` of a saved ledger's claims; ValueError naming ``where`` (the file) and the fix when a row is no
-    JSON object, has no ``id`` or ``verdict`` (each text), or an id is listed twice (a second row would hide the first)."""
+    JSON object, has no ``id`` or ``verdict`` (each text), or an id is listed twice (a second row would hide the first):
+    the id checks of :func:`robeval.core.ledger.check_saved_ledger` (:func:`robeval.core.ledger.claim_id_error`)."""
     claims = ledger.get("claims") if isinstance(ledger, dict) else None
     if not isinstance(claims, list):
         raise ValueError(f"{where} is not a ledger (no list of 'claims'); restore it (git checkout) or rebuild it.")
     out: dict = {}
     for i, c in enumerate(claims):
-        why = None
-        if not isinstance(c, dict) or "id" not in c:
-            why = f"claim {i} has no 'id'"
-        elif not isinstance(c["id"], str) or not re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", c["id"]):
-            why = f"claim {i} has the id {c['id']!r:.80}, not a plain name (letters, digits, '_', '-', '.')"
-        elif "verdict" not in c:
+        why = claim_id_error(c, i, out)
+        if why is None and "verdict" not in c:
             why = f"claim {c['id']!r} has no 'verdict'"
-        elif c["verdict"] not in VERDICTS:
+        elif why is None and c["verdict"] not in VERDICTS:
             why = f"claim {c['id']!r} has the verdict {c['verdict']!r:.60}, not one of {', '.join(VERDICTS)}"
-        elif c["id"] in out:
-            why = f"the id {c['id']!r} is listed twice"
         if why is not None:
             raise ValueError(
                 f"{where}: {why}; the ledger is damaged. Restore it (git checkout) or rebuild it with `robeval run`."
@@ -847,7 +854,8 @@ def ledger_differences(
     field: estimate, ci, paper_value, rule, central, n_runs ...). A row on one side only is field ``row``. ``where``
     names the two ledgers (their files) in the error of a damaged one (:func:`rows_by_id`).
 
-    Returns dicts ``notebook``, ``id``, ``field``, ``saved``, ``rebuilt`` (the two values)."""
+    Returns dicts ``notebook``, ``id``, ``field``, ``saved``, ``rebuilt`` (the two values, a whole float as the
+    integer where the other side holds one: :func:`_alike`)."""
     out = []
     for key in [*saved, *(k for k in rebuilt if k not in saved)]:
         if key in ("claims", *skip):
@@ -858,8 +866,8 @@ def ledger_differences(
                     "notebook": notebook,
                     "id": LEDGER_LEVEL,
                     "field": key,
-                    "saved": saved.get(key),
-                    "rebuilt": rebuilt.get(key),
+                    "saved": _alike(saved.get(key), rebuilt.get(key)),
+                    "rebuilt": _alike(rebuilt.get(key), saved.get(key)),
                 }
             )
     a = rows_by_id(saved, where[0])
@@ -886,8 +894,8 @@ def ledger_differences(
                         "notebook": notebook,
                         "id": cid,
                         "field": field,
-                        "saved": a[cid].get(field),
-                        "rebuilt": b[cid].get(field),
+                        "saved": _alike(a[cid].get(field), b[cid].get(field)),
+                        "rebuilt": _alike(b[cid].get(field), a[cid].get(field)),
                     }
                 )
                 break
@@ -926,5 +934,6 @@ def rerun_sources(profile: str, notebook: str, row_id: str, n_runs) -> list[str]
     for other, row in larger_reruns(profile, notebook).get(row_id, []):
         theirs = row.get("n_runs")
         if isinstance(theirs, (int, float)) and not isinstance(theirs, bool) and theirs > mine:
-            out.append(f"{stored_ledger(other, notebook)} ({other}: n_runs {theirs}, verdict {row.get('verdict')!r})")
+            runs = _alike(theirs, 0)  # a count: 24.0 (a ledger of a notebook that passed a float) as 24
+            out.append(f"{stored_ledger(other, notebook)} ({other}: n_runs {runs}, verdict {row.get('verdict')!r})")
     return out

@@ -137,17 +137,17 @@ def config_identity(config: Mapping[str, Any], fn: Callable | None = None) -> st
     what = "config must be a mapping of setting names to JSON values (numbers, text, lists, dicts, paths)"
     if not isinstance(config, Mapping):
         raise TypeError(f"{what}, e.g. {{'epochs': 3}}; got {type(config).__name__} {str(config)[:60]}.")
+    ident: dict[str, Any] = {}
+    if fn is not None:  # text only: what the one serialisation below refuses is the config's
+        ident["fn"] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+        ident["code"] = code_identity(fn)
     try:
-        ident: dict[str, Any] = {"config": portable_config(config)}
-        to_json(ident, indent=None, sort_keys=True)
+        ident["config"] = portable_config(config)
+        return digest(ident)  # keys sorted: the same text whatever order they were set in
     except RecursionError:
         raise TypeError(f"{what}; it is nested too deeply to be named (past Python's recursion limit).") from None
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{what}; {exc}: pass what the object is made from (its settings) instead.") from None
-    if fn is not None:
-        ident["fn"] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
-        ident["code"] = code_identity(fn)
-    return digest(ident)
 
 
 def portable_dump(node) -> str:

@@ -131,9 +131,11 @@ def adopt(
     refused, naming the kinds it has. ``n_jobs`` recomputes the sample in that many worker processes
     (:func:`robeval.core.runs.parallel.imap`; the results do not depend on it).
 
-    Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now),
-    ``checked`` (cells recomputed), ``verified`` (cell files whose checksum matched), ``status`` ("adopted",
-    "current" or "empty"). Raises RuntimeError, and adopts nothing from that sub-store, when a cell fails its
+    Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now), ``held`` (its
+    cells that ``to`` held already, left as they are), ``checked`` (cells recomputed), ``verified`` (cell files
+    whose checksum matched), ``status``: "adopted" (cells adopted now), "current" (the sub-store is ``to`` itself:
+    nothing to adopt), "unchanged" (``to`` held every one of its cells already, e.g. a pack adopted before) or
+    "empty" (it holds no cell). Raises RuntimeError, and adopts nothing from that sub-store, when a cell fails its
     checksum (it was changed after it was written) or a recomputed cell differs (the code change changed the
     results): its cells must be recomputed.
     """
@@ -182,16 +184,21 @@ def adopt(
             raise ValueError(f"{sub.parent.name}/{sub.name}: {exc}") from None
         config = meta["config"]
         target = store / f"config-{config_identity(config, fn)}"
-        if target.resolve() == sub.resolve():
-            report.append(
-                {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "current"}
-            )
-            continue
         files = sorted(p for p in sub.glob("*.json") if p.name not in ("config.json", "adopted.json"))
         todo = [p for p in files if not (target / p.name).is_file()]
-        if not todo:
+        held = len(files) - len(todo)
+        if not todo:  # the sub-store is the current one itself, or every cell of it is there already
+            status = "current" if target.resolve() == sub.resolve() else "unchanged" if files else "empty"
             report.append(
-                {"from": sub.name, "to": target.name, "cells": 0, "checked": 0, "verified": 0, "status": "empty"}
+                {
+                    "from": sub.name,
+                    "to": target.name,
+                    "cells": 0,
+                    "held": held,
+                    "checked": 0,
+                    "verified": 0,
+                    "status": status,
+                }
             )
             continue
         for p in [*files, *([sub / "adopted.json"] if (sub / "adopted.json").exists() else [])]:
@@ -333,6 +340,7 @@ def adopt(
                 "from": sub.name,
                 "to": target.name,
                 "cells": len(todo),
+                "held": held,
                 "checked": len(picks),
                 "verified": verified,
                 "status": "adopted",

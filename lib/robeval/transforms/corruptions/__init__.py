@@ -428,13 +428,17 @@ def _check_manifest_keys(out_dir: Path, manifest: dict) -> None:
             )
 
 
-def _own_files(out_dir: Path) -> list[Path]:
-    """Files of a generated folder that exist: the manifest, labels and the file of every corruption robeval
+def _output_paths(out_dir: Path) -> list[Path]:
+    """The paths robeval writes in a generated folder: the manifest, labels and the file of every corruption robeval
     knows, directly in ``out_dir``; never a file that a key of ``corruptions.json`` names (the manifest is data: a
     key ``"notes"`` or ``"../x"`` must not make a user's file robeval's)."""
     names = set(C_CORRUPTIONS) | set(CBAR_CORRUPTIONS) | set(VARIANTS) | set(_PARAMS)
-    files = [out_dir / MANIFEST, out_dir / "labels.npy"] + [out_dir / f"{n}.npy" for n in sorted(names)]
-    return [p for p in files if p.is_file()]
+    return [out_dir / MANIFEST, out_dir / "labels.npy"] + [out_dir / f"{n}.npy" for n in sorted(names)]
+
+
+def _own_files(out_dir: Path) -> list[Path]:
+    """Files of a generated folder that exist (regular files at :func:`_output_paths`)."""
+    return [p for p in _output_paths(out_dir) if p.is_file()]
 
 
 def folder_inputs(images, labels, severities) -> dict:
@@ -454,7 +458,7 @@ def folder_inputs(images, labels, severities) -> dict:
 
 
 def _folder_manifest(out_dir: Path) -> dict:
-    """``corruptions.json`` of ``out_dir`` as :func:`_check_folder` judges it ({} when missing): ValueError naming it
+    """``corruptions.json`` of ``out_dir`` as :func:`check_folder` judges it ({} when missing): ValueError naming it
     as damaged or not robeval's when it is not readable JSON, not an object, or holds ``inputs``, ``labels`` or
     ``corruptions`` that are not objects (generate_dataset writes none such; nothing is deleted or written)."""
     from robeval.core.io import read_json
@@ -500,14 +504,21 @@ def _recorded_files(out_dir: Path, manifest: dict) -> set[Path]:
     return out
 
 
-def _check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
-    """Refuse a folder holding files made from other inputs, or empty it of them with ``overwrite``: the files its
-    ``corruptions.json`` records robeval writing (:func:`_recorded_files`), no other file. A file with one of
-    robeval's output names that no manifest records (e.g. a downloaded CIFAR-10-C release: ``fog.npy``,
-    ``labels.npy``) is refused by name even with ``overwrite``, and so is a manifest that is damaged or not
-    robeval's (:func:`_folder_manifest`), that is not a regular file, or records a corruption under a key that is
-    not a plain file name (ValueError), before anything is deleted."""
+def check_folder(out_dir: Path, inputs: dict, overwrite: bool) -> None:
+    """Refuse the folder ``out_dir`` when it holds files made from other ``inputs`` (:func:`folder_inputs`), or empty it
+    of them with ``overwrite``: the files its ``corruptions.json`` records robeval writing (:func:`_recorded_files`), no
+    other file; :func:`generate_dataset` and ``robeval corrupt`` call it before they skip or write anything. A file with
+    one of robeval's output names that no manifest records (e.g. a downloaded CIFAR-10-C release: ``fog.npy``,
+    ``labels.npy``) is refused by name even with ``overwrite``, and so is a manifest that is damaged or not robeval's
+    (:func:`_folder_manifest`), that is not a regular file, or records a corruption under a key that is not a plain file
+    name (ValueError), before anything is deleted; so is a FIFO, socket, device or folder at any path robeval writes
+    (``labels.npy``, ``<corruption>.npy``), by name, checked with ``os.stat`` (never opened, and never replaced with a
+    regular file)."""
+    from robeval.core.io import check_write_target
+
     manifest = _folder_manifest(out_dir)
+    for path in _output_paths(out_dir)[1:]:  # the manifest: refused above, as a file to read
+        check_write_target(path, "", "remove it, or write to another folder (--out)")
     _check_manifest_keys(out_dir, manifest)
     own = _own_files(out_dir)
     recorded = manifest.get("inputs")
@@ -602,7 +613,8 @@ def generate_dataset(
     ``overwrite``. A ``corruptions.json`` that is a FIFO, device or link to one, is damaged or not robeval's (not
     a JSON object, or its ``inputs``, ``labels`` or ``corruptions`` not objects), or records a corruption under a
     key that is not a plain file name (``"../x"``, ``"/any/x"``), is refused (ValueError) before anything is
-    deleted; temporary files a killed run of robeval left (``.<file>.<random>.tmp``
+    deleted, and so is a FIFO, socket, device or folder at ``labels.npy`` or a ``<name>.npy`` (never opened, never
+    replaced with a regular file); temporary files a killed run of robeval left (``.<file>.<random>.tmp``
     of the files named above) are removed at the start, and no other file.
     One writer per folder.
 
@@ -668,7 +680,7 @@ def generate_dataset(
     # one run at a time checks the folder and records its inputs: between another run's labels.npy and its
     # manifest, the folder would look like files of unrecorded inputs
     with folder_lock(out_dir):
-        _check_folder(out_dir, inputs, overwrite)
+        check_folder(out_dir, inputs, overwrite)
         if not label_path.is_file() or _file_digest(label_path) != label_digest:
             atomic_write_bytes(label_path, label_bytes)
         _update_manifest(out_dir, inputs=inputs, labels={"file": "labels.npy", "sha256": label_digest})
