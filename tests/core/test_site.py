@@ -1005,24 +1005,26 @@ def test_ledger_figure_links_land_on_their_figure_in_a_browser(served_site):
         link = driver.find_element(By.CSS_SELECTOR, f'#ledger-table a[href="gallery.html#fig-{name}"]')
         driver.get(link.get_attribute("href"))
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        # the theme scrolls smoothly to the target while the lazily loaded images above it arrive: wait until the
-        # scroll position holds still
-        time.sleep(1)
-        last, still = None, 0
-        for _ in range(80):
-            now = driver.execute_script("return window.scrollY")
-            still = still + 1 if now == last else 0
-            if still >= 3:
-                break
-            last = now
+        # the theme scrolls smoothly to the target while the lazily loaded images above it arrive; on a loaded
+        # machine the jump itself can start late (CI saw scrollY still 0 a second after the load): wait, up to 30 s,
+        # until the target is in view and the scroll position has held still for a second
+        def where():
+            return driver.execute_script(
+                "const f = document.getElementById(arguments[0]), r = f.getBoundingClientRect();"
+                "const img = f.querySelector('img').getBoundingClientRect();"
+                "return {top: r.top, imgTop: img.top, imgBottom: img.bottom, h: window.innerHeight,"
+                " y: window.scrollY, unsized: [...document.images].filter(i => !i.getAttribute('width')).length};",
+                f"fig-{name}",
+            )
+
+        last, still, seen = None, 0, where()
+        for _ in range(120):
             time.sleep(0.25)
-        seen = driver.execute_script(
-            "const f = document.getElementById(arguments[0]), r = f.getBoundingClientRect();"
-            "const img = f.querySelector('img').getBoundingClientRect();"
-            "return {top: r.top, imgTop: img.top, imgBottom: img.bottom, h: window.innerHeight,"
-            " unsized: [...document.images].filter(i => !i.getAttribute('width')).length};",
-            f"fig-{name}",
-        )
+            seen = where()
+            still = still + 1 if seen["y"] == last else 0
+            last = seen["y"]
+            if still >= 4 and 0 <= seen["top"] < seen["h"]:
+                break
         assert seen["unsized"] == 0, seen
         assert 0 <= seen["top"] < seen["h"] and seen["imgTop"] < seen["h"], f"fig-{name} is not in view: {seen}"
 
