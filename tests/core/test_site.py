@@ -1005,10 +1005,11 @@ def test_ledger_figure_links_land_on_their_figure_in_a_browser(served_site):
         link = driver.find_element(By.CSS_SELECTOR, f'#ledger-table a[href="gallery.html#fig-{name}"]')
         driver.get(link.get_attribute("href"))
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
         # the theme scrolls smoothly to the target while the lazily loaded images above it arrive; on a loaded
         # machine the jump itself can start late (CI saw scrollY still 0 a second after the load): wait, up to 30 s,
         # until the target is in view and the scroll position has held still for a second
-        def where():
+        def where(name=name):
             return driver.execute_script(
                 "const f = document.getElementById(arguments[0]), r = f.getBoundingClientRect();"
                 "const img = f.querySelector('img').getBoundingClientRect();"
