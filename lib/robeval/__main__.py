@@ -184,6 +184,15 @@ def _parser() -> argparse.ArgumentParser:
         "their checksums, the check saying so: for cells that train a network, whose bits only the machine kind that "
         "computed them reproduces",
     )
+    a.add_argument(
+        "--against",
+        type=_path,
+        default=None,
+        metavar="CHECKOUT",
+        help="with --on-this-machine, for a store none of whose cells this kind of machine computed: recompute the "
+        "sample here with this checkout's code and with CHECKOUT's, a checkout of the code that computed the store "
+        "(e.g. `git worktree add /tmp/before COMMIT`), and carry its cells on their checksums if both agree bit for bit",
+    )
     a.add_argument("--jobs", type=_count, default=1, help="worker processes recomputing the sample (default: 1)")
     a.add_argument(
         "--rebind",
@@ -695,6 +704,7 @@ def _main(args) -> int:
                             recompute_all=args.recompute_all,
                             on_this_machine=args.on_this_machine,
                             n_jobs=args.jobs,
+                            against=args.against,
                         )
                     except RuntimeError as exc:
                         raise RuntimeError(f"{name}: {exc}") from None

@@ -87,6 +87,14 @@ def test_adopt_without_a_store(tmp_path, capsys):
     # a store named twice was adopted once, as if named once; refused before any store folder is made
     assert main(["adopt", "--profile", "smoke", "--from", str(tmp_path), "g", "g", "--no-progress"]) == 2
     one_line_error(capsys, "grid store g named twice; name each store once.")
+    # --against (two codes compared here) only with --on-this-machine, and only a robeval checkout
+    (tmp_path / "g" / "config-0").mkdir(parents=True)
+    (tmp_path / "g" / "config-0" / "config.json").write_text("{}")
+    base = ["adopt", "--profile", "smoke", "--from", str(tmp_path), "g", "--no-progress", "--against", str(tmp_path)]
+    assert main(base) == 2
+    one_line_error(capsys, "against compares two codes", "pass it with on_this_machine (--on-this-machine)")
+    assert main([*base, "--on-this-machine"]) == 2
+    one_line_error(capsys, f"against: {tmp_path} is not a robeval checkout", "git worktree add /tmp/before COMMIT")
 
 
 def test_grids_lists_a_profiles_stores(tmp_results, capsys):

@@ -574,6 +574,82 @@ def test_adopt_on_this_machine_checks_only_cells_of_this_machine_kind_and_carrie
     del sys.modules["cellmod_for_machine"]
 
 
+def test_adopt_against_the_code_that_computed_a_store_no_machine_of_this_kind_computed(
+    tmp_path, monkeypatch, trust_cells
+):
+    """A store every cell of which another kind of machine computed (other bits): on_this_machine alone refuses
+    it. Against a checkout of the code that computed it, the sample is recomputed here with both codes (in a child
+    process for the other), and the cells are carried on their checksums when the two agree bit for bit. Refused:
+    against without on_this_machine, a folder without robeval, this checkout itself, a checkout whose code gives
+    the store another identity, and a change of results between the two codes."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    import robeval
+    from robeval.core.env import cpu_kind
+
+    v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
+    m, mod = _cell_module("cellmod_for_against", v1, tmp_path, monkeypatch, trust_cells)
+    log = tmp_path / "log.txt"
+    cells, config = {"x": list(range(6))}, {"log": str(log)}
+    runs.run_grid(m.cell, cells, store=tmp_path / "made", config=config, progress=False)
+    old = runs.Grid(m.cell, cells, store=tmp_path / "made", config=config).root
+    other = {"cpu": "Other CPU", "isa": "avx2", "pins": {"ATEN_CPU_CAPABILITY": None, "ONEDNN_MAX_CPU_ISA": None}}
+    for p in sorted(old.glob("x=*.json")):  # every cell from another machine kind, with other bits
+        payload = json.loads(p.read_text())
+        payload["rows"][0]["v"] += 1e-9
+        payload["machine"] = other
+        payload["rows_sha256"] = runs.rows_digest(payload["rows"])
+        p.write_text(json.dumps(payload))
+    log.write_text("")
+    before = tmp_path / "before"  # a checkout of the code that computed the store: robeval and the module's v1
+    (before / "lib").mkdir(parents=True)
+    (before / "lib" / "robeval").symlink_to(Path(robeval.__file__).parent)
+    (before / "lib" / "cellmod_for_against.py").write_text(v1)
+
+    def fresh(name):  # a copy of the store as the other machine wrote it
+        shutil.copytree(old, tmp_path / name / old.name)
+        return tmp_path / name
+
+    m = _edit(mod, v1.replace("c['x'] * 1.5", "float(c['x']) * 1.5"), m)  # a refactor: the same results
+    store = fresh("g")
+    new = runs.Grid(m.cell, cells, store=store, config=config).root
+    with pytest.raises(RuntimeError, match="none of its 6 cells was computed on this kind of machine.*--against"):
+        runs.adopt(store, on_this_machine=True, progress=False)
+    with pytest.raises(ValueError, match="pass it with on_this_machine"):
+        runs.adopt(store, against=before, progress=False)
+    with pytest.raises(ValueError, match="is not a robeval checkout"):
+        runs.adopt(store, on_this_machine=True, against=tmp_path / "made", progress=False)
+    with pytest.raises(ValueError, match="this checkout's own code"):
+        runs.adopt(store, on_this_machine=True, against=Path(robeval.__file__).parents[1], progress=False)
+    with pytest.raises(TypeError, match="against must be a folder"):
+        runs.adopt(store, on_this_machine=True, against=3, progress=False)
+    assert not new.is_dir() and log.read_text() == ""  # nothing adopted, nothing computed
+    (report,) = runs.adopt(store, n_check=2, on_this_machine=True, against=before, n_jobs=2, progress=False)
+    # one cell per x value, recomputed by each code here (in worker processes, which import the same code): twice
+    assert (report["status"], report["cells"], report["checked"]) == ("adopted", 6, 6) and log.read_text() == "x" * 12
+    (entry,) = json.loads((new / "adopted.json").read_text())
+    assert entry["checked_on"] == runs.machine_kind(cpu_kind()) and entry["carried"] == 6
+    assert entry["against"] == str((before / "lib").absolute()) and entry["to_code"] == identity.code_identity(m.cell)
+    assert {p.name: p.read_bytes() for p in new.glob("x=*.json")} == {  # carried byte for byte
+        p.name: p.read_bytes() for p in old.glob("x=*.json")
+    }
+    # a checkout of other code than the store's: another identity, nothing compared
+    (before / "lib" / "cellmod_for_against.py").write_text(v1.replace("write('x')", "write('y')"))
+    store = fresh("g2")
+    with pytest.raises(ValueError, match=r"gives this store the identity config-[0-9a-f]+, not " + old.name):
+        runs.adopt(store, on_this_machine=True, against=before, progress=False)
+    # the code that computed the store, and a change of results in this checkout's: refused, nothing adopted
+    (before / "lib" / "cellmod_for_against.py").write_text(v1)
+    m = _edit(mod, v1.replace("c['x'] * 1.5", "c['x'] * 1.5 + 1e-12"), m)
+    store = fresh("g3")
+    with pytest.raises(RuntimeError, match="6 of 6 cells of .* differ between this checkout's code and the code of"):
+        runs.adopt(store, on_this_machine=True, against=before, progress=False)  # in this process: its module reloaded
+    assert sorted(p.name for p in store.iterdir()) == [old.name]
+    del sys.modules["cellmod_for_against"]
+
+
 def test_adopt_from_another_checkouts_store_and_bad_input(tmp_path, cache_in_tmp):
     log = tmp_path / "log.txt"
     cells = {"x": [1, 2, 3], "seed": [0, 1]}

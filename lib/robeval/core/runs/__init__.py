@@ -6,6 +6,8 @@
 * :mod:`.identity` — what names a grid's results: the config and the code its cell function can reach;
 * :mod:`.packs` — adopting a store across a code change, packing finished cells for another machine, and
   rebinding a pack to code its cells were adopted over;
+* :mod:`.baseline` — cells recomputed here with another checkout's code: the witness of a code change for a
+  store no machine of this kind computed;
 * :mod:`.status` — how far a grid store got, read without running anything;
 * :mod:`.trust` — what a store from elsewhere may make this checkout do: call a registered cell function, with
   paths inside the data cache and the profile's results;

@@ -100,6 +100,7 @@ def adopt(
     recompute_all: bool = False,
     on_this_machine: bool = False,
     n_jobs: int = 1,
+    against: str | os.PathLike | None = None,
 ) -> list[dict]:
     """Keep finished cells across a code change that does not change their results, after checking that.
 
@@ -128,7 +129,10 @@ def adopt(
     from the cells recorded with this machine's CPU model, vector ISA and kernel pins: the check then shows the
     code change keeping the results on this machine, and the cells of other machines are carried on their
     checksums, the log saying so (``checked_on``, ``carried``). A sub-store with no cell of this machine kind is
-    refused, naming the kinds it has. ``n_jobs`` recomputes the sample in that many worker processes
+    refused, naming the kinds it has, unless ``against`` names a checkout of the code that computed it: the sample
+    is then recomputed here with that code too (:func:`robeval.core.runs.baseline.baseline_rows`, which checks that
+    it gives the store its identity) and the two codes' rows must agree bit for bit, showing the change neutral on
+    this machine; every cell is carried on its checksum, the log naming that code (``against``). ``n_jobs`` recomputes the sample in that many worker processes
     (:func:`robeval.core.runs.parallel.imap`; the results do not depend on it).
 
     Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now), ``held`` (its
@@ -162,6 +166,15 @@ def adopt(
     n_jobs = resolve_jobs(n_jobs)
     if on_this_machine and recompute_all:
         raise ValueError("on_this_machine draws a sample and recompute_all recomputes every cell: pass one of them.")
+    if against is not None:
+        from robeval.core.runs.baseline import baseline_rows, checkout_lib
+
+        if not on_this_machine:
+            raise ValueError(
+                "against compares two codes on this machine for stores no machine of this kind computed: pass it "
+                "with on_this_machine (--on-this-machine)."
+            )
+        against = checkout_lib(against)
     subs = sorted(p for p in source.glob("config-*") if (p / "config.json").is_file()) if source.is_dir() else []
     if not subs:
         raise ValueError(f"{source} holds no grid sub-store (config-*/config.json); pass the grid's store folder.")
@@ -262,13 +275,17 @@ def adopt(
         if on_this_machine and not same_code:
             here = machine_kind(cpu_kind())
             mine = [i for i, pl in enumerate(payloads) if machine_kind(pl.get("machine")) == here]
-            if not mine:
+            if not mine and against is None:
                 kinds = sorted({json.dumps(machine_kind(pl.get("machine")), sort_keys=True) for pl in payloads})
                 raise RuntimeError(
                     f"{sub.parent.name}/{sub.name}: none of its {len(files)} cells was computed on this kind of machine "
                     f"({json.dumps(here, sort_keys=True)}); its cells come from {', '.join(kinds)}. Adopt it on one "
-                    "of those machines, or without on_this_machine (--on-this-machine)."
+                    "of those machines, without on_this_machine (--on-this-machine), or against a checkout of the "
+                    "code that computed it (--against CHECKOUT: both codes recomputed here)."
                 )
+        witness = here is not None and not mine
+        if witness:  # no cell of this kind: the sample from all, compared with the other code's rows here
+            mine = list(range(len(files)))
         if recompute_all:
             picks = list(range(len(files)))
         elif same_code:
@@ -276,6 +293,10 @@ def adopt(
         else:
             picks = sorted(mine[j] for j in _check_sample([payloads[i]["cell"] for i in mine], n_check, seed))
         bad = []
+        want = [payloads[i]["rows"] for i in picks]
+        if witness:
+            cells = [payloads[i]["cell"] for i in picks]
+            want = baseline_rows(against, meta["fn"], config, cells, sub=sub.name, n_jobs=n_jobs)
         jobs = [(fn, payloads[i]["cell"], config) for i in picks]
         results = imap(_recompute, jobs, n_jobs=n_jobs)
         for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
@@ -295,8 +316,14 @@ def adopt(
                     f"{exc}), so nothing of this sub-store is adopted: its config or cells are not what this "
                     "checkout's cell function takes (a damaged or forged store, or one of other code); rerun the grid."
                 ) from exc
-            if not _same(new, payloads[i]["rows"]):
+            if not _same(new, want[picks.index(i)]):
                 bad.append(files[i].name)
+        if bad and witness:
+            raise RuntimeError(
+                f"{len(bad)} of {len(picks)} cells of {sub} recomputed here differ between this checkout's code and "
+                f"the code of {against} (e.g. {bad[0]}): the code change changes the results on this machine, so its "
+                "cells cannot be adopted; rerun the grid to recompute them."
+            )
         if bad:
             raise RuntimeError(
                 f"{len(bad)} of {len(picks)} recomputed cells of {sub} differ under this checkout's code "
@@ -330,7 +357,8 @@ def adopt(
                 "verified": verified,
                 "identical": True,
                 "same_code": same_code,
-                **({"checked_on": here, "carried": len(files) - len(mine)} if here is not None else {}),
+                **({"checked_on": here, "carried": len(files) - len(mine)} if here is not None and not witness else {}),
+                **({"checked_on": here, "carried": len(files), "against": str(against)} if witness else {}),
                 "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
         )
