@@ -280,6 +280,12 @@ def _adopted(r: dict) -> str:
     if not r["cells"]:
         return f"{r['status']}, " + (f"already held, {r['held']} cells" if r["held"] else "no cells")
     held = f", {r['held']} already held" if r["held"] else ""
+    if "against" in r:  # no cell of this machine kind: both codes recomputed the sample here, the cells carried
+        return (
+            f"{r['status']}, {r['cells']} cells{held}, {r['checked']} recomputed here by this code and by {r['against']} "
+            f"(identical), all carried on their checksums ({r['verified']} verified); the stored numbers differ from "
+            f"this machine's by {r['stored_differ_by']:.3g} at most"
+        )
     return f"{r['status']}, {r['cells']} cells{held}, {r['checked']} checked, {r['verified']} checksums verified"
 
 
@@ -684,6 +690,15 @@ def _main(args) -> int:
             from robeval.core.io import check_regular_file
 
             check_regular_file(root, "--from", "pass a folder of grid stores or a pack (.tar.xz)")
+            flags = [f for f, on in (("--on-this-machine", args.on_this_machine), ("--against", args.against)) if on]
+            if flags or args.jobs != 1:
+                print(
+                    f"robeval: --from PACK adopts the pack's cells on their checksums, with a sample recomputed in this "
+                    f"process; {' and '.join(flags or ['--jobs'])} apply to stores: adopt the pack first, then adopt "
+                    "its stores with them.",
+                    file=sys.stderr,
+                )
+                return 2
         # a store named twice would be adopted once and reported as if named once
         stores = {name: grid_store(args.profile, name) for name in _named_once(args.profile, args.names)}
         try:

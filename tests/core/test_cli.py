@@ -95,6 +95,16 @@ def test_adopt_without_a_store(tmp_path, capsys):
     one_line_error(capsys, "against compares two codes", "pass it with on_this_machine (--on-this-machine)")
     assert main([*base, "--on-this-machine"]) == 2
     one_line_error(capsys, f"against: {tmp_path} is not a robeval checkout", "git worktree add /tmp/before COMMIT")
+    # with a pack they were ignored (probe P, P5): refused, the pack unread
+    (tmp_path / "p.tar.xz").write_bytes(b"not read")
+    pack = ["adopt", "--profile", "smoke", "--from", str(tmp_path / "p.tar.xz"), "g", "--no-progress"]
+    for extra, named in (
+        (["--on-this-machine"], "--on-this-machine"),
+        (["--against", "/x"], "--against"),
+        (["--jobs", "3"], "--jobs"),
+    ):
+        assert main([*pack, *extra]) == 2
+        one_line_error(capsys, f"{named} apply to stores: adopt the pack first")
 
 
 def test_grids_lists_a_profiles_stores(tmp_results, capsys):

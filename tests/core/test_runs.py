@@ -592,8 +592,16 @@ def test_adopt_against_the_code_that_computed_a_store_no_machine_of_this_kind_co
     v1 = "GRID_CELLS = ('cell',)\n\ndef cell(c, cfg):\n    open(cfg['log'], 'a').write('x')\n    return {'v': c['x'] * 1.5}\n"
     m, mod = _cell_module("cellmod_for_against", v1, tmp_path, monkeypatch, trust_cells)
     log = tmp_path / "log.txt"
-    cells, config = {"x": list(range(6))}, {"log": str(log)}
+    # a path in this checkout (stored as <root>/...): the child names it as this process does
+    cells, config = (
+        {"x": list(range(6))},
+        {"log": str(log), "readme": str(Path(robeval.__file__).parents[2] / "README.md")},
+    )
     runs.run_grid(m.cell, cells, store=tmp_path / "made", config=config, progress=False)
+    assert (
+        "<root>/README.md"
+        in (runs.Grid(m.cell, cells, store=tmp_path / "made", config=config).root / "config.json").read_text()
+    )
     old = runs.Grid(m.cell, cells, store=tmp_path / "made", config=config).root
     other = {"cpu": "Other CPU", "isa": "avx2", "pins": {"ATEN_CPU_CAPABILITY": None, "ONEDNN_MAX_CPU_ISA": None}}
     for p in sorted(old.glob("x=*.json")):  # every cell from another machine kind, with other bits
@@ -631,10 +639,35 @@ def test_adopt_against_the_code_that_computed_a_store_no_machine_of_this_kind_co
     assert (report["status"], report["cells"], report["checked"]) == ("adopted", 6, 6) and log.read_text() == "x" * 12
     (entry,) = json.loads((new / "adopted.json").read_text())
     assert entry["checked_on"] == runs.machine_kind(cpu_kind()) and entry["carried"] == 6
-    assert entry["against"] == str((before / "lib").absolute()) and entry["to_code"] == identity.code_identity(m.cell)
+    assert entry["against"] == str((before / "lib").resolve()) and entry["to_code"] == identity.code_identity(m.cell)
+    # the stored numbers (another machine's, 1e-9 apart here) are shown beside the check, not judged
+    assert entry["stored_differ_by"] == report["stored_differ_by"] == pytest.approx(1e-9, rel=1e-3)
     assert {p.name: p.read_bytes() for p in new.glob("x=*.json")} == {  # carried byte for byte
         p.name: p.read_bytes() for p in old.glob("x=*.json")
     }
+    # from a folder holding a json.py, the checkout named relative to it with '..': the child imports nothing from
+    # the working folder and finds the checkout
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "json.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').write('ran')\n")
+    monkeypatch.chdir(cwd)
+    (again,) = runs.adopt(fresh("g0"), n_check=2, on_this_machine=True, against="../before", progress=False)
+    assert again["status"] == "adopted" and not (tmp_path / "ran").exists()
+    # a stored row that differs in more than its numbers (a key): no machine kind explains it
+    store = fresh("g1")
+    for p in sorted((store / old.name).glob("x=*.json")):
+        payload = json.loads(p.read_text())
+        payload["rows"][0]["w"] = payload["rows"][0].pop("v")
+        payload["rows_sha256"] = runs.rows_digest(payload["rows"])
+        p.write_text(json.dumps(payload))
+    with pytest.raises(RuntimeError, match="differ from the rows both codes compute here in more than their numbers"):
+        runs.adopt(store, on_this_machine=True, against=before, progress=False)
+    # a path the child's PYTHONPATH would split is refused before anything runs
+    colon = tmp_path / "a:b"
+    (colon / "lib").mkdir(parents=True)
+    (colon / "lib" / "robeval").symlink_to(Path(robeval.__file__).parent)
+    with pytest.raises(ValueError, match="which would split it on the child's PYTHONPATH"):
+        runs.adopt(store, on_this_machine=True, against=colon, progress=False)
     # a checkout of other code than the store's: another identity, nothing compared
     (before / "lib" / "cellmod_for_against.py").write_text(v1.replace("write('x')", "write('y')"))
     store = fresh("g2")

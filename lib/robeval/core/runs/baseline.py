@@ -9,7 +9,9 @@ with the code that computed the store (another checkout, e.g. ``git worktree add
 checkout's, and the two must agree bit for bit; the stored cells are then carried on their checksums.
 
 The other checkout's code runs in a child process (and its workers) whose ``PYTHONPATH`` is that checkout's ``lib``
-folder; it must give the store the identity the store is named by (the code that wrote it), or nothing is compared.
+folder and nothing else (never the working folder), with this checkout's root and data cache (``ROBEVAL_ROOT``,
+``ROBEVAL_CACHE_DIR``: the store's ``<root>``/``<cache>`` paths and the cached networks are this checkout's); it
+must give the store the identity the store is named by (the code that wrote it), or nothing is compared.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ _CHILD = """
 import json, sys
 request = json.load(open(sys.argv[1]))
 lib = request["lib"]
+import os.path
 import robeval
 from pathlib import Path
-if Path(robeval.__file__).parent.parent != Path(lib):
+if os.path.realpath(os.path.dirname(os.path.dirname(robeval.__file__))) != os.path.realpath(lib):
     raise SystemExit("robeval was imported from " + robeval.__file__ + ", not from " + lib)
 from robeval.core.io import to_json
 from robeval.core.runs import trust
@@ -60,6 +63,11 @@ def checkout_lib(checkout: str | os.PathLike) -> Path:
     own code (which is what the witness is compared with)."""
     folder = check_path(checkout, "against")
     lib = next((p for p in (folder / "lib", folder) if (p / "robeval" / "__init__.py").is_file()), None)
+    if lib is not None and os.pathsep in str(lib.resolve()):
+        raise ValueError(
+            f"against: {lib.resolve()} contains {os.pathsep!r}, which would split it on the child's PYTHONPATH (and "
+            "import another folder's code); link or move the checkout to a path without it."
+        )
     if lib is None:
         raise ValueError(
             f"against: {folder} is not a robeval checkout (neither {folder}/lib/robeval nor {folder}/robeval is there); "
@@ -71,7 +79,7 @@ def checkout_lib(checkout: str | os.PathLike) -> Path:
             f"against: {folder} is this checkout's own code; pass a checkout of the code that computed the store "
             "(the commit before the change), e.g. `git worktree add /tmp/before COMMIT`."
         )
-    return lib.absolute()
+    return lib.resolve()
 
 
 def baseline_rows(
@@ -91,6 +99,7 @@ def baseline_rows(
     the environment (the data mirror, the cache, the kernel pins). ValueError when that code gives the store
     another identity than ``sub`` (it is not the code that wrote the store); RuntimeError naming the last line
     of the child's error when it fails."""
+    from robeval.core import paths
     from robeval.core.runs.trust import CELL_ROOTS
 
     lib = checkout_lib(checkout)
@@ -106,9 +115,24 @@ def baseline_rows(
             "out": str(Path(tmp) / "rows.json"),
         }
         atomic_write_json(Path(tmp) / "request.json", request)
-        env = {**os.environ, "PYTHONPATH": str(lib)}  # the worker processes import the same code
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(lib),  # the child's and its worker processes' code: that checkout's, nothing else
+            "PYTHONSAFEPATH": "1",  # never the working folder (python -c would put it first on sys.path)
+            "ROBEVAL_ROOT": str(paths.find_root() or ""),  # this checkout's <root> and <cache> paths and caches
+            "ROBEVAL_CACHE_DIR": str(paths.cache_dir()),
+        }
+        if not env["ROBEVAL_ROOT"]:
+            del env["ROBEVAL_ROOT"]
         done = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(Path(tmp) / "request.json")],
+            [
+                sys.executable,
+                *(["-P"] if sys.version_info >= (3, 11) else []),
+                "-c",
+                _CHILD,
+                str(Path(tmp) / "request.json"),
+            ],
+            cwd=tmp,
             env=env,
             capture_output=True,
             text=True,

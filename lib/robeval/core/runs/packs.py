@@ -53,6 +53,20 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _spread(a: Any, b: Any) -> float:
+    """The largest absolute difference between the numbers of two JSON values of the same shape (0.0 for equal
+    ones); inf where they differ in anything but numbers (a key, a length, a text)."""
+    if type(a) in (int, float) and type(b) in (int, float):  # JSON's numbers (a bool is no number here)
+        if a == b or (a != a and b != b):
+            return 0.0
+        return abs(float(a) - float(b)) if a == a and b == b else float("inf")
+    if isinstance(a, dict) and isinstance(b, dict):
+        return max((_spread(a[k], b[k]) for k in a), default=0.0) if a.keys() == b.keys() else float("inf")
+    if isinstance(a, list) and isinstance(b, list):
+        return max((_spread(x, y) for x, y in zip(a, b)), default=0.0) if len(a) == len(b) else float("inf")
+    return 0.0 if type(a) is type(b) and a == b else float("inf")
+
+
 def _recompute(fn: Callable, cell: dict, config: dict) -> Any:
     """The rows of ``cell`` recomputed, as JSON reads them back (a worker's task in :func:`adopt`)."""
     return json.loads(to_json(compute_cell(fn, cell, config)["rows"]))
@@ -132,7 +146,10 @@ def adopt(
     refused, naming the kinds it has, unless ``against`` names a checkout of the code that computed it: the sample
     is then recomputed here with that code too (:func:`robeval.core.runs.baseline.baseline_rows`, which checks that
     it gives the store its identity) and the two codes' rows must agree bit for bit, showing the change neutral on
-    this machine; every cell is carried on its checksum, the log naming that code (``against``). ``n_jobs`` recomputes the sample in that many worker processes
+    this machine; every cell is carried on its checksum, the log naming that code (``against``) and the largest
+    difference between the stored numbers and this machine's (``stored_differ_by``: another CPU's rounding, or an
+    edit the checksums did not show; shown, not judged), and a stored row that differs in more than numbers
+    refuses the sub-store. ``n_jobs`` recomputes the sample in that many worker processes
     (:func:`robeval.core.runs.parallel.imap`; the results do not depend on it).
 
     Returns one dict per sub-store: ``from``, ``to`` (directory names), ``cells`` (adopted now), ``held`` (its
@@ -318,6 +335,13 @@ def adopt(
                 ) from exc
             if not _same(new, want[picks.index(i)]):
                 bad.append(files[i].name)
+        spread = max((_spread(payloads[i]["rows"], want[k]) for k, i in enumerate(picks)), default=0.0)
+        if witness and spread == float("inf") and not bad:  # another machine's rounding moves numbers, nothing else
+            raise RuntimeError(
+                f"stored cells of {sub} differ from the rows both codes compute here in more than their numbers (a key, "
+                "a length, a text): no machine kind explains that, so nothing is adopted; rerun the grid to recompute "
+                "them."
+            )
         if bad and witness:
             raise RuntimeError(
                 f"{len(bad)} of {len(picks)} cells of {sub} recomputed here differ between this checkout's code and "
@@ -359,6 +383,7 @@ def adopt(
                 "same_code": same_code,
                 **({"checked_on": here, "carried": len(files) - len(mine)} if here is not None and not witness else {}),
                 **({"checked_on": here, "carried": len(files), "against": str(against)} if witness else {}),
+                **({"stored_differ_by": spread} if witness else {}),
                 "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
         )
@@ -372,6 +397,7 @@ def adopt(
                 "checked": len(picks),
                 "verified": verified,
                 "status": "adopted",
+                **({"against": str(against), "stored_differ_by": spread} if witness else {}),
             }
         )
     return report
