@@ -87,10 +87,21 @@ def ecdf_from_certification(
     grid = _p_grid(np.round(np.arange(500, 1001) / 1000, 3) if grid is None else grid, finite=True)
     count_offset = _check_count_offset(count_offset, n)
     counts = np.clip(np.ceil(grid * n - 1e-9) - int(count_offset), 0, n)
-    r = radius_for_count(counts, n, alpha, sigma)
+    with np.errstate(over="ignore"):  # an overflow is refused by name below, not warned about
+        r = _finite_radii(radius_for_count(counts, n, alpha, sigma), sigma)
     # p_A <= 1/2 never certifies: report the clean certified accuracy there
     y = certified_accuracy(df, np.maximum(r, 0.0))  # correct inputs all have radius >= 0
     return pd.DataFrame({"x": grid, "y": y})
+
+
+def _finite_radii(r: np.ndarray, sigma) -> np.ndarray:
+    """``r`` (the radii a noise level gives), or ValueError naming ``sigma`` when they overflow float64."""
+    if not np.all(np.isfinite(r)):
+        raise ValueError(
+            f"sigma = {sigma!r} gives radii beyond float64's range (sigma times a normal quantile); pass the noise "
+            "level in input units, e.g. 0.25."
+        )
+    return r
 
 
 def ecdf_indicators(df: pd.DataFrame, sigma, x, n: int = 100_000, alpha: float = 0.001, count_offset: int = 1):
@@ -107,7 +118,8 @@ def ecdf_indicators(df: pd.DataFrame, sigma, x, n: int = 100_000, alpha: float =
     count_offset = _check_count_offset(count_offset, n)
     x = np.atleast_1d(np.asarray(x, dtype=np.float64))
     counts = np.clip(np.ceil(x * n - 1e-9) - int(count_offset), 0, n)
-    r = np.maximum(radius_for_count(counts, n, alpha, sigma), 0.0)
+    with np.errstate(over="ignore"):  # an overflow is refused by name below, not warned about
+        r = np.maximum(_finite_radii(radius_for_count(counts, n, alpha, sigma), sigma), 0.0)
     ok = df["correct"].to_numpy().astype(bool)
     return ok[:, None] & (df["radius"].to_numpy(np.float64)[:, None] >= r[None, :])
 
@@ -150,7 +162,9 @@ def certified_accuracy_from_ecdf(
     """
     check_same_index(ecdf_x, ecdf_y, ("ecdf_x", "ecdf_y"))
     x = _p_grid(ecdf_x, "ecdf_x", finite=True)
-    y = check_numbers(ecdf_y, "ecdf_y", example="[0.8, 0.6, 0.4]").reshape(-1)
+    y = check_numbers(ecdf_y, "ecdf_y", example="[0.8, 0.6, 0.4]")
+    if y.ndim != 1:  # a (1, G) curve was flattened and taken
+        raise ValueError(f"ecdf_y must be one-dimensional (G,), one value per ecdf_x, got shape {y.shape}.")
     if y.shape != x.shape:
         raise ValueError(f"ecdf_y has shape {y.shape} but ecdf_x has {x.shape}; pass matching arrays.")
     if not np.all(np.isfinite(y)):
