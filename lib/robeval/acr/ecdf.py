@@ -95,8 +95,9 @@ def ecdf_from_certification(
 
 
 def _finite_radii(r: np.ndarray, sigma) -> np.ndarray:
-    """``r`` (the radii a noise level gives), or ValueError naming ``sigma`` when they overflow float64."""
-    if not np.all(np.isfinite(r)):
+    """``r`` (the radii a noise level gives; -inf where a count abstains), or ValueError naming ``sigma`` when they
+    overflow float64."""
+    if np.any(np.isposinf(r)) or np.any(np.isnan(r)):
         raise ValueError(
             f"sigma = {sigma!r} gives radii beyond float64's range (sigma times a normal quantile); pass the noise "
             "level in input units, e.g. 0.25."
