@@ -8,6 +8,7 @@
   rebinding a pack to code its cells were adopted over;
 * :mod:`.baseline` — cells recomputed here with another checkout's code: the witness of a code change for a
   store no machine of this kind computed;
+* :mod:`.archive` — a tar archive's raw headers, checked before :mod:`tarfile` reads them;
 * :mod:`.status` — how far a grid store got, read without running anything;
 * :mod:`.trust` — what a store from elsewhere may make this checkout do: call a registered cell function, with
   paths inside the data cache and the profile's results;

@@ -23,6 +23,7 @@ from robeval.core.io import (
     read_json,
     to_json,
 )
+from robeval.core.runs.archive import check_tar_headers
 from robeval.core.runs.identity import code_identity, config_identity
 from robeval.core.runs.parallel import imap, resolve_jobs
 from robeval.core.runs.status import adoption_log
@@ -607,6 +608,7 @@ def _is_pack(path: Path) -> bool:
     import tarfile
 
     try:
+        check_tar_headers(path, f"pack {path}")
         with tarfile.open(path, "r:xz") as tf:
             first = tf.next()
             if first is None or first.name != "MANIFEST.json" or not first.isfile() or first.size > PACK_MEMBER_MAX:
@@ -820,6 +822,7 @@ def unpack(archive: str | os.PathLike, dest: str | os.PathLike) -> dict:
     import zlib
 
     broken = (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error)
+    check_tar_headers(archive, f"{archive}")  # an extension header tarfile would read whole: refused unread
     try:
         tf = tarfile.open(archive, "r:xz")
     except broken as exc:

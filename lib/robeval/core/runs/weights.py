@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from robeval.core.io import check_regular_file
+from robeval.core.runs.archive import check_tar_headers
 
 CARRIED = ("acr_rs_training", "msd_models")  # folders of cache_dir() whose weights a later lease reads
 LIMIT = 16 * 2**20  # bytes of weights per pack file (before compression)
@@ -219,10 +220,11 @@ def is_weights_pack(path: str | os.PathLike) -> bool:
         return False
     check_regular_file(path, "pack", "give the path of a pack file (.tar.xz) written by a lease or a chunk")
     try:
+        check_tar_headers(path, f"pack {path}")
         with tarfile.open(path, "r:*") as tf:
             first = tf.next()
             return first is not None and first.name == MANIFEST
-    except (tarfile.TarError, EOFError, OSError):
+    except (tarfile.TarError, EOFError, OSError, ValueError):
         return False
 
 
@@ -301,6 +303,7 @@ def adopt_weights(pack: str | os.PathLike, cache: str | os.PathLike | None = Non
     if not pack.exists():
         raise ValueError(f"{what} does not exist; give the path of a weights-NN.tar.xz written by a lease.")
     check_regular_file(pack, "weights pack", "give the path of a weights-NN.tar.xz written by a lease")
+    check_tar_headers(pack, what)  # an extension header tarfile would read whole: refused unread
     try:
         with tarfile.open(pack, "r:*") as tf:
             first = tf.next()
