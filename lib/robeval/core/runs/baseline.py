@@ -16,7 +16,6 @@ must give the store the identity the store is named by (the code that wrote it),
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -63,23 +62,23 @@ def checkout_lib(checkout: str | os.PathLike) -> Path:
     own code (which is what the witness is compared with)."""
     folder = check_path(checkout, "against")
     lib = next((p for p in (folder / "lib", folder) if (p / "robeval" / "__init__.py").is_file()), None)
-    if lib is not None and os.pathsep in str(lib.resolve()):
-        raise ValueError(
-            f"against: {lib.resolve()} contains {os.pathsep!r}, which would split it on the child's PYTHONPATH (and "
-            "import another folder's code); link or move the checkout to a path without it."
-        )
     if lib is None:
         raise ValueError(
             f"against: {folder} is not a robeval checkout (neither {folder}/lib/robeval nor {folder}/robeval is there); "
             "pass a checkout of the code that computed the store, e.g. `git worktree add /tmp/before COMMIT`."
         )
-    here = Path(__file__).resolve().parents[3]
-    if lib.resolve() == here:
+    lib = lib.resolve()
+    if os.pathsep in str(lib):
+        raise ValueError(
+            f"against: {lib} contains {os.pathsep!r}, which would split it on the child's PYTHONPATH (and "
+            "import another folder's code); link or move the checkout to a path without it."
+        )
+    if lib == Path(__file__).resolve().parents[3]:
         raise ValueError(
             f"against: {folder} is this checkout's own code; pass a checkout of the code that computed the store "
             "(the commit before the change), e.g. `git worktree add /tmp/before COMMIT`."
         )
-    return lib.resolve()
+    return lib
 
 
 def baseline_rows(
@@ -150,4 +149,4 @@ def baseline_rows(
             f"the code of {lib} gives this store the identity {answer['identity']}, not {sub}: it is not the code that "
             "computed these cells; pass a checkout of the commit that wrote the store (its config.json's 'code')."
         )
-    return json.loads(json.dumps(answer["rows"]))
+    return answer["rows"]

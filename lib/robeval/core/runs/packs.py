@@ -317,7 +317,7 @@ def adopt(
             want = baseline_rows(against, meta["fn"], config, cells, sub=sub.name, n_jobs=n_jobs)
         jobs = [(fn, payloads[i]["cell"], config) for i in picks]
         results = imap(_recompute, jobs, n_jobs=n_jobs)
-        for i in tqdm(picks, desc=f"check {sub.name}", disable=not progress):
+        for i, expected in tqdm(zip(picks, want), total=len(picks), desc=f"check {sub.name}", disable=not progress):
             try:
                 new = next(results)
             except FileNotFoundError as exc:  # a file the config names (a cache the notebook's preparation writes)
@@ -334,9 +334,9 @@ def adopt(
                     f"{exc}), so nothing of this sub-store is adopted: its config or cells are not what this "
                     "checkout's cell function takes (a damaged or forged store, or one of other code); rerun the grid."
                 ) from exc
-            if not _same(new, want[picks.index(i)]):
+            if not _same(new, expected):
                 bad.append(files[i].name)
-        spread = max((_spread(payloads[i]["rows"], want[k]) for k, i in enumerate(picks)), default=0.0)
+        spread = max((_spread(payloads[i]["rows"], w) for i, w in zip(picks, want)), default=0.0) if witness else 0.0
         if witness and spread == float("inf") and not bad:  # another machine's rounding moves numbers, nothing else
             raise RuntimeError(
                 f"stored cells of {sub} differ from the rows both codes compute here in more than their numbers (a key, "
@@ -383,8 +383,11 @@ def adopt(
                 "identical": True,
                 "same_code": same_code,
                 **({"checked_on": here, "carried": len(files) - len(mine)} if here is not None and not witness else {}),
-                **({"checked_on": here, "carried": len(files), "against": str(against)} if witness else {}),
-                **({"stored_differ_by": spread} if witness else {}),
+                **(
+                    {"checked_on": here, "carried": len(files), "against": str(against), "stored_differ_by": spread}
+                    if witness
+                    else {}
+                ),
                 "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
         )
